@@ -1,0 +1,77 @@
+import Fastify, { type FastifyInstance } from 'fastify';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
+import type { Config } from './config.js';
+import type { Clock, Deps } from './context.js';
+import { systemClock } from './context.js';
+import type { Db } from './storage/db.js';
+import { registerErrorHandling } from './http/errors.js';
+import { validatorCompiler } from './http/validation.js';
+import { requireApiKey } from './http/auth.js';
+import { registerJsonParser } from './http/jsonParser.js';
+import { healthRoutes } from './http/health.js';
+import { partnerRoutes } from './http/partners.js';
+import { offeringRoutes } from './http/offerings.js';
+import { schedulingRoutes } from './http/scheduling.js';
+import { publicRoutes } from './http/public.js';
+import { cancelRoutes } from './http/cancel.js';
+import { widgetRoutes } from './http/widget.js';
+import { canonicalHostRedirect } from './http/canonicalHost.js';
+
+export interface AppDeps {
+  config: Config;
+  db: Db;
+  clock?: Clock;
+  /** a pino logger or logger options; tests pass false */
+  logger?: boolean | object;
+}
+
+export type App = FastifyInstance;
+
+/** Builds the whole HTTP application. Never listens: main.ts and tests decide that. */
+export async function buildApp({ config, db, clock = systemClock, logger }: AppDeps): Promise<App> {
+  const app = Fastify({
+    logger: logger ?? {
+      level: config.logLevel,
+      redact: { paths: ['req.headers["x-service-client-id"]', 'req.headers.authorization', 'req.headers.cookie'], remove: true },
+    },
+    bodyLimit: 1024 * 1024,
+    requestIdHeader: 'x-request-id',
+    trustProxy: true,
+    ajv: { customOptions: { removeAdditional: false } },
+  }).withTypeProvider<TypeBoxTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+
+  const deps: Deps = { db, config, clock };
+
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'Appointment booking and scheduling service', version: '1' },
+      components: {
+        securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-SERVICE-CLIENT-ID' } },
+      },
+    },
+  });
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+
+  registerErrorHandling(app);
+  registerJsonParser(app);
+  canonicalHostRedirect(app, config);
+
+  await app.register(healthRoutes, { deps });
+  await app.register(
+    async (crm) => {
+      requireApiKey(crm, db);
+      await crm.register(partnerRoutes, { deps });
+      await crm.register(offeringRoutes, { deps });
+      await crm.register(schedulingRoutes, { deps });
+    },
+    { prefix: '/crms/:crmId' },
+  );
+  await app.register(publicRoutes, { deps });
+  await app.register(cancelRoutes, { deps });
+  await app.register(widgetRoutes, { deps });
+  return app;
+}

@@ -1,0 +1,106 @@
+import { IANAZone } from 'luxon';
+
+/** The whole runtime configuration. Only this module reads `process.env`. */
+export interface Config {
+  port: number;
+  host: string;
+  /** undefined: PGlite on disk in dataDir; 'memory://': PGlite in memory; postgres://...: server */
+  databaseUrl: string | undefined;
+  dataDir: string;
+  apiKeys: { crmId: string; key: string }[];
+  reservationHoldSeconds: number;
+  smtpUrl: string | undefined;
+  mailFrom: string;
+  publicBaseUrl: string;
+  defaultTimeZone: string;
+  canonicalHost: string | undefined;
+  logLevel: string;
+  /** HMAC secret of cancel links; when unset one is generated once and kept in the database */
+  cancelLinkSecret: string | undefined;
+  /** requests per minute and IP on reserve and create_appointment_with_consumer */
+  bookingRateLimitPerMinute: number;
+  /** live reservation holds one IP may have at once */
+  maxHoldsPerIp: number;
+  mailPollMs: number;
+}
+
+export class ConfigError extends Error {}
+
+type Env = Record<string, string | undefined>;
+
+function int(env: Env, name: string, fallback: number, min = 0, max = Number.MAX_SAFE_INTEGER): number {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < min || value > max) {
+    throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
+  }
+  return value;
+}
+
+function parseApiKeys(raw: string | undefined): Config['apiKeys'] {
+  if (!raw) return [];
+  return raw.split(',').map((pair) => pair.trim()).filter(Boolean).map((pair) => {
+    const i = pair.indexOf(':');
+    if (i <= 0 || i === pair.length - 1) {
+      throw new ConfigError(`API_KEYS must be comma-separated crmId:key pairs, got an entry without both parts`);
+    }
+    return { crmId: pair.slice(0, i), key: pair.slice(i + 1) };
+  });
+}
+
+function parseDatabaseUrl(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  if (raw === 'memory://' || /^postgres(ql)?:\/\//.test(raw)) return raw;
+  throw new ConfigError(`DATABASE_URL must be unset, memory:// or a postgres:// URL`);
+}
+
+function parseUrl(name: string, raw: string): string {
+  try {
+    return new URL(raw).toString().replace(/\/$/, '');
+  } catch {
+    throw new ConfigError(`${name} must be an absolute URL, got "${raw}"`);
+  }
+}
+
+const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
+
+export function loadConfig(env: Env = process.env): Config {
+  const port = int(env, 'PORT', 3000, 0, 65535);
+  const host = env.HOST || '127.0.0.1';
+  const defaultTimeZone = env.DEFAULT_TIME_ZONE || 'Europe/Berlin';
+  if (!IANAZone.isValidZone(defaultTimeZone)) {
+    throw new ConfigError(`DEFAULT_TIME_ZONE must be an IANA time zone, got "${defaultTimeZone}"`);
+  }
+  const logLevel = env.LOG_LEVEL || 'info';
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')}, got "${logLevel}"`);
+  }
+  const smtpUrl = env.SMTP_URL || undefined;
+  if (smtpUrl && !/^smtps?:\/\//.test(smtpUrl)) {
+    throw new ConfigError(`SMTP_URL must start with smtp:// or smtps://, got "${smtpUrl}"`);
+  }
+  return {
+    port,
+    host,
+    databaseUrl: parseDatabaseUrl(env.DATABASE_URL),
+    dataDir: env.DATA_DIR || './data',
+    apiKeys: parseApiKeys(env.API_KEYS),
+    reservationHoldSeconds: int(env, 'RESERVATION_HOLD_SECONDS', 180, 1, 86400),
+    smtpUrl,
+    mailFrom: env.MAIL_FROM || 'Booking Service <no-reply@booking.local>',
+    publicBaseUrl: parseUrl('PUBLIC_BASE_URL', env.PUBLIC_BASE_URL || `http://${host}:${port}`),
+    defaultTimeZone,
+    canonicalHost: env.CANONICAL_HOST || undefined,
+    logLevel,
+    cancelLinkSecret: env.CANCEL_LINK_SECRET || undefined,
+    bookingRateLimitPerMinute: int(env, 'BOOKING_RATE_LIMIT_PER_MINUTE', 120, 1),
+    maxHoldsPerIp: int(env, 'MAX_HOLDS_PER_IP', 10, 1),
+    mailPollMs: int(env, 'MAIL_POLL_MS', 1000, 10),
+  };
+}
+
+/** Config for tests and tools: defaults plus overrides, no environment. */
+export function testConfig(overrides: Partial<Config> = {}): Config {
+  return { ...loadConfig({ DATABASE_URL: 'memory://', LOG_LEVEL: 'silent' }), ...overrides };
+}

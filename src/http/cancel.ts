@@ -1,0 +1,5 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Deps } from '../context.js';
+
+// Placeholder: routes arrive with their issue.
+export const cancelRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async () => {};

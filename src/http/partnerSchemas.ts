@@ -1,0 +1,119 @@
+import { Type } from '@fastify/type-provider-typebox';
+import { BRANCHES } from '../partners/rules.js';
+import { Nullable } from './reply.js';
+
+const Required = (description?: string) => Type.String({ minLength: 1, maxLength: 255, description });
+const Opt = (max = 255, description?: string) => Type.Optional(Type.String({ maxLength: max, description }));
+const Email = Type.String({ format: 'email', maxLength: 254 });
+
+export const UserBody = Type.Object({
+  reference: Required('uniqueId@platformName'),
+  email: Email,
+  username: Required('must not contain / ? : & # \\'),
+  lastName: Required(),
+  firstName: Opt(),
+  phone: Opt(64, 'landline'),
+  mobile: Opt(64),
+});
+
+export const UserUpdateBody = Type.Object({
+  email: Type.Optional(Email),
+  username: Type.Optional(Required()),
+  lastName: Type.Optional(Required()),
+  firstName: Opt(),
+  phone: Opt(64),
+  mobile: Opt(64),
+  language: Type.Optional(Type.String({ pattern: '^[a-z]{2}$' })),
+});
+
+export const User = Type.Object({
+  reference: Nullable(Type.String()),
+  email: Type.String(),
+  username: Type.String(),
+  firstName: Nullable(Type.String()),
+  lastName: Nullable(Type.String()),
+  phone: Nullable(Type.String()),
+  mobile: Nullable(Type.String()),
+  language: Nullable(Type.String()),
+});
+
+export const Staff = Type.Object({
+  reference: Nullable(Type.String()),
+  email: Type.String(),
+  username: Type.String(),
+  firstName: Nullable(Type.String()),
+  lastName: Nullable(Type.String()),
+  phone: Nullable(Type.String()),
+  mobile: Nullable(Type.String()),
+});
+
+export const InvoiceAddress = Type.Object({
+  city: Required(),
+  countryCode: Type.String({ minLength: 2, maxLength: 3 }),
+  street: Required(),
+  number: Required(),
+  zip: Required(),
+});
+
+// branch is a plain string here: an unknown branch is the spec's 404, not a schema 400.
+export const AccountBody = Type.Object({
+  accountReference: Required('uniqueId@platformName'),
+  ownerReference: Required('reference of an existing user'),
+  branch: Required(BRANCHES.join(', ')),
+  invoiceAddress: Type.Optional(InvoiceAddress),
+  invoiceContactName: Opt(),
+  invoiceCompanyName: Opt(),
+  invoiceTaxId: Opt(64),
+  email: Type.Optional(Email),
+});
+
+export const AccountUpdateBody = Type.Partial(Type.Omit(AccountBody, ['accountReference']));
+
+export const Account = Type.Object({
+  uuid: Type.String(),
+  accountReference: Type.String(),
+  ownerReference: Nullable(Type.String()),
+  branch: Type.String(),
+  invoiceAddress: Nullable(Type.Object({ city: Type.String(), countryCode: Type.String(), street: Type.String(), number: Type.String(), zip: Type.String() })),
+  invoiceContactName: Nullable(Type.String()),
+  invoiceCompanyName: Nullable(Type.String()),
+  invoiceTaxId: Nullable(Type.String()),
+  email: Nullable(Type.String()),
+});
+
+export const ProviderBody = Type.Object({
+  reference: Required(),
+  ownerReference: Required(),
+  accountReference: Required(),
+  name: Required(),
+  description: Opt(4000),
+  email: Type.Optional(Email),
+  mobile: Opt(64),
+  phone: Opt(64),
+  impressum: Opt(10000),
+  branch: Opt(64, BRANCHES.join(', ')),
+  subbranch: Opt(64),
+  timeZone: Opt(64, 'IANA time zone; default DEFAULT_TIME_ZONE'),
+});
+
+export const ProviderUpdateBody = Type.Partial(Type.Omit(ProviderBody, ['reference']));
+
+export const Provider = Type.Object({
+  uuid: Type.String(),
+  reference: Type.String(),
+  ownerReference: Nullable(Type.String()),
+  accountReference: Type.String(),
+  name: Type.String(),
+  description: Nullable(Type.String()),
+  email: Nullable(Type.String()),
+  mobile: Nullable(Type.String()),
+  phone: Nullable(Type.String()),
+  impressum: Nullable(Type.String()),
+  branch: Nullable(Type.String()),
+  subbranch: Nullable(Type.String()),
+  timeZone: Type.String(),
+});
+
+export const CrmParams = Type.Object({ crmId: Type.String() });
+export const RefParams = Type.Object({ crmId: Type.String(), reference: Type.String({ minLength: 1 }) });
+export const ProviderParams = Type.Object({ crmId: Type.String(), providerRef: Type.String({ minLength: 1 }) });

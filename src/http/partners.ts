@@ -1,0 +1,97 @@
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Deps } from '../context.js';
+import * as accounts from '../partners/accounts.js';
+import * as providers from '../partners/providers.js';
+import * as staff from '../partners/staff.js';
+import * as users from '../partners/users.js';
+import * as S from './partnerSchemas.js';
+import { Enveloped, envelope, errorResponses } from './reply.js';
+
+const tags = ['C. Initial setup'];
+const security = [{ apiKey: [] }];
+
+/** PLAY_LANG cookie: overrides the language of a newly created user (C1 rule 4). */
+function playLang(cookie: string | undefined): string | undefined {
+  const match = /(?:^|;\s*)PLAY_LANG=([^;]+)/.exec(cookie ?? '');
+  const value = match ? decodeURIComponent(match[1]).trim().slice(0, 2).toLowerCase() : '';
+  return /^[a-z]{2}$/.test(value) ? value : undefined;
+}
+
+export const partnerRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
+  const userReply = { 200: Enveloped({ user: S.User }), 201: Enveloped({ user: S.User }), ...errorResponses };
+  const accountReply = { 200: Enveloped({ account: S.Account }), 201: Enveloped({ account: S.Account }), ...errorResponses };
+  const providerReply = { 200: Enveloped({ provider: S.Provider }), 201: Enveloped({ provider: S.Provider }), ...errorResponses };
+
+  app.post('/user', { schema: { tags, security, summary: 'C1 create or update a user', params: S.CrmParams, body: S.UserBody, response: userReply } }, async (request, reply) => {
+    const result = await users.upsertUser(deps, request.crmId, request.body, playLang(request.headers.cookie));
+    return reply.status(result.created ? 201 : 200).send(envelope({ user: result.user }));
+  });
+
+  app.get('/user/:reference', { schema: { tags, security, summary: 'C2 read a user', params: S.RefParams, response: userReply } }, async (request) =>
+    envelope({ user: await users.getUser(deps, request.crmId, request.params.reference) }),
+  );
+
+  app.put('/user/:reference', { schema: { tags, security, summary: 'update a user (given fields only)', params: S.RefParams, body: S.UserUpdateBody, response: userReply } }, async (request) =>
+    envelope({ user: await users.updateUser(deps, request.crmId, request.params.reference, request.body) }),
+  );
+
+  app.post('/account', { schema: { tags, security, summary: 'C3 create an account', params: S.CrmParams, body: S.AccountBody, response: accountReply } }, async (request, reply) => {
+    const result = await accounts.upsertAccount(deps, request.crmId, request.body);
+    return reply.status(result.created ? 201 : 200).send(envelope({ account: result.account }));
+  });
+
+  app.get('/account/:reference', { schema: { tags, security, summary: 'C4 read an account', params: S.RefParams, response: accountReply } }, async (request) =>
+    envelope({ account: await accounts.getAccount(deps, request.crmId, request.params.reference) }),
+  );
+
+  app.put('/account/:reference', { schema: { tags, security, summary: 'update an account (given fields only)', params: S.RefParams, body: S.AccountUpdateBody, response: accountReply } }, async (request) =>
+    envelope({ account: await accounts.updateAccount(deps, request.crmId, request.params.reference, request.body) }),
+  );
+
+  app.post('/provider', { schema: { tags, security, summary: 'C5 create a provider', params: S.CrmParams, body: S.ProviderBody, response: providerReply } }, async (request, reply) => {
+    const result = await providers.createProvider(deps, request.crmId, request.body);
+    return reply.status(result.created ? 201 : 200).send(envelope({ provider: result.provider }));
+  });
+
+  app.get('/provider/:reference', { schema: { tags, security, summary: 'C6 read a provider', params: S.RefParams, response: providerReply } }, async (request) =>
+    envelope({ provider: await providers.getProvider(deps, request.crmId, request.params.reference) }),
+  );
+
+  app.put('/provider/:reference', { schema: { tags, security, summary: 'update a provider (given fields only)', params: S.RefParams, body: S.ProviderUpdateBody, response: providerReply } }, async (request) =>
+    envelope({ provider: await providers.updateProvider(deps, request.crmId, request.params.reference, request.body) }),
+  );
+
+  app.get('/provider/:providerRef/staff', { schema: { tags, security, summary: 'C7 list staff (bare array)', params: S.ProviderParams, response: { 200: Type.Array(S.Staff), ...errorResponses } } }, async (request) =>
+    staff.listStaff(deps, request.crmId, request.params.providerRef),
+  );
+
+  app.post(
+    '/provider/:providerRef/staff',
+    {
+      schema: {
+        tags, security, summary: 'add a staff member', params: S.ProviderParams,
+        body: Type.Object({ userReference: Type.String({ minLength: 1 }) }),
+        response: { 200: Enveloped({ staff: S.Staff }), 201: Enveloped({ staff: S.Staff }), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const result = await staff.addStaff(deps, request.crmId, request.params.providerRef, request.body.userReference);
+      return reply.status(result.added ? 201 : 200).send(envelope({ staff: result.staff }));
+    },
+  );
+
+  app.delete(
+    '/provider/:providerRef/staff/:userRef',
+    {
+      schema: {
+        tags, security, summary: 'remove a staff member',
+        params: Type.Object({ crmId: Type.String(), providerRef: Type.String(), userRef: Type.String() }),
+        response: { 204: Type.Null(), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      await staff.removeStaff(deps, request.crmId, request.params.providerRef, request.params.userRef);
+      return reply.status(204).send(null);
+    },
+  );
+};

@@ -1,0 +1,21 @@
+import type { Queryable } from '../storage/db.js';
+import type { MailTemplate } from './templateNames.js';
+
+export interface OutboxMail {
+  crmId: string | null;
+  template: MailTemplate;
+  recipient: string;
+  locale: string;
+  /** everything the template needs, so the mail renders without further lookups */
+  payload: Record<string, unknown>;
+}
+
+/** Writes mails to the outbox inside the caller's transaction; the mail worker delivers them. */
+export async function enqueueMails(tx: Queryable, mails: OutboxMail[]): Promise<void> {
+  for (const m of mails) {
+    await tx.query(
+      'INSERT INTO outbox (crm_id, template, recipient, locale, payload) VALUES ($1, $2, $3, $4, $5::jsonb)',
+      [m.crmId, m.template, m.recipient, m.locale, JSON.stringify(m.payload)],
+    );
+  }
+}

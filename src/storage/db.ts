@@ -1,0 +1,169 @@
+import { mkdirSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { PGlite } from '@electric-sql/pglite';
+import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
+import pg from 'pg';
+import { acquireDirLock } from './lockfile.js';
+
+/** Anything SQL can be sent to: the database itself or an open transaction. */
+export interface Queryable {
+  query<T = Record<string, unknown>>(sql: string, params?: unknown[]): Promise<T[]>;
+  /** Runs a script of several statements without parameters (migrations). */
+  exec(sql: string): Promise<void>;
+}
+
+export interface Db extends Queryable {
+  readonly kind: 'pglite' | 'postgres';
+  /** Runs fn in one transaction; retried on serialization failures and deadlocks. */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}
+
+const RETRYABLE = new Set(['40001', '40P01']);
+const MAX_ATTEMPTS = 5;
+
+async function withRetry<T>(run: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await run();
+    } catch (err) {
+      const code = (err as { code?: string }).code;
+      if (attempt >= MAX_ATTEMPTS || !code || !RETRYABLE.has(code)) throw err;
+      await new Promise((r) => setTimeout(r, Math.random() * 10 * attempt));
+    }
+  }
+}
+
+/** A FIFO mutex: PGlite has one session, so one transaction must run from BEGIN to COMMIT alone. */
+class Mutex {
+  private tail: Promise<unknown> = Promise.resolve();
+  run<T>(fn: () => Promise<T>): Promise<T> {
+    const result = this.tail.then(fn, fn);
+    this.tail = result.catch(() => undefined);
+    return result;
+  }
+}
+
+class PgliteDb implements Db {
+  readonly kind = 'pglite' as const;
+  private readonly lock = new Mutex();
+  constructor(
+    private readonly pglite: PGlite,
+    private readonly releaseDir: () => void,
+  ) {}
+
+  query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+    return this.lock.run(async () => (await this.pglite.query<T>(sql, params)).rows);
+  }
+
+  exec(sql: string): Promise<void> {
+    return this.lock.run(async () => void (await this.pglite.exec(sql)));
+  }
+
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.lock.run(() =>
+      withRetry(() =>
+        this.pglite.transaction(async (tx) =>
+          fn({
+            query: async <R>(sql: string, params: unknown[] = []) => (await tx.query<R>(sql, params)).rows,
+            exec: async (sql: string) => void (await tx.exec(sql)),
+          }),
+        ),
+      ),
+    );
+  }
+
+  async close(): Promise<void> {
+    await this.lock.run(() => this.pglite.close());
+    this.releaseDir();
+  }
+}
+
+class PostgresDb implements Db {
+  readonly kind = 'postgres' as const;
+  constructor(readonly pool: pg.Pool) {}
+
+  async query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+    return (await this.pool.query(sql, params)).rows as T[];
+  }
+
+  async exec(sql: string): Promise<void> {
+    await this.pool.query(sql);
+  }
+
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    return withRetry(async () => {
+      const client = await this.pool.connect();
+      try {
+        await client.query('BEGIN');
+        const result = await fn({
+          query: async <R>(sql: string, params: unknown[] = []) => (await client.query(sql, params)).rows as R[],
+          exec: async (sql: string) => void (await client.query(sql)),
+        });
+        await client.query('COMMIT');
+        return result;
+      } catch (err) {
+        await client.query('ROLLBACK').catch(() => undefined);
+        throw err;
+      } finally {
+        client.release();
+      }
+    });
+  }
+
+  close(): Promise<void> {
+    return this.pool.end();
+  }
+}
+
+// timestamptz and bigint come back as Date and number on both backends.
+pg.types.setTypeParser(20, (v) => Number(v));
+pg.types.setTypeParser(1700, (v) => Number(v));
+
+export interface OpenDbOptions {
+  databaseUrl: string | undefined;
+  dataDir: string;
+  poolSize?: number;
+}
+
+export async function openDb({ databaseUrl, dataDir, poolSize = 10 }: OpenDbOptions): Promise<Db> {
+  if (databaseUrl && databaseUrl.startsWith('postgres')) {
+    const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize });
+    pool.on('error', () => undefined); // idle client errors surface on the next query
+    return new PostgresDb(pool);
+  }
+  if (databaseUrl === 'memory://') {
+    const pglite = await PGlite.create({ extensions: { btree_gist } });
+    return new PgliteDb(pglite, () => undefined);
+  }
+  const dir = resolve(dataDir, 'pgdata');
+  mkdirSync(dir, { recursive: true });
+  const release = acquireDirLock(resolve(dataDir, 'pgdata.lock'));
+  try {
+    const pglite = await PGlite.create(dir, { extensions: { btree_gist } });
+    return new PgliteDb(pglite, release);
+  } catch (err) {
+    release();
+    throw err;
+  }
+}
+
+/** SQLSTATE of a database error, if it is one. */
+export function sqlState(err: unknown): string | undefined {
+  return typeof err === 'object' && err !== null && 'code' in err ? String((err as { code: unknown }).code) : undefined;
+}
+
+export function constraintName(err: unknown): string | undefined {
+  return typeof err === 'object' && err !== null && 'constraint' in err ? String((err as { constraint: unknown }).constraint) : undefined;
+}
+
+/** Re-runs fn when it lost a race on a unique index (23505); the rerun sees the winner's row. */
+export async function retryOnUniqueViolation<T>(fn: () => Promise<T>, attempts = 3): Promise<T> {
+  for (let i = 1; ; i++) {
+    try {
+      return await fn();
+    } catch (err) {
+      if (i >= attempts || sqlState(err) !== '23505') throw err;
+    }
+  }
+}

@@ -1,0 +1,77 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { openDb, type Db } from '../../src/storage/db.js';
+import { migrate } from '../../src/storage/migrate.js';
+
+export type Backend = 'pglite' | 'postgres';
+
+export function currentBackend(): Backend {
+  return process.env.TEST_BACKEND === 'postgres' ? 'postgres' : 'pglite';
+}
+
+export interface TestDatabase {
+  db: Db;
+  /** postgres:// URL of this test's own database (postgres backend only) */
+  url?: string;
+  /** opens another pool on the same database, as a second service instance would */
+  openAnother(): Promise<Db>;
+  drop(): Promise<void>;
+}
+
+function adminUrl(): string {
+  const url = process.env.TEST_DATABASE_URL;
+  if (!url) throw new Error('TEST_DATABASE_URL is required for the postgres backend');
+  return url;
+}
+
+/** A fresh, empty PostgreSQL database of our own on the TEST_DATABASE_URL server. */
+export async function createPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `booking_test_${randomBytes(6).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl() });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.end();
+  const url = new URL(adminUrl());
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    drop: async () => {
+      const c = new pg.Client({ connectionString: adminUrl() });
+      await c.connect();
+      await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+      await c.end();
+    },
+  };
+}
+
+/** A migrated database on the backend under test: in-memory PGlite, or a new PostgreSQL database. */
+export async function createTestDatabase(backend: Backend = currentBackend()): Promise<TestDatabase> {
+  if (backend === 'pglite') {
+    const db = await openDb({ databaseUrl: 'memory://', dataDir: '' });
+    await migrate(db);
+    return {
+      db,
+      openAnother: async () => {
+        throw new Error('PGlite has a single session; a second instance needs PostgreSQL');
+      },
+      drop: () => db.close(),
+    };
+  }
+  const created = await createPostgresDatabase();
+  const db = await openDb({ databaseUrl: created.url, dataDir: '', poolSize: 20 });
+  await migrate(db);
+  const others: Db[] = [];
+  return {
+    db,
+    url: created.url,
+    openAnother: async () => {
+      const other = await openDb({ databaseUrl: created.url, dataDir: '', poolSize: 20 });
+      others.push(other);
+      return other;
+    },
+    drop: async () => {
+      await Promise.all([db, ...others].map((d) => d.close()));
+      await created.drop();
+    },
+  };
+}

@@ -1,0 +1,22 @@
+import { defineConfig } from 'vitest/config';
+
+const pgUrl = process.env.TEST_DATABASE_URL;
+if (!pgUrl) {
+  console.warn('\n*** TEST_DATABASE_URL is not set: the PostgreSQL-backed integration tests are SKIPPED (PGlite only). ***\n');
+}
+
+const shared = { testTimeout: 30_000, hookTimeout: 60_000 };
+
+export default defineConfig({
+  test: {
+    reporters: ['default'],
+    projects: [
+      { test: { ...shared, name: 'unit', include: ['test/unit/**/*.test.ts'] } },
+      { test: { ...shared, name: 'pglite', include: ['test/integration/**/*.test.ts'], env: { TEST_BACKEND: 'pglite' } } },
+      ...(pgUrl
+        ? [{ test: { ...shared, name: 'postgres', include: ['test/integration/**/*.test.ts'], env: { TEST_BACKEND: 'postgres' } } }]
+        : []),
+      { test: { ...shared, name: 'e2e', include: ['test/e2e/**/*.test.ts'], fileParallelism: false } },
+    ],
+  },
+});
