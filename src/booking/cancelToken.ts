@@ -1,0 +1,40 @@
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Config } from '../config.js';
+import type { Queryable } from '../storage/db.js';
+
+const SETTING = 'cancel_link_secret';
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** CANCEL_LINK_SECRET, else a secret generated once and kept in the database (same for every instance). */
+export async function cancelSecret(db: Queryable, config: Config): Promise<string> {
+  if (config.cancelLinkSecret) return config.cancelLinkSecret;
+  await db.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [SETTING, randomBytes(32).toString('hex')]);
+  const [row] = await db.query<{ value: string }>('SELECT value FROM settings WHERE key = $1', [SETTING]);
+  return row.value;
+}
+
+function mac(secret: string, participationId: string): string {
+  return createHmac('sha256', secret).update(`cancel:${participationId}`).digest('base64url');
+}
+
+/** `{participationId}.{HMAC-SHA256}`: scoped to one participation, unforgeable without the secret. */
+export function signCancelToken(secret: string, participationId: string): string {
+  return `${participationId}.${mac(secret, participationId)}`;
+}
+
+/** The participation id of a genuine token, or null for anything forged or altered. */
+export function verifyCancelToken(secret: string, token: string): string | null {
+  const [id, given, ...rest] = token.split('.');
+  if (rest.length > 0 || !id || !given || !UUID.test(id)) return null;
+  const expected = Buffer.from(mac(secret, id));
+  const actual = Buffer.from(given);
+  return expected.length === actual.length && timingSafeEqual(expected, actual) ? id : null;
+}
+
+export function cancelLinkUrl(config: Config, token: string): string {
+  return `${config.publicBaseUrl}/cancel/${token}`;
+}
+
+export async function cancelLinkFor(db: Queryable, config: Config, participationId: string): Promise<string> {
+  return cancelLinkUrl(config, signCancelToken(await cancelSecret(db, config), participationId));
+}

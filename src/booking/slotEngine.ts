@@ -1,0 +1,294 @@
+/**
+ * Pure slot engine: turns timeslots (availabilities) and appointments into the list of
+ * bookables offered by A1 upcoming_bookables.
+ *
+ * No I/O, no clock, no time-zone arithmetic: every instant is epoch milliseconds and every
+ * raster unit is a fixed number of real minutes, so DST transitions need no special casing
+ * (a 30-minute raster across the spring-forward gap still yields units 30 real minutes apart).
+ *
+ * Contract (see DESIGN.md §4):
+ * - Only timeslots with state BOOKABLE, defaultAcceptBookings and defaultCapacity > 0 produce
+ *   models.Bookable items. Archived resources are filtered by the caller.
+ * - A timeslot is cut from its start into raster units [start + k*r, start + (k+1)*r) that lie
+ *   fully inside [start, end]; a trailing partial unit is dropped.
+ * - With a product whose minDurationMin exceeds the raster, a candidate spans
+ *   n = ceil(minDurationMin / rasterMin) consecutive units of the same timeslot; candidates start at
+ *   every unit boundary where n units fit. Otherwise a candidate is one unit.
+ * - A candidate is listed when nowMs < start < untilMs and [start - lead, end + followUp]
+ *   (buffers only with a product) overlaps no blocking appointment of the same resource
+ *   (state ACTIVE, not archived, any capacity). Overlap is half-open: touching is fine.
+ * - Existing appointments (ACTIVE, not archived, acceptBookings, capacity - live > 0,
+ *   nowMs < start < untilMs; with a product only those of that product) are listed as
+ *   models.LotAppointment with capacityLeft = capacity - live.
+ * - Identical (resource, start, end) Bookable candidates from overlapping timeslots are listed
+ *   once; the timeslot with the smallest id (string order) wins, so the result does not depend
+ *   on input order.
+ * - Output sorted by startMs, resourceId, endMs (then kind, then id, for determinism).
+ */
+
+export interface EngineTimeslot {
+  id: string;
+  resourceId: string;
+  startMs: number;
+  endMs: number;
+  rasterMin: number;
+  defaultCapacity: number;
+  defaultAcceptBookings: boolean;
+  state: 'CREATED' | 'BOOKABLE';
+}
+
+export interface EngineAppointment {
+  id: string;
+  resourceId: string;
+  timeslotId: string | null;
+  productId: string | null;
+  startMs: number;
+  endMs: number;
+  capacity: number;
+  acceptBookings: boolean;
+  /** RESERVED-with-live-hold + REQUESTED + BOOKED participations */
+  live: number;
+  state: 'ACTIVE' | 'CANCELLED';
+  archived: boolean;
+}
+
+export interface EngineProduct {
+  id: string;
+  leadMin: number;
+  followUpMin: number;
+  minDurationMin: number | null;
+}
+
+export interface EngineQuery {
+  nowMs: number;
+  untilMs: number;
+  product: EngineProduct | null;
+}
+
+export type EngineBookable =
+  | {
+      kind: 'models.Bookable';
+      timeslotId: string;
+      resourceId: string;
+      startMs: number;
+      endMs: number;
+      capacity: number;
+      capacityLeft: number;
+    }
+  | {
+      kind: 'models.LotAppointment';
+      appointmentId: string;
+      timeslotId: string | null;
+      productId: string | null;
+      resourceId: string;
+      startMs: number;
+      endMs: number;
+      capacity: number;
+      capacityLeft: number;
+    };
+
+export type EngineBookableSlot = Extract<EngineBookable, { kind: 'models.Bookable' }>;
+export type EngineLotAppointment = Extract<EngineBookable, { kind: 'models.LotAppointment' }>;
+
+const MINUTE_MS = 60_000;
+
+/** An appointment blocks slots on its resource when it is ACTIVE and not archived, whatever its capacity. */
+export function isBlockingAppointment(a: EngineAppointment): boolean {
+  return a.state === 'ACTIVE' && !a.archived;
+}
+
+/** A timeslot produces models.Bookable candidates only when this holds. */
+export function isOfferingTimeslot(t: EngineTimeslot): boolean {
+  return (
+    t.state === 'BOOKABLE' &&
+    t.defaultAcceptBookings === true &&
+    t.defaultCapacity > 0 &&
+    Number.isFinite(t.rasterMin) &&
+    t.rasterMin > 0 &&
+    Number.isFinite(t.startMs) &&
+    Number.isFinite(t.endMs) &&
+    t.endMs > t.startMs
+  );
+}
+
+/** Number of consecutive raster units a candidate spans for the given product. */
+export function unitsPerCandidate(rasterMin: number, product: EngineProduct | null): number {
+  const min = product?.minDurationMin;
+  if (min == null || !(min > rasterMin)) return 1;
+  return Math.ceil(min / rasterMin);
+}
+
+/**
+ * Blocking appointments of one resource, sorted by start, with the running maximum of their ends.
+ * [a, b) overlaps some appointment iff, among the appointments starting before b, the largest end
+ * exceeds a. This holds even when appointments overlap each other (which DESIGN §4 forbids, but
+ * the engine does not rely on it).
+ */
+interface BlockIndex {
+  starts: Float64Array;
+  maxEnds: Float64Array;
+}
+
+function buildBlockIndex(appts: EngineAppointment[]): BlockIndex {
+  appts.sort((x, y) => x.startMs - y.startMs);
+  const n = appts.length;
+  const starts = new Float64Array(n);
+  const maxEnds = new Float64Array(n);
+  let maxEnd = -Infinity;
+  for (let i = 0; i < n; i++) {
+    const a = appts[i];
+    starts[i] = a.startMs;
+    if (a.endMs > maxEnd) maxEnd = a.endMs;
+    maxEnds[i] = maxEnd;
+  }
+  return { starts, maxEnds };
+}
+
+/** Number of entries of the sorted array strictly below x. */
+function countBelow(sorted: Float64Array, x: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+const EMPTY_INDEX: BlockIndex = { starts: new Float64Array(0), maxEnds: new Float64Array(0) };
+
+function compareBookables(x: EngineBookable, y: EngineBookable): number {
+  if (x.startMs !== y.startMs) return x.startMs - y.startMs;
+  if (x.resourceId !== y.resourceId) return x.resourceId < y.resourceId ? -1 : 1;
+  if (x.endMs !== y.endMs) return x.endMs - y.endMs;
+  if (x.kind !== y.kind) return x.kind === 'models.Bookable' ? -1 : 1;
+  const xi = x.kind === 'models.Bookable' ? x.timeslotId : x.appointmentId;
+  const yi = y.kind === 'models.Bookable' ? y.timeslotId : y.appointmentId;
+  return xi < yi ? -1 : xi > yi ? 1 : 0;
+}
+
+/** The order of computeBookables' output: startMs, resourceId, endMs, then kind and id. */
+export { compareBookables };
+
+export function computeBookables(
+  timeslots: EngineTimeslot[],
+  appointments: EngineAppointment[],
+  query: EngineQuery,
+): EngineBookable[] {
+  const { nowMs, untilMs, product } = query;
+  const leadMs = product ? Math.max(0, product.leadMin || 0) * MINUTE_MS : 0;
+  const followMs = product ? Math.max(0, product.followUpMin || 0) * MINUTE_MS : 0;
+  const out: EngineBookable[] = [];
+
+  // Existing appointments: group blocking ones per resource; list joinable ones.
+  const blockingByResource = new Map<string, EngineAppointment[]>();
+  const seenAppointments = new Set<string>();
+  for (const a of appointments) {
+    if (!isBlockingAppointment(a)) continue;
+    let list = blockingByResource.get(a.resourceId);
+    if (!list) blockingByResource.set(a.resourceId, (list = []));
+    list.push(a);
+
+    const left = a.capacity - a.live;
+    if (
+      a.acceptBookings &&
+      left > 0 &&
+      a.startMs > nowMs &&
+      a.startMs < untilMs &&
+      (!product || a.productId === product.id) &&
+      !seenAppointments.has(a.id)
+    ) {
+      seenAppointments.add(a.id);
+      out.push({
+        kind: 'models.LotAppointment',
+        appointmentId: a.id,
+        timeslotId: a.timeslotId,
+        productId: a.productId,
+        resourceId: a.resourceId,
+        startMs: a.startMs,
+        endMs: a.endMs,
+        capacity: a.capacity,
+        capacityLeft: left,
+      });
+    }
+  }
+
+  const indexes = new Map<string, BlockIndex>();
+  const indexFor = (resourceId: string): BlockIndex => {
+    let idx = indexes.get(resourceId);
+    if (!idx) {
+      const list = blockingByResource.get(resourceId);
+      idx = list ? buildBlockIndex(list.slice()) : EMPTY_INDEX;
+      indexes.set(resourceId, idx);
+    }
+    return idx;
+  };
+
+  let bookableCount = 0;
+  for (const t of timeslots) {
+    if (!isOfferingTimeslot(t)) continue;
+    const unitMs = t.rasterMin * MINUTE_MS;
+    const n = unitsPerCandidate(t.rasterMin, product);
+    const spanMs = n * unitMs;
+    const units = Math.floor((t.endMs - t.startMs) / unitMs);
+    const lastK = units - n; // last candidate index (inclusive)
+    if (lastK < 0) continue;
+
+    // First k with start > now.
+    let k = 0;
+    if (t.startMs <= nowMs) k = Math.floor((nowMs - t.startMs) / unitMs) + 1;
+    if (k > lastK) continue;
+
+    const { starts, maxEnds } = indexFor(t.resourceId);
+    const m = starts.length;
+    // Appointments starting before the buffered end of the candidate; moves forward only.
+    let p = 0;
+    for (; k <= lastK; k++) {
+      const startMs = t.startMs + k * unitMs;
+      if (startMs >= untilMs) break;
+      if (startMs <= nowMs) continue; // guards floating corner cases only
+      const endMs = startMs + spanMs;
+      const lo = startMs - leadMs;
+      const hi = endMs + followMs;
+      if (m > 0) {
+        if (p === 0) p = countBelow(starts, hi);
+        else while (p < m && starts[p] < hi) p++;
+        if (p > 0 && maxEnds[p - 1] > lo) continue;
+      }
+      out.push({
+        kind: 'models.Bookable',
+        timeslotId: t.id,
+        resourceId: t.resourceId,
+        startMs,
+        endMs,
+        capacity: t.defaultCapacity,
+        capacityLeft: t.defaultCapacity,
+      });
+      bookableCount++;
+    }
+  }
+
+  out.sort(compareBookables);
+
+  if (bookableCount === 0) return out;
+  // Dedupe identical Bookables (adjacent after sorting; the smallest timeslot id comes first).
+  let w = 0;
+  for (let r = 0; r < out.length; r++) {
+    const cur = out[r];
+    if (w > 0 && cur.kind === 'models.Bookable') {
+      const prev = out[w - 1];
+      if (
+        prev.kind === 'models.Bookable' &&
+        prev.startMs === cur.startMs &&
+        prev.endMs === cur.endMs &&
+        prev.resourceId === cur.resourceId
+      ) {
+        continue;
+      }
+    }
+    out[w++] = cur;
+  }
+  out.length = w;
+  return out;
+}

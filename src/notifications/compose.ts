@@ -1,0 +1,138 @@
+import { DateTime } from 'luxon';
+import type { Config } from '../config.js';
+import { cancelLinkFor } from '../booking/cancelToken.js';
+import { loadResourceContact } from '../offerings/contact.js';
+import type { Queryable } from '../storage/db.js';
+import { enqueueMails, type OutboxMail } from './outbox.js';
+import type { AppointmentMailPayload } from './payloads.js';
+import type { MailTemplate } from './templateNames.js';
+
+/** Mails that go to the provider side (DESIGN §5); every other appointment mail goes to the participant. */
+const PROVIDER_SIDE: ReadonlySet<MailTemplate> = new Set(['booking-notification', 'booking-request-to-confirm', 'self-cancel-notification']);
+/** Mails that carry the consumer's cancel link. */
+const WITH_CANCEL_LINK: ReadonlySet<MailTemplate> = new Set(['booking-confirmed', 'booking-requested', 'participation-booked']);
+
+export const DEFAULT_MAIL_LOCALE = 'de';
+
+interface Row {
+  crm_id: string;
+  p_id: string;
+  p_reference: string;
+  p_state: string;
+  p_locale: string | null;
+  p_message: string | null;
+  a_id: string;
+  a_reference: string;
+  start_at: Date;
+  end_at: Date;
+  a_address: unknown;
+  a_product_name: string | null;
+  product_name: string | null;
+  resource_id: string | null;
+  resource_name: string | null;
+  resource_address: unknown;
+  provider_name: string;
+  provider_email: string | null;
+  provider_phone: string | null;
+  time_zone: string;
+  c_name: string | null;
+  c_email: string | null;
+  c_mobile: string | null;
+  c_language: string | null;
+}
+
+export function addressText(address: unknown): string | null {
+  if (address === null || address === undefined) return null;
+  if (typeof address === 'string') return address;
+  const a = address as Record<string, string | undefined>;
+  const line1 = [a.street, a.number].filter(Boolean).join(' ');
+  const line2 = [a.zip, a.city].filter(Boolean).join(' ');
+  return [line1, line2, a.countryCode ?? a.country].filter(Boolean).join(', ') || null;
+}
+
+export interface MailExtras {
+  /** provider's text for the participant, or for provider-side mails the consumer's message */
+  message?: string | null;
+  /** overrides the participant's language */
+  locale?: string | null;
+}
+
+/**
+ * Writes the given templates about one participation to the outbox, inside the caller's
+ * transaction. Participant mails go to the customer's email, provider-side mails to the resource's
+ * contact (profile email, else contact user, else provider). A mail without a recipient is skipped.
+ */
+export async function enqueueParticipationMails(
+  tx: Queryable,
+  config: Config,
+  participationId: string,
+  templates: MailTemplate[],
+  extras: MailExtras = {},
+): Promise<void> {
+  if (templates.length === 0) return;
+  const [row] = await tx.query<Row>(
+    `SELECT pa.crm_id, pa.id AS p_id, pa.reference AS p_reference, pa.state AS p_state, pa.locale AS p_locale, pa.message AS p_message,
+            a.id AS a_id, a.reference AS a_reference, a.start_at, a.end_at, a.address AS a_address, a.product_name AS a_product_name,
+            pr.name AS product_name, r.id AS resource_id, r.public_name AS resource_name, r.address AS resource_address,
+            pv.name AS provider_name, pv.email AS provider_email, pv.phone AS provider_phone, pv.time_zone,
+            c.user_name AS c_name, c.email AS c_email, c.mobile AS c_mobile, c.language AS c_language
+       FROM participations pa
+       JOIN appointments a ON a.id = pa.appointment_id
+       JOIN providers pv ON pv.id = pa.provider_id
+       LEFT JOIN products pr ON pr.id = a.product_id
+       LEFT JOIN resources r ON r.id = a.resource_id
+       LEFT JOIN customers c ON c.id = pa.customer_id
+      WHERE pa.id = $1`,
+    [participationId],
+  );
+  if (!row) return;
+  const contact = row.resource_id ? await loadResourceContact(tx, row.resource_id) : null;
+  const zone = row.time_zone;
+  const iso = (d: Date) => DateTime.fromJSDate(d, { zone }).toISO({ suppressMilliseconds: true })!;
+  const needsLink = templates.some((t) => WITH_CANCEL_LINK.has(t));
+  const cancelLink = needsLink ? await cancelLinkFor(tx, config, row.p_id) : null;
+  const base: Omit<AppointmentMailPayload, 'message' | 'cancelLink'> = {
+    kind: 'appointment',
+    appointment: {
+      uuid: row.a_id,
+      reference: row.a_reference,
+      start: iso(row.start_at),
+      end: iso(row.end_at),
+      timeZone: zone,
+      productName: row.a_product_name ?? row.product_name,
+      resourceName: row.resource_name,
+      address: addressText(row.a_address ?? row.resource_address),
+    },
+    provider: { name: row.provider_name, email: row.provider_email, phone: row.provider_phone },
+    contact: {
+      name: contact?.name ?? row.provider_name,
+      email: contact?.email ?? row.provider_email,
+      phone: contact?.phone ?? row.provider_phone,
+      mobile: contact?.mobile ?? null,
+    },
+    participant: { name: row.c_name, email: row.c_email, mobile: row.c_mobile },
+    participation: { uuid: row.p_id, reference: row.p_reference, state: row.p_state },
+    icsUid: `${row.a_id}.${row.p_id}@booking-service`,
+    sequence: Math.floor(Date.now() / 1000),
+  };
+  const participantLocale = extras.locale ?? row.p_locale ?? row.c_language ?? DEFAULT_MAIL_LOCALE;
+  const mails: OutboxMail[] = [];
+  for (const template of templates) {
+    const providerSide = PROVIDER_SIDE.has(template);
+    const recipient = providerSide ? (contact?.email ?? row.provider_email) : row.c_email;
+    if (!recipient) continue;
+    const payload: AppointmentMailPayload = {
+      ...base,
+      message: providerSide ? (extras.message ?? row.p_message ?? null) : (extras.message ?? null),
+      cancelLink: WITH_CANCEL_LINK.has(template) ? cancelLink : null,
+    };
+    mails.push({
+      crmId: row.crm_id,
+      template,
+      recipient,
+      locale: providerSide ? DEFAULT_MAIL_LOCALE : participantLocale,
+      payload: payload as unknown as Record<string, unknown>,
+    });
+  }
+  await enqueueMails(tx, mails);
+}

@@ -1,0 +1,37 @@
+/**
+ * What an outbox row carries: everything its template renders, so delivery needs no lookups and a
+ * mail shows the state at the moment of the change.
+ */
+export interface AppointmentMailPayload {
+  kind: 'appointment';
+  appointment: {
+    uuid: string;
+    reference: string;
+    /** ISO 8601 with the offset of the provider's zone */
+    start: string;
+    end: string;
+    timeZone: string;
+    productName: string | null;
+    resourceName: string | null;
+    address: string | null;
+  };
+  provider: { name: string; email: string | null; phone: string | null };
+  /** the resource's contact (offerings/contact.ts) */
+  contact: { name: string | null; email: string | null; phone: string | null; mobile: string | null };
+  participant: { name: string | null; email: string | null; mobile: string | null };
+  participation: { uuid: string; reference: string; state: string };
+  /** the provider's message (D8, D9, D10, B6, D14) or the consumer's message (booking mails to the provider) */
+  message: string | null;
+  cancelLink: string | null;
+  /** ICS UID, stable per appointment and participant, so updates and cancellations match */
+  icsUid: string;
+  /** ICS SEQUENCE: grows with each mail about the same UID */
+  sequence: number;
+}
+
+export interface VerificationMailPayload {
+  firstName: string | null;
+  lastName: string | null;
+  email: string;
+  reference: string;
+}
