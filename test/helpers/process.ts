@@ -1,0 +1,32 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { resolve } from 'node:path';
+
+export interface ServiceProcess {
+  child: ChildProcess;
+  stderr: () => string;
+  /** resolves with the base URL once the service listens, rejects if it exits first */
+  listening: Promise<string>;
+  exited: Promise<number | null>;
+}
+
+/** Runs `src/main.ts` as its own process with the given environment (PORT=0 picks a free port). */
+export function startServiceProcess(env: Record<string, string>): ServiceProcess {
+  const child = spawn(process.execPath, ['--import', 'tsx', resolve('src/main.ts')], {
+    env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  let err = '';
+  child.stderr!.on('data', (d) => (err += d));
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
+  const listening = new Promise<string>((resolveUrl, reject) => {
+    child.stdout!.on('data', (d) => {
+      out += d;
+      const match = /Server listening at (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+      if (match) resolveUrl(match[1]);
+    });
+    void exited.then((code) => reject(new Error(`service exited with ${code}: ${err}`)));
+  });
+  listening.catch(() => undefined);
+  return { child, stderr: () => err, listening, exited };
+}

@@ -1,0 +1,61 @@
+import { describe, expect, it } from 'vitest';
+import { assertUsername, emailVariant, isBranch, isReference, usernameFromEmail } from '../../src/partners/rules.js';
+import { loadConfig, ConfigError } from '../../src/config.js';
+
+describe('reference rule', () => {
+  it.each(['u1@crm', 'a.b-c_d@platform.x', 'res@prov@crm'.split('@').slice(1).join('@')])('accepts %s', (ref) => {
+    expect(isReference(ref)).toBe(true);
+  });
+  it.each(['', 'noat', '@crm', 'u1@', 'u1@crm@x', 'u 1@crm'])('rejects %j', (ref) => {
+    expect(isReference(ref)).toBe(false);
+  });
+});
+
+describe('username rule', () => {
+  it.each(['anna', 'anna.muster', 'anna+1@example.com', 'Ännä-01'])('accepts %s', (u) => {
+    expect(() => assertUsername(u)).not.toThrow();
+  });
+  it.each(['a/b', 'a?b', 'a:b', 'a&b', 'a#b', 'a\\b'])('rejects %s', (u) => {
+    expect(() => assertUsername(u)).toThrow(/username must not contain/);
+  });
+  it('derives a valid username from any email', () => {
+    expect(usernameFromEmail('a:b#c@example.com')).toBe('a_b_c@example.com');
+  });
+});
+
+describe('email variant rule', () => {
+  it('puts a numbered plus-suffix into the local part', () => {
+    expect(emailVariant('anna@example.com', 1)).toBe('anna+1@example.com');
+    expect(emailVariant('anna+x@example.com', 3)).toBe('anna+x+3@example.com');
+  });
+});
+
+describe('branches', () => {
+  it('knows exactly the five branches of the spec', () => {
+    expect(['real-estate', 'facilities', 'handyman', 'sports-and-leisure', 'misc'].every(isBranch)).toBe(true);
+    expect(isBranch('banking')).toBe(false);
+  });
+});
+
+describe('config', () => {
+  it('has the documented defaults', () => {
+    const c = loadConfig({});
+    expect(c).toMatchObject({ port: 3000, host: '127.0.0.1', databaseUrl: undefined, dataDir: './data', reservationHoldSeconds: 180, defaultTimeZone: 'Europe/Berlin', publicBaseUrl: 'http://127.0.0.1:3000' });
+  });
+  it('parses API_KEYS pairs', () => {
+    expect(loadConfig({ API_KEYS: 'crm1:k1, crm2:k:2' }).apiKeys).toEqual([{ crmId: 'crm1', key: 'k1' }, { crmId: 'crm2', key: 'k:2' }]);
+  });
+  it.each([
+    ['PORT', { PORT: 'abc' }],
+    ['DATABASE_URL', { DATABASE_URL: 'mysql://x' }],
+    ['API_KEYS', { API_KEYS: 'nokey' }],
+    ['RESERVATION_HOLD_SECONDS', { RESERVATION_HOLD_SECONDS: '-5' }],
+    ['DEFAULT_TIME_ZONE', { DEFAULT_TIME_ZONE: 'Mars/Olympus' }],
+    ['SMTP_URL', { SMTP_URL: 'http://x' }],
+    ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'not a url' }],
+    ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
+  ])('stops with a message naming %s when it is bad', (name, env) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(name);
+  });
+});
