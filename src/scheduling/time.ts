@@ -1,0 +1,58 @@
+/**
+ * Request times and response times. A request time without an offset is a wall-clock time in the
+ * provider's zone; with an offset (or Z) it is an exact instant. Responses carry the zone's offset.
+ */
+import { DateTime } from 'luxon';
+import { invalid } from '../errors.js';
+
+// Date, or date and time to the minute/second/fraction, optionally with Z or ±HH:MM / ±HHMM / ±HH.
+const ISO_FORM = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
+
+function parse(value: string, zone: string, field: string): DateTime {
+  const dt = ISO_FORM.test(value) ? DateTime.fromISO(value, { zone }) : null;
+  if (!dt || !dt.isValid) {
+    throw invalid(`${field} must be an ISO 8601 date-time such as 2026-06-01T10:00 or 2026-06-01T10:00:00+02:00, got "${value}"`);
+  }
+  return dt;
+}
+
+/**
+ * The instant a request time stands for. Without an offset it is read in `zone` (a time that does
+ * not exist there, in the spring-forward gap, moves forward; an ambiguous one takes the later offset).
+ */
+export function parseInstant(value: string, zone: string, field: string): Date {
+  return parse(value, zone, field).toJSDate();
+}
+
+/** Fails with a 400 naming the field unless the value is an ISO 8601 date-time; needs no zone. */
+export function assertInstantSyntax(value: string, field: string): void {
+  parse(value, 'UTC', field);
+}
+
+/** ISO 8601 with the zone's offset and no milliseconds, e.g. 2026-06-01T10:00:00+02:00. */
+export function formatInstant(d: Date, zone: string): string {
+  return DateTime.fromJSDate(d, { zone }).set({ millisecond: 0 }).toISO({ suppressMilliseconds: true })!;
+}
+
+/** The calendar date (in `zone`) of a date or date-time, e.g. a series' first and last day. */
+export function parseLocalDate(value: string, zone: string, field: string): DateTime {
+  return parse(value, zone, field).setZone(zone).startOf('day');
+}
+
+export interface TimeOfDay {
+  hour: number;
+  minute: number;
+  second: number;
+}
+
+/** The wall-clock time of day (in `zone`) of a date-time, e.g. a series' daily window. */
+export function parseTimeOfDay(value: string, zone: string, field: string): TimeOfDay {
+  const dt = parse(value, zone, field).setZone(zone);
+  return { hour: dt.hour, minute: dt.minute, second: dt.second };
+}
+
+/** Now, rounded up to the next full minute: the default start of a timeslot. */
+export function nowRoundedUp(now: Date): Date {
+  const ms = now.getTime();
+  return new Date(Math.ceil(ms / 60_000) * 60_000);
+}
