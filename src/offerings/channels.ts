@@ -1,0 +1,33 @@
+/** Booking channels of a resource (DESIGN §4): a booking process per channelKey, IMMEDIATE unless set. */
+export const CHANNEL_KEYS = ['RESOURCE_PUBLIC', 'RESOURCE_EXCLUSIVE', 'RESOURCE_REFERENCE', 'CALENDAR_PUBLIC'] as const;
+export type ChannelKey = (typeof CHANNEL_KEYS)[number];
+
+export const BOOKING_PROCESSES = ['IMMEDIATE', 'REQUESTED'] as const;
+export type BookingProcess = (typeof BOOKING_PROCESSES)[number];
+
+export const DEFAULT_CHANNEL_KEY: ChannelKey = 'RESOURCE_PUBLIC';
+
+/** As stored in resources.channels: only the keys ever set. */
+export type StoredChannels = Partial<Record<ChannelKey, { bookingProcess: BookingProcess }>>;
+/** As answered: every key with its effective process. */
+export type Channels = Record<ChannelKey, { bookingProcess: BookingProcess }>;
+
+export function isChannelKey(value: string): value is ChannelKey {
+  return (CHANNEL_KEYS as readonly string[]).includes(value);
+}
+
+export function effectiveChannels(stored: StoredChannels | null | undefined): Channels {
+  const out = {} as Channels;
+  for (const key of CHANNEL_KEYS) out[key] = { bookingProcess: stored?.[key]?.bookingProcess ?? 'IMMEDIATE' };
+  return out;
+}
+
+/** The booking process of a resource on a channel; what the public booking flow asks. */
+export function bookingProcessOf(stored: StoredChannels | null | undefined, key: ChannelKey = DEFAULT_CHANNEL_KEY): BookingProcess {
+  return stored?.[key]?.bookingProcess ?? 'IMMEDIATE';
+}
+
+/** Given keys change, the others keep their setting (B4 and B3-as-update). */
+export function mergeChannels(current: StoredChannels | null | undefined, changes: StoredChannels): StoredChannels {
+  return { ...(current ?? {}), ...changes };
+}

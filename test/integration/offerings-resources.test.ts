@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newPartner, startTestApp, uniqueId, type Partner, type TestApp } from '../helpers/app.js';
+import { setupProvider } from '../helpers/fixtures.js';
+import { createProduct, createResource } from '../helpers/offeringsFixtures.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp();
+});
+afterAll(() => t.close());
+
+const IMMEDIATE = { bookingProcess: 'IMMEDIATE' };
+const ALL_IMMEDIATE = { RESOURCE_PUBLIC: IMMEDIATE, RESOURCE_EXCLUSIVE: IMMEDIATE, RESOURCE_REFERENCE: IMMEDIATE, CALENDAR_PUBLIC: IMMEDIATE };
+
+async function provider(): Promise<{ p: Partner; providerRef: string; ownerRef: string; base: string }> {
+  const p = await newPartner(t);
+  const { providerRef, ownerRef } = await setupProvider(p);
+  return { p, providerRef, ownerRef, base: `/provider/${providerRef}/resources` };
+}
+
+const body = (over: Record<string, unknown> = {}) => ({ reference: `${uniqueId('res')}@crm`, publicName: 'Flat', internalName: 'F1', ...over });
+
+describe('B3 create resource', () => {
+  it('creates a minimal resource with 201 as a bare object with every field and defaults', async () => {
+    const { p, providerRef, base } = await provider();
+    const res = await p.call('POST', base, { reference: 'r1@crm', publicName: 'Flat', internalName: 'F1' });
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toEqual({
+      reference: 'r1@crm', uuid: expect.any(String), provider: providerRef, publicName: 'Flat', internalName: 'F1',
+      description: null, contact: null, contactProfileReference: null, website: null, archived: false, products: [],
+      address: null, channels: ALL_IMMEDIATE, imgUrl: null, msgHelpText: null, contactChannelType: null,
+    });
+  });
+
+  it('stores products, address (countryCode DE by default), contact, website, channels and the public-data fields', async () => {
+    const { p, providerRef, ownerRef, base } = await provider();
+    const a = await createProduct(p, providerRef);
+    const b = await createProduct(p, providerRef);
+    const res = await p.call('POST', base, body({
+      description: 'Nice flat', products: [b.reference, a.reference], contact: ownerRef, website: 'https://example.com/flat',
+      address: { city: 'Berlin', street: 'Main St', number: '1', zip: '10115' },
+      channels: { RESOURCE_PUBLIC: { bookingProcess: 'REQUESTED' } },
+      imgUrl: 'https://example.com/flat.jpg', msgHelpText: 'Ring twice', contactChannelType: 'email',
+    }));
+    expect(res.statusCode).toBe(201);
+    expect(res.json()).toMatchObject({
+      description: 'Nice flat', products: [b.reference, a.reference], contact: ownerRef, website: 'https://example.com/flat',
+      address: { city: 'Berlin', street: 'Main St', number: '1', zip: '10115', countryCode: 'DE' },
+      channels: { ...ALL_IMMEDIATE, RESOURCE_PUBLIC: { bookingProcess: 'REQUESTED' } },
+      imgUrl: 'https://example.com/flat.jpg', msgHelpText: 'Ring twice', contactChannelType: 'email',
+    });
+  });
+
+  it('keeps a given countryCode', async () => {
+    const { p, providerRef } = await provider();
+    const r = await createResource(p, providerRef, { address: { city: 'Wien', street: 'Ring', number: '2', zip: '1010', countryCode: 'AT' } });
+    expect(r.address.countryCode).toBe('AT');
+  });
+
+  it('updates an existing reference with 200 when onDuplicateRaise is false (the default)', async () => {
+    const { p, providerRef, base } = await provider();
+    const first = await createResource(p, providerRef, { reference: 'dup@crm', description: 'kept', website: 'https://a.example' });
+    const res = await p.call('POST', base, body({ reference: 'dup@crm', publicName: 'Renamed', website: 'https://b.example' }));
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual({ ...first, publicName: 'Renamed', internalName: 'F1', website: 'https://b.example' });
+    expect((await p.call('GET', base)).json()).toHaveLength(1);
+  });
+
+  it('answers 400 for an existing reference when onDuplicateRaise is true, and changes nothing', async () => {
+    const { p, providerRef, base } = await provider();
+    const first = await createResource(p, providerRef, { reference: 'dup@crm' });
+    const res = await p.call('POST', base, body({ reference: 'dup@crm', publicName: 'Other' }), { onDuplicateRaise: 'true' });
+    expect(res.statusCode).toBe(400);
+    expect(res.json().errors[0]).toMatchObject({ errorCode: 'VALIDATION', message: expect.stringContaining('dup@crm') });
+    expect((await p.call('GET', base)).json()).toEqual([first]);
+  });
+
+  it('creates a new reference with 201 when onDuplicateRaise is true', async () => {
+    const { p, base } = await provider();
+    expect((await p.call('POST', base, body(), { onDuplicateRaise: 'true' })).statusCode).toBe(201);
+  });
+});
+
+describe('B5 list resources', () => {
+  it('lists the provider resources as a bare array, archived ones included', async () => {
+    const { p, providerRef, base } = await provider();
+    const a = await createResource(p, providerRef);
+    const b = await createResource(p, providerRef, { reference: 'b@crm' });
+    await p.call('POST', `${base}/b@crm`, { archived: true });
+    const res = await p.call('GET', base);
+    expect(res.statusCode).toBe(200);
+    expect(res.json()).toEqual([a, { ...b, archived: true }]);
+  });
+
+  it('answers 404 for an unknown provider and for a provider of another partner', async () => {
+    const { base } = await provider();
+    const other = await newPartner(t);
+    expect((await other.call('GET', base)).statusCode).toBe(404);
+    expect((await other.call('GET', '/provider/none@crm/resources')).statusCode).toBe(404);
+  });
+});
