@@ -1,5 +1,155 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../context.js';
 
-// Placeholder: routes arrive with their issue.
-export const widgetRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async () => {};
+/**
+ * The booking widget (issue 7): plain JS/CSS in ./widget, served as-is (no build step).
+ *   GET /widget             full page for an iframe or a link (?ref, channelKey, prdRef, lang, accent)
+ *   GET /widget.js          mounts the widget where its <script> tag is (data-ref, data-target, ...)
+ *   GET /widget/widget.css  the widget's styles (loaded into its shadow root)
+ *   GET /widget/frame.js    reports the page height to an embedding parent (iframe auto-height)
+ * Every response carries Access-Control-Allow-Origin: * so any partner site can load it.
+ */
+
+const WIDGET_DIR = new URL('../../widget/', import.meta.url);
+
+interface Asset {
+  type: string;
+  body: Buffer;
+  gzip: Buffer;
+  etag: string;
+}
+
+function makeAsset(type: string, text: string): Asset {
+  const body = Buffer.from(text, 'utf8');
+  return { type, body, gzip: gzipSync(body, { level: 9 }), etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+}
+
+function readWidgetFile(name: string): string {
+  return readFileSync(new URL(name, WIDGET_DIR), 'utf8');
+}
+
+function commonHeaders(reply: FastifyReply): void {
+  reply
+    .header('access-control-allow-origin', '*')
+    .header('x-content-type-options', 'nosniff')
+    .header('vary', 'Accept-Encoding');
+}
+
+function accepts(request: FastifyRequest, encoding: string): boolean {
+  return String(request.headers['accept-encoding'] ?? '')
+    .split(',')
+    .some((part) => {
+      const [name, ...params] = part.trim().split(';');
+      return name.trim().toLowerCase() === encoding && !params.some((p) => /^\s*q=0(\.0*)?\s*$/.test(p));
+    });
+}
+
+function sendAsset(request: FastifyRequest, reply: FastifyReply, asset: Asset, cacheControl: string) {
+  commonHeaders(reply);
+  reply.header('content-type', asset.type).header('cache-control', cacheControl).header('etag', asset.etag);
+  if (request.headers['if-none-match'] === asset.etag) return reply.status(304).send();
+  if (accepts(request, 'gzip')) return reply.header('content-encoding', 'gzip').send(asset.gzip);
+  return reply.send(asset.body);
+}
+
+const HTML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+function escapeHtml(value: string): string {
+  return value.replace(/[&<>"']/g, (c) => HTML_ESCAPES[c]);
+}
+
+function fillTemplate(template: string, values: Record<string, string>): string {
+  return template.replace(/\{\{(\w+)\}\}/g, (_, key: string) => values[key] ?? '');
+}
+
+/** de or en: the lang parameter, else the browser's Accept-Language, else de. */
+function pageLang(lang: string | undefined, acceptLanguage: string | undefined): 'de' | 'en' {
+  if (lang === 'de' || lang === 'en') return lang;
+  for (const part of String(acceptLanguage ?? '').split(',')) {
+    const tag = part.trim().slice(0, 2).toLowerCase();
+    if (tag === 'de' || tag === 'en') return tag;
+  }
+  return 'de';
+}
+
+const PAGE_TEXT = {
+  de: { title: 'Termin buchen', noscript: 'Bitte aktivieren Sie JavaScript, um einen Termin zu buchen.', missing: 'Der Link ist unvollständig: ref fehlt oder ist ungültig.' },
+  en: { title: 'Book an appointment', noscript: 'Please enable JavaScript to book an appointment.', missing: 'This link is incomplete: ref is missing or invalid.' },
+};
+
+const CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self' 'unsafe-inline'",
+  "connect-src 'self'",
+  'img-src https: data:',
+  "base-uri 'none'",
+  "form-action 'self'",
+  'frame-ancestors *',
+].join('; ');
+
+const PageQuery = Type.Object({
+  ref: Type.Optional(Type.String()),
+  channelKey: Type.Optional(Type.String()),
+  prdRef: Type.Optional(Type.String()),
+  lang: Type.Optional(Type.String()),
+  accent: Type.Optional(Type.String()),
+});
+
+const REF = /^[^\s<>"'`]{1,200}$/;
+const CHANNEL_KEY = /^[A-Z][A-Z_]{0,63}$/;
+const COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
+
+export const widgetRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
+  // Read once at start; the hold length is written into the script so its countdown matches.
+  const script = makeAsset(
+    'text/javascript; charset=utf-8',
+    readWidgetFile('widget.js').replace("'__HOLD_SECONDS__'", `'${deps.config.reservationHoldSeconds}'`),
+  );
+  const css = makeAsset('text/css; charset=utf-8', readWidgetFile('widget.css'));
+  const frame = makeAsset('text/javascript; charset=utf-8', readWidgetFile('frame.js'));
+  const template = readWidgetFile('page.html');
+  const cache = 'public, max-age=300, must-revalidate';
+
+  app.get('/widget.js', { schema: { hide: true } }, (request, reply) => sendAsset(request, reply, script, cache));
+  app.get('/widget/widget.css', { schema: { hide: true } }, (request, reply) => sendAsset(request, reply, css, cache));
+  app.get('/widget/frame.js', { schema: { hide: true } }, (request, reply) => sendAsset(request, reply, frame, cache));
+
+  app.get('/widget', { schema: { hide: true, querystring: PageQuery } }, (request, reply) => {
+    const q = request.query;
+    const lang = pageLang(q.lang, request.headers['accept-language']);
+    const text = PAGE_TEXT[lang];
+    const ref = typeof q.ref === 'string' ? q.ref.trim() : '';
+    const channelKey = q.channelKey ?? '';
+    const prdRef = q.prdRef ?? '';
+    const valid = REF.test(ref) && (channelKey === '' || CHANNEL_KEY.test(channelKey)) && (prdRef === '' || REF.test(prdRef));
+    commonHeaders(reply);
+    reply
+      .header('content-type', 'text/html; charset=utf-8')
+      .header('cache-control', 'no-cache')
+      .header('content-security-policy', CSP)
+      .header('referrer-policy', 'strict-origin-when-cross-origin');
+    if (!valid) {
+      return reply
+        .status(400)
+        .send(`<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${text.title}</title></head><body><main><h1>${text.title}</h1><p>${text.missing}</p></main></body></html>`);
+    }
+    const accent = q.accent && COLOR.test(q.accent) ? q.accent : null;
+    const html = fillTemplate(template, {
+      lang,
+      title: escapeHtml(text.title),
+      noscript: escapeHtml(text.noscript),
+      themeCss: accent ? `:root { --bw-accent: ${accent}; }` : '',
+      scriptSrc: 'widget.js',
+      frameSrc: 'widget/frame.js',
+      ref: escapeHtml(ref),
+      channelKey: escapeHtml(channelKey),
+      prdRef: escapeHtml(prdRef),
+    });
+    if (accepts(request, 'gzip')) return reply.header('content-encoding', 'gzip').send(gzipSync(html));
+    return reply.send(html);
+  });
+};
