@@ -52,9 +52,42 @@ function num(get: (dt: DateTime) => number, width: number): Part {
   return width <= 1 ? (dt) => String(get(dt)) : (dt) => pad(get(dt), width);
 }
 
-/** luxon's own (locale-aware) token, for names only. */
-function luxonToken(token: string): Part {
-  return (dt) => dt.toFormat(token);
+/**
+ * Memo of locale-dependent texts. luxon builds them through Intl on every call (a zone name costs
+ * ~0.3 ms); they depend only on locale, calendar settings and one small value, so they are cached.
+ * Bounded: cleared when it grows beyond NAME_CACHE_LIMIT entries.
+ */
+const NAME_CACHE_LIMIT = 20_000;
+const names = new Map<string, string>();
+
+function memoName(key: string, compute: () => string): string {
+  let v = names.get(key);
+  if (v === undefined) {
+    if (names.size >= NAME_CACHE_LIMIT) names.clear();
+    v = compute();
+    names.set(key, v);
+  }
+  return v;
+}
+
+function locKey(dt: DateTime): string {
+  return `${dt.locale}|${dt.outputCalendar}|${dt.numberingSystem}`;
+}
+
+/** luxon's own (locale-aware) token, for names only; `value` is what the name depends on. */
+function luxonToken(token: string, value: (dt: DateTime) => number): Part {
+  return (dt) => memoName(`${locKey(dt)}|${token}|${value(dt)}`, () => dt.toFormat(token));
+}
+const byMonth = (dt: DateTime) => dt.month;
+const byWeekday = (dt: DateTime) => dt.weekday;
+const byMeridiem = (dt: DateTime) => (dt.hour < 12 ? 0 : 1);
+const byEra = (dt: DateTime) => (dt.year > 0 ? 1 : 0);
+
+function zoneName(long: boolean): Part {
+  return (dt) =>
+    memoName(`${locKey(dt)}|z${long ? 'L' : 'S'}|${dt.zoneName}|${dt.offset}`, () =>
+      (long ? dt.offsetNameLong : dt.offsetNameShort) ?? offsetGmt(dt),
+    );
 }
 
 function yearPart(get: (dt: DateTime) => number, count: number): Part {
@@ -96,23 +129,23 @@ interface LetterSpec {
 }
 
 const LETTERS: Record<string, LetterSpec> = {
-  G: { max: 5, build: (c) => luxonToken(c <= 3 ? 'G' : c === 4 ? 'GG' : 'GGGGG') },
+  G: { max: 5, build: (c) => luxonToken(c <= 3 ? 'G' : c === 4 ? 'GG' : 'GGGGG', byEra) },
   y: { max: 9, build: (c) => yearPart((dt) => dt.year, c) },
   Y: { max: 9, build: (c) => yearPart((dt) => dt.weekYear, c) },
   M: {
     max: 5,
-    build: (c) => (c <= 2 ? num((dt) => dt.month, c) : luxonToken(c === 3 ? 'MMM' : c === 4 ? 'MMMM' : 'MMMMM')),
+    build: (c) => (c <= 2 ? num((dt) => dt.month, c) : luxonToken(c === 3 ? 'MMM' : c === 4 ? 'MMMM' : 'MMMMM', byMonth)),
   },
   L: {
     max: 5,
-    build: (c) => (c <= 2 ? num((dt) => dt.month, c) : luxonToken(c === 3 ? 'LLL' : c === 4 ? 'LLLL' : 'LLLLL')),
+    build: (c) => (c <= 2 ? num((dt) => dt.month, c) : luxonToken(c === 3 ? 'LLL' : c === 4 ? 'LLLL' : 'LLLLL', byMonth)),
   },
   d: { max: 2, build: (c) => num((dt) => dt.day, c) },
   D: { max: 3, build: (c) => num((dt) => dt.ordinal, c) },
-  E: { max: 5, build: (c) => luxonToken(c <= 3 ? 'EEE' : c === 4 ? 'EEEE' : 'EEEEE') },
+  E: { max: 5, build: (c) => luxonToken(c <= 3 ? 'EEE' : c === 4 ? 'EEEE' : 'EEEEE', byWeekday) },
   e: {
     max: 5,
-    build: (c) => (c <= 2 ? num((dt) => dt.weekday, c) : luxonToken(c === 3 ? 'EEE' : c === 4 ? 'EEEE' : 'EEEEE')),
+    build: (c) => (c <= 2 ? num((dt) => dt.weekday, c) : luxonToken(c === 3 ? 'EEE' : c === 4 ? 'EEEE' : 'EEEEE', byWeekday)),
   },
   u: { max: 2, build: (c) => num((dt) => dt.weekday, c) },
   H: { max: 2, build: (c) => num((dt) => dt.hour, c) },
@@ -128,10 +161,10 @@ const LETTERS: Record<string, LetterSpec> = {
       return c <= 3 ? ms.slice(0, c) : ms + '0'.repeat(c - 3);
     },
   },
-  a: { max: 1, build: () => luxonToken('a') },
+  a: { max: 1, build: () => luxonToken('a', byMeridiem) },
   z: {
     max: 4,
-    build: (c) => (dt) => (c <= 3 ? dt.offsetNameShort : dt.offsetNameLong) ?? offsetGmt(dt),
+    build: (c) => zoneName(c === 4),
   },
   Z: {
     max: 5,

@@ -129,6 +129,7 @@ interface BlockIndex {
   maxEnds: Float64Array;
 }
 
+/** Sorts `appts` in place (the engine's own per-resource array, never the caller's). */
 function buildBlockIndex(appts: EngineAppointment[]): BlockIndex {
   appts.sort((x, y) => x.startMs - y.startMs);
   const n = appts.length;
@@ -158,7 +159,8 @@ function countBelow(sorted: Float64Array, x: number): number {
 
 const EMPTY_INDEX: BlockIndex = { starts: new Float64Array(0), maxEnds: new Float64Array(0) };
 
-function compareBookables(x: EngineBookable, y: EngineBookable): number {
+/** The order of computeBookables' output: startMs, resourceId, endMs, then Bookable before LotAppointment, then id. */
+export function compareBookables(x: EngineBookable, y: EngineBookable): number {
   if (x.startMs !== y.startMs) return x.startMs - y.startMs;
   if (x.resourceId !== y.resourceId) return x.resourceId < y.resourceId ? -1 : 1;
   if (x.endMs !== y.endMs) return x.endMs - y.endMs;
@@ -167,9 +169,6 @@ function compareBookables(x: EngineBookable, y: EngineBookable): number {
   const yi = y.kind === 'models.Bookable' ? y.timeslotId : y.appointmentId;
   return xi < yi ? -1 : xi > yi ? 1 : 0;
 }
-
-/** The order of computeBookables' output: startMs, resourceId, endMs, then kind and id. */
-export { compareBookables };
 
 export function computeBookables(
   timeslots: EngineTimeslot[],
@@ -219,7 +218,7 @@ export function computeBookables(
     let idx = indexes.get(resourceId);
     if (!idx) {
       const list = blockingByResource.get(resourceId);
-      idx = list ? buildBlockIndex(list.slice()) : EMPTY_INDEX;
+      idx = list ? buildBlockIndex(list) : EMPTY_INDEX;
       indexes.set(resourceId, idx);
     }
     return idx;
@@ -231,13 +230,19 @@ export function computeBookables(
     const unitMs = t.rasterMin * MINUTE_MS;
     const n = unitsPerCandidate(t.rasterMin, product);
     const spanMs = n * unitMs;
-    const units = Math.floor((t.endMs - t.startMs) / unitMs);
+    let units = Math.floor((t.endMs - t.startMs) / unitMs);
+    while (units > 0 && t.startMs + units * unitMs > t.endMs) units--; // rounding guard
     const lastK = units - n; // last candidate index (inclusive)
     if (lastK < 0) continue;
 
     // First k with start > now.
     let k = 0;
-    if (t.startMs <= nowMs) k = Math.floor((nowMs - t.startMs) / unitMs) + 1;
+    if (t.startMs <= nowMs) {
+      k = Math.floor((nowMs - t.startMs) / unitMs) + 1;
+      // Exactness guards against floating-point rounding of the division (cheap, rarely loops).
+      while (k > 0 && t.startMs + (k - 1) * unitMs > nowMs) k--;
+      while (t.startMs + k * unitMs <= nowMs) k++;
+    }
     if (k > lastK) continue;
 
     const { starts, maxEnds } = indexFor(t.resourceId);
@@ -247,7 +252,6 @@ export function computeBookables(
     for (; k <= lastK; k++) {
       const startMs = t.startMs + k * unitMs;
       if (startMs >= untilMs) break;
-      if (startMs <= nowMs) continue; // guards floating corner cases only
       const endMs = startMs + spanMs;
       const lo = startMs - leadMs;
       const hi = endMs + followMs;

@@ -1,0 +1,458 @@
+import { describe, expect, it } from 'vitest';
+import { DateTime } from 'luxon';
+import {
+  computeBookables,
+  type EngineAppointment,
+  type EngineBookable,
+  type EngineProduct,
+  type EngineQuery,
+  type EngineTimeslot,
+} from '../../src/booking/slotEngine.js';
+
+const MIN = 60_000;
+const HOUR = 60 * MIN;
+const DAY = 24 * HOUR;
+/** 2026-06-01T00:00:00Z */
+const T0 = Date.UTC(2026, 5, 1);
+
+function ts(over: Partial<EngineTimeslot> = {}): EngineTimeslot {
+  return {
+    id: 'ts1',
+    resourceId: 'r1',
+    startMs: T0 + 8 * HOUR,
+    endMs: T0 + 10 * HOUR,
+    rasterMin: 30,
+    defaultCapacity: 1,
+    defaultAcceptBookings: true,
+    state: 'BOOKABLE',
+    ...over,
+  };
+}
+
+function appt(over: Partial<EngineAppointment> = {}): EngineAppointment {
+  return {
+    id: 'a1',
+    resourceId: 'r1',
+    timeslotId: null,
+    productId: 'p1',
+    startMs: T0 + 8 * HOUR,
+    endMs: T0 + 8 * HOUR + 30 * MIN,
+    capacity: 1,
+    acceptBookings: true,
+    live: 0,
+    state: 'ACTIVE',
+    archived: false,
+    ...over,
+  };
+}
+
+function product(over: Partial<EngineProduct> = {}): EngineProduct {
+  return { id: 'p1', leadMin: 0, followUpMin: 0, minDurationMin: null, ...over };
+}
+
+function q(over: Partial<EngineQuery> = {}): EngineQuery {
+  return { nowMs: T0, untilMs: T0 + 30 * DAY, product: null, ...over };
+}
+
+/** Start offsets in minutes from T0, for compact assertions. */
+function startsMin(items: EngineBookable[]): number[] {
+  return items.map((b) => (b.startMs - T0) / MIN);
+}
+function spans(items: EngineBookable[]): Array<[number, number]> {
+  return items.map((b) => [(b.startMs - T0) / MIN, (b.endMs - T0) / MIN]);
+}
+const bookables = (items: EngineBookable[]) => items.filter((b) => b.kind === 'models.Bookable');
+const lots = (items: EngineBookable[]) => items.filter((b) => b.kind === 'models.LotAppointment');
+
+describe('cutting timeslots by raster', () => {
+  it('cuts a timeslot into raster units from its start', () => {
+    const out = computeBookables([ts()], [], q());
+    expect(spans(out)).toEqual([
+      [480, 510],
+      [510, 540],
+      [540, 570],
+      [570, 600],
+    ]);
+    expect(out[0]).toEqual({
+      kind: 'models.Bookable',
+      timeslotId: 'ts1',
+      resourceId: 'r1',
+      startMs: T0 + 8 * HOUR,
+      endMs: T0 + 8 * HOUR + 30 * MIN,
+      capacity: 1,
+      capacityLeft: 1,
+    });
+  });
+
+  it('drops a trailing partial unit', () => {
+    const out = computeBookables([ts({ endMs: T0 + 9 * HOUR + 50 * MIN, rasterMin: 30 })], [], q());
+    expect(spans(out)).toEqual([
+      [480, 510],
+      [510, 540],
+      [540, 570],
+    ]);
+  });
+
+  it('yields nothing for a timeslot shorter than one raster unit', () => {
+    expect(computeBookables([ts({ endMs: T0 + 8 * HOUR + 20 * MIN })], [], q())).toEqual([]);
+  });
+
+  it('cuts from the timeslot start even when it is not on a round time', () => {
+    const out = computeBookables([ts({ startMs: T0 + 8 * HOUR + 7 * MIN, endMs: T0 + 9 * HOUR + 7 * MIN, rasterMin: 20 })], [], q());
+    expect(startsMin(out)).toEqual([487, 507, 527]);
+  });
+
+  it('uses the default capacity of the timeslot as capacity and capacity left', () => {
+    const out = computeBookables([ts({ defaultCapacity: 5 })], [], q());
+    expect(out.every((b) => b.capacity === 5 && b.capacityLeft === 5)).toBe(true);
+  });
+});
+
+describe('timeslots that offer nothing', () => {
+  it('ignores CREATED timeslots', () => {
+    expect(computeBookables([ts({ state: 'CREATED' })], [], q())).toEqual([]);
+  });
+
+  it('ignores timeslots that do not accept bookings', () => {
+    expect(computeBookables([ts({ defaultAcceptBookings: false })], [], q())).toEqual([]);
+  });
+
+  it('ignores timeslots with a default capacity of zero', () => {
+    expect(computeBookables([ts({ defaultCapacity: 0 })], [], q())).toEqual([]);
+  });
+
+  it('ignores timeslots with a non-positive raster or an end before the start', () => {
+    expect(computeBookables([ts({ rasterMin: 0 }), ts({ id: 'ts2', endMs: T0 })], [], q())).toEqual([]);
+  });
+});
+
+describe('time window', () => {
+  it('drops slots that start at or before now', () => {
+    const out = computeBookables([ts()], [], q({ nowMs: T0 + 8 * HOUR + 30 * MIN }));
+    expect(startsMin(out)).toEqual([540, 570]);
+  });
+
+  it('drops a slot that has already begun', () => {
+    const out = computeBookables([ts()], [], q({ nowMs: T0 + 8 * HOUR + 31 * MIN }));
+    expect(startsMin(out)).toEqual([540, 570]);
+  });
+
+  it('drops slots that start at or after until', () => {
+    const out = computeBookables([ts()], [], q({ untilMs: T0 + 9 * HOUR }));
+    expect(startsMin(out)).toEqual([480, 510]);
+  });
+
+  it('lists appointments only with a start strictly between now and until', () => {
+    const a = [
+      appt({ id: 'past', startMs: T0, endMs: T0 + 30 * MIN }),
+      appt({ id: 'now', startMs: T0 + HOUR, endMs: T0 + HOUR + 30 * MIN }),
+      appt({ id: 'ok', startMs: T0 + 2 * HOUR, endMs: T0 + 2 * HOUR + 30 * MIN }),
+      appt({ id: 'until', startMs: T0 + 3 * HOUR, endMs: T0 + 3 * HOUR + 30 * MIN }),
+    ];
+    const out = computeBookables([], a, q({ nowMs: T0 + HOUR, untilMs: T0 + 3 * HOUR }));
+    expect(out.map((b) => (b.kind === 'models.LotAppointment' ? b.appointmentId : ''))).toEqual(['ok']);
+  });
+});
+
+describe('minimum duration of the product', () => {
+  it('spans ceil(minDuration / raster) consecutive units and starts at every unit boundary where they fit', () => {
+    const out = computeBookables([ts()], [], q({ product: product({ minDurationMin: 45 }) }));
+    expect(spans(out)).toEqual([
+      [480, 540],
+      [510, 570],
+      [540, 600],
+    ]);
+  });
+
+  it('keeps single units when the minimum duration does not exceed the raster', () => {
+    const out = computeBookables([ts()], [], q({ product: product({ minDurationMin: 30 }) }));
+    expect(spans(out)).toHaveLength(4);
+    expect(out.every((b) => b.endMs - b.startMs === 30 * MIN)).toBe(true);
+  });
+
+  it('yields nothing when the timeslot is shorter than the minimum duration', () => {
+    expect(computeBookables([ts()], [], q({ product: product({ minDurationMin: 150 }) }))).toEqual([]);
+  });
+
+  it('needs all spanned units to be free', () => {
+    const out = computeBookables(
+      [ts()],
+      [appt({ startMs: T0 + 9 * HOUR, endMs: T0 + 9 * HOUR + 30 * MIN, acceptBookings: false })],
+      q({ product: product({ minDurationMin: 60 }) }),
+    );
+    expect(spans(bookables(out))).toEqual([[480, 540]]);
+  });
+
+  it('ignores the minimum duration without a product in the query', () => {
+    const out = computeBookables([ts()], [], q());
+    expect(out).toHaveLength(4);
+  });
+});
+
+describe('appointments block overlapping slots', () => {
+  it('blocks a slot overlapped by an ACTIVE appointment whatever its capacity', () => {
+    const a = appt({ startMs: T0 + 8 * HOUR + 40 * MIN, endMs: T0 + 8 * HOUR + 50 * MIN, capacity: 0, acceptBookings: false });
+    const out = computeBookables([ts()], [a], q());
+    expect(startsMin(out)).toEqual([480, 540, 570]);
+  });
+
+  it('does not list a Bookable on the range of an existing appointment, only the LotAppointment', () => {
+    const a = appt({ startMs: T0 + 8 * HOUR, endMs: T0 + 8 * HOUR + 30 * MIN, capacity: 3, live: 1 });
+    const out = computeBookables([ts()], [a], q());
+    expect(out[0]).toMatchObject({ kind: 'models.LotAppointment', appointmentId: 'a1', capacity: 3, capacityLeft: 2 });
+    expect(startsMin(bookables(out))).toEqual([510, 540, 570]);
+  });
+
+  it('lets a slot touch an appointment at either end', () => {
+    const a = appt({ startMs: T0 + 8 * HOUR + 30 * MIN, endMs: T0 + 9 * HOUR, acceptBookings: false });
+    const out = computeBookables([ts()], [a], q());
+    expect(startsMin(out)).toEqual([480, 540, 570]);
+  });
+
+  it('ignores CANCELLED and archived appointments', () => {
+    const a = [
+      appt({ id: 'c', state: 'CANCELLED', startMs: T0 + 8 * HOUR, endMs: T0 + 10 * HOUR }),
+      appt({ id: 'x', archived: true, startMs: T0 + 8 * HOUR, endMs: T0 + 10 * HOUR }),
+    ];
+    const out = computeBookables([ts()], a, q());
+    expect(out).toHaveLength(4);
+    expect(lots(out)).toEqual([]);
+  });
+
+  it('only blocks slots of the same resource', () => {
+    const a = appt({ resourceId: 'r2', startMs: T0 + 8 * HOUR, endMs: T0 + 10 * HOUR, acceptBookings: false });
+    expect(computeBookables([ts()], [a], q())).toHaveLength(4);
+  });
+
+  it('handles appointments that overlap each other, as a long one followed by short ones', () => {
+    const a = [
+      appt({ id: 'long', startMs: T0 + 7 * HOUR, endMs: T0 + 9 * HOUR, acceptBookings: false }),
+      appt({ id: 'short', startMs: T0 + 7 * HOUR + 10 * MIN, endMs: T0 + 7 * HOUR + 20 * MIN, acceptBookings: false }),
+    ];
+    const out = computeBookables([ts()], a, q());
+    expect(startsMin(out)).toEqual([540, 570]);
+  });
+});
+
+describe('lead and follow-up buffers of the product', () => {
+  const blocker = appt({ startMs: T0 + 9 * HOUR, endMs: T0 + 9 * HOUR + 30 * MIN, acceptBookings: false });
+
+  it('blocks slots whose lead time overlaps an appointment', () => {
+    const out = computeBookables([ts()], [blocker], q({ product: product({ leadMin: 15 }) }));
+    // 09:30 needs 09:15 free (blocked); 08:00 and 08:30 end before 09:00.
+    expect(startsMin(out)).toEqual([480, 510]);
+  });
+
+  it('blocks slots whose follow-up time overlaps an appointment', () => {
+    const out = computeBookables([ts()], [blocker], q({ product: product({ followUpMin: 15 }) }));
+    // 08:30-09:00 plus 15 min reaches 09:15 (blocked).
+    expect(startsMin(out)).toEqual([480, 570]);
+  });
+
+  it('lets a follow-up buffer end exactly where an appointment starts', () => {
+    const out = computeBookables([ts()], [blocker], q({ product: product({ followUpMin: 30 }) }));
+    // 08:00-08:30 + 30 min = 09:00 touches the 09:00 appointment.
+    expect(startsMin(out)).toEqual([480, 570]);
+  });
+
+  it('lets a lead buffer begin exactly where an appointment ends', () => {
+    const out = computeBookables([ts()], [blocker], q({ product: product({ leadMin: 30 }) }));
+    // 10:00 would need 09:30; here 09:30 - 30 min = 09:00 overlaps, so probe with a later slot.
+    expect(startsMin(out)).toEqual([480, 510]);
+    const later = computeBookables([ts({ endMs: T0 + 11 * HOUR })], [blocker], q({ product: product({ leadMin: 30 }) }));
+    expect(startsMin(later)).toEqual([480, 510, 600, 630]);
+  });
+
+  it('allows buffers outside the timeslot when nothing is there', () => {
+    const out = computeBookables([ts()], [], q({ product: product({ leadMin: 120, followUpMin: 120 }) }));
+    expect(out).toHaveLength(4);
+  });
+
+  it('counts appointments outside the timeslot against the buffers', () => {
+    const before = appt({ startMs: T0 + 7 * HOUR, endMs: T0 + 7 * HOUR + 50 * MIN, acceptBookings: false });
+    const out = computeBookables([ts()], [before], q({ product: product({ leadMin: 30 }) }));
+    expect(startsMin(bookables(out))).toEqual([510, 540, 570]);
+  });
+
+  it('applies no buffers without a product', () => {
+    const out = computeBookables([ts()], [blocker], q());
+    expect(startsMin(out)).toEqual([480, 510, 570]);
+  });
+});
+
+describe('existing appointments as LotAppointment', () => {
+  it('lists an ACTIVE accepting appointment with capacity left', () => {
+    const a = appt({ id: 'g', timeslotId: 'ts9', productId: 'p1', capacity: 4, live: 3 });
+    const out = computeBookables([], [a], q());
+    expect(out).toEqual([
+      {
+        kind: 'models.LotAppointment',
+        appointmentId: 'g',
+        timeslotId: 'ts9',
+        productId: 'p1',
+        resourceId: 'r1',
+        startMs: a.startMs,
+        endMs: a.endMs,
+        capacity: 4,
+        capacityLeft: 1,
+      },
+    ]);
+  });
+
+  it('never lists an appointment whose capacity left is zero or less', () => {
+    const a = [
+      appt({ id: 'full', capacity: 2, live: 2 }),
+      appt({ id: 'over', capacity: 2, live: 3, startMs: T0 + 9 * HOUR, endMs: T0 + 10 * HOUR }),
+      appt({ id: 'zero', capacity: 0, live: 0, startMs: T0 + 11 * HOUR, endMs: T0 + 12 * HOUR }),
+    ];
+    expect(computeBookables([], a, q())).toEqual([]);
+  });
+
+  it('does not list appointments that do not accept bookings, are CANCELLED or archived', () => {
+    const a = [
+      appt({ id: 'private', acceptBookings: false }),
+      appt({ id: 'cancelled', state: 'CANCELLED' }),
+      appt({ id: 'archived', archived: true }),
+    ];
+    expect(computeBookables([], a, q())).toEqual([]);
+  });
+
+  it('keeps only appointments of the queried product', () => {
+    const a = [
+      appt({ id: 'mine', productId: 'p1' }),
+      appt({ id: 'other', productId: 'p2', startMs: T0 + 9 * HOUR, endMs: T0 + 10 * HOUR }),
+      appt({ id: 'none', productId: null, startMs: T0 + 11 * HOUR, endMs: T0 + 12 * HOUR }),
+    ];
+    const ids = (items: EngineBookable[]) => items.map((b) => (b.kind === 'models.LotAppointment' ? b.appointmentId : ''));
+    expect(ids(computeBookables([], a, q({ product: product({ id: 'p1' }) })))).toEqual(['mine']);
+    expect(ids(computeBookables([], a, q()))).toEqual(['mine', 'other', 'none']);
+  });
+
+  it('lists an appointment once even if it is passed twice', () => {
+    expect(computeBookables([], [appt(), appt()], q())).toHaveLength(1);
+  });
+});
+
+describe('overlapping timeslots of one resource', () => {
+  it('computes candidates of each timeslot, with different rasters', () => {
+    const a = ts({ id: 'a', rasterMin: 30 });
+    const b = ts({ id: 'b', rasterMin: 45, startMs: T0 + 8 * HOUR, endMs: T0 + 9 * HOUR + 30 * MIN });
+    const out = computeBookables([a, b], [], q());
+    expect(spans(out)).toEqual([
+      [480, 510],
+      [480, 525],
+      [510, 540],
+      [525, 570],
+      [540, 570],
+      [570, 600],
+    ]);
+    expect(out.map((x) => (x.kind === 'models.Bookable' ? x.timeslotId : ''))).toEqual(['a', 'b', 'a', 'b', 'a', 'a']);
+  });
+
+  it('lists identical candidates once, from the timeslot with the smallest id, whatever the input order', () => {
+    const a = ts({ id: 'ts-b', defaultCapacity: 2 });
+    const b = ts({ id: 'ts-a', startMs: T0 + 9 * HOUR, endMs: T0 + 11 * HOUR, defaultCapacity: 3 });
+    for (const input of [
+      [a, b],
+      [b, a],
+    ]) {
+      const out = computeBookables(input, [], q());
+      expect(spans(out)).toEqual([
+        [480, 510],
+        [510, 540],
+        [540, 570],
+        [570, 600],
+        [600, 630],
+        [630, 660],
+      ]);
+      const ids = out.map((x) => (x.kind === 'models.Bookable' ? x.timeslotId : ''));
+      expect(ids).toEqual(['ts-b', 'ts-b', 'ts-a', 'ts-a', 'ts-a', 'ts-a']);
+    }
+  });
+
+  it('lists the same time on different resources separately', () => {
+    const out = computeBookables([ts({ id: 'x' }), ts({ id: 'y', resourceId: 'r0' })], [], q());
+    expect(out).toHaveLength(8);
+    expect(out.slice(0, 2).map((b) => b.resourceId)).toEqual(['r0', 'r1']);
+  });
+});
+
+describe('ordering', () => {
+  it('sorts by start, then resource, then end', () => {
+    const items = computeBookables(
+      [
+        ts({ id: 't1', resourceId: 'r2', rasterMin: 60 }),
+        ts({ id: 't2', resourceId: 'r1', rasterMin: 60 }),
+        ts({ id: 't3', resourceId: 'r1', rasterMin: 30 }),
+      ],
+      [appt({ id: 'g', resourceId: 'r3', startMs: T0 + 8 * HOUR, endMs: T0 + 8 * HOUR + 15 * MIN })],
+      q(),
+    );
+    const key = items.map((b) => `${(b.startMs - T0) / MIN}/${b.resourceId}/${(b.endMs - T0) / MIN}`);
+    expect(key.slice(0, 4)).toEqual(['480/r1/510', '480/r1/540', '480/r2/540', '480/r3/495']);
+  });
+});
+
+describe('daylight saving time', () => {
+  const zone = 'Europe/Berlin';
+
+  it('cuts 30-minute units exactly 30 real minutes apart across the spring-forward gap', () => {
+    const start = DateTime.fromISO('2026-03-29T00:00', { zone });
+    const end = DateTime.fromISO('2026-03-29T06:00', { zone });
+    expect(end.toMillis() - start.toMillis()).toBe(5 * HOUR);
+    const out = computeBookables(
+      [ts({ startMs: start.toMillis(), endMs: end.toMillis(), rasterMin: 30 })],
+      [],
+      q({ nowMs: start.toMillis() - DAY, untilMs: end.toMillis() + DAY }),
+    );
+    expect(out).toHaveLength(10);
+    for (let i = 0; i < out.length; i++) {
+      expect(out[i].startMs).toBe(start.toMillis() + i * 30 * MIN);
+      expect(out[i].endMs - out[i].startMs).toBe(30 * MIN);
+    }
+    const wall = out.map((b) => DateTime.fromMillis(b.startMs, { zone }).toFormat('HH:mm'));
+    expect(wall).toEqual(['00:00', '00:30', '01:00', '01:30', '03:00', '03:30', '04:00', '04:30', '05:00', '05:30']);
+  });
+
+  it('cuts 30-minute units exactly 30 real minutes apart across the fall-back repeat', () => {
+    const start = DateTime.fromISO('2026-10-25T00:00', { zone });
+    const end = DateTime.fromISO('2026-10-25T06:00', { zone });
+    expect(end.toMillis() - start.toMillis()).toBe(7 * HOUR);
+    const out = computeBookables(
+      [ts({ startMs: start.toMillis(), endMs: end.toMillis(), rasterMin: 30 })],
+      [],
+      q({ nowMs: start.toMillis() - DAY, untilMs: end.toMillis() + DAY }),
+    );
+    expect(out).toHaveLength(14);
+    for (let i = 0; i < out.length; i++) {
+      expect(out[i].startMs).toBe(start.toMillis() + i * 30 * MIN);
+    }
+    const wall = out.map((b) => DateTime.fromMillis(b.startMs, { zone }).toFormat('HH:mm'));
+    expect(wall.slice(3, 9)).toEqual(['01:30', '02:00', '02:30', '02:00', '02:30', '03:00']);
+  });
+});
+
+describe('performance', () => {
+  it('computes 28 days of 08:00-18:00 at raster 30 with 150 appointments quickly', () => {
+    const zone = 'Europe/Berlin';
+    const day0 = DateTime.fromISO('2026-03-02T00:00', { zone });
+    const timeslots: EngineTimeslot[] = [];
+    for (let d = 0; d < 28; d++) {
+      const day = day0.plus({ days: d });
+      timeslots.push(ts({ id: `t${d}`, startMs: day.set({ hour: 8 }).toMillis(), endMs: day.set({ hour: 18 }).toMillis() }));
+    }
+    const appointments: EngineAppointment[] = [];
+    for (let i = 0; i < 150; i++) {
+      const day = day0.plus({ days: i % 28 }).set({ hour: 8 + (i % 10) });
+      appointments.push(appt({ id: `a${i}`, startMs: day.toMillis(), endMs: day.toMillis() + 30 * MIN, capacity: 2, live: i % 3 }));
+    }
+    const query = q({ nowMs: day0.toMillis(), untilMs: day0.plus({ days: 60 }).toMillis(), product: product({ leadMin: 10, followUpMin: 10 }) });
+    computeBookables(timeslots, appointments, query);
+    const runs = 200;
+    const t = performance.now();
+    for (let i = 0; i < runs; i++) computeBookables(timeslots, appointments, query);
+    const perCall = (performance.now() - t) / runs;
+    // Generous bound for slow CI machines; typically well under 1 ms.
+    expect(perCall).toBeLessThan(5);
+  });
+});
