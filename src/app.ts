@@ -18,6 +18,7 @@ import { publicRoutes } from './http/public.js';
 import { cancelRoutes } from './http/cancel.js';
 import { widgetRoutes } from './http/widget.js';
 import { canonicalHostRedirect } from './http/canonicalHost.js';
+import { registerMetrics } from './http/metrics.js';
 
 export interface AppDeps {
   config: Config;
@@ -59,6 +60,7 @@ export async function buildApp({ config, db, clock = systemClock, logger }: AppD
   registerErrorHandling(app);
   registerJsonParser(app);
   canonicalHostRedirect(app, config);
+  registerMetrics(app);
 
   await app.register(healthRoutes, { deps });
   await app.register(

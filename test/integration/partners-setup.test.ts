@@ -201,3 +201,12 @@ describe('operations', () => {
     expect((await t.app.inject({ method: 'GET', url: '/docs' })).statusCode).toBeLessThan(400);
   });
 });
+
+describe('metrics', () => {
+  it('exposes Prometheus metrics with request latency per route', async () => {
+    await t.app.inject({ method: 'GET', url: '/healthz' });
+    const res = await t.app.inject({ method: 'GET', url: '/metrics' });
+    expect(res.statusCode).toBe(200);
+    expect(res.body).toContain('http_request_duration_seconds_count{method="GET",route="/healthz",status="200"}');
+  });
+});
