@@ -1,12 +1,15 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../context.js';
+import { deleteResource } from '../offerings/deleteResource.js';
 import * as products from '../offerings/products.js';
+import * as profiles from '../offerings/profiles.js';
 import * as resources from '../offerings/resources.js';
 import * as S from './offeringSchemas.js';
 import { Enveloped, envelope, errorResponses } from './reply.js';
 
 const productTags = ['B. Offerings: products'];
 const resourceTags = ['B. Offerings: resources'];
+const profileTags = ['B. Offerings: contact profiles'];
 const security = [{ apiKey: [] }];
 
 export const offeringRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
@@ -75,5 +78,64 @@ export const offeringRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
     '/provider/:providerRef/resources',
     { schema: { tags: resourceTags, security, summary: 'B5 list resources (bare array)', params: S.ProviderParams, response: { 200: Type.Array(S.Resource), ...errorResponses } } },
     async (request) => resources.listResources(deps, request.crmId, request.params.providerRef),
+  );
+
+  app.delete(
+    '/provider/:providerRef/resources/:resourceRef',
+    {
+      schema: {
+        tags: resourceTags, security,
+        summary: 'B6 delete a resource for good (409 while future appointments exist unless ignoreFutureAppointments=true)',
+        params: S.ResourceParams, querystring: S.ResourceDeleteQuery, response: { 204: Type.Null(), ...errorResponses },
+      },
+    },
+    async (request, reply) => {
+      const { crmId, params, query } = request;
+      await deleteResource(deps, crmId, params.providerRef, params.resourceRef, query.ignoreFutureAppointments);
+      return reply.status(204).send(null);
+    },
+  );
+
+  const profileReply = { 200: Enveloped({ profile: S.Profile }), 201: Enveloped({ profile: S.Profile }), ...errorResponses };
+
+  app.get(
+    '/user/:userRef/generalContactProfile',
+    { schema: { tags: profileTags, security, summary: 'B7 read the general contact profile of a user', params: S.UserParams, response: profileReply } },
+    async (request) => envelope({ profile: await profiles.getGeneralProfile(deps, request.crmId, request.params.userRef) }),
+  );
+
+  app.put(
+    '/user/:userRef/generalContactProfile',
+    {
+      schema: {
+        tags: profileTags, security, summary: 'B8 create (201) or update (200) the general contact profile; channels merged by type',
+        params: S.UserParams, body: S.GeneralProfileBody, response: profileReply,
+      },
+    },
+    async (request, reply) => {
+      const result = await profiles.putGeneralProfile(deps, request.crmId, request.params.userRef, request.body);
+      return reply.status(result.created ? 201 : 200).send(envelope({ profile: result.profile }));
+    },
+  );
+
+  app.get(
+    '/provider/:providerRef/contactProfile/:profileRef',
+    { schema: { tags: profileTags, security, summary: 'B9 read a provider-specific contact profile', params: S.ProfileParams, response: profileReply } },
+    async (request) =>
+      envelope({ profile: await profiles.getProviderProfile(deps, request.crmId, request.params.providerRef, request.params.profileRef) }),
+  );
+
+  app.post(
+    '/provider/:providerRef/contactProfile',
+    {
+      schema: {
+        tags: profileTags, security, summary: 'B10 create (201) or update (200) a provider-specific contact profile; channels merged by type',
+        params: S.ProviderParams, body: S.ProfileBody, response: profileReply,
+      },
+    },
+    async (request, reply) => {
+      const result = await profiles.upsertProviderProfile(deps, request.crmId, request.params.providerRef, request.body);
+      return reply.status(result.created ? 201 : 200).send(envelope({ profile: result.profile }));
+    },
   );
 };

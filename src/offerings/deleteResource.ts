@@ -1,0 +1,61 @@
+import type { Deps } from '../context.js';
+import { conflict, notFound } from '../errors.js';
+import { enqueueParticipationMails } from '../notifications/compose.js';
+import { requireProvider } from '../partners/providers.js';
+import { lockResource } from '../scheduling/capacity.js';
+import type { Queryable } from '../storage/db.js';
+import { resourceByReference } from './resourceRepo.js';
+
+/** Live appointments of the resource that have not ended yet. */
+const futureAppointments = (tx: Queryable, resourceId: string, now: Date) =>
+  tx.query<{ id: string; reference: string }>(
+    `SELECT id, reference FROM appointments
+      WHERE resource_id = $1 AND end_at > $2 AND state = 'ACTIVE' AND NOT archived ORDER BY start_at`,
+    [resourceId, now],
+  );
+
+/**
+ * B6. With future appointments and no ignoreFutureAppointments: 409. With it, the future
+ * appointments are archived, their participations CANCELED and every booked or requested
+ * participant is mailed, all in this transaction. The resource row is then deleted for good;
+ * its appointments remain (resource_id NULL) as history.
+ */
+export async function deleteResource(
+  deps: Deps,
+  crmId: string,
+  providerRef: string,
+  resourceRef: string,
+  ignoreFutureAppointments: boolean,
+): Promise<{ archivedAppointments: number }> {
+  return deps.db.transaction(async (tx) => {
+    const provider = await requireProvider(tx, crmId, providerRef);
+    const resource = await resourceByReference(tx, provider.id, resourceRef);
+    if (!resource) throw notFound(`no resource found for reference ${resourceRef}`);
+    // no appointment can be added to the resource while we decide
+    await lockResource(tx, resource.id);
+    const future = await futureAppointments(tx, resource.id, deps.clock.now());
+    if (future.length > 0 && !ignoreFutureAppointments) {
+      const shown = future.slice(0, 5).map((a) => a.reference).join(', ');
+      throw conflict(
+        `resource ${resourceRef} has ${future.length} future appointment(s) (${shown}); delete with ignoreFutureAppointments=true to archive them and inform the participants`,
+      );
+    }
+    for (const appointment of future) {
+      await tx.query('UPDATE appointments SET archived = true, updated_at = now() WHERE id = $1', [appointment.id]);
+      const canceled = await tx.query<{ id: string; was: string }>(
+        `UPDATE participations p SET state = 'CANCELED', hold_until = NULL, updated_at = now()
+           FROM participations old
+          WHERE p.id = old.id AND p.appointment_id = $1 AND p.state IN ('RESERVED', 'REQUESTED', 'BOOKED')
+          RETURNING p.id, old.state AS was`,
+        [appointment.id],
+      );
+      for (const p of canceled) {
+        // a RESERVED hold is a consumer mid-booking; like RESERVED -> CANCELED elsewhere it gets no mail
+        if (p.was === 'RESERVED') continue;
+        await enqueueParticipationMails(tx, deps.config, p.id, ['resource-deleted-cancellation']);
+      }
+    }
+    await tx.query('DELETE FROM resources WHERE id = $1', [resource.id]);
+    return { archivedAppointments: future.length };
+  });
+}
