@@ -1,14 +1,17 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { Db } from './storage/db.js';
+import { startMailWorker } from './notifications/worker.js';
 
 export interface BackgroundJobs {
   stop(): Promise<void>;
 }
 
 /** Starts the process's background work (hold sweeper, mail worker) and returns how to stop it. */
-export function startBackgroundJobs(_deps: { config: Config; db: Db; log: FastifyBaseLogger }): BackgroundJobs {
+export function startBackgroundJobs(deps: { config: Config; db: Db; log: FastifyBaseLogger }): BackgroundJobs {
   const stops: (() => Promise<void>)[] = [];
+  const mailWorker = startMailWorker(deps);
+  stops.push(() => mailWorker.stop());
   return {
     async stop() {
       await Promise.all(stops.map((s) => s()));

@@ -10,6 +10,17 @@ export interface OutboxMail {
   payload: Record<string, unknown>;
 }
 
+const listeners = new Set<() => void>();
+
+/**
+ * Tells this process's mail worker that rows were written, so a mail leaves promptly instead of at
+ * the next poll. The rows may not be committed yet: the worker looks shortly after, and polls anyway.
+ */
+export function onMailEnqueued(listener: () => void): () => void {
+  listeners.add(listener);
+  return () => listeners.delete(listener);
+}
+
 /** Writes mails to the outbox inside the caller's transaction; the mail worker delivers them. */
 export async function enqueueMails(tx: Queryable, mails: OutboxMail[]): Promise<void> {
   for (const m of mails) {
@@ -18,4 +29,5 @@ export async function enqueueMails(tx: Queryable, mails: OutboxMail[]): Promise<
       [m.crmId, m.template, m.recipient, m.locale, JSON.stringify(m.payload)],
     );
   }
+  if (mails.length > 0) for (const listener of listeners) listener();
 }

@@ -1,0 +1,56 @@
+/** The outbox as a work queue: named queries the mail worker runs, each its own short statement. */
+import type { Queryable } from '../storage/db.js';
+
+export interface OutboxRow {
+  id: string;
+  crm_id: string | null;
+  template: string;
+  recipient: string;
+  locale: string;
+  payload: unknown;
+  status: 'PENDING' | 'SENT' | 'FAILED';
+  attempts: number;
+  next_attempt_at: Date;
+  last_error: string | null;
+  sent_at: Date | null;
+  created_at: Date;
+}
+
+/**
+ * Takes up to `limit` due rows for this worker: counts the attempt and pushes next_attempt_at one
+ * lease ahead, in one statement. SKIP LOCKED lets concurrent workers (other instances on the same
+ * PostgreSQL database) take disjoint rows; the lease makes a row that a crashed worker held due again.
+ */
+export async function claimDue(db: Queryable, limit: number, leaseMs: number): Promise<OutboxRow[]> {
+  const rows = await db.query<OutboxRow>(
+    `UPDATE outbox SET attempts = attempts + 1, next_attempt_at = now() + make_interval(secs => $2::double precision)
+      WHERE id IN (SELECT id FROM outbox WHERE status = 'PENDING' AND next_attempt_at <= now()
+                    ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+      RETURNING *`,
+    [limit, leaseMs / 1000],
+  );
+  return rows.sort((a, b) => a.created_at.getTime() - b.created_at.getTime());
+}
+
+export async function markSent(db: Queryable, id: string): Promise<void> {
+  await db.query(`UPDATE outbox SET status = 'SENT', sent_at = now(), last_error = NULL WHERE id = $1 AND status = 'PENDING'`, [id]);
+}
+
+/** Records a failed attempt: due again after `retryInMs`, or FAILED (kept, never deleted) when `giveUp`. */
+export async function markAttemptFailed(db: Queryable, id: string, error: string, retry: { giveUp: boolean; retryInMs: number }): Promise<void> {
+  await db.query(
+    `UPDATE outbox SET status = CASE WHEN $3 THEN 'FAILED' ELSE 'PENDING' END,
+            next_attempt_at = now() + make_interval(secs => $4::double precision), last_error = $2
+      WHERE id = $1 AND status = 'PENDING'`,
+    [id, error.slice(0, 1000), retry.giveUp, retry.retryInMs / 1000],
+  );
+}
+
+/** Hands claimed but untried rows back at once, without counting the attempt. */
+export async function release(db: Queryable, ids: string[]): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query(
+    `UPDATE outbox SET attempts = greatest(attempts - 1, 0), next_attempt_at = now() WHERE id = ANY($1::uuid[]) AND status = 'PENDING'`,
+    [ids],
+  );
+}

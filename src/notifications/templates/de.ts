@@ -1,0 +1,83 @@
+import type { Wording } from './types.js';
+
+export const de: Wording = {
+  appointment: {
+    'booking-confirmed': {
+      subject: (v) => `Buchungsbestätigung: ${v.what} am ${v.day}`,
+      body: () => ['vielen Dank für Ihre Buchung. Ihr Termin ist verbindlich gebucht.'],
+    },
+    'booking-notification': {
+      subject: (v) => `Neue Buchung: ${v.what} am ${v.day} (${v.participant})`,
+      body: (v) => [`${v.participant} hat folgenden Termin gebucht.`],
+    },
+    'booking-requested': {
+      subject: (v) => `Anfrage erhalten: ${v.what} am ${v.day}`,
+      body: (v) => [
+        'vielen Dank für Ihre Anfrage.',
+        `${v.provider} prüft sie und bestätigt den Termin so bald wie möglich. Bis dahin ist der Termin noch nicht verbindlich gebucht.`,
+      ],
+    },
+    'booking-request-to-confirm': {
+      subject: (v) => `Bitte bestätigen: Anfrage für ${v.what} am ${v.day} (${v.participant})`,
+      body: (v) => [`${v.participant} möchte folgenden Termin buchen. Bitte bestätigen Sie die Anfrage oder sagen Sie sie ab.`],
+    },
+    'participation-booked': {
+      subject: (v) => `Termin bestätigt: ${v.what} am ${v.day}`,
+      body: (v) => [`${v.provider} hat Ihren Termin bestätigt. Er ist jetzt verbindlich gebucht.`],
+    },
+    'participation-canceled': {
+      subject: (v) => `Termin abgesagt: ${v.what} am ${v.day}`,
+      body: (v) => [`${v.provider} hat Ihre Teilnahme an folgendem Termin abgesagt.`],
+    },
+    'appointment-cancelled': {
+      subject: (v) => `Absage: ${v.what} am ${v.day}`,
+      body: (v) => [`${v.provider} hat folgenden Termin abgesagt. Er findet nicht statt.`],
+    },
+    'resource-deleted-cancellation': {
+      subject: (v) => `Termin entfällt: ${v.what} am ${v.day}`,
+      body: (v) => [
+        `Folgender Termin findet nicht statt, weil ${v.resource ?? 'das Angebot'} nicht mehr angeboten wird.`,
+        `Bei Fragen wenden Sie sich bitte an ${v.provider}.`,
+      ],
+    },
+    'customer-removed': {
+      subject: (v) => `Termin storniert: ${v.what} am ${v.day}`,
+      body: (v) => [`${v.provider} hat Sie von folgendem Termin abgemeldet.`],
+    },
+    'self-cancel-confirmation': {
+      subject: (v) => `Stornierung bestätigt: ${v.what} am ${v.day}`,
+      body: () => ['Sie haben folgenden Termin storniert. Ihr Platz ist wieder frei.'],
+    },
+    'self-cancel-notification': {
+      subject: (v) => `Stornierung: ${v.what} am ${v.day} (${v.participant})`,
+      body: (v) => [`${v.participant} hat folgenden Termin über den Stornierungslink abgesagt. Der Platz ist wieder frei.`],
+    },
+  },
+  verification: {
+    subject: () => 'Bitte bestätigen Sie Ihre E-Mail-Adresse',
+    body: (v) => [
+      `Ihre E-Mail-Adresse ${v.email} wurde mit einem Benutzerkonto verknüpft (Referenz ${v.reference}).`,
+      'Bitte bestätigen Sie Ihre E-Mail-Adresse bei Ihrer nächsten Anmeldung erneut. Falls Sie das nicht veranlasst haben, wenden Sie sich bitte an den Anbieter, bei dem Sie gebucht haben.',
+    ],
+  },
+  greeting: (name) => (name ? `Hallo ${name},` : 'Guten Tag,'),
+  labels: {
+    when: 'Wann',
+    what: 'Was',
+    where: 'Wo',
+    contact: 'Kontakt',
+    customer: 'Kunde',
+    messageFrom: (provider) => `Nachricht von ${provider}`,
+    customerMessage: 'Nachricht des Kunden',
+    cancelIntro: 'Falls Sie den Termin nicht wahrnehmen können, stornieren Sie ihn bitte hier:',
+    cancelAction: 'Termin stornieren',
+    calendarInvite: 'Im Anhang finden Sie eine Kalendereinladung für Ihren Kalender.',
+    calendarCancel: 'Die Kalenderdatei im Anhang entfernt den Termin aus Ihrem Kalender.',
+  },
+  fallback: { what: 'Termin', participant: 'Ein Kunde' },
+  closing: {
+    consumer: (provider) => ['Viele Grüße', provider],
+    provider: ['Diese Nachricht wurde automatisch vom Buchungssystem versendet.'],
+    verification: ['Viele Grüße', 'Ihr Buchungsservice'],
+  },
+};

@@ -1,0 +1,86 @@
+import { mkdir, rename, writeFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import nodemailer from 'nodemailer';
+import type { Config } from '../config.js';
+import type { RenderedMail } from './render.js';
+
+/** One message ready to leave: rendered content plus envelope and the row's stable Message-ID. */
+export interface OutgoingMail {
+  /** the outbox row id; names the .eml file, so a retry overwrites instead of duplicating */
+  id: string;
+  createdAt: Date;
+  messageId: string;
+  from: string;
+  to: string;
+  content: RenderedMail;
+}
+
+export interface MailTransport {
+  readonly kind: 'smtp' | 'file';
+  send(mail: OutgoingMail): Promise<void>;
+  close(): void;
+}
+
+function mailOptions(mail: OutgoingMail) {
+  const { content } = mail;
+  return {
+    from: mail.from,
+    to: mail.to,
+    subject: content.subject,
+    text: content.text,
+    html: content.html,
+    messageId: mail.messageId,
+    date: new Date(),
+    headers: { 'Auto-Submitted': 'auto-generated' },
+    disableFileAccess: true,
+    disableUrlAccess: true,
+    ...(content.calendar
+      ? { icalEvent: { method: content.calendar.method, filename: content.calendar.method === 'CANCEL' ? 'cancel.ics' : 'invite.ics', content: content.calendar.content } }
+      : {}),
+  };
+}
+
+/** SMTP through one small connection pool; short timeouts so a hanging server cannot outlast the claim lease. */
+export function smtpTransport(url: string): MailTransport {
+  const transporter = nodemailer.createTransport({
+    url,
+    pool: true,
+    maxConnections: 2,
+    connectionTimeout: 10_000,
+    greetingTimeout: 10_000,
+    socketTimeout: 30_000,
+  });
+  return {
+    kind: 'smtp',
+    async send(mail) {
+      await transporter.sendMail(mailOptions(mail));
+    },
+    close: () => transporter.close(),
+  };
+}
+
+/** Without SMTP_URL: each mail becomes DATA_DIR/mail/{created}-{id}.eml, written atomically. */
+export function fileTransport(dir: string): MailTransport {
+  const transporter = nodemailer.createTransport({ streamTransport: true, buffer: true, newline: 'unix' });
+  return {
+    kind: 'file',
+    async send(mail) {
+      const info = await transporter.sendMail(mailOptions(mail));
+      await mkdir(dir, { recursive: true });
+      const stamp = mail.createdAt.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+      const target = join(dir, `${stamp}-${mail.id}.eml`);
+      const partial = `${target}.partial`;
+      await writeFile(partial, info.message as Buffer);
+      await rename(partial, target);
+    },
+    close: () => undefined,
+  };
+}
+
+export function mailDir(config: Config): string {
+  return resolve(config.dataDir, 'mail');
+}
+
+export function transportFor(config: Config): MailTransport {
+  return config.smtpUrl ? smtpTransport(config.smtpUrl) : fileTransport(mailDir(config));
+}

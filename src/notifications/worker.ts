@@ -1,0 +1,185 @@
+import type { Config } from '../config.js';
+import type { Db } from '../storage/db.js';
+import { mailMetrics } from './metrics.js';
+import { onMailEnqueued } from './outbox.js';
+import { claimDue, markAttemptFailed, markSent, release, type OutboxRow } from './queue.js';
+import { RenderError, renderMail } from './render.js';
+import { transportFor, type MailTransport } from './transport.js';
+
+/** What the worker logs through (pino-compatible); never handed recipients or content. */
+export interface WorkerLog {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}
+
+export interface MailWorkerOptions {
+  pollMs: number;
+  batchSize: number;
+  /** how long a claimed row is this worker's; longer than a batch can take */
+  leaseMs: number;
+  /** attempts before a row becomes FAILED */
+  maxAttempts: number;
+  /** retry after base * 2^attempts, at most max */
+  backoffBaseMs: number;
+  backoffMaxMs: number;
+  /** wait after an enqueue signal, so the writing transaction has committed */
+  nudgeDelayMs: number;
+}
+
+export const DEFAULT_WORKER_OPTIONS: Omit<MailWorkerOptions, 'pollMs'> = {
+  batchSize: 20,
+  leaseMs: 10 * 60_000,
+  maxAttempts: 15,
+  backoffBaseMs: 1000,
+  backoffMaxMs: 60 * 60_000,
+  nudgeDelayMs: 25,
+};
+
+/** 2 s, 4 s, 8 s ... capped: about 4 hours of retries with the defaults before a row is FAILED. */
+export function backoffMs(attempts: number, options: Pick<MailWorkerOptions, 'backoffBaseMs' | 'backoffMaxMs'>): number {
+  return Math.min(options.backoffBaseMs * 2 ** attempts, options.backoffMaxMs);
+}
+
+/** Error facts safe to log: codes, never the message (SMTP replies quote addresses). */
+function errorFacts(err: unknown): { code?: string; responseCode?: number } {
+  const e = err as { code?: unknown; responseCode?: unknown };
+  return {
+    ...(typeof e?.code === 'string' ? { code: e.code } : {}),
+    ...(typeof e?.responseCode === 'number' ? { responseCode: e.responseCode } : {}),
+  };
+}
+
+function errorText(err: unknown): string {
+  const facts = errorFacts(err);
+  return [facts.code, facts.responseCode, err instanceof Error ? err.message : String(err)].filter(Boolean).join(' ');
+}
+
+/**
+ * Delivers outbox rows: claims a batch, sends each outside any transaction (PGlite has one session
+ * and would stall every request), and records the outcome. Delivery is at-least-once only when a
+ * worker dies between the SMTP answer and the status update; the stable Message-ID
+ * `<{row id}@booking-service>` lets a receiver recognize such a repeat.
+ */
+export class MailWorker {
+  private readonly options: MailWorkerOptions;
+  private loop: Promise<void> | null = null;
+  private stopping = false;
+  private nudged = false;
+  private wake: (() => void) | null = null;
+  private unsubscribe: (() => void) | null = null;
+
+  constructor(
+    private readonly deps: { db: Db; transport: MailTransport; log: WorkerLog; mailFrom: string },
+    options: Partial<MailWorkerOptions> & Pick<MailWorkerOptions, 'pollMs'>,
+  ) {
+    this.options = { ...DEFAULT_WORKER_OPTIONS, ...options };
+  }
+
+  start(): void {
+    if (this.loop) return;
+    this.stopping = false;
+    this.unsubscribe = onMailEnqueued(() => this.nudge());
+    this.loop = this.run();
+  }
+
+  /** Stops polling, lets the current batch finish, closes the transport. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    this.unsubscribe?.();
+    this.wake?.();
+    await this.loop;
+    this.loop = null;
+    this.deps.transport.close();
+  }
+
+  /** Makes the worker look at the outbox soon instead of at the next poll. */
+  nudge(): void {
+    this.nudged = true;
+    this.wake?.();
+  }
+
+  /** Claims and delivers one batch; returns how many rows it claimed. */
+  async runOnce(): Promise<number> {
+    const { db } = this.deps;
+    const { batchSize, leaseMs } = this.options;
+    const rows = await claimDue(db, batchSize, leaseMs);
+    // rows not started before half the lease go back, so no other worker can take them while we send
+    const deadline = Date.now() + leaseMs / 2;
+    for (let i = 0; i < rows.length; i++) {
+      if (Date.now() > deadline) {
+        await release(db, rows.slice(i).map((r) => r.id));
+        break;
+      }
+      await this.deliver(rows[i]);
+    }
+    return rows.length;
+  }
+
+  private async run(): Promise<void> {
+    while (!this.stopping) {
+      let claimed = 0;
+      try {
+        claimed = await this.runOnce();
+      } catch (err) {
+        this.deps.log.error(errorFacts(err), 'mail worker: could not read the outbox');
+      }
+      if (!this.stopping && claimed < this.options.batchSize) await this.pause();
+    }
+  }
+
+  /** Sleeps pollMs, or nudgeDelayMs after a nudge, or not at all when stopping. */
+  private pause(): Promise<void> {
+    return new Promise((resolve) => {
+      let timer: NodeJS.Timeout;
+      const done = () => {
+        clearTimeout(timer);
+        this.wake = null;
+        resolve();
+      };
+      const early = () => {
+        clearTimeout(timer);
+        this.nudged = false;
+        timer = setTimeout(done, this.stopping ? 0 : this.options.nudgeDelayMs);
+      };
+      timer = setTimeout(done, this.options.pollMs);
+      this.wake = early;
+      if (this.nudged) early();
+    });
+  }
+
+  private async deliver(row: OutboxRow): Promise<void> {
+    const { db, transport, log, mailFrom } = this.deps;
+    const facts = { outboxId: row.id, template: row.template, attempt: row.attempts };
+    try {
+      const content = renderMail(row, { mailFrom });
+      await transport.send({ id: row.id, createdAt: row.created_at, messageId: `<${row.id}@booking-service>`, from: mailFrom, to: row.recipient, content });
+    } catch (err) {
+      const giveUp = err instanceof RenderError || row.attempts >= this.options.maxAttempts;
+      const retryInMs = backoffMs(row.attempts, this.options);
+      await markAttemptFailed(db, row.id, errorText(err), { giveUp, retryInMs });
+      mailMetrics.attemptFailures.inc({ template: row.template, reason: err instanceof RenderError ? 'render' : 'transport' });
+      if (giveUp) {
+        mailMetrics.failed.inc({ template: row.template });
+        log.error({ ...facts, ...errorFacts(err) }, 'mail given up; kept in the outbox as FAILED');
+      } else {
+        log.warn({ ...facts, ...errorFacts(err), retryInMs }, 'mail delivery failed; will retry');
+      }
+      return;
+    }
+    await markSent(db, row.id);
+    mailMetrics.sent.inc({ template: row.template, transport: transport.kind });
+  }
+}
+
+/** The process's mail worker: SMTP_URL, else .eml files; polls every MAIL_POLL_MS. */
+export function startMailWorker(
+  { config, db, log }: { config: Config; db: Db; log: WorkerLog },
+  options: Partial<MailWorkerOptions> = {},
+): MailWorker {
+  const transport = transportFor(config);
+  const worker = new MailWorker({ db, transport, log, mailFrom: config.mailFrom }, { pollMs: config.mailPollMs, ...options });
+  worker.start();
+  log.info({ transport: transport.kind }, 'mail worker started');
+  return worker;
+}
