@@ -43,6 +43,7 @@ export function describeValidation(issues: AjvIssue[], context: string): string 
       if (issue.keyword === 'required') path.push(String(issue.params.missingProperty));
       const field = [context, ...path].join('.');
       if (issue.keyword === 'required') return `${field} is required`;
+      if (issue.keyword === 'additionalProperties') return `${field}.${String(issue.params.additionalProperty)} is not allowed`;
       if (issue.keyword === 'enum' && Array.isArray(issue.params.allowedValues)) {
         return `${field} must be one of ${issue.params.allowedValues.join(', ')}`;
       }

@@ -43,8 +43,12 @@ export const Product = Type.Object({
 
 // ---- resources ----
 
-export const ChannelTypeSchema = Type.Union(CHANNEL_TYPES.map((t) => Type.Literal(t)));
-const BookingProcess = Type.Union(BOOKING_PROCESSES.map((p) => Type.Literal(p)));
+/** A plain string enum: its 400 lists the allowed values ("must be one of ..."). */
+const StringEnum = <T extends string>(values: readonly T[], description?: string) =>
+  Type.Unsafe<T>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
+
+export const ChannelTypeSchema = StringEnum(CHANNEL_TYPES, CHANNEL_TYPES.join(', '));
+const BookingProcess = StringEnum(BOOKING_PROCESSES);
 const ChannelSetting = Type.Object({ bookingProcess: BookingProcess }, { additionalProperties: false });
 
 export const ChannelsBody = Type.Partial(

@@ -94,7 +94,7 @@ describe('B7/B8 general contact profile', () => {
     ['name', { contactChannels: [] }],
     ['contactChannels', { name: 'A' }],
     ['name', { name: '', contactChannels: [] }],
-    ['type', { name: 'A', contactChannels: [{ type: 'fax', value: '1' }] }],
+    ['body.contactChannels.0.type must be one of mobile, phone, email, video, messenger, link, location', { name: 'A', contactChannels: [{ type: 'fax', value: '1' }] }],
     ['value', { name: 'A', contactChannels: [{ type: 'email' }] }],
   ])('rejects a missing or invalid %s with 400 naming it', async (field, body) => {
     const p = await newPartner(t);
