@@ -99,3 +99,46 @@ describe('B5 list resources', () => {
     expect((await other.call('GET', '/provider/none@crm/resources')).statusCode).toBe(404);
   });
 });
+
+describe('B4 update resource', () => {
+  it('changes only the given fields and answers 202 with the bare resource', async () => {
+    const { p, providerRef, base } = await provider();
+    const product = await createProduct(p, providerRef);
+    const r = await createResource(p, providerRef, {
+      description: 'kept', website: 'https://a.example', products: [product.reference],
+      address: { city: 'Berlin', street: 'Main', number: '1', zip: '10115' },
+    });
+    const res = await p.call('POST', `${base}/${r.reference}`, { publicName: 'New name', msgHelpText: 'Call first' });
+    expect(res.statusCode).toBe(202);
+    expect(res.json()).toEqual({ ...r, publicName: 'New name', msgHelpText: 'Call first' });
+    expect((await p.call('GET', base)).json()).toEqual([{ ...r, publicName: 'New name', msgHelpText: 'Call first' }]);
+  });
+
+  it('replaces the product list, clears the address with null, and archives', async () => {
+    const { p, providerRef, base } = await provider();
+    const a = await createProduct(p, providerRef);
+    const b = await createProduct(p, providerRef);
+    const r = await createResource(p, providerRef, { products: [a.reference], address: { city: 'B', street: 'S', number: '1', zip: '1' } });
+    const res = await p.call('POST', `${base}/${r.reference}`, { products: [b.reference], address: null, archived: true });
+    expect(res.statusCode).toBe(202);
+    expect(res.json()).toMatchObject({ products: [b.reference], address: null, archived: true });
+    const back = await p.call('POST', `${base}/${r.reference}`, { archived: false, products: [] });
+    expect(back.json()).toMatchObject({ products: [], archived: false });
+  });
+
+  it('answers 404 for an unknown resource and 400 for a bad body before that', async () => {
+    const { p, base } = await provider();
+    const missing = await p.call('POST', `${base}/none@crm`, { publicName: 'X' });
+    expect(missing.statusCode).toBe(404);
+    expect(missing.json().errors[0].message).toContain('none@crm');
+    expect((await p.call('POST', `${base}/none@crm`, { archived: 1 })).statusCode).toBe(400);
+  });
+
+  it('cannot touch the resource of another partner', async () => {
+    const { p, providerRef, base } = await provider();
+    const r = await createResource(p, providerRef);
+    const other = await newPartner(t);
+    expect((await other.call('POST', `${base}/${r.reference}`, { publicName: 'Hijack' })).statusCode).toBe(404);
+    expect((await p.call('GET', base)).json()[0].publicName).toBe(r.publicName);
+  });
+});
