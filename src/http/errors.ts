@@ -54,7 +54,7 @@ export function describeValidation(issues: AjvIssue[], context: string): string 
 
 function fromFastifyError(err: FastifyError): { status: number; code: string; message: string } {
   if (err.validation) {
-    return { status: 400, code: 'VALIDATION', message: describeValidation(err.validation as AjvIssue[], err.validationContext ?? 'body') };
+    return { status: 400, code: 'VALIDATION', message: describeValidation(err.validation as AjvIssue[], err.validationContext === 'querystring' ? 'query' : (err.validationContext ?? 'body')) };
   }
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':

@@ -1,0 +1,208 @@
+import { Type, type TSchema } from '@fastify/type-provider-typebox';
+import { PARTICIPATION_STATES } from '../scheduling/transitions.js';
+import { Nullable } from './reply.js';
+
+const Text = (max = 255, description?: string) => Type.String({ minLength: 1, maxLength: max, description });
+const Opt = <T extends TSchema>(schema: T) => Type.Optional(schema);
+/** A plain string enum: its 400 lists the allowed values ("must be one of ..."). */
+const StringEnum = <T extends string>(values: readonly T[], description?: string) =>
+  Type.Unsafe<T>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
+const DateTimeText = (description: string) => Type.String({ minLength: 1, maxLength: 64, description });
+const Flag = (description: string) => Opt(Type.Boolean({ description }));
+
+const Email = Type.String({ format: 'email', maxLength: 254 });
+const Mobile = Type.String({ pattern: '^\\+[1-9][0-9 ()/-]{5,24}$', maxLength: 32, description: 'with country code, e.g. +49 170 1234567' });
+const Note = Type.String({ maxLength: 1023, description: 'internal note, at most 1023 characters' });
+const Language = Type.String({ pattern: '^[A-Za-z]{2}$', description: 'two-letter language code such as de, en' });
+const Message = Type.String({ maxLength: 1024, description: 'text for the mail to the participant' });
+const State = StringEnum(PARTICIPATION_STATES, PARTICIPATION_STATES.join(', '));
+const TimeslotState = StringEnum(['CREATED', 'BOOKABLE'] as const, 'CREATED (hidden) or BOOKABLE (public)');
+
+// ---- params ----
+const base = { crmId: Type.String(), providerRef: Type.String({ minLength: 1 }) };
+export const TimeslotParams = Type.Object({ ...base, timeslotRef: Type.String({ minLength: 1 }) });
+export const ResourceParams = Type.Object({ ...base, resourceRef: Type.String({ minLength: 1 }) });
+export const ParticipationParams = Type.Object({ ...base, participationRef: Type.String({ minLength: 1 }) });
+export const CustomerParams = Type.Object({ ...base, customerRef: Type.String({ minLength: 1 }) });
+
+// ---- addresses ----
+const AddressObject = Type.Object({
+  city: Text(),
+  street: Text(),
+  number: Text(64),
+  zip: Text(32),
+  country: Opt(Type.String({ minLength: 2, maxLength: 3 })),
+  countryCode: Opt(Type.String({ minLength: 2, maxLength: 3, description: 'default DE' })),
+});
+const AddressBody = Type.Union([AddressObject, Text(1000, 'free text, e.g. a video-meeting note')], {
+  description: 'object (city, street, number, zip required; country or countryCode, default DE) or plain text',
+});
+const AddressOut = Nullable(
+  Type.Union([Type.Object({ city: Type.String(), street: Type.String(), number: Type.String(), zip: Type.String(), countryCode: Type.String() }), Type.String()]),
+);
+
+// ---- timeslots ----
+const timeslotFields = {
+  resourceReference: Text(),
+  start: Opt(DateTimeText('ISO 8601; without offset: wall clock in the provider zone; default now')),
+  end: DateTimeText('ISO 8601, after start'),
+  raster: Type.Integer({ minimum: 1, maximum: 100_000, description: 'minutes per bookable slot' }),
+  defaultCapacity: Type.Integer({ minimum: 0, maximum: 100_000 }),
+  defaultAcceptBookings: Type.Boolean(),
+  state: TimeslotState,
+  address: Opt(AddressBody),
+};
+const TimeslotBody = Type.Object({ reference: Opt(Text(255, 'generated when omitted')), ...timeslotFields });
+export const TimeslotsBody = Type.Object({ timeslots: Type.Array(TimeslotBody, { minItems: 1, maxItems: 1000 }) });
+export const TimeslotUpdateBody = Type.Object({
+  ...Type.Partial(Type.Object(timeslotFields)).properties,
+  address: Opt(Nullable(AddressBody)),
+});
+export const Timeslot = Type.Object({
+  reference: Type.String(),
+  uuid: Type.String(),
+  resourceReference: Type.String(),
+  start: Type.String(),
+  end: Type.String(),
+  raster: Type.Integer(),
+  defaultCapacity: Type.Integer(),
+  defaultAcceptBookings: Type.Boolean(),
+  state: Type.String(),
+  address: AddressOut,
+});
+export const PeriodQuery = Type.Object({ from: DateTimeText('ISO 8601'), to: DateTimeText('ISO 8601, after from') });
+
+// ---- appointments ----
+const InlineParticipation = Type.Object({
+  reference: Opt(Text(255, 'required for a single appointment; generated in a series')),
+  name: Text(),
+  email: Email,
+  mobile: Opt(Mobile),
+  note: Opt(Note),
+  state: State,
+});
+export const AppointmentBody = Type.Object({
+  reference: Opt(Text(255, 'required for a single appointment; ignored for a series')),
+  start: Opt(DateTimeText('required for a single appointment')),
+  end: Opt(DateTimeText('required for a single appointment')),
+  from: Opt(DateTimeText('series: start of the daily window (time of day)')),
+  to: Opt(DateTimeText('series: end of the daily window (time of day)')),
+  series_data: Opt(
+    Type.Object({
+      from: DateTimeText('first date of the series (date or date-time)'),
+      to: DateTimeText('last date of the series, included'),
+      raster: Type.Integer({ minimum: 1, maximum: 100_000, description: 'minutes per appointment' }),
+      weekdays: Opt(Type.Array(Type.Union([Type.String({ pattern: '^[1-7]$' }), Type.Integer({ minimum: 1, maximum: 7 })]), { maxItems: 7, description: "'1' (Monday) .. '7' (Sunday); required when the series spans more than one day" })),
+    }),
+  ),
+  capacity: Opt(Type.Integer({ minimum: 0, maximum: 100_000, description: 'default 0' })),
+  acceptBookings: Flag('publicly bookable; default false'),
+  resourceReference: Text(),
+  productReference: Text(),
+  productName: Opt(Text(255, 'overrides the product name')),
+  contactReference: Opt(Text(255, 'user reference of the responsible staff member')),
+  address: Opt(AddressBody),
+  price: Opt(Type.Object({ value: Type.Number({ minimum: 0, maximum: 9_999_999_999 }), currency: StringEnum(['EUR', 'CHF'] as const) })),
+  description: Opt(Type.String({ maxLength: 4000 })),
+  notes: Opt(Type.String({ maxLength: 4000 })),
+  participations: Opt(Type.Array(InlineParticipation, { maxItems: 1000 })),
+});
+export const CreateAppointmentQuery = Type.Object({ ignoreCapacity: Flag('inline participations may exceed the capacity; default false') });
+export const AppointmentListQuery = Type.Object({
+  productRef: Opt(Text()),
+  resourceRef: Opt(Text()),
+  includeArchived: Flag('default false'),
+});
+const Participant = Type.Object({
+  reference: Type.String(),
+  uuid: Type.String(),
+  customerReference: Nullable(Type.String()),
+  name: Nullable(Type.String()),
+  email: Nullable(Type.String()),
+  mobile: Nullable(Type.String()),
+  note: Nullable(Type.String()),
+  state: Type.String(),
+  messages: Type.Array(Type.String()),
+});
+export const Appointment = Type.Object({
+  reference: Type.String(),
+  uuid: Type.String(),
+  start: Type.String(),
+  end: Type.String(),
+  capacity: Type.Integer(),
+  capacityLeft: Type.Integer(),
+  acceptBookings: Type.Boolean(),
+  state: Type.String({ description: 'ACTIVE or CANCELLED' }),
+  seriesId: Nullable(Type.String()),
+  archived: Type.Boolean(),
+  description: Nullable(Type.String()),
+  notes: Nullable(Type.String()),
+  productReference: Nullable(Type.String()),
+  productName: Nullable(Type.String()),
+  resourceReference: Nullable(Type.String()),
+  contactReference: Nullable(Type.String()),
+  address: AddressOut,
+  price: Nullable(Type.Object({ value: Type.Number(), currency: Type.String() })),
+  participations: Type.Array(Participant),
+});
+export const AppointmentSelectorBody = Type.Object({
+  appointmentReference: Opt(Text()),
+  seriesId: Opt(Text()),
+});
+export const CancelQuery = Type.Object({ message: Opt(Message) });
+
+// ---- participations ----
+export const ParticipationBody = Type.Object({
+  reference: Text(),
+  appointmentReference: Text(),
+  customerReference: Text(),
+  state: State,
+  message: Opt(Message),
+});
+export const AddParticipationQuery = Type.Object({
+  ignoreCapacity: Flag('add even when the appointment is full; default false'),
+  onDuplicateRaise: Flag('an existing reference is an error (true) or is updated (false, default)'),
+  sendMails: Flag('default true'),
+});
+export const ParticipationStateBody = Type.Object({ state: State, message: Opt(Message) });
+export const SendMailsQuery = Type.Object({ sendMails: Flag('default true') });
+export const Participation = Type.Object({
+  reference: Type.String(),
+  uuid: Type.String(),
+  appointmentReference: Type.String(),
+  customerReference: Nullable(Type.String()),
+  state: Type.String(),
+  message: Nullable(Type.String()),
+});
+
+// ---- customers ----
+export const CustomerBody = Type.Object({
+  customerReference: Text(),
+  providerReference: Text(255, 'the provider of the path'),
+  userName: Text(),
+  email: Opt(Email),
+  mobile: Opt(Mobile),
+  note: Opt(Note),
+  language: Opt(Language),
+});
+export const CustomerUpdateBody = Type.Object({
+  customerReference: Opt(Text(255, 'a new reference renames the customer')),
+  userName: Opt(Text()),
+  email: Opt(Nullable(Email)),
+  mobile: Opt(Nullable(Mobile)),
+  note: Opt(Nullable(Note)),
+  language: Opt(Nullable(Language)),
+});
+export const Customer = Type.Object({
+  customerReference: Type.String(),
+  providerReference: Type.String(),
+  userName: Type.String(),
+  email: Nullable(Type.String()),
+  mobile: Nullable(Type.String()),
+  note: Nullable(Type.String()),
+  language: Nullable(Type.String()),
+});
+export const DeleteCustomerQuery = Type.Object({
+  ignoreFutureAppointments: Flag('cancel the customer\'s future participations instead of refusing; default false'),
+  sendMails: Flag('mail the customer about each removed appointment; default true'),
+});

@@ -1,0 +1,78 @@
+/** D7 delete without notification and D8 cancel, by appointmentReference or seriesId. */
+import type { Deps } from '../context.js';
+import { invalid, notFound } from '../errors.js';
+import { requireProvider } from '../partners/providers.js';
+import type { Queryable } from '../storage/db.js';
+import { lockAppointment, type ParticipationRow } from './capacity.js';
+import { changeParticipationState } from './participations.js';
+
+export interface AppointmentSelector {
+  appointmentReference?: string;
+  seriesId?: string;
+}
+
+function checkSelector(s: AppointmentSelector): void {
+  if ((s.appointmentReference === undefined) === (s.seriesId === undefined)) {
+    throw invalid('body must have either appointmentReference or seriesId');
+  }
+}
+
+const describe = (s: AppointmentSelector) => (s.seriesId !== undefined ? `seriesId ${s.seriesId}` : `reference ${s.appointmentReference}`);
+
+/** Ids of the selected appointments in lock order (id), or 404. */
+async function selectIds(tx: Queryable, providerId: string, s: AppointmentSelector): Promise<string[]> {
+  const rows = await tx.query<{ id: string }>(
+    `SELECT id FROM appointments WHERE provider_id = $1 AND (reference = $2 OR series_id = $3) ORDER BY id`,
+    [providerId, s.appointmentReference ?? null, s.seriesId ?? null],
+  );
+  if (rows.length === 0) throw notFound(`no appointment found for ${describe(s)}`);
+  return rows.map((r) => r.id);
+}
+
+/** D7: removes the appointments and their participations; nobody is told. Returns how many. */
+export async function deleteAppointments(deps: Deps, crmId: string, providerRef: string, selector: AppointmentSelector): Promise<number> {
+  checkSelector(selector);
+  return deps.db.transaction(async (tx) => {
+    const provider = await requireProvider(tx, crmId, providerRef);
+    const ids = await selectIds(tx, provider.id, selector);
+    for (const id of ids) await lockAppointment(tx, id);
+    await tx.query('DELETE FROM appointments WHERE id = ANY($1::uuid[])', [ids]);
+    return ids.length;
+  });
+}
+
+/**
+ * D8: each ACTIVE appointment becomes CANCELLED (and so unbookable); its RESERVED, REQUESTED and
+ * BOOKED participations become CANCELED, and each one that held a place gets an
+ * 'appointment-cancelled' mail with `message`. DELETED participations stay as they are. Returns
+ * how many appointments were cancelled now (already cancelled ones count 0).
+ */
+export async function cancelAppointments(
+  deps: Deps,
+  crmId: string,
+  providerRef: string,
+  selector: AppointmentSelector,
+  message: string | undefined,
+): Promise<number> {
+  checkSelector(selector);
+  return deps.db.transaction(async (tx) => {
+    const provider = await requireProvider(tx, crmId, providerRef);
+    const now = deps.clock.now();
+    let count = 0;
+    for (const id of await selectIds(tx, provider.id, selector)) {
+      const appointment = (await lockAppointment(tx, id))!;
+      if (appointment.state !== 'ACTIVE') continue;
+      await tx.query(`UPDATE appointments SET state = 'CANCELLED', updated_at = now() WHERE id = $1`, [id]);
+      const participations = await tx.query<ParticipationRow>(
+        `SELECT * FROM participations WHERE appointment_id = $1 AND state IN ('RESERVED', 'REQUESTED', 'BOOKED') ORDER BY created_at, id`,
+        [id],
+      );
+      for (const p of participations) {
+        const heldPlace = p.state !== 'RESERVED' || (p.hold_until !== null && p.hold_until > now);
+        await changeParticipationState(tx, deps, p, 'CANCELED', { templates: heldPlace ? ['appointment-cancelled'] : [], message: message ?? null });
+      }
+      count++;
+    }
+    return count;
+  });
+}
