@@ -130,3 +130,23 @@ describe('product update', () => {
     expect((await p.call('POST', `${base}/none@crm`, { minDuration: -1 })).statusCode).toBe(400);
   });
 });
+
+describe('OpenAPI document', () => {
+  it('describes every offering route with its body, query and response schemas', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const at = (path: string) => doc.paths[`/crms/{crmId}${path}`];
+    expect(at('/provider/{providerRef}/products').post.requestBody.content['application/json'].schema.required).toEqual(['reference', 'name']);
+    expect(at('/provider/{providerRef}/products').get.responses['200'].content['application/json'].schema.type).toBe('array');
+    expect(at('/provider/{providerRef}/products/{productRef}').post.responses['200']).toBeDefined();
+    const create = at('/provider/{providerRef}/resources').post;
+    expect(create.parameters.map((p: { name: string }) => p.name)).toContain('onDuplicateRaise');
+    expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['200', '201', '400', '404']));
+    expect(create.responses['201'].content['application/json'].schema.properties).toHaveProperty('channels');
+    expect(at('/provider/{providerRef}/resources/{resourceRef}').post.responses['202']).toBeDefined();
+    expect(at('/provider/{providerRef}/resources/{resourceRef}').delete.parameters.map((p: { name: string }) => p.name)).toContain('ignoreFutureAppointments');
+    expect(at('/user/{userRef}/generalContactProfile').put.requestBody).toBeDefined();
+    expect(at('/user/{userRef}/generalContactProfile').get.responses['200']).toBeDefined();
+    expect(at('/provider/{providerRef}/contactProfile').post.responses['201']).toBeDefined();
+    expect(at('/provider/{providerRef}/contactProfile/{profileRef}').get.tags).toEqual(['B. Offerings: contact profiles']);
+  });
+});

@@ -217,3 +217,19 @@ describe('B9/B10 provider-specific contact profile', () => {
     expect((await p.call('GET', `${base}/prof@crm`)).json().profile.name).toBe('Anna for Acme');
   });
 });
+
+describe('concurrent B8 for one user', () => {
+  it('creates one general profile: one 201, the others 200', async () => {
+    const p = await newPartner(t);
+    const u = await user(p);
+    const results = await Promise.all(
+      Array.from({ length: 4 }, (_, i) => general(p, u, { name: `N${i}`, contactChannels: [{ type: 'email', value: `${i}@x.example` }] })),
+    );
+    expect(results.map((r) => r.statusCode).sort()).toEqual([200, 200, 200, 201]);
+    const [{ n }] = await t.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM contact_profiles cp JOIN users u ON u.id = cp.user_id WHERE u.crm_id = $1 AND cp.provider_id IS NULL',
+      [p.crmId],
+    );
+    expect(n).toBe(1);
+  });
+});

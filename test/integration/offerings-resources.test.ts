@@ -142,3 +142,14 @@ describe('B4 update resource', () => {
     expect((await p.call('GET', base)).json()[0].publicName).toBe(r.publicName);
   });
 });
+
+describe('concurrent B3 with one reference', () => {
+  it('creates the resource once: one 201, the others update it with 200', async () => {
+    const { p, base } = await provider();
+    const results = await Promise.all(
+      Array.from({ length: 5 }, (_, i) => p.call('POST', base, { reference: 'race@crm', publicName: `P${i}`, internalName: 'I' })),
+    );
+    expect(results.map((r) => r.statusCode).sort()).toEqual([200, 200, 200, 200, 201]);
+    expect((await p.call('GET', base)).json()).toHaveLength(1);
+  });
+});
