@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { Db } from './storage/db.js';
 import { startMailWorker } from './notifications/worker.js';
+import { startHoldSweeper } from './booking/holdSweeper.js';
 
 export interface BackgroundJobs {
   stop(): Promise<void>;
@@ -12,6 +13,8 @@ export function startBackgroundJobs(deps: { config: Config; db: Db; log: Fastify
   const stops: (() => Promise<void>)[] = [];
   const mailWorker = startMailWorker(deps);
   stops.push(() => mailWorker.stop());
+  const holdSweeper = startHoldSweeper(deps.db, deps.log);
+  stops.push(() => holdSweeper.stop());
   return {
     async stop() {
       await Promise.all(stops.map((s) => s()));

@@ -1,5 +1,148 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import rateLimit from '@fastify/rate-limit';
+import { createAppointmentWithConsumer } from '../booking/book.js';
+import { activeProducts, publicData } from '../booking/publicOfferings.js';
+import { reserveAppointment } from '../booking/reserve.js';
+import { upcomingBookables } from '../booking/upcomingBookables.js';
 import type { Deps } from '../context.js';
+import { DomainError } from '../errors.js';
+import { publicCors } from './cors.js';
+import {
+  ActiveProductsResponse,
+  BookBody,
+  BookQuery,
+  BookResponse,
+  PublicDataResponse,
+  publicErrors,
+  RefParams,
+  ReserveBody,
+  ReserveQuery,
+  ReserveResponse,
+  ScopeQuery,
+  UpcomingQuery,
+  UpcomingResponse,
+} from './publicSchemas.js';
+import { envelope } from './reply.js';
+import { Type } from '@fastify/type-provider-typebox';
 
-// Placeholder: routes arrive with their issue.
-export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async () => {};
+const PATHS = {
+  upcoming: '/resources/:ref/upcoming_bookables',
+  reserve: '/rest/1/resources/:ref/reserve_appointment',
+  create: '/resources/:ref/create_appointment_with_consumer',
+  products: '/products/active_products',
+  publicData: '/resources/public_data',
+};
+
+const tags = ['public booking'];
+
+/** Spec group A: the consumer booking flow. No authentication; CORS on every path. */
+export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
+  publicCors(app, Object.values(PATHS));
+  await app.register(rateLimit, {
+    global: false,
+    errorResponseBuilder: (_request, context) =>
+      new DomainError('RATE_LIMITED', `too many booking requests from this address (at most ${context.max} per minute); retry in ${context.after}`),
+  });
+  const bookingLimit = { rateLimit: { max: deps.config.bookingRateLimitPerMinute, timeWindow: 60_000 } };
+
+  app.get(
+    PATHS.upcoming,
+    {
+      schema: {
+        tags,
+        summary: 'A1 upcoming bookable slots of one or more resources, grouped',
+        params: RefParams,
+        querystring: UpcomingQuery,
+        response: { 200: UpcomingResponse, 204: Type.Null({ description: 'nothing bookable' }), ...publicErrors },
+      },
+    },
+    async (request, reply) => {
+      const q = request.query;
+      const result = await upcomingBookables(deps, {
+        refs: [{ ref: request.params.ref, field: 'ref' }, ...(q.ref ?? []).map((ref) => ({ ref, field: 'query.ref' }))],
+        groupFormat: q.groupFormat,
+        timeFormat: q.timeFormat,
+        languageTag: q.languageTag,
+        channelKey: q.channelKey!,
+        prdRef: q.prdRef,
+      });
+      return result ? result : reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    PATHS.reserve,
+    {
+      config: bookingLimit,
+      schema: {
+        tags,
+        summary: 'A2 reserve a slot (a hold of RESERVATION_HOLD_SECONDS)',
+        params: RefParams,
+        querystring: ReserveQuery,
+        body: ReserveBody,
+        response: { 201: ReserveResponse, ...publicErrors },
+      },
+    },
+    async (request, reply) => {
+      const b = request.body;
+      const result = await reserveAppointment(deps, {
+        ref: request.params.ref,
+        channelKey: request.query.channelKey!,
+        timeslotUuid: b.timeslot_uuid,
+        appointmentUuid: b.appointment_uuid,
+        productUuid: b.product_uuid,
+        from: b.from,
+        to: b.to,
+        clientIp: request.ip,
+      });
+      return reply.code(201).send(envelope(result));
+    },
+  );
+
+  app.post(
+    PATHS.create,
+    {
+      config: bookingLimit,
+      schema: {
+        tags,
+        summary: 'A3 book a slot for a consumer (completes a reservation)',
+        params: RefParams,
+        querystring: BookQuery,
+        body: BookBody,
+        response: { 201: BookResponse, ...publicErrors },
+      },
+    },
+    async (request, reply) => {
+      const b = request.body;
+      const result = await createAppointmentWithConsumer(deps, {
+        ref: request.params.ref,
+        channelKey: b.channelKey!,
+        timeFormat: request.query.timeFormat,
+        start: b.start,
+        end: b.end,
+        timeslotUuid: b.timeslot_uuid,
+        productUuid: b.product_uuid ?? undefined,
+        placeholderId: b.placeholder_id ?? undefined,
+        email: b.email,
+        firstname: b.firstname,
+        lastname: b.lastname,
+        mobile: b.mobile ?? undefined,
+        message: b.message ?? undefined,
+        locale: b.locale ?? undefined,
+      });
+      return reply.code(201).send(envelope(result));
+    },
+  );
+
+  app.post(
+    PATHS.products,
+    { schema: { tags, summary: 'A4 products bookable on resources, timeslots or appointments', querystring: ScopeQuery, response: { 200: ActiveProductsResponse, ...publicErrors } } },
+    async (request) => envelope(await activeProducts(deps, { ...request.query, channelKey: request.query.channelKey! })),
+  );
+
+  app.post(
+    PATHS.publicData,
+    { schema: { tags, summary: 'A5 public data of a resource: contact, resource, provider, channel', querystring: ScopeQuery, response: { 200: PublicDataResponse, ...publicErrors } } },
+    async (request) => envelope(await publicData(deps, { ...request.query, channelKey: request.query.channelKey! })),
+  );
+};

@@ -1,0 +1,131 @@
+/**
+ * How a slot looks on the wire (models.Bookable / models.LotAppointment, and createdAppointment,
+ * which shares its members): resource context loaded once per request, instants formatted once.
+ */
+import { DateTime } from 'luxon';
+import type { ChannelKey } from '../offerings/channels.js';
+import { loadResourceContact, type ResolvedContact } from '../offerings/contact.js';
+import type { Queryable } from '../storage/db.js';
+import type { CompiledPattern } from './datePattern.js';
+import { onChannel, productRef, productsOfResources, type ProductRow } from './publicProducts.js';
+import type { PublicResource } from './publicResources.js';
+
+export interface ContactChannelView {
+  type: string;
+  value: string;
+}
+
+/** Everything about a resource that every slot of it repeats. */
+export interface ResourceView {
+  resource: PublicResource;
+  /** the resource's products on the channel */
+  products: ProductRow[];
+  productRefs: { uuid: string; name: string }[];
+  contactChannel: ContactChannelView | null;
+}
+
+/** The channel of the resource's contactChannelType in its resolved contact; null when unset or missing. */
+export function contactChannelOf(type: string | null, contact: ResolvedContact | null): ContactChannelView | null {
+  if (!type || !contact) return null;
+  const channel = contact.channels.find((c) => c.type === type);
+  const fallback = type === 'email' ? contact.email : type === 'mobile' ? contact.mobile : type === 'phone' ? contact.phone : null;
+  const value = channel?.value ?? fallback;
+  return value ? { type, value } : null;
+}
+
+export async function loadResourceViews(db: Queryable, resources: PublicResource[], channel: ChannelKey): Promise<Map<string, ResourceView>> {
+  const products = await productsOfResources(db, resources.map((r) => r.id));
+  const out = new Map<string, ResourceView>();
+  for (const resource of resources) {
+    const onKey = onChannel(products.get(resource.id)!, channel);
+    const contact = resource.contact_channel_type ? await loadResourceContact(db, resource.id) : null;
+    out.set(resource.id, {
+      resource,
+      products: onKey,
+      productRefs: onKey.map(productRef),
+      contactChannel: contactChannelOf(resource.contact_channel_type, contact),
+    });
+  }
+  return out;
+}
+
+/** The product a slot shows when nothing more specific is known: the resource's only product. */
+export function singleProduct(view: ResourceView): ProductRow | null {
+  return view.products.length === 1 ? view.products[0] : null;
+}
+
+/** Formats instants of one zone and locale, each instant once per request (slot ends are the next slot's start). */
+export class InstantFormatter {
+  private readonly cache = new Map<number, { dt: DateTime; iso: string }>();
+  constructor(
+    readonly zone: string,
+    readonly locale: string,
+  ) {}
+
+  private entry(ms: number) {
+    let e = this.cache.get(ms);
+    if (!e) {
+      const dt = DateTime.fromMillis(ms, { zone: this.zone, locale: this.locale });
+      e = { dt, iso: dt.toISO({ suppressMilliseconds: true })! };
+      this.cache.set(ms, e);
+    }
+    return e;
+  }
+
+  iso(ms: number): string {
+    return this.entry(ms).iso;
+  }
+
+  format(ms: number, pattern: CompiledPattern): string {
+    return pattern(this.entry(ms).dt);
+  }
+}
+
+export interface SlotItem {
+  kind: 'models.Bookable' | 'models.LotAppointment';
+  appointment_uuid?: string;
+  timeslot_uuid: string;
+  product_uuid: string | null;
+  resource_uuid: string;
+  product_name: string;
+  resource_name: string;
+  start: string;
+  end: string;
+  formattedStart: string;
+  formattedEnd: string;
+  contact_channel: ContactChannelView | null;
+  capacity: number;
+  capacity_left: number;
+  products: { uuid: string; name: string }[];
+}
+
+export interface SlotFacts {
+  kind: SlotItem['kind'];
+  appointmentId?: string;
+  timeslotId: string;
+  product: { id: string; name: string } | null;
+  startMs: number;
+  endMs: number;
+  capacity: number;
+  capacityLeft: number;
+}
+
+export function slotItem(facts: SlotFacts, view: ResourceView, fmt: InstantFormatter, timeFormat: CompiledPattern): SlotItem {
+  return {
+    kind: facts.kind,
+    ...(facts.appointmentId ? { appointment_uuid: facts.appointmentId } : {}),
+    timeslot_uuid: facts.timeslotId,
+    product_uuid: facts.product?.id ?? null,
+    resource_uuid: view.resource.id,
+    product_name: facts.product?.name ?? '',
+    resource_name: view.resource.public_name,
+    start: fmt.iso(facts.startMs),
+    end: fmt.iso(facts.endMs),
+    formattedStart: fmt.format(facts.startMs, timeFormat),
+    formattedEnd: fmt.format(facts.endMs, timeFormat),
+    contact_channel: view.contactChannel,
+    capacity: facts.capacity,
+    capacity_left: facts.capacityLeft,
+    products: view.productRefs,
+  };
+}

@@ -1,0 +1,96 @@
+/**
+ * The consumer of a public booking (A3 rules 1-3, DESIGN §4): a user of the resource's crm matched
+ * by email, else by mobile, else created; and the provider's customer record linked to that user.
+ * Missing names and mobile are filled in, never overwritten.
+ */
+import { randomUUID } from 'node:crypto';
+import { DEFAULT_LANGUAGE } from '../partners/users.js';
+import * as users from '../partners/repo.js';
+import { usernameFromEmail } from '../partners/rules.js';
+import type { Queryable } from '../storage/db.js';
+
+export interface ConsumerInput {
+  email: string;
+  firstname: string;
+  lastname: string;
+  mobile?: string;
+  /** two-letter language, already normalized */
+  language?: string;
+}
+
+/** The username for a new user: from the email, with a numbered suffix while another user has it. */
+async function freeUsername(tx: Queryable, crmId: string, email: string): Promise<string> {
+  const base = usernameFromEmail(email);
+  for (let n = 1; ; n++) {
+    const candidate = n === 1 ? base : `${base}-${n}`;
+    if (!(await users.userByUsername(tx, crmId, candidate))) return candidate;
+  }
+}
+
+/** Finds, completes or creates the user; its row stays locked, so one consumer's bookings queue up. */
+async function consumerUser(tx: Queryable, crmId: string, c: ConsumerInput): Promise<users.UserRow> {
+  const found = (await users.userByEmail(tx, crmId, c.email)) ?? (c.mobile ? await users.userByMobile(tx, crmId, c.mobile) : undefined);
+  if (!found) {
+    return users.insertUser(tx, {
+      crmId,
+      reference: null,
+      email: c.email,
+      username: await freeUsername(tx, crmId, c.email),
+      firstName: c.firstname,
+      lastName: c.lastname,
+      mobile: c.mobile ?? null,
+      language: c.language ?? DEFAULT_LANGUAGE,
+    });
+  }
+  const missing: users.UserChanges = {
+    firstName: found.first_name ? undefined : c.firstname,
+    lastName: found.last_name ? undefined : c.lastname,
+    mobile: found.mobile || !c.mobile ? undefined : c.mobile,
+  };
+  // The UPDATE also takes the row lock when nothing is missing.
+  return users.updateUser(tx, found.id, missing);
+}
+
+interface CustomerRow {
+  id: string;
+  user_id: string | null;
+  email: string | null;
+  mobile: string | null;
+  language: string | null;
+}
+
+/** The provider's customer of this user (or of this email, not yet linked), completed and linked; else a new one. */
+async function providerCustomer(tx: Queryable, provider: { id: string; crmId: string }, user: users.UserRow, c: ConsumerInput): Promise<string> {
+  const [found] = await tx.query<CustomerRow>(
+    `SELECT id, user_id, email, mobile, language FROM customers
+      WHERE provider_id = $1 AND (user_id = $2 OR (user_id IS NULL AND lower(email) = lower($3)))
+      ORDER BY user_id NULLS LAST, created_at LIMIT 1`,
+    [provider.id, user.id, c.email],
+  );
+  if (found) {
+    if (!found.user_id || !found.email || (!found.mobile && c.mobile) || !found.language) {
+      await tx.query(
+        `UPDATE customers SET user_id = $2, email = COALESCE(email, $3), mobile = COALESCE(mobile, $4), language = COALESCE(language, $5), updated_at = now()
+          WHERE id = $1`,
+        [found.id, user.id, user.email, c.mobile ?? null, user.language],
+      );
+    }
+    return found.id;
+  }
+  const [{ id }] = await tx.query<{ id: string }>(
+    `INSERT INTO customers (crm_id, provider_id, user_id, reference, user_name, email, mobile, language)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+    [
+      provider.crmId, provider.id, user.id, `customer-${randomUUID()}`,
+      [user.first_name ?? c.firstname, user.last_name ?? c.lastname].filter(Boolean).join(' '),
+      user.email, user.mobile ?? c.mobile ?? null, c.language ?? user.language,
+    ],
+  );
+  return id;
+}
+
+/** The customer id a booking of this consumer at this provider is made for. */
+export async function consumerCustomer(tx: Queryable, provider: { id: string; crmId: string }, c: ConsumerInput): Promise<string> {
+  const user = await consumerUser(tx, provider.crmId, c);
+  return providerCustomer(tx, provider, user, c);
+}

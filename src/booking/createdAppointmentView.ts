@@ -1,0 +1,41 @@
+/** The answer of A3: the booked slot as a models.LotAppointment plus the consumer's cancel link. */
+import type { Config } from '../config.js';
+import { cancelLinkFor } from './cancelToken.js';
+import { liveParticipationCount, type AppointmentRow, type ParticipationRow } from '../scheduling/capacity.js';
+import type { Queryable } from '../storage/db.js';
+import { InstantFormatter, slotItem, type ResourceView } from './bookableView.js';
+import type { CompiledPattern } from './datePattern.js';
+import type { ProductRow } from './publicProducts.js';
+
+export async function createdAppointmentView(
+  tx: Queryable,
+  config: Config,
+  b: {
+    appointment: AppointmentRow;
+    participation: ParticipationRow;
+    view: ResourceView;
+    product: ProductRow;
+    now: Date;
+    timeFormat: CompiledPattern;
+    locale: string;
+  },
+) {
+  const a = b.appointment;
+  const live = await liveParticipationCount(tx, a.id, b.now);
+  const item = slotItem(
+    {
+      kind: 'models.LotAppointment',
+      appointmentId: a.id,
+      timeslotId: a.timeslot_id ?? a.id,
+      product: { id: b.product.id, name: a.product_name ?? b.product.name },
+      startMs: a.start_at.getTime(),
+      endMs: a.end_at.getTime(),
+      capacity: a.capacity,
+      capacityLeft: Math.max(0, a.capacity - live),
+    },
+    b.view,
+    new InstantFormatter(b.view.resource.time_zone, b.locale),
+    b.timeFormat,
+  );
+  return { createdAppointment: { ...item, appointment_uuid: a.id, cancelLink: await cancelLinkFor(tx, config, b.participation.id) } };
+}

@@ -1,0 +1,74 @@
+/** Products as the public flow sees them: the products a resource offers, filtered by channel. */
+import { notFound } from '../errors.js';
+import type { Queryable } from '../storage/db.js';
+import type { ChannelKey } from '../offerings/channels.js';
+import { productVisibleOn } from './channels.js';
+import { isUuid } from './publicResources.js';
+import type { EngineProduct } from './slotEngine.js';
+
+export interface ProductRow {
+  id: string;
+  provider_id: string;
+  reference: string;
+  name: string;
+  description: string | null;
+  min_duration: number | null;
+  max_duration: number | null;
+  lead_time_minutes: number | null;
+  follow_up_time_minutes: number | null;
+  exclusive: boolean;
+}
+
+const COLUMNS = `pr.id, pr.provider_id, pr.reference, pr.name, pr.description, pr.min_duration, pr.max_duration,
+  pr.lead_time_minutes, pr.follow_up_time_minutes, pr.exclusive`;
+
+/** Every product of each resource (channel not applied), in the resource's order. */
+export async function productsOfResources(db: Queryable, resourceIds: string[]): Promise<Map<string, ProductRow[]>> {
+  const out = new Map<string, ProductRow[]>(resourceIds.map((id) => [id, []]));
+  if (resourceIds.length === 0) return out;
+  const rows = await db.query<ProductRow & { resource_id: string }>(
+    `SELECT rp.resource_id, ${COLUMNS}
+       FROM resource_products rp JOIN products pr ON pr.id = rp.product_id
+      WHERE rp.resource_id = ANY($1::uuid[])
+      ORDER BY rp.position, pr.name, pr.id`,
+    [resourceIds],
+  );
+  for (const { resource_id, ...product } of rows) out.get(resource_id)!.push(product);
+  return out;
+}
+
+export function onChannel(products: ProductRow[], channel: ChannelKey): ProductRow[] {
+  return products.filter((p) => productVisibleOn(p, channel));
+}
+
+/** A product by UUID, or by reference among the given providers' products; 404 when none. */
+export async function findProduct(db: Queryable, ref: string, providerIds: string[], field: string): Promise<ProductRow> {
+  const rows = isUuid(ref)
+    ? await db.query<ProductRow>(`SELECT ${COLUMNS} FROM products pr WHERE pr.id = $1 AND pr.provider_id = ANY($2::uuid[])`, [ref, providerIds])
+    : await db.query<ProductRow>(
+        `SELECT ${COLUMNS} FROM products pr WHERE pr.reference = $1 AND pr.provider_id = ANY($2::uuid[]) ORDER BY pr.id LIMIT 1`,
+        [ref, providerIds],
+      );
+  if (!rows[0]) throw notFound(`no product found for ${field} ${ref}`);
+  return rows[0];
+}
+
+export const publicProduct = (p: ProductRow) => ({
+  uuid: p.id,
+  name: p.name,
+  description: p.description ?? '',
+  minDuration: p.min_duration,
+  maxDuration: p.max_duration,
+  leadTimeMinutes: p.lead_time_minutes,
+  followUpTimeMinutes: p.follow_up_time_minutes,
+  exclusive: p.exclusive,
+});
+
+export const productRef = (p: ProductRow) => ({ uuid: p.id, name: p.name });
+
+export const engineProduct = (p: ProductRow): EngineProduct => ({
+  id: p.id,
+  leadMin: p.lead_time_minutes ?? 0,
+  followUpMin: p.follow_up_time_minutes ?? 0,
+  minDurationMin: p.min_duration,
+});

@@ -1,0 +1,84 @@
+/**
+ * Public references to resources. The public flow has no crmId, so a reference must be unique on
+ * its own: the full form `resourceId@providerUuid@platform`, the resource UUID, or the short form
+ * `resourceId@platform` (resources.reference) when exactly one resource has it.
+ */
+import { invalid, notFound } from '../errors.js';
+import type { StoredChannels } from '../offerings/channels.js';
+import type { Queryable } from '../storage/db.js';
+
+export interface PublicResource {
+  id: string;
+  crm_id: string;
+  provider_id: string;
+  reference: string;
+  public_name: string;
+  description: string | null;
+  website: string | null;
+  img_url: string | null;
+  msg_help_text: string | null;
+  contact_channel_type: string | null;
+  contact_user_id: string | null;
+  archived: boolean;
+  address: unknown;
+  channels: StoredChannels | null;
+  time_zone: string;
+  provider_name: string;
+  provider_description: string | null;
+  is_theming_allowed: boolean;
+  is_localisation_allowed: boolean;
+  are_custom_fields_allowed: boolean;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (value: string) => UUID.test(value);
+
+const SELECT = `SELECT r.id, r.crm_id, r.provider_id, r.reference, r.public_name, r.description, r.website, r.img_url,
+       r.msg_help_text, r.contact_channel_type, r.contact_user_id, r.archived, r.address, r.channels,
+       p.time_zone, p.name AS provider_name, p.description AS provider_description,
+       p.is_theming_allowed, p.is_localisation_allowed, p.are_custom_fields_allowed
+  FROM resources r JOIN providers p ON p.id = r.provider_id`;
+
+type RefQuery = { where: string; params: unknown[] };
+
+function refQuery(ref: string): RefQuery | null {
+  if (isUuid(ref)) return { where: 'r.id = $1', params: [ref] };
+  const parts = ref.split('@');
+  if (parts.length === 3 && parts.every(Boolean)) {
+    const [resourceId, providerUuid, platform] = parts;
+    if (!isUuid(providerUuid)) return null;
+    return { where: 'r.provider_id = $1 AND r.reference = $2', params: [providerUuid, `${resourceId}@${platform}`] };
+  }
+  if (parts.length === 2 && parts.every(Boolean)) return { where: 'r.reference = $1', params: [ref] };
+  return null;
+}
+
+/**
+ * The resource a public reference names (archived ones included: callers decide what archived
+ * means for them). 404 when none matches; 400 when a short reference is shared across providers.
+ */
+export async function resolveResource(db: Queryable, ref: string, field = 'ref'): Promise<PublicResource> {
+  const q = refQuery(ref);
+  if (!q) throw notFound(`no resource found for ${field} ${ref}`);
+  const rows = await db.query<PublicResource>(`${SELECT} WHERE ${q.where} LIMIT 2`, q.params);
+  if (rows.length === 0) throw notFound(`no resource found for ${field} ${ref}`);
+  if (rows.length > 1) {
+    throw invalid(`${field} ${ref} is ambiguous: several providers have a resource with this reference; use the full form resourceId@providerUuid@platform`);
+  }
+  return rows[0];
+}
+
+/** Resolves several references, keeping their order and dropping duplicates. */
+export async function resolveResources(db: Queryable, refs: { ref: string; field: string }[]): Promise<PublicResource[]> {
+  const out = new Map<string, PublicResource>();
+  for (const { ref, field } of refs) {
+    const r = await resolveResource(db, ref, field);
+    if (!out.has(r.id)) out.set(r.id, r);
+  }
+  return [...out.values()];
+}
+
+/** The resource by id, for code that already knows it (the resource of a timeslot or appointment). */
+export async function resourceById(db: Queryable, id: string): Promise<PublicResource | undefined> {
+  return (await db.query<PublicResource>(`${SELECT} WHERE r.id = $1`, [id]))[0];
+}

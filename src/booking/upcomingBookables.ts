@@ -1,0 +1,121 @@
+/** A1 upcoming_bookables: load, run the pure slot engine, group and format. */
+import type { Deps } from '../context.js';
+import { invalid } from '../errors.js';
+import type { ChannelKey } from '../offerings/channels.js';
+import { loadAppointments, loadTimeslots, type LoadedAppointment } from './bookablesLoader.js';
+import { InstantFormatter, loadResourceViews, singleProduct, slotItem, type ResourceView, type SlotItem } from './bookableView.js';
+import { publicVisible } from './channels.js';
+import { compilePattern, localeFromLanguageTag, PatternError, type CompiledPattern } from './datePattern.js';
+import { engineProduct, findProduct, type ProductRow } from './publicProducts.js';
+import { resolveResources } from './publicResources.js';
+import { computeBookables } from './slotEngine.js';
+
+/** How far ahead A1 looks; slots starting later are not listed (docs/decisions.md). */
+export const BOOKING_HORIZON_DAYS = 90;
+export const DEFAULT_GROUP_FORMAT = 'yyyy-MM-dd';
+export const DEFAULT_TIME_FORMAT = 'yyyy-MM-dd HH:mm';
+const DAY_MS = 86_400_000;
+
+export interface UpcomingQuery {
+  refs: { ref: string; field: string }[];
+  groupFormat?: string;
+  timeFormat?: string;
+  languageTag?: string;
+  channelKey: ChannelKey;
+  prdRef?: string;
+}
+
+export type UpcomingResult = Record<string, SlotItem[] | boolean> & { public_visible: boolean };
+
+function compiled(pattern: string, field: string): CompiledPattern {
+  try {
+    return compilePattern(pattern);
+  } catch (err) {
+    if (err instanceof PatternError) throw invalid(`${field}: ${err.message}`);
+    throw err;
+  }
+}
+
+/** A pattern from the query as a formatter; 400 naming the field when it is not a valid pattern. */
+export function timePattern(pattern: string | undefined, field: string, fallback: string): CompiledPattern {
+  return compiled(pattern ?? fallback, field);
+}
+
+export function localeOf(languageTag: string | undefined): string {
+  try {
+    return localeFromLanguageTag(languageTag);
+  } catch (err) {
+    if (err instanceof PatternError) throw invalid(`query.languageTag: ${err.message}`);
+    throw err;
+  }
+}
+
+/** The product a listed slot shows: prdRef's, else the appointment's, else the resource's only one. */
+function productOf(view: ResourceView, prd: ProductRow | null, appt: LoadedAppointment | undefined) {
+  const name = appt?.productName;
+  if (prd) return { id: prd.id, name: name ?? prd.name };
+  if (appt?.productId) return { id: appt.productId, name: name ?? '' };
+  const single = singleProduct(view);
+  return single ? { id: single.id, name: single.name } : null;
+}
+
+/** The grouped bookables, or null when nothing is bookable (204). */
+export async function upcomingBookables(deps: Deps, q: UpcomingQuery): Promise<UpcomingResult | null> {
+  const groupFormat = timePattern(q.groupFormat, 'query.groupFormat', DEFAULT_GROUP_FORMAT);
+  const timeFormat = timePattern(q.timeFormat, 'query.timeFormat', DEFAULT_TIME_FORMAT);
+  const locale = localeOf(q.languageTag);
+  const { db } = deps;
+
+  const resolved = await resolveResources(db, q.refs);
+  const prd = q.prdRef ? await findProduct(db, q.prdRef, [...new Set(resolved.map((r) => r.provider_id))], 'query.prdRef') : null;
+  const views = await loadResourceViews(db, resolved.filter((r) => !r.archived), q.channelKey);
+  for (const [id, view] of views) {
+    if (prd && !view.products.some((p) => p.id === prd.id)) views.delete(id);
+  }
+  if (views.size === 0) return null;
+
+  const ids = [...views.keys()];
+  const now = deps.clock.now();
+  const until = new Date(now.getTime() + BOOKING_HORIZON_DAYS * DAY_MS);
+  const product = prd ? engineProduct(prd) : null;
+  // Appointments can block a slot through the product's buffers, so look that much further both ways.
+  const margin = ((product?.leadMin ?? 0) + (product?.followUpMin ?? 0)) * 60_000 + DAY_MS;
+  const [timeslots, appointments] = await Promise.all([
+    loadTimeslots(db, ids, now, until),
+    loadAppointments(db, ids, new Date(now.getTime() - margin), new Date(until.getTime() + margin), now),
+  ]);
+  const bookables = computeBookables(timeslots, appointments, { nowMs: now.getTime(), untilMs: until.getTime(), product });
+
+  const byId = new Map(appointments.map((a) => [a.id, a]));
+  const formatters = new Map<string, InstantFormatter>();
+  const groups = new Map<string, SlotItem[]>();
+  for (const b of bookables) {
+    const view = views.get(b.resourceId)!;
+    const appt = b.kind === 'models.LotAppointment' ? byId.get(b.appointmentId) : undefined;
+    if (appt?.productExclusive && !prd && q.channelKey !== 'RESOURCE_EXCLUSIVE') continue;
+    const zone = view.resource.time_zone;
+    let fmt = formatters.get(zone);
+    if (!fmt) formatters.set(zone, (fmt = new InstantFormatter(zone, locale)));
+    const item = slotItem(
+      {
+        kind: b.kind,
+        appointmentId: appt?.id,
+        timeslotId: b.kind === 'models.Bookable' ? b.timeslotId : (b.timeslotId ?? b.appointmentId),
+        product: productOf(view, prd, appt),
+        startMs: b.startMs,
+        endMs: b.endMs,
+        capacity: b.capacity,
+        capacityLeft: b.capacityLeft,
+      },
+      view,
+      fmt,
+      timeFormat,
+    );
+    const key = fmt.format(b.startMs, groupFormat);
+    const group = groups.get(key);
+    if (group) group.push(item);
+    else groups.set(key, [item]);
+  }
+  if (groups.size === 0) return null;
+  return { ...Object.fromEntries(groups), public_visible: publicVisible(q.channelKey) } as UpcomingResult;
+}

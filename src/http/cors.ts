@@ -1,0 +1,26 @@
+import type { FastifyInstance } from 'fastify';
+
+/** The preflight answer of A6, header for header as the spec lists it. */
+export const PREFLIGHT_HEADERS = {
+  'access-control-allow-credentials': 'true',
+  'access-control-allow-methods': 'POST, GET, OPTIONS, PUT, DELETE',
+  'access-control-allow-headers': 'Origin, X-Requested-With, Content-Type, Accept, Authorization, X-Auth-Token',
+  'access-control-max-age': '36',
+} as const;
+
+/**
+ * CORS for the consumer endpoints of the plugin it is added to: every answer (errors included)
+ * echoes the caller's Origin, since credentials are allowed and `*` would not do for browsers;
+ * each path answers its OPTIONS preflight with PREFLIGHT_HEADERS.
+ */
+export function publicCors(app: FastifyInstance, paths: string[]): void {
+  app.addHook('onRequest', async (request, reply) => {
+    const origin = request.headers.origin;
+    reply.header('access-control-allow-origin', origin ?? '*');
+    if (origin) reply.header('access-control-allow-credentials', 'true');
+    reply.header('vary', 'Origin');
+  });
+  for (const url of paths) {
+    app.options(url, { schema: { hide: true } }, async (_request, reply) => reply.headers(PREFLIGHT_HEADERS).code(204).send());
+  }
+}

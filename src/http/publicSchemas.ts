@@ -1,0 +1,187 @@
+/** TypeBox schemas of the public booking flow (spec group A). */
+import { Type } from '@fastify/type-provider-typebox';
+import { CHANNEL_KEYS, DEFAULT_CHANNEL_KEY, type ChannelKey } from '../offerings/channels.js';
+import { Enveloped, ErrorResponse, errorResponses, Nullable } from './reply.js';
+
+const ChannelKeyQuery = Type.Optional(
+  Type.Unsafe<ChannelKey>({ type: 'string', enum: [...CHANNEL_KEYS], default: DEFAULT_CHANNEL_KEY, description: `one of ${CHANNEL_KEYS.join(', ')}` }),
+);
+const Ref = Type.String({ minLength: 1, maxLength: 300, description: 'resourceId@providerUuid@platform, resourceId@platform, or the resource UUID' });
+const Refs = (description: string) => Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 300 }), { maxItems: 50, description }));
+const Pattern = (description: string) => Type.Optional(Type.String({ maxLength: 200, description }));
+const Uuid = (description?: string) => Type.String({ format: 'uuid', ...(description ? { description } : {}) });
+const OptText = (max: number, description?: string) => Type.Optional(Nullable(Type.String({ maxLength: max, ...(description ? { description } : {}) })));
+
+export const RefParams = Type.Object({ ref: Ref });
+
+export const publicErrors = { ...errorResponses, 412: ErrorResponse, 429: ErrorResponse } as const;
+
+// ---- A1 ----
+
+export const UpcomingQuery = Type.Object({
+  groupFormat: Pattern('Java-style pattern of the group keys; default yyyy-MM-dd'),
+  timeFormat: Pattern('Java-style pattern of formattedStart/formattedEnd; default yyyy-MM-dd HH:mm'),
+  languageTag: Type.Optional(Type.String({ maxLength: 35, description: 'e.g. de_DE; language of month and weekday names' })),
+  channelKey: ChannelKeyQuery,
+  ref: Refs('additional resources; repeatable'),
+  prdRef: Type.Optional(Type.String({ minLength: 1, maxLength: 300, description: 'product reference or UUID' })),
+});
+
+const ContactChannel = Nullable(Type.Object({ type: Type.String(), value: Type.String() }));
+const ProductRefs = Type.Array(Type.Object({ uuid: Type.String(), name: Type.String() }));
+
+const slotMembers = {
+  kind: Type.String({ description: 'models.Bookable or models.LotAppointment' }),
+  timeslot_uuid: Type.String(),
+  product_uuid: Nullable(Type.String()),
+  resource_uuid: Type.String(),
+  product_name: Type.String(),
+  resource_name: Type.String(),
+  start: Type.String(),
+  end: Type.String(),
+  formattedStart: Type.String(),
+  formattedEnd: Type.String(),
+  contact_channel: ContactChannel,
+  capacity: Type.Integer(),
+  capacity_left: Type.Integer(),
+  products: ProductRefs,
+};
+
+export const Bookable = Type.Object({ ...slotMembers, appointment_uuid: Type.Optional(Type.String({ description: 'models.LotAppointment only' })) });
+
+export const UpcomingResponse = Type.Object(
+  { public_visible: Type.Boolean() },
+  { additionalProperties: Type.Array(Bookable), description: 'group text -> bookables, plus public_visible' },
+);
+
+// ---- A2 ----
+
+export const ReserveQuery = Type.Object({
+  ref: Type.Optional(Type.String({ maxLength: 300, description: 'resource or channel reference (informational)' })),
+  channelKey: ChannelKeyQuery,
+});
+
+export const ReserveBody = Type.Object({
+  timeslot_uuid: Type.Optional(Uuid('for models.Bookable')),
+  appointment_uuid: Type.Optional(Uuid('for models.LotAppointment')),
+  product_uuid: Uuid(),
+  from: Type.String({ minLength: 1, maxLength: 40, description: 'ISO 8601' }),
+  to: Type.String({ minLength: 1, maxLength: 40, description: 'ISO 8601' }),
+});
+
+const Customer = Type.Object({
+  customer_placeholder_id: Nullable(Type.String()),
+  customer_uuid: Nullable(Type.String()),
+  participationState: Type.String(),
+  participation_id: Type.String(),
+});
+
+export const ReserveResponse = Enveloped({
+  participation: Type.Object({
+    uuid: Type.String(),
+    appointment_uuid: Type.String(),
+    timeslot_uuid: Type.String(),
+    resource_uuid: Type.String(),
+    product_uuid: Type.String(),
+    from: Type.String(),
+    to: Type.String(),
+    appointment_capacity: Type.Integer(),
+    appointment_capacity_left: Type.Integer(),
+    customer_uuid: Type.String({ description: 'send as placeholder_id to create_appointment_with_consumer' }),
+    customer_mobile: Nullable(Type.String()),
+    customer_fullName: Nullable(Type.String()),
+    customer_email: Nullable(Type.String()),
+    customer_note: Nullable(Type.String()),
+    state: Type.String(),
+    formatedAddress: Type.String(),
+    messages: Type.Array(Type.String()),
+  }),
+  appointments: Type.Array(
+    Type.Object({
+      uuid: Type.String(),
+      kind: Type.String(),
+      product_id: Type.String(),
+      product_name: Type.String(),
+      resource_id: Type.String(),
+      from: Type.String(),
+      to: Type.String(),
+      state: Type.String(),
+      capacity: Type.Integer(),
+      capacity_left: Type.Integer(),
+      customers: Type.Array(Customer),
+    }),
+  ),
+});
+
+// ---- A3 ----
+
+export const BookQuery = Type.Object({ timeFormat: Pattern('Java-style pattern of formattedStart/formattedEnd; default yyyy-MM-dd HH:mm') });
+
+export const BookBody = Type.Object({
+  start: Type.String({ minLength: 1, maxLength: 40, description: 'ISO 8601' }),
+  end: Type.String({ minLength: 1, maxLength: 40, description: 'ISO 8601' }),
+  timeslot_uuid: Uuid('the timeslot, or the appointment of an already booked slot'),
+  product_uuid: Type.Optional(Nullable(Uuid())),
+  placeholder_id: Type.Optional(Nullable(Uuid('participation.customer_uuid of reserve_appointment'))),
+  email: Type.String({ minLength: 1, maxLength: 254, format: 'email' }),
+  firstname: Type.String({ minLength: 1, maxLength: 255 }),
+  lastname: Type.String({ minLength: 1, maxLength: 255 }),
+  mobile: OptText(50),
+  message: OptText(1024, 'at most 1024 characters'),
+  locale: Type.Optional(Nullable(Type.String({ pattern: '^[A-Za-z]{2}([_-][A-Za-z]{2})?$', description: 'language of the mails, e.g. de or en' }))),
+  channelKey: ChannelKeyQuery,
+});
+
+export const BookResponse = Enveloped({
+  createdAppointment: Type.Object({
+    ...slotMembers,
+    appointment_uuid: Type.String(),
+    cancelLink: Type.String({ description: 'signed URL with which the consumer cancels on their own' }),
+  }),
+});
+
+// ---- A4, A5 ----
+
+export const ScopeQuery = Type.Object({
+  ref: Refs('resource references; repeatable'),
+  tslRefs: Refs('timeslot or appointment references or UUIDs; repeatable'),
+  channelKey: ChannelKeyQuery,
+});
+
+export const ActiveProductsResponse = Enveloped({
+  products: Type.Array(
+    Type.Object({
+      uuid: Type.String(),
+      name: Type.String(),
+      description: Type.String(),
+      minDuration: Nullable(Type.Integer()),
+      maxDuration: Nullable(Type.Integer()),
+      leadTimeMinutes: Nullable(Type.Integer()),
+      followUpTimeMinutes: Nullable(Type.Integer()),
+      exclusive: Type.Boolean(),
+    }),
+  ),
+});
+
+const OptString = Nullable(Type.String());
+
+export const PublicDataResponse = Enveloped({
+  contact: Type.Object({ name: OptString, email: OptString, mobile: OptString, phone: OptString }),
+  resource: Type.Object({
+    uuid: Type.String(),
+    name: Type.String(),
+    description: OptString,
+    contactChannelType: OptString,
+    msgHelpText: OptString,
+    url: OptString,
+    imgUrl: OptString,
+  }),
+  provider: Type.Object({
+    name: Type.String(),
+    description: OptString,
+    isThemingAllowed: Type.Boolean(),
+    isLocalisationAllowed: Type.Boolean(),
+    areCustomFieldsAllowed: Type.Boolean(),
+  }),
+  channel: Type.Object({ bookingProcess: Type.String() }),
+});
