@@ -1,5 +1,99 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import formbody from '@fastify/formbody';
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { cancelByToken, TooLateToCancel, viewCancellation } from '../booking/selfCancel.js';
 import type { Deps } from '../context.js';
+import { DomainError } from '../errors.js';
+import { cancelPage, pageLocale } from './cancelPage.js';
+import { statusOf } from './errors.js';
+import { ErrorResponse } from './reply.js';
 
-// Placeholder: routes arrive with their issue.
-export const cancelRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async () => {};
+const Params = Type.Object({ token: Type.String({ minLength: 1, maxLength: 512, description: 'the signed token of the cancel link' }) });
+const Query = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 35, description: 'de or en; overrides the booking language' })) });
+/** The page's form sends no fields; an empty or absent body is the normal case. */
+const Body = Type.Object({}, { additionalProperties: true, description: 'ignored; the page form posts an empty body' });
+const Html = Type.String({ description: 'HTML page' });
+const page = (description: string) => ({ description, content: { 'text/html': { schema: Html } } });
+const pageOrError = (description: string) => ({ description, content: { 'text/html': { schema: Html }, 'application/json': { schema: ErrorResponse } } });
+const errors = {
+  400: pageOrError('invalid request'),
+  404: pageOrError('forged, altered or unknown token; nothing changed'),
+  409: pageOrError('the appointment has already started; nothing changed'),
+};
+
+/** JSON only for a client that asks for it and not for HTML; a browser gets the page. */
+function wantsJson(request: FastifyRequest): boolean {
+  const accept = request.headers.accept ?? '';
+  return accept.includes('application/json') && !accept.includes('text/html');
+}
+
+function sendPage(reply: FastifyReply, status: number, html: string) {
+  return reply
+    .status(status)
+    .type('text/html; charset=utf-8')
+    .header('cache-control', 'no-store')
+    .header('referrer-policy', 'no-referrer') // the token is in the URL
+    .header('x-robots-tag', 'noindex')
+    .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
+    .send(html);
+}
+
+const langOf = (request: FastifyRequest) => (request.query as { lang?: unknown } | undefined)?.lang;
+
+/** The consumer's cancel link (DESIGN §4): GET shows the appointment and a button, POST cancels. */
+export const cancelRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
+  // the page's own form posts application/x-www-form-urlencoded; only these routes accept it
+  await app.register(formbody);
+
+  app.setErrorHandler((err, request, reply) => {
+    if (wantsJson(request)) throw err; // the application's handler writes the documented error body
+    const status = err instanceof DomainError ? statusOf(err.code) : (err as { statusCode?: number }).statusCode ?? 500;
+    if (status >= 500) request.log.error({ err }, 'cancel page failed');
+    const lang = langOf(request);
+    const view = err instanceof TooLateToCancel ? err.view : undefined;
+    const locale = pageLocale(typeof lang === 'string' ? lang : undefined, view?.language, request.headers['accept-language']);
+    const kind = view ? 'too-late' : status === 404 ? 'invalid' : 'error';
+    return sendPage(reply, status >= 400 && status < 600 ? status : 500, cancelPage(kind, locale, view));
+  });
+
+  app.get(
+    '/cancel/:token',
+    {
+      schema: {
+        tags: ['cancel link'],
+        summary: "The consumer's cancel page: the appointment and a cancel button (changes nothing)",
+        params: Params,
+        querystring: Query,
+        response: { 200: page('the appointment with a cancel button, or that it is already cancelled'), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const view = await viewCancellation(deps, request.params.token);
+      const locale = pageLocale(request.query.lang, view.language, request.headers['accept-language']);
+      return sendPage(reply, 200, cancelPage(view.state === 'CANCELED' ? 'already' : 'confirm', locale, view));
+    },
+  );
+
+  app.post(
+    '/cancel/:token',
+    {
+      schema: {
+        tags: ['cancel link'],
+        summary: 'Cancels the participation of the link (CANCELED, place freed, mails to consumer and provider side)',
+        params: Params,
+        querystring: Query,
+        body: Body,
+        response: { 200: page('cancelled now, or already before'), ...errors },
+      },
+      // a POST without any body (no content type) is the page's form too
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+    },
+    async (request, reply) => {
+      const { alreadyCanceled, view } = await cancelByToken(deps, request.params.token);
+      const locale = pageLocale(request.query.lang, view.language, request.headers['accept-language']);
+      return sendPage(reply, 200, cancelPage(alreadyCanceled ? 'already' : 'done', locale, view));
+    },
+  );
+};

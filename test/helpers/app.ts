@@ -4,6 +4,7 @@ import { buildApp, type App } from '../../src/app.js';
 import { testConfig, type Config } from '../../src/config.js';
 import type { Clock } from '../../src/context.js';
 import { ensureKey } from '../../src/partners/apiKeys.js';
+import { startBackgroundJobs } from '../../src/jobs.js';
 import type { Db } from '../../src/storage/db.js';
 import { createTestDatabase, type TestDatabase } from './db.js';
 
@@ -34,11 +35,13 @@ export interface TestApp {
  * The real app on a fresh database of the backend under test. Share one per test file; tests stay
  * apart by working under their own partner (crmId).
  */
-export async function startTestApp(overrides: Partial<Config> = {}, clock = new TestClock()): Promise<TestApp> {
+export async function startTestApp(overrides: Partial<Config> = {}, clock = new TestClock(), options: { jobs?: boolean } = {}): Promise<TestApp> {
   const database = await createTestDatabase();
   const config = testConfig(overrides);
   const app = await buildApp({ config, db: database.db, clock, logger: false });
   await app.ready();
+  // jobs: true runs the process's background work (mail worker, ...) as main.ts does
+  const jobs = options.jobs ? startBackgroundJobs({ config, db: database.db, log: app.log }) : null;
   return {
     app,
     db: database.db,
@@ -47,6 +50,7 @@ export async function startTestApp(overrides: Partial<Config> = {}, clock = new 
     config,
     close: async () => {
       await app.close();
+      await jobs?.stop();
       await database.drop();
     },
   };

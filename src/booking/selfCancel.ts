@@ -1,0 +1,116 @@
+/**
+ * The consumer's own cancellation through the signed link of their confirmation mail. The token
+ * alone authorizes: it names one participation and cannot be forged without the secret.
+ */
+import type { Deps } from '../context.js';
+import { DomainError, notFound } from '../errors.js';
+import { addressText, enqueueParticipationMails } from '../notifications/compose.js';
+import { lockAppointment, type ParticipationRow } from '../scheduling/capacity.js';
+import type { Queryable } from '../storage/db.js';
+import { cancelSecret, verifyCancelToken } from './cancelToken.js';
+
+/** What the cancel page shows: only this participation's own appointment. */
+export interface CancelView {
+  state: ParticipationRow['state'];
+  /** the participation's locale, else the customer's language */
+  language: string | null;
+  start: Date;
+  end: Date;
+  timeZone: string;
+  productName: string | null;
+  resourceName: string | null;
+  address: string | null;
+  providerName: string;
+}
+
+/** The appointment has begun: the link no longer cancels; the view says what it was about. */
+export class TooLateToCancel extends DomainError {
+  constructor(readonly view: CancelView) {
+    super('TOO_LATE', 'the appointment has already started and can no longer be cancelled online');
+  }
+}
+
+const CANCELABLE: ReadonlySet<ParticipationRow['state']> = new Set(['RESERVED', 'REQUESTED', 'BOOKED']);
+const invalidLink = () => notFound('the cancel link is not valid');
+
+async function participationOf(db: Queryable, deps: Deps, token: string): Promise<string> {
+  const id = verifyCancelToken(await cancelSecret(db, deps.config), token);
+  if (!id) throw invalidLink();
+  return id;
+}
+
+interface ViewRow {
+  appointment_id: string;
+  state: ParticipationRow['state'];
+  language: string | null;
+  start_at: Date;
+  end_at: Date;
+  a_address: unknown;
+  r_address: unknown;
+  product_name: string | null;
+  resource_name: string | null;
+  provider_name: string;
+  time_zone: string;
+}
+
+/** The participation and its appointment; DELETED counts as gone (deleted without notice). */
+async function loadView(db: Queryable, participationId: string): Promise<{ appointmentId: string; view: CancelView }> {
+  const [row] = await db.query<ViewRow>(
+    `SELECT pa.appointment_id, pa.state, coalesce(pa.locale, c.language) AS language, a.start_at, a.end_at,
+            a.address AS a_address, r.address AS r_address, coalesce(a.product_name, pr.name) AS product_name,
+            r.public_name AS resource_name, pv.name AS provider_name, pv.time_zone
+       FROM participations pa
+       JOIN appointments a ON a.id = pa.appointment_id
+       JOIN providers pv ON pv.id = pa.provider_id
+       LEFT JOIN products pr ON pr.id = a.product_id
+       LEFT JOIN resources r ON r.id = a.resource_id
+       LEFT JOIN customers c ON c.id = pa.customer_id
+      WHERE pa.id = $1`,
+    [participationId],
+  );
+  if (!row || row.state === 'DELETED') throw invalidLink();
+  return {
+    appointmentId: row.appointment_id,
+    view: {
+      state: row.state,
+      language: row.language,
+      start: row.start_at,
+      end: row.end_at,
+      timeZone: row.time_zone,
+      productName: row.product_name,
+      resourceName: row.resource_name,
+      address: addressText(row.a_address ?? row.r_address),
+      providerName: row.provider_name,
+    },
+  };
+}
+
+function assertNotStarted(deps: Deps, view: CancelView): void {
+  if (CANCELABLE.has(view.state) && deps.clock.now() >= view.start) throw new TooLateToCancel(view);
+}
+
+/** GET: what the link is about. Changes nothing. */
+export async function viewCancellation(deps: Deps, token: string): Promise<CancelView> {
+  const id = await participationOf(deps.db, deps, token);
+  const { view } = await loadView(deps.db, id);
+  assertNotStarted(deps, view);
+  return view;
+}
+
+/**
+ * POST: REQUESTED/BOOKED/RESERVED -> CANCELED under the appointment's lock, with the mails to the
+ * consumer and the provider side in the same transaction. Already CANCELED: nothing changes.
+ */
+export async function cancelByToken(deps: Deps, token: string): Promise<{ alreadyCanceled: boolean; view: CancelView }> {
+  return deps.db.transaction(async (tx) => {
+    const id = await participationOf(tx, deps, token);
+    const { appointmentId } = await loadView(tx, id);
+    await lockAppointment(tx, appointmentId);
+    const { view } = await loadView(tx, id); // re-read: a concurrent change may have won the lock first
+    if (view.state === 'CANCELED') return { alreadyCanceled: true, view };
+    assertNotStarted(deps, view);
+    await tx.query(`UPDATE participations SET state = 'CANCELED', hold_until = NULL, updated_at = now() WHERE id = $1`, [id]);
+    await enqueueParticipationMails(tx, deps.config, id, ['self-cancel-confirmation', 'self-cancel-notification']);
+    return { alreadyCanceled: false, view: { ...view, state: 'CANCELED' as const } };
+  });
+}
