@@ -8,7 +8,7 @@ import { publicVisible } from './channels.js';
 import { compilePattern, localeFromLanguageTag, PatternError, type CompiledPattern } from './datePattern.js';
 import { engineProduct, findProduct, type ProductRow } from './publicProducts.js';
 import { resolveResources } from './publicResources.js';
-import { computeBookables } from './slotEngine.js';
+import { compareBookables, computeBookables } from './slotEngine.js';
 
 /** How far ahead A1 looks; slots starting later are not listed (docs/decisions.md). */
 export const BOOKING_HORIZON_DAYS = 90;
@@ -77,14 +77,30 @@ export async function upcomingBookables(deps: Deps, q: UpcomingQuery): Promise<U
   const ids = [...views.keys()];
   const now = deps.clock.now();
   const until = new Date(now.getTime() + BOOKING_HORIZON_DAYS * DAY_MS);
-  const product = prd ? engineProduct(prd) : null;
+  // Without prdRef, a resource's only product is the slot's product, so its rules apply there too.
+  const runs = prd
+    ? [{ ids, product: engineProduct(prd) }]
+    : ids.map((id) => {
+        const single = singleProduct(views.get(id)!);
+        return { ids: [id], product: single ? engineProduct(single) : null };
+      });
   // Appointments can block a slot through the product's buffers, so look that much further both ways.
-  const margin = ((product?.leadMin ?? 0) + (product?.followUpMin ?? 0)) * 60_000 + DAY_MS;
+  const buffers = Math.max(0, ...runs.map((r) => (r.product ? r.product.leadMin + r.product.followUpMin : 0)));
+  const margin = buffers * 60_000 + DAY_MS;
   const [timeslots, appointments] = await Promise.all([
     loadTimeslots(db, ids, now, until),
     loadAppointments(db, ids, new Date(now.getTime() - margin), new Date(until.getTime() + margin), now),
   ]);
-  const bookables = computeBookables(timeslots, appointments, { nowMs: now.getTime(), untilMs: until.getTime(), product });
+  const window = { nowMs: now.getTime(), untilMs: until.getTime() };
+  const bookables =
+    runs.length === 1
+      ? computeBookables(timeslots, appointments, { ...window, product: runs[0].product })
+      : runs
+          .flatMap((run) => {
+            const mine = (x: { resourceId: string }) => x.resourceId === run.ids[0];
+            return computeBookables(timeslots.filter(mine), appointments.filter(mine), { ...window, product: run.product });
+          })
+          .sort(compareBookables);
 
   const byId = new Map(appointments.map((a) => [a.id, a]));
   const formatters = new Map<string, InstantFormatter>();
