@@ -248,7 +248,7 @@ describe('A1 upcoming_bookables', () => {
       name: 'Olga Owner',
       contactChannels: [{ type: 'mobile', value: '+49 170 1234567' }],
     });
-    expect(put.status ?? put.statusCode, put.body).toBeLessThan(300);
+    expect(put.statusCode, put.body).toBeLessThan(300);
     const r = await createResource(b.p, b.provider.providerRef, { products: [b.product.reference], contact: b.provider.ownerRef, contactChannelType: 'mobile' });
     await createTimeslots(b, [{ resourceReference: r.reference }]);
     const [first] = flatten(await upcoming(t, r.uuid));
