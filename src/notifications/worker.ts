@@ -23,7 +23,8 @@ export interface MailWorkerOptions {
   /** retry after base * 2^attempts, at most max */
   backoffBaseMs: number;
   backoffMaxMs: number;
-  /** wait after an enqueue signal, so the writing transaction has committed */
+  /** after an enqueue signal the worker looks at once, then after this, 10x and 40x this (the
+   * writing transaction commits a moment after the signal; PGlite queues the look behind it anyway) */
   nudgeDelayMs: number;
 }
 
@@ -65,7 +66,8 @@ export class MailWorker {
   private readonly options: MailWorkerOptions;
   private loop: Promise<void> | null = null;
   private stopping = false;
-  private nudged = false;
+  /** extra looks after a nudge, in ms: the enqueuing transaction may commit a little later */
+  private followUps: number[] = [];
   private wake: (() => void) | null = null;
   private unsubscribe: (() => void) | null = null;
 
@@ -95,7 +97,8 @@ export class MailWorker {
 
   /** Makes the worker look at the outbox soon instead of at the next poll. */
   nudge(): void {
-    this.nudged = true;
+    const d = this.options.nudgeDelayMs;
+    this.followUps = [d, d * 10, d * 40];
     this.wake?.();
   }
 
@@ -128,23 +131,17 @@ export class MailWorker {
     }
   }
 
-  /** Sleeps pollMs, or nudgeDelayMs after a nudge, or not at all when stopping. */
+  /** Sleeps pollMs (or the next follow-up look after a nudge); a nudge or stop() ends it at once. */
   private pause(): Promise<void> {
+    const next = this.followUps.shift();
     return new Promise((resolve) => {
-      let timer: NodeJS.Timeout;
       const done = () => {
         clearTimeout(timer);
         this.wake = null;
         resolve();
       };
-      const early = () => {
-        clearTimeout(timer);
-        this.nudged = false;
-        timer = setTimeout(done, this.stopping ? 0 : this.options.nudgeDelayMs);
-      };
-      timer = setTimeout(done, this.options.pollMs);
-      this.wake = early;
-      if (this.nudged) early();
+      const timer = setTimeout(done, Math.min(next ?? Infinity, this.options.pollMs));
+      this.wake = done;
     });
   }
 
