@@ -2,6 +2,7 @@
 import type { Deps } from '../context.js';
 import { invalid, notFound } from '../errors.js';
 import { requireProvider } from '../partners/providers.js';
+import type { MailTemplate } from '../notifications/templateNames.js';
 import type { Queryable } from '../storage/db.js';
 import { lockAppointment, type ParticipationRow } from './capacity.js';
 import { changeParticipationState } from './participations.js';
@@ -43,9 +44,10 @@ export async function deleteAppointments(deps: Deps, crmId: string, providerRef:
 
 /**
  * D8: each ACTIVE appointment becomes CANCELLED (and so unbookable); its RESERVED, REQUESTED and
- * BOOKED participations become CANCELED, and each one that held a place gets an
- * 'appointment-cancelled' mail with `message`. DELETED participations stay as they are. Returns
- * how many appointments were cancelled now (already cancelled ones count 0).
+ * BOOKED participations become CANCELED, and each REQUESTED or BOOKED participant gets an
+ * 'appointment-cancelled' mail with `message` (a RESERVED hold is a consumer mid-booking and, as
+ * for RESERVED -> CANCELED in the table, gets none). DELETED participations stay as they are.
+ * Returns how many appointments were cancelled now (already cancelled ones count 0).
  */
 export async function cancelAppointments(
   deps: Deps,
@@ -57,7 +59,6 @@ export async function cancelAppointments(
   checkSelector(selector);
   return deps.db.transaction(async (tx) => {
     const provider = await requireProvider(tx, crmId, providerRef);
-    const now = deps.clock.now();
     let count = 0;
     for (const id of await selectIds(tx, provider.id, selector)) {
       const appointment = (await lockAppointment(tx, id))!;
@@ -68,8 +69,8 @@ export async function cancelAppointments(
         [id],
       );
       for (const p of participations) {
-        const heldPlace = p.state !== 'RESERVED' || (p.hold_until !== null && p.hold_until > now);
-        await changeParticipationState(tx, deps, p, 'CANCELED', { templates: heldPlace ? ['appointment-cancelled'] : [], message: message ?? null });
+        const templates: MailTemplate[] = p.state === 'RESERVED' ? [] : ['appointment-cancelled'];
+        await changeParticipationState(tx, deps, p, 'CANCELED', { templates, message: message ?? null });
       }
       count++;
     }

@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Deps } from '../context.js';
 import { conflict, invalid } from '../errors.js';
 import { requireProvider } from '../partners/providers.js';
+import type { MailTemplate } from '../notifications/templateNames.js';
 import { constraintName, retryOnUniqueViolation, sqlState, type Queryable } from '../storage/db.js';
 import { LIVE_PARTICIPATION_SQL, type ParticipationRow } from './capacity.js';
 import { changeParticipationState } from './participations.js';
@@ -162,9 +163,10 @@ export async function updateCustomer(deps: Deps, crmId: string, providerRef: str
 }
 
 /**
- * D14. Future place-holding participations (appointment ACTIVE and not yet started) block the
- * delete with 409 unless ignoreFutureAppointments; then each is CANCELED with a 'customer-removed'
- * mail (unless sendMails is false) and the customer is deleted. Past participations stay, without customer.
+ * D14. Future place-holding participations (appointment ACTIVE, not archived, not yet ended: a
+ * running one counts, as in B6) block the delete with 409 unless ignoreFutureAppointments; then
+ * each becomes CANCELED, REQUESTED and BOOKED ones with a 'customer-removed' mail (unless sendMails
+ * is false), and the customer is deleted. Past participations stay, without customer.
  */
 export async function deleteCustomer(
   deps: Deps,
@@ -181,7 +183,7 @@ export async function deleteCustomer(
     const future = await tx.query<ParticipationRow>(
       `SELECT p.* FROM (SELECT * FROM participations WHERE customer_id = $1 AND ${LIVE_PARTICIPATION_SQL}) p
          JOIN appointments a ON a.id = p.appointment_id
-        WHERE a.state = 'ACTIVE' AND a.start_at > $2
+        WHERE a.state = 'ACTIVE' AND NOT a.archived AND a.end_at > $2
         ORDER BY p.appointment_id, p.id`,
       [customer.id, now],
     );
@@ -189,7 +191,8 @@ export async function deleteCustomer(
       throw conflict(`customer ${reference} has ${future.length} future appointment(s); pass ignoreFutureAppointments=true to remove them`);
     }
     for (const participation of future) {
-      await changeParticipationState(tx, deps, participation, 'CANCELED', { sendMails: options.sendMails, templates: ['customer-removed'] });
+      const templates: MailTemplate[] = participation.state === 'RESERVED' ? [] : ['customer-removed'];
+      await changeParticipationState(tx, deps, participation, 'CANCELED', { sendMails: options.sendMails, templates });
     }
     await tx.query('DELETE FROM customers WHERE id = $1', [customer.id]);
   });

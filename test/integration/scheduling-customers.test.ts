@@ -141,6 +141,27 @@ describe('D14 delete a customer', () => {
     expect(mails.map((m) => [m.template, m.recipient, m.payload.appointment.reference])).toEqual([['customer-removed', c.email, apt.reference]]);
   });
 
+  it('counts a running appointment as future, and cancels a reservation without mail', async () => {
+    const s = await setupScheduling(t);
+    const apt = await createAppointment(s, { start: '2026-06-01T10:00', end: '2026-06-01T11:00' });
+    const later = await createAppointment(s);
+    const c = await createCustomer(s);
+    t.clock.set('2026-06-01T08:30:00Z');
+    try {
+      await participate(s, { reference: 'now@crm', appointmentReference: apt.reference, customerReference: c.customerReference }, { sendMails: 'false' });
+      await participate(s, { reference: 'hold@crm', appointmentReference: later.reference, customerReference: c.customerReference, state: 'RESERVED' });
+      expect((await s.p.call('DELETE', path(s, c.customerReference))).statusCode).toBe(409);
+      const res = await s.p.call('DELETE', path(s, c.customerReference), undefined, { ignoreFutureAppointments: 'true' });
+      expect(res.statusCode).toBe(204);
+      const mails = await outboxOf(t, s.p.crmId);
+      expect(mails.map((m) => [m.template, m.payload.participation.reference])).toEqual([['customer-removed', 'now@crm']]);
+      const states = (await s.p.call('GET', `${s.base}/appointments`)).json().flatMap((a: { participations: { reference: string; state: string }[] }) => a.participations.map((p) => `${p.reference}:${p.state}`));
+      expect(states).toEqual(['now@crm:CANCELED', 'hold@crm:CANCELED']);
+    } finally {
+      t.clock.set('2026-06-01T08:00:00Z');
+    }
+  });
+
   it('sends no mail with sendMails=false', async () => {
     const { s, c } = await withFutureBooking();
     const res = await s.p.call('DELETE', path(s, c.customerReference), undefined, { ignoreFutureAppointments: 'true', sendMails: 'false' });

@@ -30,20 +30,22 @@ async function states(s: Scheduling) {
 }
 
 describe('D8 cancel appointments', () => {
-  it('cancels the appointment, cancels each participation and mails every participant the message', async () => {
+  it('cancels the appointment and each participation, mailing the message to requested and booked participants only', async () => {
     const s = await setupScheduling(t);
     const apt = await createAppointment(s, { capacity: 5 });
     const booked = await createCustomer(s);
     const requested = await createCustomer(s);
     const deleted = await createCustomer(s);
+    const holding = await createCustomer(s);
     await participate(s, { reference: 'b@crm', appointmentReference: apt.reference, customerReference: booked.customerReference }, { sendMails: 'false' });
     await participate(s, { reference: 'r@crm', appointmentReference: apt.reference, customerReference: requested.customerReference, state: 'REQUESTED' });
     await participate(s, { reference: 'd@crm', appointmentReference: apt.reference, customerReference: deleted.customerReference, state: 'DELETED' });
+    await participate(s, { reference: 'v@crm', appointmentReference: apt.reference, customerReference: holding.customerReference, state: 'RESERVED' });
 
     const res = await cancel(s, { appointmentReference: apt.reference }, 'The flat is rented');
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json()).toEqual({ 'api-info': { version: '1' }, count: 1 });
-    expect(await states(s)).toEqual([{ reference: apt.reference, state: 'CANCELLED', capacityLeft: 5, participations: ['b@crm:CANCELED', 'r@crm:CANCELED', 'd@crm:DELETED'] }]);
+    expect(await states(s)).toEqual([{ reference: apt.reference, state: 'CANCELLED', capacityLeft: 5, participations: ['b@crm:CANCELED', 'r@crm:CANCELED', 'd@crm:DELETED', 'v@crm:CANCELED'] }]);
     const mails = await outboxOf(t, s.p.crmId);
     expect(mails.map((m) => [m.template, m.recipient, m.payload.message]).sort()).toEqual(
       [['appointment-cancelled', booked.email, 'The flat is rented'], ['appointment-cancelled', requested.email, 'The flat is rented']].sort(),

@@ -254,3 +254,32 @@ describe('D3 update and D4 delete a timeslot', () => {
     expect((await s.p.call('DELETE', `${s.base}/timeslots/${encodeURIComponent(reference)}`)).statusCode).toBe(404);
   });
 });
+
+describe('OpenAPI document', () => {
+  it('lists every scheduling route with its tag and summary', async () => {
+    const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
+    const p = '/crms/{crmId}/provider/{providerRef}';
+    const expected: [string, string, string][] = [
+      ['post', `${p}/timeslots`, 'D1'],
+      ['get', `${p}/resource/{resourceRef}/timeslots`, 'D2'],
+      ['put', `${p}/timeslots/{timeslotRef}`, 'D3'],
+      ['delete', `${p}/timeslots/{timeslotRef}`, 'D4'],
+      ['get', `${p}/appointments`, 'D5'],
+      ['post', `${p}/appointments`, 'D6'],
+      ['delete', `${p}/appointments/withoutNotification`, 'D7'],
+      ['delete', `${p}/appointments`, 'D8'],
+      ['post', `${p}/participations`, 'D9'],
+      ['post', `${p}/participations/{participationRef}`, 'D10'],
+      ['get', `${p}/customers/{customerRef}`, 'D11'],
+      ['post', `${p}/customers`, 'D12'],
+      ['put', `${p}/customers/{customerRef}`, 'D13'],
+      ['delete', `${p}/customers/{customerRef}`, 'D14'],
+    ];
+    for (const [method, path, id] of expected) {
+      const op = doc.paths[path]?.[method];
+      expect(op, `${method} ${path}`).toBeDefined();
+      expect(op.tags).toEqual(['D. Scheduling']);
+      expect(op.summary.startsWith(`${id} `)).toBe(true);
+    }
+  });
+});
