@@ -102,7 +102,9 @@ function parsePart(raw: string): MimePart {
       .map((c) => parsePart(c.replace(/^\r?\n/, '').replace(/\r?\n$/, '')));
     return { headers, contentType: type, params, body: '', parts };
   }
-  return { headers, contentType: type, params, body: decodeBody(body, headers.get('content-transfer-encoding')), parts: [] };
+  const decoded = decodeBody(body, headers.get('content-transfer-encoding'));
+  // SMTP carries CRLF; tests compare text with plain \n line ends
+  return { headers, contentType: type, params, body: type.startsWith('text/') ? decoded.replace(/\r\n/g, '\n') : decoded, parts: [] };
 }
 
 function leaves(part: MimePart): MimePart[] {

@@ -1,0 +1,171 @@
+/**
+ * Mails end to end: requests write the outbox, the app's own background worker (jobs.ts) delivers
+ * to a real SMTP server, and the cancel link in the mail works.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { book, bookBodyFor, consumer, createTimeslots, flatten, setupBooking, upcoming, type Booking } from '../helpers/bookingFixtures.js';
+import { createAppointment, createCustomer, participate, setupScheduling } from '../helpers/schedulingFixtures.js';
+import { SmtpSink, type ReceivedMail } from '../helpers/smtpSink.js';
+
+let sink: SmtpSink;
+let t: TestApp;
+beforeAll(async () => {
+  sink = await SmtpSink.start();
+  // the test clock stands at 2026-06-01T08:00Z; slots below lie after it
+  t = await startTestApp({ smtpUrl: sink.url, mailPollMs: 50, publicBaseUrl: 'https://book.example' }, undefined, { jobs: true });
+});
+afterAll(async () => {
+  await t.close();
+  await sink.close();
+});
+
+/** Waits for `count` mails to this address (then a moment more, so a duplicate would show). */
+async function mailsTo(address: string, count: number, timeoutMs = 15_000): Promise<ReceivedMail[]> {
+  const until = Date.now() + timeoutMs;
+  while (sink.to(address).length < count) {
+    if (Date.now() > until) throw new Error(`expected ${count} mails to ${address}, got ${sink.to(address).length}`);
+    await new Promise((r) => setTimeout(r, 25));
+  }
+  await new Promise((r) => setTimeout(r, 200));
+  return sink.to(address);
+}
+
+async function providerEmail(providerRef: string): Promise<string> {
+  const [row] = await t.db.query<{ email: string }>('SELECT email FROM providers WHERE reference = $1', [providerRef]);
+  return row.email;
+}
+
+const unfold = (ics: string) => ics.replace(/\r?\n[ \t]/g, '');
+const icsField = (ics: string, name: string) => new RegExp(`^${name}:(.*)$`, 'm').exec(unfold(ics))?.[1]?.trim();
+
+async function offer(options: Parameters<typeof setupBooking>[1] = {}): Promise<Booking> {
+  const b = await setupBooking(t, {
+    product: { name: 'Besichtigung' },
+    resource: { publicName: 'Wohnung Hauptstraße', address: { street: 'Hauptstraße', number: '1', zip: '10115', city: 'Berlin' } },
+    ...options,
+  });
+  await createTimeslots(b, [{ start: '2026-06-02T09:00', end: '2026-06-02T11:00', raster: 30 }]);
+  return b;
+}
+
+async function bookFirstSlot(b: Booking, who: object) {
+  const [slot] = flatten(await upcoming(t, b.resource.reference));
+  const res = await book(t, b.resource.reference, bookBodyFor(slot, b.product.uuid, undefined, who));
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json().createdAppointment as { cancelLink: string; appointment_uuid: string };
+}
+
+describe('booking mails through SMTP', () => {
+  it('an IMMEDIATE booking mails the consumer a German confirmation with invite and cancel link, and the provider side a notification', async () => {
+    const b = await offer();
+    const who = consumer({ firstname: 'Erika', lastname: 'Muster', message: 'Bitte <unten> klingeln' });
+    const created = await bookFirstSlot(b, who);
+    expect(created.cancelLink).toMatch(/^https:\/\/book\.example\/cancel\//);
+
+    const [confirmation] = await mailsTo(who.email, 1);
+    expect(confirmation.subject).toBe('Buchungsbestätigung: Besichtigung am 2. Juni 2026');
+    expect(confirmation.text).toContain('Hallo Erika Muster,');
+    expect(confirmation.text).toMatch(/Wann: +Dienstag, 2\. Juni 2026, 09:00–09:30 Uhr \(Europe\/Berlin, MESZ\)/);
+    expect(confirmation.text).toContain(created.cancelLink);
+    expect(confirmation.html).toContain(`href="${created.cancelLink}"`);
+    expect(confirmation.calendar?.method).toBe('REQUEST');
+    const invite = confirmation.calendar!.content;
+    expect(icsField(invite, 'METHOD')).toBe('REQUEST');
+    expect(icsField(invite, 'DTSTART')).toBe('20260602T070000Z');
+    expect(icsField(invite, 'UID')).toMatch(new RegExp(`^${created.appointment_uuid}\\.[0-9a-f-]{36}@booking-service$`));
+
+    const [notification] = await mailsTo(await providerEmail(b.provider.providerRef), 1);
+    expect(notification.subject).toBe('Neue Buchung: Besichtigung am 2. Juni 2026 (Erika Muster)');
+    expect(notification.text).toMatch(/Kunde: +Erika Muster\n +.*@consumer\.example/);
+    expect(notification.text).toContain('Nachricht des Kunden:\n> Bitte <unten> klingeln');
+    expect(notification.html).toContain('Bitte &lt;unten&gt; klingeln');
+    expect(notification.calendar).toBeUndefined();
+
+    // the consumer follows the link from the mail
+    const path = new URL(/https:\/\/book\.example\/cancel\/\S+/.exec(confirmation.text!)![0]).pathname;
+    const page = await t.app.inject({ method: 'GET', url: path });
+    expect(page.statusCode).toBe(200);
+    expect(page.body).toContain('Dienstag, 2. Juni 2026, 09:00–09:30 Uhr (Europe/Berlin, MESZ)');
+    const cancelled = await t.app.inject({ method: 'POST', url: path, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
+    expect(cancelled.statusCode).toBe(200);
+
+    const [, cancelConfirmation] = await mailsTo(who.email, 2);
+    expect(cancelConfirmation.subject).toBe('Stornierung bestätigt: Besichtigung am 2. Juni 2026');
+    expect(cancelConfirmation.calendar?.method).toBe('CANCEL');
+    const cancel = cancelConfirmation.calendar!.content;
+    expect(icsField(cancel, 'UID')).toBe(icsField(invite, 'UID'));
+    expect(Number(icsField(cancel, 'SEQUENCE'))).toBeGreaterThanOrEqual(Number(icsField(invite, 'SEQUENCE')));
+    expect(icsField(cancel, 'STATUS')).toBe('CANCELLED');
+    const [, providerNotice] = await mailsTo(await providerEmail(b.provider.providerRef), 2);
+    expect(providerNotice.subject).toBe('Stornierung: Besichtigung am 2. Juni 2026 (Erika Muster)');
+
+    // the place is free again: another consumer books the same slot
+    await bookFirstSlot(b, consumer());
+  });
+
+  it('a REQUESTED booking in English: request received without invite, request for confirmation to the provider side', async () => {
+    const b = await offer({ resource: { channels: { RESOURCE_PUBLIC: { bookingProcess: 'REQUESTED' } } } });
+    const who = consumer({ firstname: 'Jane', lastname: 'Doe', locale: 'en' });
+    const created = await bookFirstSlot(b, who);
+    const [received] = await mailsTo(who.email, 1);
+    expect(received.subject).toBe('Request received: Besichtigung on 2 June 2026');
+    expect(received.text).toMatch(/When: +Tuesday, 2 June 2026, 09:00–09:30 \(Europe\/Berlin, CEST\)/);
+    expect(received.text).toContain(created.cancelLink);
+    expect(received.calendar).toBeUndefined();
+    const [toConfirm] = await mailsTo(await providerEmail(b.provider.providerRef), 1);
+    expect(toConfirm.subject).toBe('Bitte bestätigen: Anfrage für Besichtigung am 2. Juni 2026 (Jane Doe)');
+  });
+
+  it("the provider's confirmation and cancellation carry its message, an invite and then a CANCEL for the same entry", async () => {
+    const s = await setupScheduling(t);
+    const appointment = await createAppointment(s, { start: '2026-07-01T10:00', end: '2026-07-01T11:00' });
+    const customer = await createCustomer(s, { language: 'en', userName: 'Jane Doe' });
+    const res = await participate(s, { appointmentReference: appointment.reference, customerReference: customer.customerReference, message: 'See you at the gate' });
+    expect(res.statusCode, res.body).toBe(201);
+    const [booked] = await mailsTo(customer.email, 1);
+    expect(booked.subject).toMatch(/^Appointment confirmed: .* on 1 July 2026$/);
+    expect(booked.text).toContain('> See you at the gate');
+    expect(booked.calendar?.method).toBe('REQUEST');
+    const cancel = await s.p.call('DELETE', `${s.base}/appointments`, { appointmentReference: appointment.reference }, { message: 'The owner is ill' });
+    expect(cancel.statusCode, cancel.body).toBe(200);
+    const [, cancelled] = await mailsTo(customer.email, 2);
+    expect(cancelled.subject).toMatch(/^Cancelled: .* on 1 July 2026$/);
+    expect(cancelled.text).toContain('> The owner is ill');
+    expect(cancelled.calendar?.method).toBe('CANCEL');
+    expect(icsField(cancelled.calendar!.content, 'UID')).toBe(icsField(booked.calendar!.content, 'UID'));
+  });
+
+  it('sendMails=false sends nothing', async () => {
+    const s = await setupScheduling(t);
+    const appointment = await createAppointment(s);
+    const silent = await createCustomer(s);
+    const loud = await createCustomer(s);
+    expect((await participate(s, { appointmentReference: appointment.reference, customerReference: silent.customerReference }, { sendMails: 'false' })).statusCode).toBe(201);
+    expect((await participate(s, { appointmentReference: appointment.reference, customerReference: loud.customerReference })).statusCode).toBe(201);
+    // the later mail has arrived, so the earlier one would have too
+    await mailsTo(loud.email, 1);
+    expect(sink.to(silent.email)).toHaveLength(0);
+  });
+});
+
+describe('SMTP outage', () => {
+  it('while SMTP is down every booking succeeds, and once it is back each mail arrives exactly once', async () => {
+    const b = await offer();
+    await sink.down();
+    const consumers = [consumer(), consumer(), consumer()];
+    for (const who of consumers) await bookFirstSlot(b, who); // each 201
+    await new Promise((r) => setTimeout(r, 300)); // the worker has tried and failed by now
+    const pending = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM outbox WHERE status = 'PENDING' AND recipient = ANY($1)`, [consumers.map((c) => c.email)]);
+    expect(pending[0].n).toBe(3);
+    await sink.up();
+    for (const who of consumers) {
+      const mails = await mailsTo(who.email, 1);
+      expect(mails).toHaveLength(1);
+      expect(mails[0].subject).toMatch(/^Buchungsbestätigung: Besichtigung/);
+    }
+    const provider = await mailsTo(await providerEmail(b.provider.providerRef), 3);
+    expect(provider).toHaveLength(3);
+    expect(new Set(provider.map((m) => m.messageId)).size).toBe(3);
+  });
+});
