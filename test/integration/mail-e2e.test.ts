@@ -149,6 +149,82 @@ describe('booking mails through SMTP', () => {
   });
 });
 
+describe('the other participant mails and recipients through SMTP', () => {
+  const enc = encodeURIComponent;
+
+  it("a provider's D10 cancellation mails participation-canceled with its message and a CANCEL", async () => {
+    const s = await setupScheduling(t);
+    const appointment = await createAppointment(s);
+    const customer = await createCustomer(s);
+    const reference = `${customer.customerReference}-p`;
+    expect((await participate(s, { reference, appointmentReference: appointment.reference, customerReference: customer.customerReference })).statusCode).toBe(201);
+    const res = await s.p.call('POST', `${s.base}/participations/${enc(reference)}`, { state: 'CANCELED', message: 'Leider ausgebucht' });
+    expect(res.statusCode, res.body).toBe(200);
+    const [booked, canceled] = await mailsTo(customer.email, 2);
+    expect(canceled.subject).toMatch(/^Termin abgesagt: .* am 1\. Juli 2026$/);
+    expect(canceled.text).toContain('Nachricht von Acme Estates:\n> Leider ausgebucht');
+    expect(canceled.calendar?.method).toBe('CANCEL');
+    expect(icsField(canceled.calendar!.content, 'UID')).toBe(icsField(booked.calendar!.content, 'UID'));
+  });
+
+  it('D14 with ignoreFutureAppointments mails customer-removed with a CANCEL', async () => {
+    const s = await setupScheduling(t);
+    const appointment = await createAppointment(s);
+    const customer = await createCustomer(s, { language: 'en' });
+    expect((await participate(s, { appointmentReference: appointment.reference, customerReference: customer.customerReference })).statusCode).toBe(201);
+    const res = await s.p.call('DELETE', `${s.base}/customers/${enc(customer.customerReference)}`, undefined, { ignoreFutureAppointments: 'true' });
+    expect(res.statusCode, res.body).toBe(204);
+    const [, removed] = await mailsTo(customer.email, 2);
+    expect(removed.subject).toMatch(/^Booking cancelled: .* on 1 July 2026$/);
+    expect(removed.calendar?.method).toBe('CANCEL');
+  });
+
+  it('B6 with ignoreFutureAppointments mails resource-deleted-cancellation with a CANCEL', async () => {
+    const s = await setupScheduling(t);
+    const appointment = await createAppointment(s);
+    const customer = await createCustomer(s);
+    expect((await participate(s, { appointmentReference: appointment.reference, customerReference: customer.customerReference })).statusCode).toBe(201);
+    const res = await s.p.call('DELETE', `${s.base}/resources/${enc(s.resourceRef)}`, undefined, { ignoreFutureAppointments: 'true' });
+    expect(res.statusCode, res.body).toBe(204);
+    const [, cancelled] = await mailsTo(customer.email, 2);
+    expect(cancelled.subject).toMatch(/^Termin entfällt: .* am 1\. Juli 2026$/);
+    expect(cancelled.text).toContain('nicht mehr angeboten wird');
+    expect(cancelled.calendar?.method).toBe('CANCEL');
+  });
+
+  it("provider-side mails go to the email channel of the resource contact's profile", async () => {
+    const b = await setupBooking(t);
+    const profile = await b.p.call('PUT', `/user/${enc(b.provider.ownerRef)}/generalContactProfile`, {
+      name: 'Vermietungsteam',
+      contactChannels: [{ type: 'email', value: 'desk@acme.example' }],
+    });
+    expect(profile.statusCode, profile.body).toBeLessThan(300);
+    const resource = await b.p.call('POST', `${b.base}/resources/${enc(b.resource.reference)}`, { contact: b.provider.ownerRef });
+    expect(resource.statusCode, resource.body).toBe(202);
+    await createTimeslots(b, [{}]);
+    const who = consumer();
+    await bookFirstSlot(b, who);
+    const [notification] = await mailsTo('desk@acme.example', 1);
+    expect(notification.text).toContain('Hallo Vermietungsteam,');
+    const [confirmation] = await mailsTo(who.email, 1);
+    expect(confirmation.text).toMatch(/Kontakt: +Vermietungsteam\n +desk@acme\.example/);
+    expect(unfold(confirmation.calendar!.content)).toMatch(/ORGANIZER;CN="?Vermietungsteam"?:MAILTO:desk@acme\.example/i);
+  });
+
+  it('C1 adopting a user who booked publicly mails the email verification', async () => {
+    const b = await offer();
+    const who = consumer();
+    await bookFirstSlot(b, who);
+    await mailsTo(who.email, 1);
+    const res = await b.p.call('POST', '/user', { reference: `${who.email}@crm`, email: who.email, username: who.email.split('@')[0], lastName: 'Muster' });
+    expect(res.statusCode, res.body).toBe(200);
+    const [, verification] = await mailsTo(who.email, 2);
+    expect(verification.subject).toBe('Bitte bestätigen Sie Ihre E-Mail-Adresse');
+    expect(verification.text).toContain(`Ihre E-Mail-Adresse ${who.email} wurde mit einem Benutzerkonto verknüpft`);
+    expect(verification.calendar).toBeUndefined();
+  });
+});
+
 describe('SMTP outage', () => {
   it('while SMTP is down every booking succeeds, and once it is back each mail arrives exactly once', async () => {
     const b = await offer();
