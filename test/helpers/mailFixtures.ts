@@ -1,93 +1,59 @@
+import { expect } from 'vitest';
 import { cancelLinkFor } from '../../src/booking/cancelToken.js';
-import { enqueueParticipationMails } from '../../src/notifications/compose.js';
-import type { MailTemplate } from '../../src/notifications/templateNames.js';
-import { assertPlaceFree, insertAppointment, insertParticipation, lockAppointment, lockResource, type ParticipationRow } from '../../src/scheduling/capacity.js';
-import type { Partner, TestApp } from './app.js';
+import type { TestApp } from './app.js';
 import { uniqueId } from './app.js';
-import { setupProvider } from './fixtures.js';
-import { createProduct, createResource } from './offeringsFixtures.js';
+import { createAppointment, createCustomer, participate, setupScheduling, type Scheduling } from './schedulingFixtures.js';
 
-export interface Offering {
-  crmId: string;
-  providerId: string;
-  providerEmail: string;
-  resourceId: string;
-  productId: string;
-}
-
-/** A provider (C1/C3/C5), a product and a resource with an address (B1/B3), all through the API. */
-export async function setupOffering(t: TestApp, p: Partner, options: { timeZone?: string; productName?: string } = {}): Promise<Offering> {
-  const providerEmail = `${uniqueId('prov')}@provider.example`;
-  const prov = await setupProvider(p, { providerEmail, ...(options.timeZone ? { timeZone: options.timeZone } : {}) });
-  const product = await createProduct(p, prov.providerRef, { name: options.productName ?? 'Besichtigung' });
-  const resource = await createResource(p, prov.providerRef, {
-    publicName: 'Wohnung Hauptstraße',
-    products: [product.reference],
-    address: { street: 'Hauptstraße', number: '1', zip: '10115', city: 'Berlin' },
-  });
-  const [row] = await t.db.query<{ id: string }>('SELECT id FROM providers WHERE crm_id = $1 AND reference = $2', [p.crmId, prov.providerRef]);
-  return { crmId: p.crmId, providerId: row.id, providerEmail, resourceId: resource.uuid, productId: product.uuid };
-}
-
-/** An appointment on the offering's resource, made by the booking kernel as every real path does. */
-export async function addAppointment(t: TestApp, o: Offering, a: { start: string; end: string; capacity?: number }): Promise<string> {
-  return t.db.transaction(async (tx) => {
-    await lockResource(tx, o.resourceId);
-    const row = await insertAppointment(tx, {
-      crmId: o.crmId,
-      providerId: o.providerId,
-      resourceId: o.resourceId,
-      productId: o.productId,
-      reference: `${uniqueId('apt')}@crm`,
-      start: new Date(a.start),
-      end: new Date(a.end),
-      capacity: a.capacity ?? 1,
-      acceptBookings: true,
-    });
-    return row.id;
-  });
-}
-
-export interface Participant {
+export interface BookedParticipant {
+  s: Scheduling;
+  appointmentReference: string;
+  participationReference: string;
   participationId: string;
   email: string;
+  providerEmail: string;
   cancelLink: string;
   /** the path of the cancel link, for app.inject */
   cancelPath: string;
 }
 
 /**
- * A customer taking a place in the appointment (kernel: lock, assert a free place, insert), with
- * the given mails enqueued in the same transaction, as the booking flow does.
+ * A participant in a capacity-1 appointment, all through the API: provider, product and resource
+ * with an address (C, B1, B3), the appointment (D6, wall-clock times in the provider's zone), the
+ * customer (D12) and the participation (D9; DELETED by D10 afterwards).
  */
-export async function addParticipant(
+export async function bookedParticipant(
   t: TestApp,
-  o: Offering,
-  appointmentId: string,
-  options: { state?: ParticipationRow['state']; name?: string; locale?: string | null; language?: string | null; mails?: MailTemplate[] } = {},
-): Promise<Participant> {
-  const email = `${uniqueId('consumer')}@example.com`;
-  const participationId = await t.db.transaction(async (tx) => {
-    const [customer] = await tx.query<{ id: string }>(
-      'INSERT INTO customers (crm_id, provider_id, reference, user_name, email, language) VALUES ($1, $2, $3, $4, $5, $6) RETURNING id',
-      [o.crmId, o.providerId, `${uniqueId('cust')}@crm`, options.name ?? 'Max Muster', email, options.language ?? null],
-    );
-    const appointment = await lockAppointment(tx, appointmentId);
-    await assertPlaceFree(tx, appointment!, t.clock.now());
-    const row = await insertParticipation(tx, {
-      crmId: o.crmId,
-      providerId: o.providerId,
-      appointmentId,
-      reference: `${uniqueId('part')}@crm`,
-      customerId: customer.id,
-      state: options.state ?? 'BOOKED',
-      locale: options.locale ?? null,
-    });
-    await enqueueParticipationMails(tx, t.config, row.id, options.mails ?? []);
-    return row.id;
+  options: { state?: 'BOOKED' | 'REQUESTED' | 'DELETED'; language?: string; start?: string; end?: string; timeZone?: string } = {},
+): Promise<BookedParticipant> {
+  const s = await setupScheduling(t, {
+    timeZone: options.timeZone,
+    resource: { publicName: 'Wohnung Hauptstraße', address: { street: 'Hauptstraße', number: '1', zip: '10115', city: 'Berlin' } },
   });
-  const cancelLink = await cancelLinkFor(t.db, t.config, participationId);
-  return { participationId, email, cancelLink, cancelPath: new URL(cancelLink).pathname };
+  const appointment = await createAppointment(s, { start: options.start ?? '2026-06-12T10:00', end: options.end ?? '2026-06-12T11:00', capacity: 1 });
+  const customer = await createCustomer(s, options.language ? { language: options.language } : {});
+  const participationReference = `${uniqueId('part')}@crm`;
+  const state = options.state === 'REQUESTED' ? 'REQUESTED' : 'BOOKED';
+  const res = await participate(s, { reference: participationReference, appointmentReference: appointment.reference, customerReference: customer.customerReference, state }, { sendMails: 'false' });
+  expect(res.statusCode, res.body).toBe(201);
+  if (options.state === 'DELETED') {
+    const del = await s.p.call('POST', `${s.base}/participations/${encodeURIComponent(participationReference)}`, { state: 'DELETED' }, { sendMails: 'false' });
+    expect(del.statusCode, del.body).toBe(200);
+  }
+  const [row] = await t.db.query<{ id: string; provider_email: string }>(
+    'SELECT pa.id, pv.email AS provider_email FROM participations pa JOIN providers pv ON pv.id = pa.provider_id WHERE pa.crm_id = $1 AND pa.reference = $2',
+    [s.p.crmId, participationReference],
+  );
+  const cancelLink = await cancelLinkFor(t.db, t.config, row.id);
+  return {
+    s,
+    appointmentReference: appointment.reference,
+    participationReference,
+    participationId: row.id,
+    email: customer.email,
+    providerEmail: row.provider_email,
+    cancelLink,
+    cancelPath: new URL(cancelLink).pathname,
+  };
 }
 
 export async function participationState(t: TestApp, participationId: string): Promise<string> {
