@@ -84,6 +84,7 @@
       errMessage: 'The message may have at most 1024 characters.',
       errInvalid: 'Please check this entry.',
       formErrors: 'Please correct the marked fields.',
+      notCompleted: 'The booking could not be completed with this time. Please choose the time again.',
       submitBook: 'Book appointment',
       submitRequest: 'Send booking request',
       sending: 'Sending…',
@@ -149,6 +150,7 @@
       errMessage: 'Die Nachricht darf höchstens 1024 Zeichen lang sein.',
       errInvalid: 'Bitte prüfen Sie diese Eingabe.',
       formErrors: 'Bitte korrigieren Sie die markierten Felder.',
+      notCompleted: 'Die Buchung konnte mit dieser Zeit nicht abgeschlossen werden. Bitte wählen Sie die Zeit erneut.',
       submitBook: 'Termin buchen',
       submitRequest: 'Buchungsanfrage senden',
       sending: 'Wird gesendet …',
@@ -404,7 +406,7 @@
     /**
      * Shows an error/notice above the step (role=alert). retry: a "try again" button.
      * @param {string | null} text
-     * @param {{ retry?: () => void, kind?: 'error' | 'info' }} [o]
+     * @param {{ retry?: () => void, kind?: 'error' | 'info', actionLabel?: string }} [o]
      */
     function showAlert(text, o = {}) {
       alertBox.replaceChildren();
@@ -416,7 +418,7 @@
       append(alertBox, [
         h('p', null, text),
         o.retry &&
-          h('button', { type: 'button', class: 'bw-btn bw-btn--secondary', 'data-key': 'alert-retry', onclick: () => { showAlert(null); o.retry && o.retry(); } }, t.retry),
+          h('button', { type: 'button', class: 'bw-btn bw-btn--secondary', 'data-key': 'alert-retry', onclick: () => { showAlert(null); o.retry && o.retry(); } }, o.actionLabel || t.retry),
       ]);
       alertBox.hidden = false;
     }
@@ -559,6 +561,7 @@
         }
         if (s.step === 'slots') render();
         else updateBusy();
+        if (err.status === 400) return showAlert(t.notCompleted, { retry: () => loadSlots(), actionLabel: t.pickAgain });
         return showAlert(messageOf(err), err.status === 0 || err.status >= 500 ? { retry: () => pickSlot(b) } : {});
       }
       s.busy = false;
@@ -675,7 +678,7 @@
         s.busy = false;
         updateBusy();
         const err = /** @type {ApiError} */ (e);
-        if (err.status === 412 || err.code === 'CAPACITY_EXHAUSTED' || err.code === '201') return loadSlots(t.slotTaken);
+        if (err.status === 412 || err.code === '201' || err.code === 'CAPACITY_EXHAUSTED' || err.code === 'TOO_LATE') return loadSlots(t.slotTaken);
         if (err.status === 400) {
           const fe = fieldErrorsOf(err);
           if (Object.keys(fe).length) {
@@ -685,6 +688,8 @@
             focusFirstError();
             return;
           }
+          // not about a form field (e.g. the slot or reservation): let the consumer pick again
+          return showAlert(t.notCompleted, { retry: () => loadSlots(), actionLabel: t.pickAgain });
         }
         return showAlert(messageOf(err), err.status === 0 || err.status >= 500 ? { retry: submit } : {});
       }
