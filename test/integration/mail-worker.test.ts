@@ -214,6 +214,21 @@ describe('restarts and several workers', () => {
     await expectEachDeliveredOnce();
   });
 
+  it('a batch that runs past half its lease hands the untried rows back without counting an attempt', async () => {
+    sink = await SmtpSink.start();
+    const smtp = smtpTransport(sink.url);
+    const slow: MailTransport = { kind: 'smtp', send: async (m) => { await new Promise((r) => setTimeout(r, 80)); await smtp.send(m); }, close: () => smtp.close() };
+    await enqueue(4);
+    expect(await worker(slow, { leaseMs: 100 }).runOnce()).toBe(4);
+    const after = await rows();
+    expect(after.filter((r) => r.status === 'SENT')).toHaveLength(1);
+    expect(after.filter((r) => r.status === 'PENDING').every((r) => r.attempts === 0)).toBe(true);
+    // handed back due at once: the next look sends them
+    await worker(smtpTransport(sink.url)).runOnce();
+    await sink.waitFor(4, 2000, 100);
+    await expectEachDeliveredOnce();
+  });
+
   it(`two workers${currentBackend() === 'postgres' ? ' on two connection pools' : ''} on one database never send a mail twice (200 mails)`, async () => {
     sink = await SmtpSink.start();
     const otherDb = currentBackend() === 'postgres' ? await database.openAnother() : db;
