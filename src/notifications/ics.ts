@@ -52,7 +52,8 @@ export function buildCalendar({ method, payload, summary, description, attendeeE
     [
       {
         uid: payload.icsUid,
-        sequence: payload.sequence,
+        // a CANCEL is always the last word on its UID; +1 keeps it after an invite sent within the same second
+        sequence: method === 'CANCEL' ? payload.sequence + 1 : payload.sequence,
         start: utcArray(appointment.start),
         startInputType: 'utc',
         startOutputType: 'utc',
