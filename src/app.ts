@@ -10,6 +10,7 @@ import { registerErrorHandling } from './http/errors.js';
 import { validatorCompiler } from './http/validation.js';
 import { requireApiKey } from './http/auth.js';
 import { registerJsonParser } from './http/jsonParser.js';
+import { rejectNulCharacters } from './http/nulGuard.js';
 import { healthRoutes } from './http/health.js';
 import { partnerRoutes } from './http/partners.js';
 import { offeringRoutes } from './http/offerings.js';
@@ -59,6 +60,7 @@ export async function buildApp({ config, db, clock = systemClock, logger }: AppD
 
   registerErrorHandling(app);
   registerJsonParser(app);
+  rejectNulCharacters(app);
   canonicalHostRedirect(app, config);
   registerMetrics(app);
 

@@ -1,0 +1,26 @@
+import type { FastifyInstance } from 'fastify';
+import { invalid } from '../errors.js';
+
+/** The first field (e.g. "body.timeslots.0.reference") whose text holds a NUL character, or null. */
+function nulField(value: unknown, path: string, depth = 0): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') ? path : null;
+  if (value === null || typeof value !== 'object' || depth > 32) return null;
+  for (const [key, item] of Object.entries(value)) {
+    const found = key.includes('\u0000') ? `${path}.${key}` : nulField(item, `${path}.${key}`, depth + 1);
+    if (found) return found;
+  }
+  return null;
+}
+
+/**
+ * PostgreSQL text cannot hold NUL (U+0000): such input would fail in the database as a 500.
+ * It is a 400 naming the field instead, before validation and every lookup.
+ */
+export function rejectNulCharacters(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    for (const [part, value] of [['params', request.params], ['query', request.query], ['body', request.body]] as const) {
+      const field = nulField(value, part);
+      if (field) throw invalid(`${field} must not contain NUL characters`);
+    }
+  });
+}
