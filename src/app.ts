@@ -6,7 +6,7 @@ import type { Config } from './config.js';
 import type { Clock, Deps } from './context.js';
 import { systemClock } from './context.js';
 import type { Db } from './storage/db.js';
-import { registerErrorHandling } from './http/errors.js';
+import { frameworkErrors, MAX_PARAM_LENGTH, registerErrorHandling } from './http/errors.js';
 import { validatorCompiler } from './http/validation.js';
 import { requireApiKey } from './http/auth.js';
 import { registerJsonParser } from './http/jsonParser.js';
@@ -42,6 +42,8 @@ export async function buildApp({ config, db, clock = systemClock, logger }: AppD
     requestIdHeader: 'x-request-id',
     trustProxy: true,
     ajv: { customOptions: { removeAdditional: false } },
+    frameworkErrors,
+    maxParamLength: MAX_PARAM_LENGTH,
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
 

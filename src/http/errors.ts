@@ -1,4 +1,4 @@
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type ErrorCode } from '../errors.js';
 
 /** The one table from domain codes to HTTP: status and the errorCode on the wire. */
@@ -69,6 +69,19 @@ function fromFastifyError(err: FastifyError): { status: number; code: string; me
     return { status: err.statusCode, code: 'VALIDATION', message: err.message };
   }
   return { status: 500, code: 'INTERNAL', message: 'internal error' };
+}
+
+/** Path segments may be this long (references are up to 255 characters, percent-encoded up to 9 each). */
+export const MAX_PARAM_LENGTH = 4096;
+
+const FRAMEWORK_MESSAGES: Record<string, string> = {
+  FST_ERR_BAD_URL: 'the URL is not validly percent-encoded',
+  FST_ERR_MAX_PARAM_LENGTH: `a path segment is longer than ${MAX_PARAM_LENGTH} characters`,
+};
+
+/** Fastify's own request errors before routing (a broken or oversized URL): 400 in the error body too. */
+export function frameworkErrors(err: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  reply.status(400).send(errorBody('VALIDATION', FRAMEWORK_MESSAGES[err.code] ?? 'the request is not valid'));
 }
 
 export function registerErrorHandling(app: FastifyInstance): void {
