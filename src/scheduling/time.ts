@@ -8,11 +8,17 @@ import { invalid } from '../errors.js';
 // Date, or date and time to the minute/second/fraction, optionally with Z or ±HH:MM / ±HHMM / ±HH.
 const ISO_FORM = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
 
+// Instants the service stores and answers; outside, storage fails (year 0) and zones fall back to local mean time.
+const MIN_YEAR = 1900;
+const MAX_YEAR = 9999;
+
 function parse(value: string, zone: string, field: string): DateTime {
   const dt = ISO_FORM.test(value) ? DateTime.fromISO(value, { zone }) : null;
   if (!dt || !dt.isValid) {
     throw invalid(`${field} must be an ISO 8601 date-time such as 2026-06-01T10:00 or 2026-06-01T10:00:00+02:00, got "${value}"`);
   }
+  const year = dt.toUTC().year;
+  if (year < MIN_YEAR || year > MAX_YEAR) throw invalid(`${field} must lie between the years ${MIN_YEAR} and ${MAX_YEAR}, got "${value}"`);
   return dt;
 }
 
