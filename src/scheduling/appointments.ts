@@ -10,7 +10,7 @@ import { findOrCreateCustomer } from './customers.js';
 import { takePlace } from './places.js';
 import * as repo from './repo.js';
 import { expandSeries, type SeriesItem } from './series.js';
-import { assertInstantSyntax, parseInstant, parseLocalDate, parseTimeOfDay } from './time.js';
+import { assertEndAfterStart, assertInstantSyntax, parseInstant, parseLocalDate, parseTimeOfDay } from './time.js';
 import type { ParticipationState } from './transitions.js';
 import { loadAppointmentViews, type AppointmentView } from './views.js';
 
@@ -71,6 +71,7 @@ function checkShape(input: AppointmentInput): void {
     required(input.reference, 'body.reference', 'a single appointment');
     assertInstantSyntax(required(input.start, 'body.start', 'a single appointment'), 'body.start');
     assertInstantSyntax(required(input.end, 'body.end', 'a single appointment'), 'body.end');
+    assertEndAfterStart(input.start!, input.end!, 'body.start', 'body.end');
   }
   const seen = new Set<string>();
   input.participations?.forEach((p, i) => {

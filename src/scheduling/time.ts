@@ -35,6 +35,20 @@ export function assertInstantSyntax(value: string, field: string): void {
   parse(value, 'UTC', field);
 }
 
+const HAS_OFFSET = /T.*(?:Z|[+-]\d{2}(?::?\d{2})?)$/;
+
+/**
+ * 400 unless `end` is after `start`, decided before any lookup wherever no zone is needed: both
+ * with an offset (exact instants) or both without (wall-clock times of the same zone). Mixed forms
+ * are compared once the provider's zone is known.
+ */
+export function assertEndAfterStart(start: string, end: string, startField: string, endField: string): void {
+  if (HAS_OFFSET.test(start) !== HAS_OFFSET.test(end)) return;
+  if (parseInstant(end, 'UTC', endField).getTime() <= parseInstant(start, 'UTC', startField).getTime()) {
+    throw invalid(`${endField} must be after ${startField}`);
+  }
+}
+
 /** ISO 8601 with the zone's offset and no milliseconds, e.g. 2026-06-01T10:00:00+02:00. */
 export function formatInstant(d: Date, zone: string): string {
   return DateTime.fromJSDate(d, { zone }).set({ millisecond: 0 }).toISO({ suppressMilliseconds: true })!;

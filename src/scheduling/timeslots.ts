@@ -6,7 +6,7 @@ import { requireProvider } from '../partners/providers.js';
 import { constraintName, sqlState, type Queryable } from '../storage/db.js';
 import { addressParam, normalizeAddress, type AddressInput, type StoredAddress } from './address.js';
 import * as repo from './repo.js';
-import { assertInstantSyntax, formatInstant, nowRoundedUp, parseInstant } from './time.js';
+import { assertEndAfterStart, assertInstantSyntax, formatInstant, nowRoundedUp, parseInstant } from './time.js';
 import { loadAppointmentViews, type AppointmentView } from './views.js';
 
 export type TimeslotState = 'CREATED' | 'BOOKABLE';
@@ -71,6 +71,7 @@ export async function createTimeslots(deps: Deps, crmId: string, providerRef: st
     const field = `body.timeslots[${i}]`;
     if (item.start !== undefined) assertInstantSyntax(item.start, `${field}.start`);
     assertInstantSyntax(item.end, `${field}.end`);
+    if (item.start !== undefined) assertEndAfterStart(item.start, item.end, `${field}.start`, `${field}.end`);
     if (item.reference !== undefined) {
       if (seen.has(item.reference)) throw invalid(`${field}.reference ${item.reference} is given twice`);
       seen.add(item.reference);
@@ -119,6 +120,7 @@ export async function listTimeslots(
 ): Promise<{ timeslots: TimeslotView[]; appointments: AppointmentView[] }> {
   assertInstantSyntax(query.from, 'query.from');
   assertInstantSyntax(query.to, 'query.to');
+  assertEndAfterStart(query.from, query.to, 'query.from', 'query.to');
   const db: Queryable = deps.db;
   const provider = await requireProvider(db, crmId, providerRef);
   const zone = provider.time_zone;
@@ -135,6 +137,7 @@ export async function listTimeslots(
 export async function updateTimeslot(deps: Deps, crmId: string, providerRef: string, reference: string, changes: TimeslotUpdate): Promise<TimeslotView> {
   if (changes.start !== undefined) assertInstantSyntax(changes.start, 'body.start');
   if (changes.end !== undefined) assertInstantSyntax(changes.end, 'body.end');
+  if (changes.start !== undefined && changes.end !== undefined) assertEndAfterStart(changes.start, changes.end, 'body.start', 'body.end');
   return deps.db.transaction(async (tx) => {
     const provider = await requireProvider(tx, crmId, providerRef);
     const zone = provider.time_zone;
