@@ -150,7 +150,7 @@ async function columnsFor(
   if (changes.products === undefined) return { columns };
   const references = [...new Set(changes.products)];
   const { ids, missing } = await repo.productIdsByReference(tx, providerId, references);
-  if (missing.length > 0) throw invalid(`body.products: no product found for reference ${missing.join(', ')}`);
+  if (missing.length > 0) throw notFound(`body.products: no product found for reference ${missing.join(', ')}`);
   return { columns, productIds: ids };
 }
 

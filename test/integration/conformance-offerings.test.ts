@@ -145,10 +145,12 @@ describe('B3 POST .../resources', () => {
     }
   });
 
-  it('products: product references that must already exist (unknown is 400)', async () => {
+  it('products: product references that must already exist (an unknown product reference is 404, DESIGN §3)', async () => {
     const c = await provider();
     const res = await c.p.call('POST', `${c.base}/resources`, { reference: 'r@crm', publicName: 'P', internalName: 'I', products: ['ghost@crm'] });
-    expect(expectError(res, 400).message).toContain('ghost@crm');
+    expect(expectError(res, 404, 'NOT_FOUND').message).toContain('ghost@crm');
+    const existing = await createResource(c.p, c.f.providerRef);
+    expectError(await c.p.call('POST', `${c.base}/resources/${enc(existing.reference)}`, { products: ['ghost@crm'] }), 404, 'NOT_FOUND');
   });
 
   it('the booking channels are given per channelKey (DESIGN §4) and answered for every key', async () => {

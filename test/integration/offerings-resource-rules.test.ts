@@ -43,11 +43,12 @@ function expect400(res: { statusCode: number; json(): { errors: { errorCode: str
 }
 
 describe('resource products', () => {
-  it('rejects an unknown product with 400 naming the missing reference, and creates nothing', async () => {
+  it('rejects an unknown product with 404 (DESIGN §3) naming the missing reference, and creates nothing', async () => {
     const s = await provider();
     const known = await createProduct(s.p, s.providerRef);
     const res = await s.p.call('POST', s.base, body({ products: [known.reference, 'ghost@crm'] }));
-    expect400(res, 'ghost@crm');
+    expect(res.statusCode).toBe(404);
+    expect(res.json().errors[0]).toMatchObject({ errorCode: 'NOT_FOUND', message: expect.stringContaining('ghost@crm') });
     expect(res.json().errors[0].message).not.toContain(known.reference);
     expect((await s.p.call('GET', s.base)).json()).toEqual([]);
   });
@@ -56,7 +57,9 @@ describe('resource products', () => {
     const s = await provider();
     const other = await setupProvider(s.p);
     const foreign = await createProduct(s.p, other.providerRef);
-    expect400(await s.p.call('POST', s.base, body({ products: [foreign.reference] })), foreign.reference);
+    const res = await s.p.call('POST', s.base, body({ products: [foreign.reference] }));
+    expect(res.statusCode).toBe(404);
+    expect(res.json().errors[0].message).toContain(foreign.reference);
   });
 
   it('takes a product named twice once', async () => {
