@@ -49,14 +49,14 @@ export const offeringRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
     '/provider/:providerRef/resources',
     {
       schema: {
-        tags: resourceTags, security, summary: 'B3 create a resource (bare object; 201 created, 200 existing one updated)',
+        tags: resourceTags, security, summary: 'B3 create a resource, or update an existing reference unless onDuplicateRaise (201, bare object)',
         params: S.ProviderParams, querystring: S.ResourceCreateQuery, body: S.ResourceBody,
-        response: { 200: S.Resource, 201: S.Resource, ...errorResponses },
+        response: { 201: S.Resource, ...errorResponses },
       },
     },
     async (request, reply) => {
-      const result = await resources.createResource(deps, request.crmId, request.params.providerRef, request.body, request.query.onDuplicateRaise);
-      return reply.status(result.created ? 201 : 200).send(result.resource);
+      const resource = await resources.createResource(deps, request.crmId, request.params.providerRef, request.body, request.query.onDuplicateRaise);
+      return reply.status(201).send(resource);
     },
   );
 

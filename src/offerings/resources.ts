@@ -162,8 +162,8 @@ async function applyChanges(tx: Queryable, crmId: string, providerId: string, ro
 }
 
 /**
- * B3. A new reference is created (created: true, 201). An existing one is a 400 with
- * onDuplicateRaise, otherwise it is updated with the given fields (created: false, 200).
+ * B3. A new reference is created. An existing one is a 400 with onDuplicateRaise, otherwise it is
+ * updated with the given fields. The spec answers B3 with 201 either way.
  */
 export async function createResource(
   deps: Deps,
@@ -171,7 +171,7 @@ export async function createResource(
   providerRef: string,
   input: ResourceInput,
   onDuplicateRaise: boolean,
-): Promise<{ created: boolean; resource: ResourceView }> {
+): Promise<ResourceView> {
   assertResourceChanges(input);
   const { reference, ...changes } = input;
   return retryOnUniqueViolation(() =>
@@ -179,7 +179,7 @@ export async function createResource(
       const provider = await requireProvider(tx, crmId, providerRef);
       const existing = await repo.resourceByReference(tx, provider.id, reference);
       if (existing && onDuplicateRaise) throw invalid(`a resource with reference ${reference} already exists (onDuplicateRaise=true)`);
-      if (existing) return { created: false, resource: await applyChanges(tx, crmId, provider.id, existing, changes) };
+      if (existing) return applyChanges(tx, crmId, provider.id, existing, changes);
       const { columns, productIds } = await columnsFor(tx, crmId, provider.id, changes, undefined);
       const id = await repo.insertResource(tx, { crmId, providerId: provider.id, reference }, {
         ...columns,
@@ -188,7 +188,7 @@ export async function createResource(
         address: columns.address ?? null,
       });
       if (productIds) await repo.setResourceProducts(tx, id, productIds);
-      return { created: true, resource: resourceView(await repo.resourceById(tx, id)) };
+      return resourceView(await repo.resourceById(tx, id));
     }),
   );
 }

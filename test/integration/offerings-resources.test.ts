@@ -57,11 +57,11 @@ describe('B3 create resource', () => {
     expect(r.address.countryCode).toBe('AT');
   });
 
-  it('updates an existing reference with 200 when onDuplicateRaise is false (the default)', async () => {
+  it('updates an existing reference with 201 (the B3 status) when onDuplicateRaise is false (the default)', async () => {
     const { p, providerRef, base } = await provider();
     const first = await createResource(p, providerRef, { reference: 'dup@crm', description: 'kept', website: 'https://a.example' });
     const res = await p.call('POST', base, body({ reference: 'dup@crm', publicName: 'Renamed', website: 'https://b.example' }));
-    expect(res.statusCode).toBe(200);
+    expect(res.statusCode).toBe(201);
     expect(res.json()).toEqual({ ...first, publicName: 'Renamed', internalName: 'F1', website: 'https://b.example' });
     expect((await p.call('GET', base)).json()).toHaveLength(1);
   });
@@ -144,12 +144,13 @@ describe('B4 update resource', () => {
 });
 
 describe('concurrent B3 with one reference', () => {
-  it('creates the resource once: one 201, the others update it with 200', async () => {
+  it('creates the resource once: every answer is 201 with the same resource, the others updated it', async () => {
     const { p, base } = await provider();
     const results = await Promise.all(
       Array.from({ length: 5 }, (_, i) => p.call('POST', base, { reference: 'race@crm', publicName: `P${i}`, internalName: 'I' })),
     );
-    expect(results.map((r) => r.statusCode).sort()).toEqual([200, 200, 200, 200, 201]);
+    expect(results.map((r) => r.statusCode)).toEqual([201, 201, 201, 201, 201]);
+    expect(new Set(results.map((r) => r.json().uuid)).size).toBe(1);
     expect((await p.call('GET', base)).json()).toHaveLength(1);
   });
 });
