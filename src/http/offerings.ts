@@ -96,11 +96,12 @@ export const offeringRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
     },
   );
 
-  const profileReply = { 200: Enveloped({ profile: S.Profile }), 201: Enveloped({ profile: S.Profile }), ...errorResponses };
+  const profileRead = { 200: Enveloped({ profile: S.Profile }), ...errorResponses };
+  const profileReply = { ...profileRead, 201: Enveloped({ profile: S.Profile }) };
 
   app.get(
     '/user/:userRef/generalContactProfile',
-    { schema: { tags: profileTags, security, summary: 'B7 read the general contact profile of a user', params: S.UserParams, response: profileReply } },
+    { schema: { tags: profileTags, security, summary: 'B7 read the general contact profile of a user', params: S.UserParams, response: profileRead } },
     async (request) => envelope({ profile: await profiles.getGeneralProfile(deps, request.crmId, request.params.userRef) }),
   );
 
@@ -120,7 +121,7 @@ export const offeringRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
 
   app.get(
     '/provider/:providerRef/contactProfile/:profileRef',
-    { schema: { tags: profileTags, security, summary: 'B9 read a provider-specific contact profile', params: S.ProfileParams, response: profileReply } },
+    { schema: { tags: profileTags, security, summary: 'B9 read a provider-specific contact profile', params: S.ProfileParams, response: profileRead } },
     async (request) =>
       envelope({ profile: await profiles.getProviderProfile(deps, request.crmId, request.params.providerRef, request.params.profileRef) }),
   );

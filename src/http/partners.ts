@@ -18,20 +18,24 @@ function playLang(cookie: string | undefined): string | undefined {
 }
 
 export const partnerRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
-  const userReply = { 200: Enveloped({ user: S.User }), 201: Enveloped({ user: S.User }), ...errorResponses };
-  const accountReply = { 200: Enveloped({ account: S.Account }), 201: Enveloped({ account: S.Account }), ...errorResponses };
-  const providerReply = { 200: Enveloped({ provider: S.Provider }), 201: Enveloped({ provider: S.Provider }), ...errorResponses };
+  // *Read: 200 only (GET, PUT); *Reply: 201 created or 200 existing (POST)
+  const userRead = { 200: Enveloped({ user: S.User }), ...errorResponses };
+  const userReply = { ...userRead, 201: Enveloped({ user: S.User }) };
+  const accountRead = { 200: Enveloped({ account: S.Account }), ...errorResponses };
+  const accountReply = { ...accountRead, 201: Enveloped({ account: S.Account }) };
+  const providerRead = { 200: Enveloped({ provider: S.Provider }), ...errorResponses };
+  const providerReply = { ...providerRead, 201: Enveloped({ provider: S.Provider }) };
 
   app.post('/user', { schema: { tags, security, summary: 'C1 create or update a user', params: S.CrmParams, body: S.UserBody, response: userReply } }, async (request, reply) => {
     const result = await users.upsertUser(deps, request.crmId, request.body, playLang(request.headers.cookie));
     return reply.status(result.created ? 201 : 200).send(envelope({ user: result.user }));
   });
 
-  app.get('/user/:reference', { schema: { tags, security, summary: 'C2 read a user', params: S.RefParams, response: userReply } }, async (request) =>
+  app.get('/user/:reference', { schema: { tags, security, summary: 'C2 read a user', params: S.RefParams, response: userRead } }, async (request) =>
     envelope({ user: await users.getUser(deps, request.crmId, request.params.reference) }),
   );
 
-  app.put('/user/:reference', { schema: { tags, security, summary: 'update a user (given fields only)', params: S.RefParams, body: S.UserUpdateBody, response: userReply } }, async (request) =>
+  app.put('/user/:reference', { schema: { tags, security, summary: 'update a user (given fields only)', params: S.RefParams, body: S.UserUpdateBody, response: userRead } }, async (request) =>
     envelope({ user: await users.updateUser(deps, request.crmId, request.params.reference, request.body) }),
   );
 
@@ -40,11 +44,11 @@ export const partnerRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (a
     return reply.status(result.created ? 201 : 200).send(envelope({ account: result.account }));
   });
 
-  app.get('/account/:reference', { schema: { tags, security, summary: 'C4 read an account', params: S.RefParams, response: accountReply } }, async (request) =>
+  app.get('/account/:reference', { schema: { tags, security, summary: 'C4 read an account', params: S.RefParams, response: accountRead } }, async (request) =>
     envelope({ account: await accounts.getAccount(deps, request.crmId, request.params.reference) }),
   );
 
-  app.put('/account/:reference', { schema: { tags, security, summary: 'update an account (given fields only)', params: S.RefParams, body: S.AccountUpdateBody, response: accountReply } }, async (request) =>
+  app.put('/account/:reference', { schema: { tags, security, summary: 'update an account (given fields only)', params: S.RefParams, body: S.AccountUpdateBody, response: accountRead } }, async (request) =>
     envelope({ account: await accounts.updateAccount(deps, request.crmId, request.params.reference, request.body) }),
   );
 
@@ -53,11 +57,11 @@ export const partnerRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (a
     return reply.status(result.created ? 201 : 200).send(envelope({ provider: result.provider }));
   });
 
-  app.get('/provider/:reference', { schema: { tags, security, summary: 'C6 read a provider', params: S.RefParams, response: providerReply } }, async (request) =>
+  app.get('/provider/:reference', { schema: { tags, security, summary: 'C6 read a provider', params: S.RefParams, response: providerRead } }, async (request) =>
     envelope({ provider: await providers.getProvider(deps, request.crmId, request.params.reference) }),
   );
 
-  app.put('/provider/:reference', { schema: { tags, security, summary: 'update a provider (given fields only)', params: S.RefParams, body: S.ProviderUpdateBody, response: providerReply } }, async (request) =>
+  app.put('/provider/:reference', { schema: { tags, security, summary: 'update a provider (given fields only)', params: S.RefParams, body: S.ProviderUpdateBody, response: providerRead } }, async (request) =>
     envelope({ provider: await providers.updateProvider(deps, request.crmId, request.params.reference, request.body) }),
   );
 

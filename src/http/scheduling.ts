@@ -73,7 +73,8 @@ export const schedulingRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async
   );
 
   // ---- participations ----
-  const participationReply = { 200: Enveloped({ participation: S.Participation }), 201: Enveloped({ participation: S.Participation }), ...errorResponses };
+  const participationRead = { 200: Enveloped({ participation: S.Participation }), ...errorResponses };
+  const participationReply = { ...participationRead, 201: Enveloped({ participation: S.Participation }) };
 
   app.post(`${p}/participations`, {
     schema: { tags, security, summary: 'D9 add a participation (or update an existing reference)', params: ProviderParams, querystring: S.AddParticipationQuery,
@@ -85,30 +86,30 @@ export const schedulingRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async
 
   app.post(`${p}/participations/:participationRef`, {
     schema: { tags, security, summary: 'D10 change the state of a participation', params: S.ParticipationParams, querystring: S.SendMailsQuery,
-      body: S.ParticipationStateBody, response: participationReply },
+      body: S.ParticipationStateBody, response: participationRead },
   }, async (request) =>
     envelope({ participation: await updateParticipation(deps, request.crmId, request.params.providerRef, request.params.participationRef, request.body, request.query) }),
   );
 
   // ---- customers ----
-  const customerReply = { 200: Enveloped({ customer: S.Customer }), 201: Enveloped({ customer: S.Customer }), 204: Type.Null(), ...errorResponses };
+  const customerRead = { 200: Enveloped({ customer: S.Customer }), ...errorResponses };
 
   app.get(`${p}/customers/:customerRef`, {
-    schema: { tags, security, summary: 'D11 read a customer (204 when unknown)', params: S.CustomerParams, response: customerReply },
+    schema: { tags, security, summary: 'D11 read a customer (204 when unknown)', params: S.CustomerParams, response: { ...customerRead, 204: Type.Null() } },
   }, async (request, reply) => {
     const customer = await customers.getCustomer(deps, request.crmId, request.params.providerRef, request.params.customerRef);
     return customer ? envelope({ customer }) : reply.status(204).send(null);
   });
 
   app.post(`${p}/customers`, {
-    schema: { tags, security, summary: 'D12 create a customer (200 when it exists)', params: ProviderParams, body: S.CustomerBody, response: customerReply },
+    schema: { tags, security, summary: 'D12 create a customer (200 when it exists)', params: ProviderParams, body: S.CustomerBody, response: { ...customerRead, 201: Enveloped({ customer: S.Customer }) } },
   }, async (request, reply) => {
     const result = await customers.createCustomer(deps, request.crmId, request.params.providerRef, request.body);
     return reply.status(result.created ? 201 : 200).send(envelope({ customer: result.customer }));
   });
 
   app.put(`${p}/customers/:customerRef`, {
-    schema: { tags, security, summary: 'D13 update a customer (given fields only)', params: S.CustomerParams, body: S.CustomerUpdateBody, response: customerReply },
+    schema: { tags, security, summary: 'D13 update a customer (given fields only)', params: S.CustomerParams, body: S.CustomerUpdateBody, response: customerRead },
   }, async (request) =>
     envelope({ customer: await customers.updateCustomer(deps, request.crmId, request.params.providerRef, request.params.customerRef, request.body) }),
   );
