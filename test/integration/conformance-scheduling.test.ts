@@ -4,6 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, uniqueId, type TestApp } from '../helpers/app.js';
+import { flatten, upcoming } from '../helpers/bookingFixtures.js';
 import { expectBareArray, expectEnvelope, expectError, expectNoContent } from '../helpers/conformance.js';
 import { createAppointment, createCustomer, participate, setupScheduling, type Scheduling } from '../helpers/schedulingFixtures.js';
 
@@ -449,5 +450,52 @@ describe('D11-D14 customers', () => {
     const [read] = expectBareArray(await s.p.call('GET', `${s.base}/appointments`));
     expect(read.capacityLeft).toBe(read.capacity);
     expect((read.participations as { state: string }[]).every((p) => p.state === 'CANCELED')).toBe(true);
+  });
+});
+
+describe('States seen through the public flow', () => {
+  it('timeslot states: CREATED is hidden, BOOKABLE is visible and bookable', async () => {
+    const s = await setupScheduling(t);
+    await timeslot(s, { reference: 'ts@crm', state: 'CREATED', start: '2026-06-02T09:00', end: '2026-06-02T10:00' });
+    expect(flatten(await upcoming(t, s.resourceRef))).toEqual([]);
+    await s.p.call('PUT', `${s.base}/timeslots/ts%40crm`, { state: 'BOOKABLE' });
+    expect(flatten(await upcoming(t, s.resourceRef))).toHaveLength(2);
+  });
+
+  it('defaultAcceptBookings false: the slots are not publicly bookable', async () => {
+    const s = await setupScheduling(t);
+    await timeslot(s, { defaultAcceptBookings: false, start: '2026-06-02T09:00', end: '2026-06-02T10:00' });
+    expect(flatten(await upcoming(t, s.resourceRef))).toEqual([]);
+  });
+
+  it('appointment acceptBookings: only a publicly bookable appointment is offered, and a cancelled one no longer', async () => {
+    const s = await setupScheduling(t);
+    const open = await createAppointment(s, { start: '2026-06-03T10:00', end: '2026-06-03T11:00', acceptBookings: true, capacity: 3 });
+    await createAppointment(s, { start: '2026-06-04T10:00', end: '2026-06-04T11:00', acceptBookings: false, capacity: 3 });
+    expect(flatten(await upcoming(t, s.resourceRef))).toMatchObject([{ kind: 'models.LotAppointment', appointment_uuid: open.uuid, capacity_left: 3 }]);
+    await s.p.call('DELETE', `${s.base}/appointments`, { appointmentReference: open.reference });
+    expect(flatten(await upcoming(t, s.resourceRef))).toEqual([]);
+  });
+
+  it('resource states: archived true is not bookable; archived false makes it bookable again', async () => {
+    const s = await setupScheduling(t);
+    await timeslot(s, { start: '2026-06-02T09:00', end: '2026-06-02T10:00' });
+    const path = `${s.base}/resources/${enc(s.resourceRef)}`;
+    expect((await s.p.call('POST', path, { archived: true })).statusCode).toBe(202);
+    expect(flatten(await upcoming(t, s.resourceRef))).toEqual([]);
+    expect((await s.p.call('POST', path, { archived: false })).statusCode).toBe(202);
+    expect(flatten(await upcoming(t, s.resourceRef))).toHaveLength(2);
+  });
+});
+
+describe('Times', () => {
+  it('a time without offset is wall-clock in the provider zone, one with an offset an exact instant; answers carry the zone offset', async () => {
+    const s = await setupScheduling(t, { timeZone: 'America/New_York' });
+    const wall = await createAppointment(s, { start: '2026-07-01T10:00', end: '2026-07-01T11:00' });
+    expect([wall.start, wall.end]).toEqual(['2026-07-01T10:00:00-04:00', '2026-07-01T11:00:00-04:00']);
+    const exact = await createAppointment(s, { start: '2026-07-01T18:00:00Z', end: '2026-07-01T19:00:00+00:00' });
+    expect([exact.start, exact.end]).toEqual(['2026-07-01T14:00:00-04:00', '2026-07-01T15:00:00-04:00']);
+    const winter = await timeslot(s, { start: '2026-12-01T09:00', end: '2026-12-01T10:00' });
+    expect(winter.start).toBe('2026-12-01T09:00:00-05:00');
   });
 });

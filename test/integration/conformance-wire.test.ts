@@ -275,4 +275,19 @@ describe('Data isolation per crmId', () => {
     expect(expectEnvelope(read, 200, 'user').user.lastName).toBe('Owner');
     expect((await a.p.call('GET', `/provider/${provider}/resources`)).json()[0].archived).toBe(false);
   });
+
+  it("references in a body never reach another partner's data: users, products and customers of another crmId are unknown", async () => {
+    const a = await setupScheduling(t);
+    const b = await setupScheduling(t);
+    const aCustomer = await a.p.call('POST', `${a.base}/customers`, { customerReference: 'shared@crm', providerReference: a.provider.providerRef, userName: 'A' });
+    expect(aCustomer.statusCode).toBe(201);
+    const bApt = await createAppointment(b);
+    expectError(await b.p.call('POST', `${b.base}/staff`, { userReference: a.provider.ownerRef }), 404);
+    expectError(await b.p.call('POST', `${b.base}/resources`, { reference: 'x@crm', publicName: 'X', internalName: 'X', contact: a.provider.ownerRef }), 404);
+    expectError(await b.p.call('POST', `${b.base}/resources`, { reference: 'y@crm', publicName: 'Y', internalName: 'Y', products: [a.productRef] }), 404);
+    expectError(await b.p.call('POST', `${b.base}/appointments`, { reference: 'z@crm', start: '2026-07-02T10:00', end: '2026-07-02T11:00', resourceReference: b.resourceRef, productReference: b.productRef, contactReference: a.provider.ownerRef }), 404);
+    expectError(await b.p.call('POST', `${b.base}/participations`, { reference: 'p@crm', appointmentReference: bApt.reference, customerReference: 'shared@crm', state: 'BOOKED' }), 404);
+    expectError(await b.p.call('POST', `${b.base}/contactProfile`, { reference: 'cp@crm', userReference: a.provider.ownerRef, providerReference: b.provider.providerRef, name: 'N', contactChannels: [] }), 404);
+    expectError(await b.p.call('PUT', `/user/${encodeURIComponent(a.provider.ownerRef)}/generalContactProfile`, { name: 'N', contactChannels: [] }), 404);
+  });
 });
