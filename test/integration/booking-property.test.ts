@@ -1,0 +1,133 @@
+/**
+ * Property (issue 5 §5): on generated schedules (DST days, overlapping timeslots with different
+ * rasters, products with minimum durations and buffers, provider appointments), every bookable A1
+ * lists can be reserved and booked, and a candidate slot A1 does not list cannot be reserved.
+ * BOOKING_PROPERTY_RUNS raises the number of schedules (CI keeps it modest).
+ */
+import fc from 'fast-check';
+import { DateTime } from 'luxon';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startTestApp, uniqueId, type TestApp } from '../helpers/app.js';
+import { book, bookBodyFor, consumer, flatten, reserve, reserveBodyFor, setupBooking, timeslot, upcoming, type Booking, type ListedBookable } from '../helpers/bookingFixtures.js';
+import { createProduct, createResource } from '../helpers/offeringsFixtures.js';
+
+const RUNS = Number(process.env.BOOKING_PROPERTY_RUNS ?? 30);
+const ZONE = 'Europe/Berlin';
+// 2026-03-29 and 2026-10-25 are the DST switches in Berlin.
+const DAYS = ['2026-03-29', '2026-06-02', '2026-10-25'];
+
+let t: TestApp;
+let base: Booking;
+beforeAll(async () => {
+  t = await startTestApp({ bookingRateLimitPerMinute: 1_000_000, maxHoldsPerIp: 1_000_000 });
+  base = await setupBooking(t, { timeZone: ZONE });
+});
+afterAll(() => t.close());
+
+const timeslotArb = fc.record({
+  startMin: fc.integer({ min: 0, max: 20 * 60 }).map((m) => m - (m % 15)),
+  durationMin: fc.integer({ min: 30, max: 6 * 60 }),
+  raster: fc.constantFrom(15, 20, 30, 45, 60),
+  capacity: fc.integer({ min: 1, max: 3 }),
+});
+
+const scheduleArb = fc.record({
+  day: fc.constantFrom(...DAYS),
+  /** now, in hours from the day's UTC midnight */
+  nowHours: fc.integer({ min: -24, max: 8 }),
+  timeslots: fc.array(timeslotArb, { minLength: 1, maxLength: 3 }),
+  product: fc.record({
+    minDuration: fc.constantFrom(null, 30, 60, 90),
+    lead: fc.constantFrom(0, 15, 30),
+    followUp: fc.constantFrom(0, 15, 30),
+  }),
+  appointments: fc.array(fc.record({ startMin: fc.integer({ min: 0, max: 22 * 60 }).map((m) => m - (m % 15)), durationMin: fc.constantFrom(15, 30, 60), capacity: fc.integer({ min: 1, max: 3 }) }), { maxLength: 2 }),
+  /** which listed bookable to book in each step, as a fraction of the list */
+  picks: fc.array(fc.double({ min: 0, max: 0.999, noNaN: true }), { minLength: 1, maxLength: 3 }),
+  /** which unlisted candidates to try in each step */
+  probes: fc.array(fc.double({ min: 0, max: 0.999, noNaN: true }), { minLength: 1, maxLength: 3 }),
+});
+
+type Schedule = typeof scheduleArb extends fc.Arbitrary<infer S> ? S : never;
+
+const local = (day: string, minutes: number) => DateTime.fromISO(day, { zone: ZONE }).startOf('day').plus({ minutes });
+/** With the offset: on the fall-back day a wall-clock time alone can be ambiguous. */
+const iso = (dt: DateTime) => dt.toISO({ suppressMilliseconds: true })!;
+
+/** Every raster-aligned span of every timeslot, plus off-raster ones: the slots anybody could ask for. */
+function candidates(s: Schedule, created: { uuid: string }[], spanUnits: (raster: number) => number) {
+  const out: { timeslot_uuid: string; from: string; to: string }[] = [];
+  s.timeslots.forEach((ts, i) => {
+    const start = local(s.day, ts.startMin);
+    const end = local(s.day, ts.startMin + ts.durationMin);
+    const span = spanUnits(ts.raster) * ts.raster;
+    for (let k = 0; ; k++) {
+      const from = start.plus({ minutes: k * ts.raster });
+      if (from.plus({ minutes: span }) > end.plus({ minutes: ts.raster })) break;
+      for (const [shift, length] of [[0, span], [5, span], [0, ts.raster * 2]]) {
+        const f = from.plus({ minutes: shift });
+        out.push({ timeslot_uuid: created[i].uuid, from: f.toISO()!, to: f.plus({ minutes: length }).toISO()! });
+      }
+    }
+  });
+  return out;
+}
+
+const key = (from: string, to: string) => `${Date.parse(from)}-${Date.parse(to)}`;
+
+async function check(s: Schedule): Promise<void> {
+  t.clock.set(new Date(Date.parse(`${s.day}T00:00:00Z`) + s.nowHours * 3_600_000));
+  const product = await createProduct(base.p, base.provider.providerRef, {
+    name: 'Generated',
+    minDuration: s.product.minDuration ?? undefined,
+    leadTimeMinutes: s.product.lead,
+    followUpTimeMinutes: s.product.followUp,
+  });
+  const resource = await createResource(base.p, base.provider.providerRef, { products: [product.reference] });
+  const b = { ...base, resource };
+  const created = await b.p.call('POST', `${b.base}/timeslots`, {
+    timeslots: s.timeslots.map((ts) =>
+      timeslot(b as Booking, {
+        start: iso(local(s.day, ts.startMin)),
+        end: iso(local(s.day, ts.startMin + ts.durationMin)),
+        raster: ts.raster,
+        defaultCapacity: ts.capacity,
+      }),
+    ),
+  });
+  expect(created.statusCode, created.body).toBe(201);
+  for (const a of s.appointments) {
+    // overlapping ones are refused by the service; the schedule simply has fewer
+    await b.p.call('POST', `${b.base}/appointments`, {
+      reference: `${uniqueId('apt')}@crm`, start: iso(local(s.day, a.startMin)), end: iso(local(s.day, a.startMin + a.durationMin)),
+      resourceReference: resource.reference, productReference: product.reference, capacity: a.capacity, acceptBookings: true,
+    });
+  }
+  const spanUnits = (raster: number) => (s.product.minDuration && s.product.minDuration > raster ? Math.ceil(s.product.minDuration / raster) : 1);
+  const all = candidates(s, created.json().timeslots, spanUnits);
+
+  for (let step = 0; step < s.picks.length; step++) {
+    const listed: ListedBookable[] = flatten(await upcoming(t, resource.uuid, { prdRef: product.uuid }));
+    const listedKeys = new Set(listed.map((x) => key(x.start, x.end)));
+    const unlisted = all.filter((c) => !listedKeys.has(key(c.from, c.to)));
+    const probe = unlisted[Math.floor((s.probes[step] ?? 0) * unlisted.length)];
+    if (probe) {
+      const res = await reserve(t, resource.uuid, { ...probe, product_uuid: product.uuid });
+      expect(res.statusCode, `unlisted ${JSON.stringify(probe)} was reserved: ${res.body}`).not.toBe(201);
+    }
+    if (listed.length === 0) return;
+    const pick = listed[Math.floor(s.picks[step] * listed.length)];
+    const held = await reserve(t, resource.uuid, reserveBodyFor(pick, product.uuid));
+    expect(held.statusCode, `listed ${JSON.stringify(pick)} could not be reserved: ${held.body}`).toBe(201);
+    const booked = await book(t, resource.uuid, bookBodyFor(pick, product.uuid, held.json().participation.customer_uuid, consumer()));
+    expect(booked.statusCode, `listed ${JSON.stringify(pick)} could not be booked: ${booked.body}`).toBe(201);
+  }
+}
+
+it(`every listed bookable can be reserved and booked, and no unlisted candidate can be reserved (${RUNS} schedules)`, async () => {
+  try {
+    await fc.assert(fc.asyncProperty(scheduleArb, check), { numRuns: RUNS, endOnFailure: true });
+  } finally {
+    t.clock.set('2026-06-01T08:00:00Z');
+  }
+}, 300_000);
