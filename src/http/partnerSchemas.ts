@@ -4,6 +4,8 @@ import { Nullable } from './reply.js';
 
 const Required = (description?: string) => Type.String({ minLength: 1, maxLength: 255, description });
 const Opt = (max = 255, description?: string) => Type.Optional(Type.String({ maxLength: max, description }));
+/** An optional text a client may also send as null (same as leaving it out on create; clears it on update). */
+const OptNull = (max = 255, description?: string) => Type.Optional(Nullable(Type.String({ maxLength: max, description })));
 const Email = Type.String({ format: 'email', maxLength: 254 });
 
 export const UserBody = Type.Object({
@@ -11,18 +13,18 @@ export const UserBody = Type.Object({
   email: Email,
   username: Required('must not contain / ? : & # \\'),
   lastName: Required(),
-  firstName: Opt(),
-  phone: Opt(64, 'landline'),
-  mobile: Opt(64),
+  firstName: OptNull(),
+  phone: OptNull(64, 'landline'),
+  mobile: OptNull(64),
 });
 
 export const UserUpdateBody = Type.Object({
   email: Type.Optional(Email),
   username: Type.Optional(Required()),
   lastName: Type.Optional(Required()),
-  firstName: Opt(),
-  phone: Opt(64),
-  mobile: Opt(64),
+  firstName: OptNull(),
+  phone: OptNull(64),
+  mobile: OptNull(64),
   language: Type.Optional(Type.String({ pattern: '^[a-z]{2}$' })),
 });
 
@@ -61,10 +63,10 @@ export const AccountBody = Type.Object({
   ownerReference: Required('reference of an existing user'),
   branch: Required(BRANCHES.join(', ')),
   invoiceAddress: Type.Optional(InvoiceAddress),
-  invoiceContactName: Opt(),
-  invoiceCompanyName: Opt(),
-  invoiceTaxId: Opt(64),
-  email: Type.Optional(Email),
+  invoiceContactName: OptNull(),
+  invoiceCompanyName: OptNull(),
+  invoiceTaxId: OptNull(64),
+  email: Type.Optional(Nullable(Email)),
 });
 
 export const AccountUpdateBody = Type.Partial(Type.Omit(AccountBody, ['accountReference']));
@@ -86,13 +88,13 @@ export const ProviderBody = Type.Object({
   ownerReference: Required(),
   accountReference: Required(),
   name: Required(),
-  description: Opt(4000),
-  email: Type.Optional(Email),
-  mobile: Opt(64),
-  phone: Opt(64),
-  impressum: Opt(10000),
+  description: OptNull(4000),
+  email: Type.Optional(Nullable(Email)),
+  mobile: OptNull(64),
+  phone: OptNull(64),
+  impressum: OptNull(10000),
   branch: Opt(64, BRANCHES.join(', ')),
-  subbranch: Opt(64),
+  subbranch: OptNull(64),
   timeZone: Opt(64, 'IANA time zone; default DEFAULT_TIME_ZONE'),
 });
 

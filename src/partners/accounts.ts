@@ -17,10 +17,10 @@ export interface AccountInput {
   ownerReference: string;
   branch: string;
   invoiceAddress?: InvoiceAddress;
-  invoiceContactName?: string;
-  invoiceCompanyName?: string;
-  invoiceTaxId?: string;
-  email?: string;
+  invoiceContactName?: string | null;
+  invoiceCompanyName?: string | null;
+  invoiceTaxId?: string | null;
+  email?: string | null;
 }
 
 export interface AccountView {
@@ -106,25 +106,20 @@ export async function updateAccount(deps: Deps, crmId: string, reference: string
     const row = await repo.accountByReference(tx, crmId, reference);
     if (!row) throw notFound(`no account found for reference ${reference}`);
     const owner = changes.ownerReference !== undefined ? await requireOwner(tx, crmId, changes.ownerReference) : undefined;
-    await tx.query(
-      `UPDATE accounts SET
-         owner_user_id = COALESCE($2, owner_user_id), branch = COALESCE($3, branch),
-         invoice_address = CASE WHEN $4::boolean THEN $5::jsonb ELSE invoice_address END,
-         invoice_contact_name = COALESCE($6, invoice_contact_name), invoice_company_name = COALESCE($7, invoice_company_name),
-         invoice_tax_id = COALESCE($8, invoice_tax_id), email = COALESCE($9, email)
-       WHERE id = $1`,
-      [
-        row.id,
-        owner?.id ?? null,
-        changes.branch ?? null,
-        changes.invoiceAddress !== undefined,
-        changes.invoiceAddress ? JSON.stringify(changes.invoiceAddress) : null,
-        changes.invoiceContactName ?? null,
-        changes.invoiceCompanyName ?? null,
-        changes.invoiceTaxId ?? null,
-        changes.email ?? null,
-      ],
-    );
+    const columns: Record<string, unknown> = {
+      owner_user_id: owner?.id,
+      branch: changes.branch,
+      invoice_address: changes.invoiceAddress === undefined ? undefined : JSON.stringify(changes.invoiceAddress),
+      invoice_contact_name: changes.invoiceContactName,
+      invoice_company_name: changes.invoiceCompanyName,
+      invoice_tax_id: changes.invoiceTaxId,
+      email: changes.email,
+    };
+    const given = Object.entries(columns).filter(([, value]) => value !== undefined);
+    if (given.length > 0) {
+      const sets = given.map(([column], i) => `${column} = $${i + 2}${column === 'invoice_address' ? '::jsonb' : ''}`);
+      await tx.query(`UPDATE accounts SET ${sets.join(', ')} WHERE id = $1`, [row.id, ...given.map(([, value]) => value)]);
+    }
     return accountView(await repo.accountByReference(tx, crmId, reference));
   });
 }

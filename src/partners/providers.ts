@@ -10,13 +10,13 @@ export interface ProviderInput {
   ownerReference: string;
   accountReference: string;
   name: string;
-  description?: string;
-  email?: string;
-  mobile?: string;
-  phone?: string;
-  impressum?: string;
+  description?: string | null;
+  email?: string | null;
+  mobile?: string | null;
+  phone?: string | null;
+  impressum?: string | null;
   branch?: string;
-  subbranch?: string;
+  subbranch?: string | null;
   timeZone?: string;
 }
 

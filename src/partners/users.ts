@@ -10,9 +10,9 @@ export interface UserInput {
   email: string;
   username: string;
   lastName: string;
-  firstName?: string;
-  phone?: string;
-  mobile?: string;
+  firstName?: string | null;
+  phone?: string | null;
+  mobile?: string | null;
 }
 
 export interface UserView {

@@ -68,6 +68,22 @@ describe('C3 and C4 accounts', () => {
   });
 });
 
+describe('optional fields sent as null', () => {
+  it('accepts null for optional user, account and provider fields, and PUT with null clears a field', async () => {
+    const p = await newPartner(t);
+    const id = uniqueId('u');
+    const created = await p.call('POST', '/user', { reference: `${id}@crm`, email: `${id}@example.com`, username: id, lastName: 'L', firstName: null, phone: null, mobile: null });
+    expect(created.statusCode).toBe(201);
+    expect(created.json().user).toMatchObject({ firstName: null, phone: null, mobile: null });
+    await p.call('POST', '/account', { accountReference: 'a@crm', ownerReference: `${id}@crm`, branch: 'misc', invoiceTaxId: 'T1', email: null });
+    const cleared = await p.call('PUT', '/account/a@crm', { invoiceTaxId: null });
+    expect(cleared.statusCode).toBe(200);
+    expect(cleared.json().account.invoiceTaxId).toBeNull();
+    const provider = await p.call('POST', '/provider', { reference: 'p@crm', ownerReference: `${id}@crm`, accountReference: 'a@crm', name: 'P', impressum: null, email: null });
+    expect(provider.statusCode).toBe(201);
+  });
+});
+
 describe('C5 and C6 providers', () => {
   it('creates a provider with uuid and all fields, reads it and 404s an unknown one', async () => {
     const p = await newPartner(t);
