@@ -7,10 +7,10 @@ import { DomainError, invalid } from '../errors.js';
 import { bookingProcessOf, type ChannelKey } from '../offerings/channels.js';
 import { enqueueParticipationMails } from '../notifications/compose.js';
 import type { MailTemplate } from '../notifications/templateNames.js';
-import { insertParticipation, lockAppointment, type AppointmentRow, type ParticipationRow } from '../scheduling/capacity.js';
+import { insertParticipation, LIVE_PARTICIPATION_SQL, type AppointmentRow, type ParticipationRow } from '../scheduling/capacity.js';
 import { constraintName, retryOnUniqueViolation, sqlState, type Queryable } from '../storage/db.js';
 import { randomUUID } from 'node:crypto';
-import { loadResourceViews } from './bookableView.js';
+import { resourceView } from './bookableView.js';
 import { claimSlot, withClaimRetry, type SlotTarget } from './claimSlot.js';
 import { consumerCustomer, type ConsumerInput } from './consumer.js';
 import { createdAppointmentView } from './createdAppointmentView.js';
@@ -53,6 +53,13 @@ async function bookedProduct(db: Queryable, offered: ProductRow[], input: BookIn
   return product;
 }
 
+interface Booked {
+  appointment: AppointmentRow;
+  participation: ParticipationRow;
+  /** live participations of the appointment with this booking */
+  liveAfter: number;
+}
+
 /** Converts the caller's live hold on this very appointment; null when it is not (or no longer) one. */
 async function convertHold(
   tx: Queryable,
@@ -60,21 +67,30 @@ async function convertHold(
   slot: { start: Date; end: Date; resourceId: string },
   now: Date,
   changes: { customerId: string; state: ParticipationRow['state']; message: string | null; locale: string | null; channelKey: string },
-): Promise<{ appointment: AppointmentRow; participation: ParticipationRow } | null> {
-  const [hold] = await tx.query<ParticipationRow>('SELECT * FROM participations WHERE placeholder_id = $1', [placeholderId]);
-  if (!hold || hold.state !== 'RESERVED' || !hold.hold_until || hold.hold_until <= now) return null;
-  const appointment = await lockAppointment(tx, hold.appointment_id);
+): Promise<Booked | null> {
+  // The appointment of a live hold, locked as the kernel's lockAppointment does. Only a live hold's:
+  // otherwise the booking goes through claimSlot, which locks the resource first.
+  const [appointment] = await tx.query<AppointmentRow & { hold_id: string }>(
+    `SELECT a.*, p.id AS hold_id FROM participations p JOIN appointments a ON a.id = p.appointment_id
+      WHERE p.placeholder_id = $1 AND p.state = 'RESERVED' AND p.hold_until > $2 FOR UPDATE OF a`,
+    [placeholderId, now],
+  );
   if (!appointment) return null;
   if (appointment.resource_id !== slot.resourceId || appointment.start_at.getTime() !== slot.start.getTime() || appointment.end_at.getTime() !== slot.end.getTime()) {
     throw invalid('body.placeholder_id belongs to a reservation of another slot');
   }
+  const { hold_id: holdId, ...appointmentRow } = appointment;
   try {
-    const [participation] = await tx.query<ParticipationRow>(
-      `UPDATE participations SET customer_id = $2, state = $3, hold_until = NULL, message = $4, locale = $5, channel_key = $6, updated_at = now()
-        WHERE id = $1 AND state = 'RESERVED' AND hold_until > $7 RETURNING *`,
-      [hold.id, changes.customerId, changes.state, changes.message, changes.locale, changes.channelKey, now],
+    // The hold was live and stays live as a booking, so the count (taken before the update) is the count after it.
+    const [row] = await tx.query<ParticipationRow & { live_after: number }>(
+      `UPDATE participations p SET customer_id = $3, state = $4, hold_until = NULL, message = $5, locale = $6, channel_key = $7, updated_at = now()
+        WHERE p.id = $1 AND p.state = 'RESERVED' AND p.hold_until > $2
+        RETURNING p.*, (SELECT count(*)::int FROM participations WHERE appointment_id = p.appointment_id AND ${LIVE_PARTICIPATION_SQL}) AS live_after`,
+      [holdId, now, changes.customerId, changes.state, changes.message, changes.locale, changes.channelKey],
     );
-    return participation ? { appointment, participation } : null;
+    if (!row) return null;
+    const { live_after, ...participation } = row;
+    return { appointment: appointmentRow, participation, liveAfter: live_after };
   } catch (err) {
     if (sqlState(err) === '23505' && constraintName(err) === 'participations_one_per_customer') throw alreadyBooked();
     throw err;
@@ -88,15 +104,11 @@ export async function createAppointmentWithConsumer(deps: Deps, input: BookInput
   const locale = localeOf(language);
   const consumer: ConsumerInput = { ...input, language };
 
-  const resource = await bookableResource(deps.db, input.ref);
-  const view = (await loadResourceViews(deps.db, [resource], input.channelKey)).get(resource.id)!;
+  const { resource, products, slotAppointment } = await bookableResource(deps.db, input.ref, input.timeslotUuid);
+  const view = await resourceView(deps.db, resource, products, input.channelKey);
   const { start, end } = requestTimes(resource, input.start, input.end, FIELDS);
-  const [slotAppointment] = await deps.db.query<{ id: string; product_id: string | null }>(
-    'SELECT id, product_id FROM appointments WHERE id = $1::uuid AND resource_id = $2',
-    [input.timeslotUuid, resource.id],
-  );
   const target: SlotTarget = slotAppointment ? { appointmentId: slotAppointment.id } : { timeslotId: input.timeslotUuid };
-  const product = await bookedProduct(deps.db, view.products, input, slotAppointment, resource.provider_id);
+  const product = await bookedProduct(deps.db, view.products, input, slotAppointment ?? undefined, resource.provider_id);
   const process = PROCESS[bookingProcessOf(resource.channels, input.channelKey)];
   const provider = { id: resource.provider_id, crmId: resource.crm_id };
 
@@ -108,11 +120,11 @@ export async function createAppointmentWithConsumer(deps: Deps, input: BookInput
         const changes = { customerId, state: process.state, message: input.message ?? null, locale: language ?? null, channelKey: input.channelKey };
         let booked = input.placeholderId ? await convertHold(tx, input.placeholderId, { start, end, resourceId: resource.id }, now, changes) : null;
         if (!booked) {
-          const appointment = await claimSlot(tx, { resource, product, target, start, end, now, fields: FIELDS });
+          const claim = await claimSlot(tx, { resource, product, target, start, end, now, fields: FIELDS });
           const participation = await insertParticipation(tx, {
             crmId: resource.crm_id,
             providerId: resource.provider_id,
-            appointmentId: appointment.id,
+            appointmentId: claim.appointment.id,
             reference: `${randomUUID()}@booking`,
             customerId,
             state: process.state,
@@ -120,10 +132,10 @@ export async function createAppointmentWithConsumer(deps: Deps, input: BookInput
             message: changes.message,
             locale: changes.locale,
           });
-          booked = { appointment, participation };
+          booked = { appointment: claim.appointment, participation, liveAfter: claim.liveBefore + 1 };
         }
         await enqueueParticipationMails(tx, deps.config, booked.participation.id, [...process.templates]);
-        return createdAppointmentView(tx, deps.config, { ...booked, view, product, now, timeFormat, locale });
+        return createdAppointmentView(tx, deps.config, { ...booked, view, product, timeFormat, locale });
       }),
     ),
   );

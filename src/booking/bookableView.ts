@@ -33,19 +33,17 @@ export function contactChannelOf(type: string | null, contact: ResolvedContact |
   return value ? { type, value } : null;
 }
 
+/** The view of a resource whose products (all of them, channel not applied) are known. */
+export async function resourceView(db: Queryable, resource: PublicResource, products: ProductRow[], channel: ChannelKey): Promise<ResourceView> {
+  const onKey = onChannel(products, channel);
+  const contact = resource.contact_channel_type ? await loadResourceContact(db, resource.id) : null;
+  return { resource, products: onKey, productRefs: onKey.map(productRef), contactChannel: contactChannelOf(resource.contact_channel_type, contact) };
+}
+
 export async function loadResourceViews(db: Queryable, resources: PublicResource[], channel: ChannelKey): Promise<Map<string, ResourceView>> {
   const products = await productsOfResources(db, resources.map((r) => r.id));
   const out = new Map<string, ResourceView>();
-  for (const resource of resources) {
-    const onKey = onChannel(products.get(resource.id)!, channel);
-    const contact = resource.contact_channel_type ? await loadResourceContact(db, resource.id) : null;
-    out.set(resource.id, {
-      resource,
-      products: onKey,
-      productRefs: onKey.map(productRef),
-      contactChannel: contactChannelOf(resource.contact_channel_type, contact),
-    });
-  }
+  for (const resource of resources) out.set(resource.id, await resourceView(db, resource, products.get(resource.id)!, channel));
   return out;
 }
 

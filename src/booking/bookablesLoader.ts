@@ -10,6 +10,8 @@ import type { EngineAppointment, EngineTimeslot } from './slotEngine.js';
 export interface LoadedAppointment extends EngineAppointment {
   productName: string | null;
   productExclusive: boolean;
+  /** when the earliest live hold on it expires (its live count drops then) */
+  nextHoldExpiryMs: number | null;
 }
 
 interface TimeslotRow {
@@ -54,6 +56,7 @@ interface AppointmentRow {
   capacity: number;
   accept_bookings: boolean;
   live: number;
+  next_hold_expiry: Date | null;
   product_name: string | null;
   exclusive: boolean | null;
 }
@@ -63,7 +66,8 @@ export async function loadAppointments(db: Queryable, resourceIds: string[], fro
   const rows = await db.query<AppointmentRow>(
     `SELECT a.id, a.resource_id, a.timeslot_id, a.product_id, a.start_at, a.end_at, a.capacity, a.accept_bookings,
             COALESCE(a.product_name, pr.name) AS product_name, pr.exclusive,
-            (SELECT count(*)::int FROM participations WHERE appointment_id = a.id AND ${LIVE_PARTICIPATION_SQL}) AS live
+            (SELECT count(*)::int FROM participations WHERE appointment_id = a.id AND ${LIVE_PARTICIPATION_SQL}) AS live,
+            (SELECT min(hold_until) FROM participations WHERE appointment_id = a.id AND state = 'RESERVED' AND hold_until > $2) AS next_hold_expiry
        FROM appointments a LEFT JOIN products pr ON pr.id = a.product_id
       WHERE a.resource_id = ANY($1::uuid[]) AND a.state = 'ACTIVE' AND NOT a.archived AND a.end_at > $3 AND a.start_at < $4`,
     [resourceIds, now, from, until],
@@ -82,5 +86,6 @@ export async function loadAppointments(db: Queryable, resourceIds: string[], fro
     archived: false,
     productName: r.product_name,
     productExclusive: r.exclusive === true,
+    nextHoldExpiryMs: r.next_hold_expiry ? r.next_hold_expiry.getTime() : null,
   }));
 }

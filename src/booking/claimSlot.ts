@@ -34,7 +34,17 @@ export interface ClaimRequest {
 
 export const slotTaken = (message: string) => new DomainError('SLOT_TAKEN', message);
 
+/** The slot's appointment, locked, and how many live places it had before the caller takes one. */
+export interface Claim {
+  appointment: AppointmentRow;
+  liveBefore: number;
+  /** created by this claim (so the caller's participation is its only one) */
+  created: boolean;
+}
+
 interface TimeslotRow {
+  /** a live appointment of exactly the requested slot, if any */
+  same_slot: string | null;
   id: string;
   resource_id: string;
   start_at: Date;
@@ -72,7 +82,7 @@ function assertNotStarted(startAt: Date, now: Date, field: string): void {
 }
 
 /** Takes a place in an existing appointment the caller has locked. */
-async function joinAppointment(tx: Queryable, appt: AppointmentRow, req: ClaimRequest): Promise<AppointmentRow> {
+async function joinAppointment(tx: Queryable, appt: AppointmentRow, req: ClaimRequest): Promise<Claim> {
   if (appt.state !== 'ACTIVE' || appt.archived || !appt.accept_bookings) {
     throw slotTaken(`the slot ${appt.start_at.toISOString()} is not open for bookings`);
   }
@@ -80,15 +90,14 @@ async function joinAppointment(tx: Queryable, appt: AppointmentRow, req: ClaimRe
     throw slotTaken(`the slot ${appt.start_at.toISOString()} is already booked for another product`);
   }
   try {
-    await assertPlaceFree(tx, appt, req.now);
+    return { appointment: appt, liveBefore: await assertPlaceFree(tx, appt, req.now), created: false };
   } catch (err) {
     if (err instanceof DomainError && err.code === 'CAPACITY_EXHAUSTED') throw slotTaken(`the slot ${appt.start_at.toISOString()} is fully booked`);
     throw err;
   }
-  return appt;
 }
 
-async function claimByAppointment(tx: Queryable, appointmentId: string, req: ClaimRequest): Promise<AppointmentRow> {
+async function claimByAppointment(tx: Queryable, appointmentId: string, req: ClaimRequest): Promise<Claim> {
   const appt = await lockAppointment(tx, appointmentId);
   if (!appt || appt.resource_id !== req.resource.id) throw notFound(`no appointment ${appointmentId} found on resource ${req.resource.reference}`);
   if (appt.start_at.getTime() !== req.start.getTime()) throw invalid(`${req.fields.start} must be the appointment's start ${appt.start_at.toISOString()}`);
@@ -97,8 +106,14 @@ async function claimByAppointment(tx: Queryable, appointmentId: string, req: Cla
   return joinAppointment(tx, appt, req);
 }
 
-async function claimByTimeslot(tx: Queryable, timeslotId: string, req: ClaimRequest): Promise<AppointmentRow> {
-  const [row] = await tx.query<TimeslotRow>('SELECT * FROM timeslots WHERE id = $1 AND resource_id = $2', [timeslotId, req.resource.id]);
+async function claimByTimeslot(tx: Queryable, timeslotId: string, req: ClaimRequest): Promise<Claim> {
+  // DESIGN §6: a slot that already has its appointment is joined while places are left.
+  const [row] = await tx.query<TimeslotRow>(
+    `SELECT t.*, (SELECT a.id FROM appointments a WHERE a.resource_id = t.resource_id AND a.start_at = $3 AND a.end_at = $4
+                    AND a.state = 'ACTIVE' AND NOT a.archived LIMIT 1) AS same_slot
+       FROM timeslots t WHERE t.id = $1 AND t.resource_id = $2`,
+    [timeslotId, req.resource.id, req.start, req.end],
+  );
   const ts = row && asEngineTimeslot(row);
   if (!ts || !isOfferingTimeslot(ts)) throw notFound(`no bookable timeslot ${timeslotId} found on resource ${req.resource.reference}`);
   if (!isCandidate(ts, req.product, req.start, req.end)) {
@@ -107,12 +122,7 @@ async function claimByTimeslot(tx: Queryable, timeslotId: string, req: ClaimRequ
     );
   }
   assertNotStarted(req.start, req.now, req.fields.start);
-  // DESIGN §6: a slot that already has its appointment is joined while places are left.
-  const [same] = await tx.query<{ id: string }>(
-    `SELECT id FROM appointments WHERE resource_id = $1 AND start_at = $2 AND end_at = $3 AND state = 'ACTIVE' AND NOT archived LIMIT 1`,
-    [req.resource.id, req.start, req.end],
-  );
-  const existing = same && (await lockAppointment(tx, same.id));
+  const existing = row.same_slot ? await lockAppointment(tx, row.same_slot) : undefined;
   if (existing) return joinAppointment(tx, existing, req);
   try {
     const created = await insertAppointment(
@@ -130,11 +140,11 @@ async function claimByTimeslot(tx: Queryable, timeslotId: string, req: ClaimRequ
         acceptBookings: ts.defaultAcceptBookings,
         contactUserId: req.resource.contact_user_id,
         address: row.address,
+        createdByPublicFlow: true,
       },
       { leadMin: req.product.lead_time_minutes ?? 0, followUpMin: req.product.follow_up_time_minutes ?? 0 },
     );
-    await tx.query('UPDATE appointments SET created_by_public_flow = true WHERE id = $1', [created.id]);
-    return created;
+    return { appointment: created, liveBefore: 0, created: true };
   } catch (err) {
     if (err instanceof SlotConflict && err.clashingReference !== CONCURRENT) throw slotTaken(`the slot ${req.start.toISOString()} overlaps another appointment`);
     throw err;
@@ -149,7 +159,7 @@ const CONCURRENT = '(concurrent)';
  * 412 (errorCode "201") when the slot is taken or full; 400 when the times are not a slot of the
  * timeslot; 404 for an unknown or hidden timeslot or appointment.
  */
-export async function claimSlot(tx: Queryable, req: ClaimRequest): Promise<AppointmentRow> {
+export async function claimSlot(tx: Queryable, req: ClaimRequest): Promise<Claim> {
   await lockResource(tx, req.resource.id);
   return 'appointmentId' in req.target ? claimByAppointment(tx, req.target.appointmentId, req) : claimByTimeslot(tx, req.target.timeslotId, req);
 }

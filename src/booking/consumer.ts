@@ -27,20 +27,37 @@ async function freeUsername(tx: Queryable, crmId: string, email: string): Promis
   }
 }
 
+/** The crm's user with this email, else the oldest with this mobile (one query). */
+async function matchUser(tx: Queryable, crmId: string, c: ConsumerInput): Promise<users.UserRow | undefined> {
+  const [row] = await tx.query<users.UserRow>(
+    `SELECT * FROM users WHERE crm_id = $1 AND (lower(email) = lower($2) OR ($3::text IS NOT NULL AND mobile = $3))
+      ORDER BY lower(email) = lower($2) DESC, created_at LIMIT 1`,
+    [crmId, c.email, c.mobile ?? null],
+  );
+  return row;
+}
+
 /** Finds, completes or creates the user; its row stays locked, so one consumer's bookings queue up. */
 async function consumerUser(tx: Queryable, crmId: string, c: ConsumerInput): Promise<users.UserRow> {
-  const found = (await users.userByEmail(tx, crmId, c.email)) ?? (c.mobile ? await users.userByMobile(tx, crmId, c.mobile) : undefined);
+  const found = await matchUser(tx, crmId, c);
   if (!found) {
-    return users.insertUser(tx, {
+    const user = {
       crmId,
       reference: null,
       email: c.email,
-      username: await freeUsername(tx, crmId, c.email),
       firstName: c.firstname,
       lastName: c.lastname,
       mobile: c.mobile ?? null,
       language: c.language ?? DEFAULT_LANGUAGE,
-    });
+    };
+    // Usually the email-derived username is free; when it is not, pick a numbered one. A concurrent
+    // booking with the same email fails here on the email index, and its retry finds this user.
+    const [created] = await tx.query<users.UserRow>(
+      `INSERT INTO users (crm_id, reference, email, username, first_name, last_name, mobile, language)
+       VALUES ($1, NULL, $2, $3, $4, $5, $6, $7) ON CONFLICT DO NOTHING RETURNING *`,
+      [crmId, user.email, usernameFromEmail(c.email), user.firstName, user.lastName, user.mobile, user.language],
+    );
+    return created ?? users.insertUser(tx, { ...user, username: await freeUsername(tx, crmId, c.email) });
   }
   const missing: users.UserChanges = {
     firstName: found.first_name ? undefined : c.firstname,
@@ -61,32 +78,31 @@ interface CustomerRow {
 
 /** The provider's customer of this user (or of this email, not yet linked), completed and linked; else a new one. */
 async function providerCustomer(tx: Queryable, provider: { id: string; crmId: string }, user: users.UserRow, c: ConsumerInput): Promise<string> {
-  const [found] = await tx.query<CustomerRow>(
-    `SELECT id, user_id, email, mobile, language FROM customers
-      WHERE provider_id = $1 AND (user_id = $2 OR (user_id IS NULL AND lower(email) = lower($3)))
-      ORDER BY user_id NULLS LAST, created_at LIMIT 1`,
-    [provider.id, user.id, c.email],
-  );
-  if (found) {
-    if (!found.user_id || !found.email || (!found.mobile && c.mobile) || !found.language) {
-      await tx.query(
-        `UPDATE customers SET user_id = $2, email = COALESCE(email, $3), mobile = COALESCE(mobile, $4), language = COALESCE(language, $5), updated_at = now()
-          WHERE id = $1`,
-        [found.id, user.id, user.email, c.mobile ?? null, user.language],
-      );
-    }
-    return found.id;
-  }
-  const [{ id }] = await tx.query<{ id: string }>(
-    `INSERT INTO customers (crm_id, provider_id, user_id, reference, user_name, email, mobile, language)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
+  // Find, or insert when there is none, in one statement.
+  const [row] = await tx.query<CustomerRow & { created: boolean }>(
+    `WITH found AS (
+       SELECT id, user_id, email, mobile, language FROM customers
+        WHERE provider_id = $1 AND (user_id = $2 OR (user_id IS NULL AND lower(email) = lower($3)))
+        ORDER BY user_id NULLS LAST, created_at LIMIT 1),
+     inserted AS (
+       INSERT INTO customers (crm_id, provider_id, user_id, reference, user_name, email, mobile, language)
+       SELECT $4, $1, $2, $5, $6, $3, $7, $8 WHERE NOT EXISTS (SELECT 1 FROM found)
+       RETURNING id, user_id, email, mobile, language)
+     SELECT *, false AS created FROM found UNION ALL SELECT *, true AS created FROM inserted`,
     [
-      provider.crmId, provider.id, user.id, `customer-${randomUUID()}`,
+      provider.id, user.id, user.email, provider.crmId, `customer-${randomUUID()}`,
       [user.first_name ?? c.firstname, user.last_name ?? c.lastname].filter(Boolean).join(' '),
-      user.email, user.mobile ?? c.mobile ?? null, c.language ?? user.language,
+      user.mobile ?? c.mobile ?? null, c.language ?? user.language,
     ],
   );
-  return id;
+  if (!row.created && (!row.user_id || !row.email || (!row.mobile && c.mobile) || !row.language)) {
+    await tx.query(
+      `UPDATE customers SET user_id = $2, email = COALESCE(email, $3), mobile = COALESCE(mobile, $4), language = COALESCE(language, $5), updated_at = now()
+        WHERE id = $1`,
+      [row.id, user.id, user.email, c.mobile ?? null, user.language],
+    );
+  }
+  return row.id;
 }
 
 /** The customer id a booking of this consumer at this provider is made for. */

@@ -1,7 +1,7 @@
 /** The answer of A3: the booked slot as a models.LotAppointment plus the consumer's cancel link. */
 import type { Config } from '../config.js';
 import { cancelLinkFor } from './cancelToken.js';
-import { liveParticipationCount, type AppointmentRow, type ParticipationRow } from '../scheduling/capacity.js';
+import type { AppointmentRow, ParticipationRow } from '../scheduling/capacity.js';
 import type { Queryable } from '../storage/db.js';
 import { InstantFormatter, slotItem, type ResourceView } from './bookableView.js';
 import type { CompiledPattern } from './datePattern.js';
@@ -13,15 +13,14 @@ export async function createdAppointmentView(
   b: {
     appointment: AppointmentRow;
     participation: ParticipationRow;
+    liveAfter: number;
     view: ResourceView;
     product: ProductRow;
-    now: Date;
     timeFormat: CompiledPattern;
     locale: string;
   },
 ) {
   const a = b.appointment;
-  const live = await liveParticipationCount(tx, a.id, b.now);
   const item = slotItem(
     {
       kind: 'models.LotAppointment',
@@ -31,7 +30,7 @@ export async function createdAppointmentView(
       startMs: a.start_at.getTime(),
       endMs: a.end_at.getTime(),
       capacity: a.capacity,
-      capacityLeft: Math.max(0, a.capacity - live),
+      capacityLeft: Math.max(0, a.capacity - b.liveAfter),
     },
     b.view,
     new InstantFormatter(b.view.resource.time_zone, b.locale),

@@ -22,6 +22,13 @@ export interface ProductRow {
 const COLUMNS = `pr.id, pr.provider_id, pr.reference, pr.name, pr.description, pr.min_duration, pr.max_duration,
   pr.lead_time_minutes, pr.follow_up_time_minutes, pr.exclusive`;
 
+/** The products of the resource `resourceId` (an SQL expression) as a JSON array of ProductRow, in the resource's order. */
+export const productsJsonSql = (resourceId: string) => `(SELECT COALESCE(json_agg(json_build_object(
+    'id', pr.id, 'provider_id', pr.provider_id, 'reference', pr.reference, 'name', pr.name, 'description', pr.description,
+    'min_duration', pr.min_duration, 'max_duration', pr.max_duration, 'lead_time_minutes', pr.lead_time_minutes,
+    'follow_up_time_minutes', pr.follow_up_time_minutes, 'exclusive', pr.exclusive) ORDER BY rp.position, pr.name, pr.id), '[]'::json)
+  FROM resource_products rp JOIN products pr ON pr.id = rp.product_id WHERE rp.resource_id = ${resourceId})`;
+
 /** Every product of each resource (channel not applied), in the resource's order. */
 export async function productsOfResources(db: Queryable, resourceIds: string[]): Promise<Map<string, ProductRow[]>> {
   const out = new Map<string, ProductRow[]>(resourceIds.map((id) => [id, []]));

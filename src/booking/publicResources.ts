@@ -28,39 +28,43 @@ export interface PublicResource {
   is_theming_allowed: boolean;
   is_localisation_allowed: boolean;
   are_custom_fields_allowed: boolean;
+  /** listing_versions.version: raised by every change that can alter the resource's public listing */
+  listing_version: string;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (value: string) => UUID.test(value);
 
-const SELECT = `SELECT r.id, r.crm_id, r.provider_id, r.reference, r.public_name, r.description, r.website, r.img_url,
+const COLUMNS = `r.id, r.crm_id, r.provider_id, r.reference, r.public_name, r.description, r.website, r.img_url,
        r.msg_help_text, r.contact_channel_type, r.contact_user_id, r.archived, r.address, r.channels,
        p.time_zone, p.name AS provider_name, p.description AS provider_description,
-       p.is_theming_allowed, p.is_localisation_allowed, p.are_custom_fields_allowed
-  FROM resources r JOIN providers p ON p.id = r.provider_id`;
+       p.is_theming_allowed, p.is_localisation_allowed, p.are_custom_fields_allowed,
+       COALESCE(v.version, 0)::text AS listing_version`;
+const FROM = `FROM resources r JOIN providers p ON p.id = r.provider_id
+  LEFT JOIN listing_versions v ON v.resource_id = r.id`;
+const SELECT = `SELECT ${COLUMNS} ${FROM}`;
 
 type RefQuery = { where: string; params: unknown[] };
 
-function refQuery(ref: string): RefQuery | null {
-  if (isUuid(ref)) return { where: 'r.id = $1', params: [ref] };
+/** The WHERE of a reference; its placeholders start after `offset` leading parameters. */
+function refQuery(ref: string, offset = 0): RefQuery | null {
+  const $1 = `$${offset + 1}`;
+  const $2 = `$${offset + 2}`;
+  if (isUuid(ref)) return { where: `r.id = ${$1}`, params: [ref] };
   const parts = ref.split('@');
   if (parts.length === 3 && parts.every(Boolean)) {
     const [resourceId, providerUuid, platform] = parts;
     if (!isUuid(providerUuid)) return null;
-    return { where: 'r.provider_id = $1 AND r.reference = $2', params: [providerUuid, `${resourceId}@${platform}`] };
+    return { where: `r.provider_id = ${$1} AND r.reference = ${$2}`, params: [providerUuid, `${resourceId}@${platform}`] };
   }
-  if (parts.length === 2 && parts.every(Boolean)) return { where: 'r.reference = $1', params: [ref] };
+  if (parts.length === 2 && parts.every(Boolean)) return { where: `r.reference = ${$1}`, params: [ref] };
   return null;
 }
 
-/**
- * The resource a public reference names (archived ones included: callers decide what archived
- * means for them). 404 when none matches; 400 when a short reference is shared across providers.
- */
-export async function resolveResource(db: Queryable, ref: string, field = 'ref'): Promise<PublicResource> {
-  const q = refQuery(ref);
+async function resolveWith<T>(db: Queryable, select: string, ref: string, field: string, leading: unknown[] = []): Promise<T> {
+  const q = refQuery(ref, leading.length);
   if (!q) throw notFound(`no resource found for ${field} ${ref}`);
-  const rows = await db.query<PublicResource>(`${SELECT} WHERE ${q.where} LIMIT 2`, q.params);
+  const rows = await db.query<T>(`${select} WHERE ${q.where} LIMIT 2`, [...leading, ...q.params]);
   if (rows.length === 0) throw notFound(`no resource found for ${field} ${ref}`);
   if (rows.length > 1) {
     throw invalid(`${field} ${ref} is ambiguous: several providers have a resource with this reference; use the full form resourceId@providerUuid@platform`);
@@ -68,14 +72,42 @@ export async function resolveResource(db: Queryable, ref: string, field = 'ref')
   return rows[0];
 }
 
-/** Resolves several references, keeping their order and dropping duplicates. */
-export async function resolveResources(db: Queryable, refs: { ref: string; field: string }[]): Promise<PublicResource[]> {
-  const out = new Map<string, PublicResource>();
+/**
+ * The resource a public reference names (archived ones included: callers decide what archived
+ * means for them). 404 when none matches; 400 when a short reference is shared across providers.
+ */
+export function resolveResource(db: Queryable, ref: string, field = 'ref'): Promise<PublicResource> {
+  return resolveWith<PublicResource>(db, SELECT, ref, field);
+}
+
+/**
+ * resolveResource plus further columns computed in the same query (one round trip on hot paths);
+ * `extraColumns` may use $1..$n for `leading`.
+ */
+export function resolveResourceWith<T>(db: Queryable, ref: string, field: string, extraColumns: string, leading: unknown[]): Promise<PublicResource & T> {
+  return resolveWith<PublicResource & T>(db, `SELECT ${COLUMNS}, ${extraColumns} ${FROM}`, ref, field, leading);
+}
+
+async function resolveAll<T extends { id: string }>(refs: { ref: string; field: string }[], one: (ref: string, field: string) => Promise<T>): Promise<T[]> {
+  const out = new Map<string, T>();
   for (const { ref, field } of refs) {
-    const r = await resolveResource(db, ref, field);
+    const r = await one(ref, field);
     if (!out.has(r.id)) out.set(r.id, r);
   }
   return [...out.values()];
+}
+
+/** Resolves several references, keeping their order and dropping duplicates. */
+export function resolveResources(db: Queryable, refs: { ref: string; field: string }[]): Promise<PublicResource[]> {
+  return resolveAll(refs, (ref, field) => resolveResource(db, ref, field));
+}
+
+const VERSION_SELECT = `SELECT r.id, COALESCE(v.version, 0)::text AS listing_version
+  FROM resources r LEFT JOIN listing_versions v ON v.resource_id = r.id`;
+
+/** Like resolveResources, but only ids and listing versions: what a cached listing is checked against. */
+export function resolveListingVersions(db: Queryable, refs: { ref: string; field: string }[]): Promise<{ id: string; listing_version: string }[]> {
+  return resolveAll(refs, (ref, field) => resolveWith(db, VERSION_SELECT, ref, field));
 }
 
 /** The resource by id, for code that already knows it (the resource of a timeslot or appointment). */

@@ -4,9 +4,10 @@
  * bearer secret that turns a hold into a booking).
  */
 import { addressText } from '../notifications/compose.js';
-import { LIVE_PARTICIPATION_SQL, type AppointmentRow, type ParticipationRow } from '../scheduling/capacity.js';
+import { LIVE_PARTICIPATION_SQL, type ParticipationRow } from '../scheduling/capacity.js';
 import { formatInstant } from '../scheduling/time.js';
 import type { Queryable } from '../storage/db.js';
+import type { Claim } from './claimSlot.js';
 import type { ProductRow } from './publicProducts.js';
 import type { PublicResource } from './publicResources.js';
 
@@ -20,13 +21,17 @@ const utc = (d: Date) => formatInstant(d, 'UTC');
 
 export async function reservationView(
   tx: Queryable,
-  r: { resource: PublicResource; product: ProductRow; appointment: AppointmentRow; participation: ParticipationRow; now: Date },
+  r: { resource: PublicResource; product: ProductRow; claim: Claim; participation: ParticipationRow; now: Date },
 ) {
-  const { resource, product, appointment: a, participation: p } = r;
-  const live = await tx.query<LiveRow>(
-    `SELECT id, placeholder_id, state FROM participations WHERE appointment_id = $1 AND ${LIVE_PARTICIPATION_SQL} ORDER BY created_at, id`,
-    [a.id, r.now],
-  );
+  const { resource, product, participation: p } = r;
+  const a = r.claim.appointment;
+  // a new appointment holds nothing but this reservation
+  const live = r.claim.created
+    ? [{ id: p.id, placeholder_id: p.placeholder_id, state: p.state }]
+    : await tx.query<LiveRow>(
+        `SELECT id, placeholder_id, state FROM participations WHERE appointment_id = $1 AND ${LIVE_PARTICIPATION_SQL} ORDER BY created_at, id`,
+        [a.id, r.now],
+      );
   const capacityLeft = Math.max(0, a.capacity - live.length);
   return {
     participation: {

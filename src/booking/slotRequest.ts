@@ -6,19 +6,33 @@ import type { Queryable } from '../storage/db.js';
 import { invalid, notFound } from '../errors.js';
 import type { ChannelKey } from '../offerings/channels.js';
 import { parseInstant } from '../scheduling/time.js';
-import { onChannel, productsOfResources, type ProductRow } from './publicProducts.js';
-import { resolveResource, type PublicResource } from './publicResources.js';
+import { productsJsonSql, type ProductRow } from './publicProducts.js';
+import { resolveResourceWith, type PublicResource } from './publicResources.js';
 
-/** The resource of a public booking path; archived resources cannot be booked (404). */
-export async function bookableResource(db: Queryable, ref: string): Promise<PublicResource> {
-  const resource = await resolveResource(db, ref, 'ref');
-  if (resource.archived) throw notFound(`resource ${ref} is archived and cannot be booked`);
-  return resource;
+export interface BookableResource {
+  resource: PublicResource;
+  /** all products of the resource (channel not applied) */
+  products: ProductRow[];
+  /** the appointment `slotUuid` names on this resource, when it names one */
+  slotAppointment: { id: string; product_id: string | null } | null;
 }
 
-/** The resource's products on the channel (for createdAppointment.products and product checks). */
-export async function channelProducts(db: Queryable, resource: PublicResource, channel: ChannelKey): Promise<ProductRow[]> {
-  return onChannel((await productsOfResources(db, [resource.id])).get(resource.id)!, channel);
+/**
+ * The resource of a public booking path with its products, in one query, and whether `slotUuid`
+ * (A3's timeslot_uuid) is one of its appointments. Archived resources cannot be booked (404).
+ */
+export async function bookableResource(db: Queryable, ref: string, slotUuid: string | null = null): Promise<BookableResource> {
+  const row = await resolveResourceWith<{ products: ProductRow[]; slot_appointment: BookableResource['slotAppointment'] }>(
+    db,
+    ref,
+    'ref',
+    `${productsJsonSql('r.id')} AS products,
+     (SELECT json_build_object('id', a.id, 'product_id', a.product_id) FROM appointments a WHERE a.id = $1::uuid AND a.resource_id = r.id) AS slot_appointment`,
+    [slotUuid],
+  );
+  if (row.archived) throw notFound(`resource ${ref} is archived and cannot be booked`);
+  const { products, slot_appointment, ...resource } = row;
+  return { resource, products, slotAppointment: slot_appointment };
 }
 
 /** The requested product among the offered ones; 400 naming the field when the resource does not offer it there. */

@@ -1,20 +1,18 @@
-/** A1 upcoming_bookables: load, run the pure slot engine, group and format. */
+/**
+ * A1 upcoming_bookables: validates the query, resolves the resources (with their listing
+ * versions), and answers from the listing cache or computes the listing afresh.
+ */
 import type { Deps } from '../context.js';
 import { invalid } from '../errors.js';
 import type { ChannelKey } from '../offerings/channels.js';
-import { loadAppointments, loadTimeslots, type LoadedAppointment } from './bookablesLoader.js';
-import { InstantFormatter, loadResourceViews, singleProduct, slotItem, type ResourceView, type SlotItem } from './bookableView.js';
-import { publicVisible } from './channels.js';
 import { compilePattern, localeFromLanguageTag, PatternError, type CompiledPattern } from './datePattern.js';
-import { engineProduct, findProduct, type ProductRow } from './publicProducts.js';
-import { resolveResources } from './publicResources.js';
-import { compareBookables, computeBookables } from './slotEngine.js';
+import { listingCacheFor, MAX_AGE_MS } from './listingCache.js';
+import { computeListing } from './listingCompute.js';
+import { resolveListingVersions, resolveResources } from './publicResources.js';
 
-/** How far ahead A1 looks; slots starting later are not listed (docs/decisions.md). */
-export const BOOKING_HORIZON_DAYS = 90;
+export { BOOKING_HORIZON_DAYS } from './listingCompute.js';
 export const DEFAULT_GROUP_FORMAT = 'yyyy-MM-dd';
 export const DEFAULT_TIME_FORMAT = 'yyyy-MM-dd HH:mm';
-const DAY_MS = 86_400_000;
 
 export interface UpcomingQuery {
   refs: { ref: string; field: string }[];
@@ -25,20 +23,14 @@ export interface UpcomingQuery {
   prdRef?: string;
 }
 
-export type UpcomingResult = Record<string, SlotItem[] | boolean> & { public_visible: boolean };
-
-function compiled(pattern: string, field: string): CompiledPattern {
+/** A pattern from the query as a formatter; 400 naming the field when it is not a valid pattern. */
+export function timePattern(pattern: string | undefined, field: string, fallback: string): CompiledPattern {
   try {
-    return compilePattern(pattern);
+    return compilePattern(pattern ?? fallback);
   } catch (err) {
     if (err instanceof PatternError) throw invalid(`${field}: ${err.message}`);
     throw err;
   }
-}
-
-/** A pattern from the query as a formatter; 400 naming the field when it is not a valid pattern. */
-export function timePattern(pattern: string | undefined, field: string, fallback: string): CompiledPattern {
-  return compiled(pattern ?? fallback, field);
 }
 
 export function localeOf(languageTag: string | undefined): string {
@@ -50,88 +42,31 @@ export function localeOf(languageTag: string | undefined): string {
   }
 }
 
-/** The product a listed slot shows: prdRef's, else the appointment's, else the resource's only one. */
-function productOf(view: ResourceView, prd: ProductRow | null, appt: LoadedAppointment | undefined) {
-  const name = appt?.productName;
-  if (prd) return { id: prd.id, name: name ?? prd.name };
-  if (appt?.productId) return { id: appt.productId, name: name ?? '' };
-  const single = singleProduct(view);
-  return single ? { id: single.id, name: single.name } : null;
-}
-
-/** The grouped bookables, or null when nothing is bookable (204). */
-export async function upcomingBookables(deps: Deps, q: UpcomingQuery): Promise<UpcomingResult | null> {
-  const groupFormat = timePattern(q.groupFormat, 'query.groupFormat', DEFAULT_GROUP_FORMAT);
-  const timeFormat = timePattern(q.timeFormat, 'query.timeFormat', DEFAULT_TIME_FORMAT);
+/** The listing as JSON (the A1 object of group texts plus public_visible), or null when nothing is bookable. */
+export async function upcomingBookables(deps: Deps, q: UpcomingQuery): Promise<Buffer | null> {
+  const groupFormat = q.groupFormat ?? DEFAULT_GROUP_FORMAT;
+  const timeFormat = q.timeFormat ?? DEFAULT_TIME_FORMAT;
+  const compiled = { group: timePattern(groupFormat, 'query.groupFormat', ''), time: timePattern(timeFormat, 'query.timeFormat', '') };
   const locale = localeOf(q.languageTag);
-  const { db } = deps;
 
-  const resolved = await resolveResources(db, q.refs);
-  const prd = q.prdRef ? await findProduct(db, q.prdRef, [...new Set(resolved.map((r) => r.provider_id))], 'query.prdRef') : null;
-  const views = await loadResourceViews(db, resolved.filter((r) => !r.archived), q.channelKey);
-  for (const [id, view] of views) {
-    if (prd && !view.products.some((p) => p.id === prd.id)) views.delete(id);
-  }
-  if (views.size === 0) return null;
+  const resources = await resolveListingVersions(deps.db, q.refs);
+  const key = JSON.stringify([resources.map((r) => r.id), q.channelKey, q.prdRef ?? null, groupFormat, timeFormat, locale]);
+  const versions = resources.map((r) => r.listing_version).join(',');
+  const cache = listingCacheFor(deps.db);
+  const nowMs = deps.clock.now().getTime();
+  const hit = cache.get(key, versions, nowMs);
+  if (hit) return hit.json;
 
-  const ids = [...views.keys()];
-  const now = deps.clock.now();
-  const until = new Date(now.getTime() + BOOKING_HORIZON_DAYS * DAY_MS);
-  // Without prdRef, a resource's only product is the slot's product, so its rules apply there too.
-  const runs = prd
-    ? [{ ids, product: engineProduct(prd) }]
-    : ids.map((id) => {
-        const single = singleProduct(views.get(id)!);
-        return { ids: [id], product: single ? engineProduct(single) : null };
-      });
-  // Appointments can block a slot through the product's buffers, so look that much further both ways.
-  const buffers = Math.max(0, ...runs.map((r) => (r.product ? r.product.leadMin + r.product.followUpMin : 0)));
-  const margin = buffers * 60_000 + DAY_MS;
-  const [timeslots, appointments] = await Promise.all([
-    loadTimeslots(db, ids, now, until),
-    loadAppointments(db, ids, new Date(now.getTime() - margin), new Date(until.getTime() + margin), now),
-  ]);
-  const window = { nowMs: now.getTime(), untilMs: until.getTime() };
-  const bookables =
-    runs.length === 1
-      ? computeBookables(timeslots, appointments, { ...window, product: runs[0].product })
-      : runs
-          .flatMap((run) => {
-            const mine = (x: { resourceId: string }) => x.resourceId === run.ids[0];
-            return computeBookables(timeslots.filter(mine), appointments.filter(mine), { ...window, product: run.product });
-          })
-          .sort(compareBookables);
-
-  const byId = new Map(appointments.map((a) => [a.id, a]));
-  const formatters = new Map<string, InstantFormatter>();
-  const groups = new Map<string, SlotItem[]>();
-  for (const b of bookables) {
-    const view = views.get(b.resourceId)!;
-    const appt = b.kind === 'models.LotAppointment' ? byId.get(b.appointmentId) : undefined;
-    if (appt?.productExclusive && !prd && q.channelKey !== 'RESOURCE_EXCLUSIVE') continue;
-    const zone = view.resource.time_zone;
-    let fmt = formatters.get(zone);
-    if (!fmt) formatters.set(zone, (fmt = new InstantFormatter(zone, locale)));
-    const item = slotItem(
-      {
-        kind: b.kind,
-        appointmentId: appt?.id,
-        timeslotId: b.kind === 'models.Bookable' ? b.timeslotId : (b.timeslotId ?? b.appointmentId),
-        product: productOf(view, prd, appt),
-        startMs: b.startMs,
-        endMs: b.endMs,
-        capacity: b.capacity,
-        capacityLeft: b.capacityLeft,
-      },
-      view,
-      fmt,
-      timeFormat,
-    );
-    const key = fmt.format(b.startMs, groupFormat);
-    const group = groups.get(key);
-    if (group) group.push(item);
-    else groups.set(key, [item]);
-  }
-  if (groups.size === 0) return null;
-  return { ...Object.fromEntries(groups), public_visible: publicVisible(q.channelKey) } as UpcomingResult;
+  const listing = await computeListing(deps, {
+    resources: await resolveResources(deps.db, q.refs),
+    channelKey: q.channelKey,
+    prdRef: q.prdRef,
+    groupFormat: compiled.group,
+    timeFormat: compiled.time,
+    locale,
+    nowMs,
+  });
+  const json = listing.result ? Buffer.from(JSON.stringify(listing.result)) : null;
+  cache.set(key, versions, { json, computedAtMs: nowMs, validUntilMs: Math.min(listing.changesAtMs, nowMs + MAX_AGE_MS) });
+  return json;
 }

@@ -23,7 +23,7 @@ import {
   UpcomingResponse,
 } from './publicSchemas.js';
 import { envelope } from './reply.js';
-import { Type } from '@fastify/type-provider-typebox';
+import { Type, type Static } from '@fastify/type-provider-typebox';
 
 const PATHS = {
   upcoming: '/resources/:ref/upcoming_bookables',
@@ -58,7 +58,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
     },
     async (request, reply) => {
       const q = request.query;
-      const result = await upcomingBookables(deps, {
+      const json = await upcomingBookables(deps, {
         refs: [{ ref: request.params.ref, field: 'ref' }, ...(q.ref ?? []).map((ref) => ({ ref, field: 'query.ref' }))],
         groupFormat: q.groupFormat,
         timeFormat: q.timeFormat,
@@ -66,7 +66,9 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
         channelKey: q.channelKey!,
         prdRef: q.prdRef,
       });
-      return result ? result : reply.code(204).send(null);
+      if (!json) return reply.code(204).send(null);
+      // already serialized (and cached) by the domain, exactly to UpcomingResponse: a Buffer skips the serializer
+      return reply.type('application/json; charset=utf-8').send(json as unknown as Static<typeof UpcomingResponse>);
     },
   );
 

@@ -53,6 +53,8 @@ export interface NewAppointment {
   priceValue?: number | null;
   priceCurrency?: string | null;
   description?: string | null;
+  /** created by the public booking flow (A2/A3): the hold sweeper may remove it once empty (migration 004) */
+  createdByPublicFlow?: boolean;
 }
 
 export interface Buffers {
@@ -88,13 +90,13 @@ export async function insertAppointment(tx: Queryable, a: NewAppointment, buffer
   try {
     const [row] = await tx.query<AppointmentRow>(
       `INSERT INTO appointments (crm_id, provider_id, resource_id, product_id, timeslot_id, reference, series_id, start_at, end_at,
-         capacity, accept_bookings, product_name, contact_user_id, address, price_value, price_currency, description)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb, $15, $16, $17) RETURNING *`,
+         capacity, accept_bookings, product_name, contact_user_id, address, price_value, price_currency, description, created_by_public_flow)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb, $15, $16, $17, $18) RETURNING *`,
       [
         a.crmId, a.providerId, a.resourceId, a.productId, a.timeslotId ?? null, a.reference, a.seriesId ?? null, a.start, a.end,
         a.capacity, a.acceptBookings, a.productName ?? null, a.contactUserId ?? null,
         a.address === undefined || a.address === null ? null : JSON.stringify(a.address),
-        a.priceValue ?? null, a.priceCurrency ?? null, a.description ?? null,
+        a.priceValue ?? null, a.priceCurrency ?? null, a.description ?? null, a.createdByPublicFlow ?? false,
       ],
     );
     return row;

@@ -1,0 +1,27 @@
+// autocannon ships no types; this is the part of its API the bench uses.
+declare module 'autocannon' {
+  namespace autocannon {
+    interface Request {
+      method?: string;
+      path?: string;
+      headers?: Record<string, string>;
+      body?: string;
+      setupRequest?: (req: any, context: any) => any;
+      onResponse?: (status: number, body: string, context: any) => void;
+    }
+    interface Options {
+      url: string;
+      connections?: number;
+      duration?: number;
+      requests?: Request[];
+    }
+    interface Result {
+      latency: { p50: number; p99: number };
+      requests: { average: number };
+      non2xx: number;
+      errors: number;
+    }
+  }
+  function autocannon(opts: autocannon.Options): Promise<autocannon.Result>;
+  export default autocannon;
+}

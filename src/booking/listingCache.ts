@@ -1,0 +1,68 @@
+/**
+ * A1's answers, serialized, per request shape and resource versions (listing_versions, raised in the
+ * same transaction as any change that can alter a listing). An entry is served only while every
+ * resource it covers still has the version it was computed at, and only within the time it stays
+ * true (until the first listed slot starts, the next live hold expires, or MAX_AGE_MS passes), so
+ * it never shows what the database would not. One cache per database handle (per service instance).
+ */
+import type { Db } from '../storage/db.js';
+
+export interface CachedListing {
+  /** JSON of the answer; null: nothing bookable */
+  json: Buffer | null;
+  computedAtMs: number;
+  validUntilMs: number;
+}
+
+interface Entry extends CachedListing {
+  versions: string;
+}
+
+/** Slots entering the 90-day horizon appear at most this late; bounds every entry's life. */
+export const MAX_AGE_MS = 60_000;
+const BUDGET_BYTES = 64 * 1024 * 1024;
+const MAX_ENTRY_BYTES = 8 * 1024 * 1024;
+
+export class ListingCache {
+  private readonly entries = new Map<string, Entry>();
+  private bytes = 0;
+
+  get(key: string, versions: string, nowMs: number): CachedListing | undefined {
+    const e = this.entries.get(key);
+    if (!e) return undefined;
+    if (e.versions !== versions || nowMs < e.computedAtMs || nowMs >= e.validUntilMs) {
+      this.remove(key, e);
+      return undefined;
+    }
+    // most recently used last: Map keeps insertion order
+    this.entries.delete(key);
+    this.entries.set(key, e);
+    return e;
+  }
+
+  set(key: string, versions: string, value: CachedListing): void {
+    const size = (value.json?.length ?? 0) + key.length;
+    if (size > MAX_ENTRY_BYTES) return;
+    const old = this.entries.get(key);
+    if (old) this.remove(key, old);
+    this.entries.set(key, { ...value, versions });
+    this.bytes += size;
+    for (const [k, e] of this.entries) {
+      if (this.bytes <= BUDGET_BYTES) break;
+      this.remove(k, e);
+    }
+  }
+
+  private remove(key: string, e: Entry): void {
+    this.entries.delete(key);
+    this.bytes -= (e.json?.length ?? 0) + key.length;
+  }
+}
+
+const caches = new WeakMap<Db, ListingCache>();
+
+export function listingCacheFor(db: Db): ListingCache {
+  let cache = caches.get(db);
+  if (!cache) caches.set(db, (cache = new ListingCache()));
+  return cache;
+}
