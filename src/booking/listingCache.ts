@@ -26,6 +26,7 @@ const MAX_ENTRY_BYTES = 8 * 1024 * 1024;
 export class ListingCache {
   private readonly entries = new Map<string, Entry>();
   private bytes = 0;
+  constructor(private readonly budgetBytes = BUDGET_BYTES) {}
 
   get(key: string, versions: string, nowMs: number): CachedListing | undefined {
     const e = this.entries.get(key);
@@ -42,15 +43,19 @@ export class ListingCache {
 
   set(key: string, versions: string, value: CachedListing): void {
     const size = (value.json?.length ?? 0) + key.length;
-    if (size > MAX_ENTRY_BYTES) return;
+    if (size > Math.min(MAX_ENTRY_BYTES, this.budgetBytes)) return;
     const old = this.entries.get(key);
     if (old) this.remove(key, old);
     this.entries.set(key, { ...value, versions });
     this.bytes += size;
     for (const [k, e] of this.entries) {
-      if (this.bytes <= BUDGET_BYTES) break;
+      if (this.bytes <= this.budgetBytes) break;
       this.remove(k, e);
     }
+  }
+
+  get size(): number {
+    return this.entries.size;
   }
 
   private remove(key: string, e: Entry): void {
