@@ -14,8 +14,7 @@ import { resourceView } from './bookableView.js';
 import { claimSlot, withClaimRetry, type SlotTarget } from './claimSlot.js';
 import { consumerCustomer, type ConsumerInput } from './consumer.js';
 import { createdAppointmentView } from './createdAppointmentView.js';
-import { findProduct, type ProductRow } from './publicProducts.js';
-import { assertSlotFields, bookableResource, requestTimes } from './slotRequest.js';
+import { assertSlotFields, bookableResource, requestedProduct, requestTimes } from './slotRequest.js';
 import { DEFAULT_TIME_FORMAT, localeOf, timePattern } from './upcomingBookables.js';
 
 export interface BookInput extends Omit<ConsumerInput, 'language'> {
@@ -41,17 +40,6 @@ const PROCESS = {
 } as const satisfies Record<string, { state: ParticipationRow['state']; templates: MailTemplate[] }>;
 
 const alreadyBooked = () => new DomainError('AppointmentAlreadyBookedException', 'the consumer already participates in this appointment');
-
-/** The product booked: the given one, else the appointment's, else the resource's only one; it must be offered on the channel. */
-async function bookedProduct(db: Queryable, offered: ProductRow[], input: BookInput, appointment: { product_id: string | null } | undefined, providerId: string): Promise<ProductRow> {
-  const id = input.productUuid ?? appointment?.product_id ?? (offered.length === 1 ? offered[0].id : undefined);
-  if (!id) throw invalid('body.product_uuid is required: the resource offers several products');
-  const product = offered.find((p) => p.id === id) ?? (id === appointment?.product_id ? await findProduct(db, id, [providerId], 'body.product_uuid') : undefined);
-  if (!product || (product.exclusive && input.channelKey !== 'RESOURCE_EXCLUSIVE')) {
-    throw invalid(`body.product_uuid ${id} is not a product of this resource on channel ${input.channelKey}`);
-  }
-  return product;
-}
 
 interface Booked {
   appointment: AppointmentRow;
@@ -104,11 +92,12 @@ export async function createAppointmentWithConsumer(deps: Deps, input: BookInput
   const locale = localeOf(language);
   const consumer: ConsumerInput = { ...input, language };
 
-  const { resource, products, slotAppointment } = await bookableResource(deps.db, input.ref, input.timeslotUuid);
-  const view = await resourceView(deps.db, resource, products, input.channelKey);
+  const booking = await bookableResource(deps.db, input.ref, input.timeslotUuid);
+  const { resource, slotAppointment } = booking;
+  const view = await resourceView(deps.db, resource, booking.products, input.channelKey);
   const { start, end } = requestTimes(resource, input.start, input.end, FIELDS);
   const target: SlotTarget = slotAppointment ? { appointmentId: slotAppointment.id } : { timeslotId: input.timeslotUuid };
-  const product = await bookedProduct(deps.db, view.products, input, slotAppointment ?? undefined, resource.provider_id);
+  const product = await requestedProduct(deps.db, booking, input.channelKey, input.productUuid);
   const process = PROCESS[bookingProcessOf(resource.channels, input.channelKey)];
   const provider = { id: resource.provider_id, crmId: resource.crm_id };
 

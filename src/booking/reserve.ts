@@ -7,8 +7,7 @@ import { insertParticipation } from '../scheduling/capacity.js';
 import type { Queryable } from '../storage/db.js';
 import { claimSlot, withClaimRetry, type SlotTarget } from './claimSlot.js';
 import { reservationView } from './reservationView.js';
-import { onChannel } from './publicProducts.js';
-import { assertSlotFields, bookableResource, offeredProduct, requestTimes } from './slotRequest.js';
+import { assertSlotFields, bookableResource, requestedProduct, requestTimes } from './slotRequest.js';
 
 export interface ReserveInput {
   ref: string;
@@ -39,8 +38,9 @@ export async function reserveAppointment(deps: Deps, input: ReserveInput) {
   if (!input.timeslotUuid && !input.appointmentUuid) throw invalid('body.timeslot_uuid or body.appointment_uuid is required');
   const target: SlotTarget = input.appointmentUuid ? { appointmentId: input.appointmentUuid } : { timeslotId: input.timeslotUuid! };
 
-  const { resource, products } = await bookableResource(deps.db, input.ref);
-  const product = offeredProduct(onChannel(products, input.channelKey), input.productUuid, 'body.product_uuid', resource, input.channelKey);
+  const booking = await bookableResource(deps.db, input.ref, input.appointmentUuid ?? null);
+  const { resource } = booking;
+  const product = await requestedProduct(deps.db, booking, input.channelKey, input.productUuid);
   const { start, end } = requestTimes(resource, input.from, input.to, FIELDS);
 
   return withClaimRetry(() =>

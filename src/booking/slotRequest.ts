@@ -6,7 +6,8 @@ import type { Queryable } from '../storage/db.js';
 import { invalid, notFound } from '../errors.js';
 import type { ChannelKey } from '../offerings/channels.js';
 import { parseInstant } from '../scheduling/time.js';
-import { productsJsonSql, type ProductRow } from './publicProducts.js';
+import { productVisibleOn } from './channels.js';
+import { findProduct, onChannel, productsJsonSql, type ProductRow } from './publicProducts.js';
 import { resolveResourceWith, type PublicResource } from './publicResources.js';
 
 export interface BookableResource {
@@ -35,10 +36,25 @@ export async function bookableResource(db: Queryable, ref: string, slotUuid: str
   return { resource, products, slotAppointment: slot_appointment };
 }
 
-/** The requested product among the offered ones; 400 naming the field when the resource does not offer it there. */
-export function offeredProduct(offered: ProductRow[], productId: string, field: string, resource: PublicResource, channel: ChannelKey): ProductRow {
-  const product = offered.find((p) => p.id === productId);
-  if (!product) throw invalid(`${field} ${productId} is not a product of resource ${resource.reference} on channel ${channel}`);
+/**
+ * The product of a booking request: the given one, else the slot appointment's, else the resource's
+ * only one on the channel. It must be offered on the channel, or be the slot appointment's own
+ * product (a partner may set up an appointment for any product of the provider): else 400.
+ */
+export async function requestedProduct(
+  db: Queryable,
+  b: BookableResource,
+  channel: ChannelKey,
+  productId: string | undefined,
+): Promise<ProductRow> {
+  const offered = onChannel(b.products, channel);
+  const own = b.slotAppointment?.product_id ?? undefined;
+  const id = productId ?? own ?? (offered.length === 1 ? offered[0].id : undefined);
+  if (!id) throw invalid('body.product_uuid is required: the resource offers several products');
+  const product = offered.find((p) => p.id === id) ?? (id === own ? await findProduct(db, id, [b.resource.provider_id], 'body.product_uuid') : undefined);
+  if (!product || !productVisibleOn(product, channel)) {
+    throw invalid(`body.product_uuid ${id} is not a product of resource ${b.resource.reference} on channel ${channel}`);
+  }
   return product;
 }
 

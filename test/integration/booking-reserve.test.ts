@@ -117,6 +117,27 @@ describe('A2 reserve_appointment', () => {
     expect([third.statusCode, errorOf(third).errorCode]).toEqual([412, '201']);
   });
 
+  it('reserves and books a partner appointment of a product the resource does not offer, as A1 lists it', async () => {
+    const b = await setupBooking(t);
+    // two products on the resource: A1 without prdRef then lists appointments of any product
+    const second = await createProduct(b.p, b.provider.providerRef, { name: 'Second' });
+    await b.p.call('POST', `${b.base}/resources/${encodeURIComponent(b.resource.reference)}`, { products: [b.product.reference, second.reference] });
+    const special = await createProduct(b.p, b.provider.providerRef, { name: 'Special tour' });
+    const made = await b.p.call('POST', `${b.base}/appointments`, {
+      reference: `${uniqueId('apt')}@crm`, start: '2026-06-02T14:00', end: '2026-06-02T15:00', resourceReference: b.resource.reference, productReference: special.reference, capacity: 2, acceptBookings: true,
+    });
+    expect(made.statusCode, made.body).toBe(201);
+    const [lot] = flatten(await upcoming(t, b.resource.reference));
+    expect(lot).toMatchObject({ kind: 'models.LotAppointment', product_uuid: special.uuid });
+    const held = await reserve(t, b.resource.reference, reserveBodyFor(lot, special.uuid), undefined, fromIp());
+    expect(held.statusCode, held.body).toBe(201);
+    const booked = await book(t, b.resource.reference, { ...bookBodyFor(lot, special.uuid, held.json().participation.customer_uuid), product_uuid: undefined });
+    expect(booked.statusCode, booked.body).toBe(201);
+    expect(booked.json().createdAppointment).toMatchObject({ product_uuid: special.uuid, product_name: 'Special tour', capacity_left: 1 });
+    const wrong = await reserve(t, b.resource.reference, reserveBodyFor(lot, b.product.uuid), undefined, fromIp());
+    expect([wrong.statusCode, errorOf(wrong).errorCode]).toEqual([412, '201']);
+  });
+
   it('never shows another consumer\'s name, email or mobile', async () => {
     const b = await setupBooking(t);
     const { slot } = await firstSlot(b, { defaultCapacity: 3 });
