@@ -52,21 +52,31 @@ export function singleProduct(view: ResourceView): ProductRow | null {
   return view.products.length === 1 ? view.products[0] : null;
 }
 
+type Instant = { dt: DateTime; iso: string };
+// Slots recur from request to request; a luxon DateTime in a named zone costs microseconds to build.
+const shared = new Map<string, Instant>();
+const SHARED_LIMIT = 50_000;
+
 /** Formats instants of one zone and locale, each instant once per request (slot ends are the next slot's start). */
 export class InstantFormatter {
-  private readonly cache = new Map<number, { dt: DateTime; iso: string }>();
+  private readonly cache = new Map<number, Instant>();
   constructor(
     readonly zone: string,
     readonly locale: string,
   ) {}
 
-  private entry(ms: number) {
+  private entry(ms: number): Instant {
     let e = this.cache.get(ms);
+    if (e) return e;
+    const key = `${this.zone}|${this.locale}|${ms}`;
+    e = shared.get(key);
     if (!e) {
       const dt = DateTime.fromMillis(ms, { zone: this.zone, locale: this.locale });
       e = { dt, iso: dt.toISO({ suppressMilliseconds: true })! };
-      this.cache.set(ms, e);
+      if (shared.size >= SHARED_LIMIT) shared.clear();
+      shared.set(key, e);
     }
+    this.cache.set(ms, e);
     return e;
   }
 
