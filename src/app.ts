@@ -40,10 +40,10 @@ export async function buildApp({ config, db, clock = systemClock, logger }: AppD
     },
     bodyLimit: 1024 * 1024,
     requestIdHeader: 'x-request-id',
-    trustProxy: true,
+    trustProxy: config.trustProxy,
     ajv: { customOptions: { removeAdditional: false } },
     frameworkErrors,
-    maxParamLength: MAX_PARAM_LENGTH,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
 

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { IANAZone } from 'luxon';
 
 /** The whole runtime configuration. Only this module reads `process.env`. */
@@ -22,6 +23,11 @@ export interface Config {
   /** live reservation holds one IP may have at once */
   maxHoldsPerIp: number;
   mailPollMs: number;
+  /**
+   * Whose X-Forwarded-For is believed (Fastify's trustProxy): the client address behind it is what
+   * the per-IP limits count. true: everybody's; false: nobody's; else these addresses/subnets.
+   */
+  trustProxy: boolean | string[];
 }
 
 export class ConfigError extends Error {}
@@ -63,6 +69,24 @@ function parseUrl(name: string, raw: string): string {
   }
 }
 
+const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
+/** By default a proxy on this host or in a private network: a direct client cannot pick its own address. */
+const DEFAULT_TRUST_PROXY = PROXY_NAMES;
+
+function parseTrustProxy(raw: string | undefined): Config['trustProxy'] {
+  if (raw === undefined || raw === '') return DEFAULT_TRUST_PROXY;
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  const entries = raw.split(',').map((e) => e.trim()).filter(Boolean);
+  for (const entry of entries) {
+    const [address, prefix, ...rest] = entry.split('/');
+    const validPrefix = prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (isIP(address) === 4 ? 32 : 128));
+    if (!(PROXY_NAMES.includes(entry) || (isIP(address) && validPrefix && rest.length === 0))) {
+      throw new ConfigError(`TRUST_PROXY must be true, false or a comma-separated list of addresses, subnets or ${PROXY_NAMES.join('/')}; "${entry}" is none of them`);
+    }
+  }
+  return entries;
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: Env = process.env): Config {
@@ -97,6 +121,7 @@ export function loadConfig(env: Env = process.env): Config {
     bookingRateLimitPerMinute: int(env, 'BOOKING_RATE_LIMIT_PER_MINUTE', 120, 1),
     maxHoldsPerIp: int(env, 'MAX_HOLDS_PER_IP', 10, 1),
     mailPollMs: int(env, 'MAIL_POLL_MS', 1000, 10),
+    trustProxy: parseTrustProxy(env.TRUST_PROXY),
   };
 }
 

@@ -11,7 +11,7 @@ import { insertParticipation, LIVE_PARTICIPATION_SQL, type AppointmentRow, type 
 import { constraintName, retryOnUniqueViolation, sqlState, type Queryable } from '../storage/db.js';
 import { randomUUID } from 'node:crypto';
 import { resourceView } from './bookableView.js';
-import { claimSlot, withClaimRetry, type SlotTarget } from './claimSlot.js';
+import { claimSlot, slotTaken, withClaimRetry, type SlotTarget } from './claimSlot.js';
 import { consumerCustomer, type ConsumerInput } from './consumer.js';
 import { createdAppointmentView } from './createdAppointmentView.js';
 import { assertSlotFields, bookableResource, requestedProduct, requestTimes } from './slotRequest.js';
@@ -67,6 +67,8 @@ async function convertHold(
   if (appointment.resource_id !== slot.resourceId || appointment.start_at.getTime() !== slot.start.getTime() || appointment.end_at.getTime() !== slot.end.getTime()) {
     throw invalid('body.placeholder_id belongs to a reservation of another slot');
   }
+  // a hold does not outlive its appointment: cancelled or archived meanwhile, the slot is gone
+  if (appointment.state !== 'ACTIVE' || appointment.archived) throw slotTaken(`the slot ${appointment.start_at.toISOString()} is no longer bookable`);
   const { hold_id: holdId, ...appointmentRow } = appointment;
   try {
     // The hold was live and stays live as a booking, so the count (taken before the update) is the count after it.

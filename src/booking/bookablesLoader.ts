@@ -3,6 +3,7 @@
  * live appointments of the resources with their live participation counts (one query each).
  */
 import { LIVE_PARTICIPATION_SQL } from '../scheduling/capacity.js';
+import type { TimeslotRow } from '../scheduling/repo.js';
 import type { Queryable } from '../storage/db.js';
 import type { EngineAppointment, EngineTimeslot } from './slotEngine.js';
 
@@ -14,36 +15,32 @@ export interface LoadedAppointment extends EngineAppointment {
   nextHoldExpiryMs: number | null;
 }
 
-interface TimeslotRow {
-  id: string;
-  resource_id: string;
-  start_at: Date;
-  end_at: Date;
-  raster: number;
-  default_capacity: number;
-  default_accept_bookings: boolean;
-  state: 'CREATED' | 'BOOKABLE';
+/** The columns of a timeslot row (scheduling's TimeslotRow) the slot engine needs. */
+export type EngineTimeslotRow = Pick<TimeslotRow, 'id' | 'resource_id' | 'start_at' | 'end_at' | 'raster' | 'default_capacity' | 'default_accept_bookings' | 'state'>;
+
+export function asEngineTimeslot(t: EngineTimeslotRow): EngineTimeslot {
+  return {
+    id: t.id,
+    resourceId: t.resource_id,
+    startMs: t.start_at.getTime(),
+    endMs: t.end_at.getTime(),
+    rasterMin: t.raster,
+    defaultCapacity: t.default_capacity,
+    defaultAcceptBookings: t.default_accept_bookings,
+    state: t.state,
+  };
 }
 
 /** Offering timeslots (BOOKABLE, accepting bookings, capacity > 0) of the resources that reach into [from, until). */
 export async function loadTimeslots(db: Queryable, resourceIds: string[], from: Date, until: Date): Promise<EngineTimeslot[]> {
-  const rows = await db.query<TimeslotRow>(
+  const rows = await db.query<EngineTimeslotRow>(
     `SELECT id, resource_id, start_at, end_at, raster, default_capacity, default_accept_bookings, state
        FROM timeslots
       WHERE resource_id = ANY($1::uuid[]) AND end_at > $2 AND start_at < $3
         AND state = 'BOOKABLE' AND default_accept_bookings AND default_capacity > 0`,
     [resourceIds, from, until],
   );
-  return rows.map((r) => ({
-    id: r.id,
-    resourceId: r.resource_id,
-    startMs: r.start_at.getTime(),
-    endMs: r.end_at.getTime(),
-    rasterMin: r.raster,
-    defaultCapacity: r.default_capacity,
-    defaultAcceptBookings: r.default_accept_bookings,
-    state: r.state,
-  }));
+  return rows.map(asEngineTimeslot);
 }
 
 interface AppointmentRow {

@@ -15,6 +15,7 @@ import {
   type AppointmentRow,
 } from '../scheduling/capacity.js';
 import type { Queryable } from '../storage/db.js';
+import { asEngineTimeslot, type EngineTimeslotRow } from './bookablesLoader.js';
 import { engineProduct, type ProductRow } from './publicProducts.js';
 import type { PublicResource } from './publicResources.js';
 import { computeBookables, isOfferingTimeslot, type EngineTimeslot } from './slotEngine.js';
@@ -42,31 +43,10 @@ export interface Claim {
   created: boolean;
 }
 
-interface TimeslotRow {
+interface SlotTimeslotRow extends EngineTimeslotRow {
+  address: unknown;
   /** a live appointment of exactly the requested slot, if any */
   same_slot: string | null;
-  id: string;
-  resource_id: string;
-  start_at: Date;
-  end_at: Date;
-  raster: number;
-  default_capacity: number;
-  default_accept_bookings: boolean;
-  address: unknown;
-  state: 'CREATED' | 'BOOKABLE';
-}
-
-function asEngineTimeslot(t: TimeslotRow): EngineTimeslot {
-  return {
-    id: t.id,
-    resourceId: t.resource_id,
-    startMs: t.start_at.getTime(),
-    endMs: t.end_at.getTime(),
-    rasterMin: t.raster,
-    defaultCapacity: t.default_capacity,
-    defaultAcceptBookings: t.default_accept_bookings,
-    state: t.state,
-  };
 }
 
 /** The slot engine's own rule: is [start, end) a candidate of this timeslot for this product (ignoring other appointments)? */
@@ -108,7 +88,7 @@ async function claimByAppointment(tx: Queryable, appointmentId: string, req: Cla
 
 async function claimByTimeslot(tx: Queryable, timeslotId: string, req: ClaimRequest): Promise<Claim> {
   // DESIGN §6: a slot that already has its appointment is joined while places are left.
-  const [row] = await tx.query<TimeslotRow>(
+  const [row] = await tx.query<SlotTimeslotRow>(
     `SELECT t.*, (SELECT a.id FROM appointments a WHERE a.resource_id = t.resource_id AND a.start_at = $3 AND a.end_at = $4
                     AND a.state = 'ACTIVE' AND NOT a.archived LIMIT 1) AS same_slot
        FROM timeslots t WHERE t.id = $1 AND t.resource_id = $2`,

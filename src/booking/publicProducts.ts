@@ -1,23 +1,14 @@
 /** Products as the public flow sees them: the products a resource offers, filtered by channel. */
 import { notFound } from '../errors.js';
 import type { Queryable } from '../storage/db.js';
+import type { ProductRow as OfferingProductRow } from '../offerings/products.js';
 import type { ChannelKey } from '../offerings/channels.js';
 import { productVisibleOn } from './channels.js';
 import { isUuid } from './publicResources.js';
 import type { EngineProduct } from './slotEngine.js';
 
-export interface ProductRow {
-  id: string;
-  provider_id: string;
-  reference: string;
-  name: string;
-  description: string | null;
-  min_duration: number | null;
-  max_duration: number | null;
-  lead_time_minutes: number | null;
-  follow_up_time_minutes: number | null;
-  exclusive: boolean;
-}
+/** A product row as the public flow reads it (everything but the crm). */
+export type ProductRow = Omit<OfferingProductRow, 'crm_id'>;
 
 const COLUMNS = `pr.id, pr.provider_id, pr.reference, pr.name, pr.description, pr.min_duration, pr.max_duration,
   pr.lead_time_minutes, pr.follow_up_time_minutes, pr.exclusive`;

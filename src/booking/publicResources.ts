@@ -6,6 +6,7 @@
 import { invalid, notFound } from '../errors.js';
 import type { StoredChannels } from '../offerings/channels.js';
 import type { Queryable } from '../storage/db.js';
+import { FreshReads } from '../storage/freshReads.js';
 
 export interface PublicResource {
   id: string;
@@ -105,9 +106,17 @@ export function resolveResources(db: Queryable, refs: { ref: string; field: stri
 const VERSION_SELECT = `SELECT r.id, COALESCE(v.version, 0)::text AS listing_version
   FROM resources r LEFT JOIN listing_versions v ON v.resource_id = r.id`;
 
-/** Like resolveResources, but only ids and listing versions: what a cached listing is checked against. */
-export function resolveListingVersions(db: Queryable, refs: { ref: string; field: string }[]): Promise<{ id: string; listing_version: string }[]> {
-  return resolveAll(refs, (ref, field) => resolveWith(db, VERSION_SELECT, ref, field));
+type ListingVersion = { id: string; listing_version: string };
+const versionReads = new WeakMap<Queryable, FreshReads<ListingVersion[]>>();
+
+/**
+ * Like resolveResources, but only ids and listing versions: what a cached listing is checked
+ * against. Concurrent lookups of the same references share one fresh read (see FreshReads).
+ */
+export function resolveListingVersions(db: Queryable, refs: { ref: string; field: string }[]): Promise<ListingVersion[]> {
+  let reads = versionReads.get(db);
+  if (!reads) versionReads.set(db, (reads = new FreshReads()));
+  return reads.read(JSON.stringify(refs), () => resolveAll(refs, (ref, field) => resolveWith(db, VERSION_SELECT, ref, field)));
 }
 
 /** The resource by id, for code that already knows it (the resource of a timeslot or appointment). */

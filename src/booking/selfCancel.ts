@@ -4,7 +4,7 @@
  */
 import type { Deps } from '../context.js';
 import { DomainError, notFound } from '../errors.js';
-import { addressText, enqueueParticipationMails } from '../notifications/compose.js';
+import { addressText, enqueueParticipationMails, participationFacts } from '../notifications/compose.js';
 import { lockAppointment, type ParticipationRow } from '../scheduling/capacity.js';
 import type { Queryable } from '../storage/db.js';
 import { cancelSecret, verifyCancelToken } from './cancelToken.js';
@@ -39,47 +39,21 @@ async function participationOf(db: Queryable, deps: Deps, token: string): Promis
   return id;
 }
 
-interface ViewRow {
-  appointment_id: string;
-  state: ParticipationRow['state'];
-  language: string | null;
-  start_at: Date;
-  end_at: Date;
-  a_address: unknown;
-  r_address: unknown;
-  product_name: string | null;
-  resource_name: string | null;
-  provider_name: string;
-  time_zone: string;
-}
-
 /** The participation and its appointment; DELETED counts as gone (deleted without notice). */
 async function loadView(db: Queryable, participationId: string): Promise<{ appointmentId: string; view: CancelView }> {
-  const [row] = await db.query<ViewRow>(
-    `SELECT pa.appointment_id, pa.state, coalesce(pa.locale, c.language) AS language, a.start_at, a.end_at,
-            a.address AS a_address, r.address AS r_address, coalesce(a.product_name, pr.name) AS product_name,
-            r.public_name AS resource_name, pv.name AS provider_name, pv.time_zone
-       FROM participations pa
-       JOIN appointments a ON a.id = pa.appointment_id
-       JOIN providers pv ON pv.id = pa.provider_id
-       LEFT JOIN products pr ON pr.id = a.product_id
-       LEFT JOIN resources r ON r.id = a.resource_id
-       LEFT JOIN customers c ON c.id = pa.customer_id
-      WHERE pa.id = $1`,
-    [participationId],
-  );
-  if (!row || row.state === 'DELETED') throw invalidLink();
+  const row = await participationFacts(db, participationId);
+  if (!row || row.p_state === 'DELETED') throw invalidLink();
   return {
-    appointmentId: row.appointment_id,
+    appointmentId: row.a_id,
     view: {
-      state: row.state,
-      language: row.language,
+      state: row.p_state,
+      language: row.p_locale ?? row.c_language,
       start: row.start_at,
       end: row.end_at,
       timeZone: row.time_zone,
-      productName: row.product_name,
+      productName: row.a_product_name ?? row.product_name,
       resourceName: row.resource_name,
-      address: addressText(row.a_address ?? row.r_address),
+      address: addressText(row.a_address ?? row.resource_address),
       providerName: row.provider_name,
     },
   };

@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import { cancelLinkFor } from '../booking/cancelToken.js';
 import { loadResourceContact } from '../offerings/contact.js';
 import type { Queryable } from '../storage/db.js';
+import type { ParticipationRow } from '../scheduling/capacity.js';
 import { enqueueMails, type OutboxMail } from './outbox.js';
 import type { AppointmentMailPayload } from './payloads.js';
 import type { MailTemplate } from './templateNames.js';
@@ -14,11 +15,12 @@ const WITH_CANCEL_LINK: ReadonlySet<MailTemplate> = new Set(['booking-confirmed'
 
 export const DEFAULT_MAIL_LOCALE = 'de';
 
-interface Row {
+/** What the mails and the cancel page say about one participation, read in one query. */
+export interface ParticipationFacts {
   crm_id: string;
   p_id: string;
   p_reference: string;
-  p_state: string;
+  p_state: ParticipationRow['state'];
   p_locale: string | null;
   p_message: string | null;
   a_id: string;
@@ -39,6 +41,25 @@ interface Row {
   c_email: string | null;
   c_mobile: string | null;
   c_language: string | null;
+}
+
+export async function participationFacts(db: Queryable, participationId: string): Promise<ParticipationFacts | undefined> {
+  const [row] = await db.query<ParticipationFacts>(
+    `SELECT pa.crm_id, pa.id AS p_id, pa.reference AS p_reference, pa.state AS p_state, pa.locale AS p_locale, pa.message AS p_message,
+            pa.appointment_id AS a_id, a.reference AS a_reference, a.start_at, a.end_at, a.address AS a_address, a.product_name AS a_product_name,
+            pr.name AS product_name, r.id AS resource_id, r.public_name AS resource_name, r.address AS resource_address,
+            pv.name AS provider_name, pv.email AS provider_email, pv.phone AS provider_phone, pv.time_zone,
+            c.user_name AS c_name, c.email AS c_email, c.mobile AS c_mobile, c.language AS c_language
+       FROM participations pa
+       JOIN appointments a ON a.id = pa.appointment_id
+       JOIN providers pv ON pv.id = pa.provider_id
+       LEFT JOIN products pr ON pr.id = a.product_id
+       LEFT JOIN resources r ON r.id = a.resource_id
+       LEFT JOIN customers c ON c.id = pa.customer_id
+      WHERE pa.id = $1`,
+    [participationId],
+  );
+  return row;
 }
 
 export function addressText(address: unknown): string | null {
@@ -70,21 +91,7 @@ export async function enqueueParticipationMails(
   extras: MailExtras = {},
 ): Promise<void> {
   if (templates.length === 0) return;
-  const [row] = await tx.query<Row>(
-    `SELECT pa.crm_id, pa.id AS p_id, pa.reference AS p_reference, pa.state AS p_state, pa.locale AS p_locale, pa.message AS p_message,
-            a.id AS a_id, a.reference AS a_reference, a.start_at, a.end_at, a.address AS a_address, a.product_name AS a_product_name,
-            pr.name AS product_name, r.id AS resource_id, r.public_name AS resource_name, r.address AS resource_address,
-            pv.name AS provider_name, pv.email AS provider_email, pv.phone AS provider_phone, pv.time_zone,
-            c.user_name AS c_name, c.email AS c_email, c.mobile AS c_mobile, c.language AS c_language
-       FROM participations pa
-       JOIN appointments a ON a.id = pa.appointment_id
-       JOIN providers pv ON pv.id = pa.provider_id
-       LEFT JOIN products pr ON pr.id = a.product_id
-       LEFT JOIN resources r ON r.id = a.resource_id
-       LEFT JOIN customers c ON c.id = pa.customer_id
-      WHERE pa.id = $1`,
-    [participationId],
-  );
+  const row = await participationFacts(tx, participationId);
   if (!row) return;
   const contact = row.resource_id ? await loadResourceContact(tx, row.resource_id) : null;
   const zone = row.time_zone;

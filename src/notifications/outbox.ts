@@ -21,13 +21,13 @@ export function onMailEnqueued(listener: () => void): () => void {
   return () => listeners.delete(listener);
 }
 
-/** Writes mails to the outbox inside the caller's transaction; the mail worker delivers them. */
+/** Writes mails to the outbox inside the caller's transaction (one statement); the mail worker delivers them. */
 export async function enqueueMails(tx: Queryable, mails: OutboxMail[]): Promise<void> {
-  for (const m of mails) {
-    await tx.query(
-      'INSERT INTO outbox (crm_id, template, recipient, locale, payload) VALUES ($1, $2, $3, $4, $5::jsonb)',
-      [m.crmId, m.template, m.recipient, m.locale, JSON.stringify(m.payload)],
-    );
-  }
-  if (mails.length > 0) for (const listener of listeners) listener();
+  if (mails.length === 0) return;
+  await tx.query(
+    `INSERT INTO outbox (crm_id, template, recipient, locale, payload)
+     SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::jsonb[])`,
+    [mails.map((m) => m.crmId), mails.map((m) => m.template), mails.map((m) => m.recipient), mails.map((m) => m.locale), mails.map((m) => JSON.stringify(m.payload))],
+  );
+  for (const listener of listeners) listener();
 }

@@ -27,8 +27,8 @@ async function withRetry<T>(run: () => Promise<T>): Promise<T> {
     try {
       return await run();
     } catch (err) {
-      const code = (err as { code?: string }).code;
-      if (attempt >= MAX_ATTEMPTS || !code || !RETRYABLE.has(code)) throw err;
+      const code = sqlState(err);
+      if (attempt >= MAX_ATTEMPTS || !((code && RETRYABLE.has(code)) || isStalePlan(err))) throw err;
       await new Promise((r) => setTimeout(r, Math.random() * 10 * attempt));
     }
   }
@@ -79,12 +79,45 @@ class PgliteDb implements Db {
   }
 }
 
+/**
+ * Names for prepared statements: the server parses and plans a statement once per connection
+ * instead of on every call. Only the first MAX_PREPARED distinct texts get a name, so SQL built at
+ * run time cannot grow the server's statement cache without bound.
+ */
+class StatementNames {
+  private static readonly MAX_PREPARED = 1000;
+  private readonly names = new Map<string, string>();
+  /** Raised when the server refuses a cached plan (a migration changed a result type): new names, new plans. */
+  private generation = 0;
+
+  config(text: string, values: unknown[]): pg.QueryConfig {
+    let name = this.names.get(text);
+    if (name === undefined && this.names.size < StatementNames.MAX_PREPARED) this.names.set(text, (name = `q${this.names.size}`));
+    return name === undefined ? { text, values } : { name: `${name}g${this.generation}`, text, values };
+  }
+
+  /** Runs a query, once more under fresh names when the server reports a stale cached plan. */
+  async run(client: pg.Pool | pg.PoolClient, text: string, values: unknown[], inTransaction: boolean): Promise<unknown[]> {
+    try {
+      return (await client.query(this.config(text, values))).rows;
+    } catch (err) {
+      if (!isStalePlan(err)) throw err;
+      this.generation++;
+      if (inTransaction) throw err; // the transaction is aborted; transaction() retries it whole
+      return (await client.query(this.config(text, values))).rows;
+    }
+  }
+}
+
+const isStalePlan = (err: unknown) => sqlState(err) === '0A000' && /cached plan/.test(String((err as Error).message));
+
 class PostgresDb implements Db {
   readonly kind = 'postgres' as const;
+  private readonly statements = new StatementNames();
   constructor(readonly pool: pg.Pool) {}
 
   async query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-    return (await this.pool.query(sql, params)).rows as T[];
+    return (await this.statements.run(this.pool, sql, params, false)) as T[];
   }
 
   async exec(sql: string): Promise<void> {
@@ -97,7 +130,7 @@ class PostgresDb implements Db {
       try {
         await client.query('BEGIN');
         const result = await fn({
-          query: async <R>(sql: string, params: unknown[] = []) => (await client.query(sql, params)).rows as R[],
+          query: async <R>(sql: string, params: unknown[] = []) => (await this.statements.run(client, sql, params, true)) as R[],
           exec: async (sql: string) => void (await client.query(sql)),
         });
         await client.query('COMMIT');

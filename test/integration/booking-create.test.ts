@@ -209,6 +209,20 @@ describe('A3 create_appointment_with_consumer', () => {
     expect(errorOf(res).message).toContain('body.placeholder_id');
   });
 
+  it('answers 412 for a live hold whose appointment was archived or cancelled meanwhile, and books nothing', async () => {
+    for (const change of ['archived = true', "state = 'CANCELLED'"]) {
+      const b = await setupBooking(t);
+      const { slot } = await slotOf(b);
+      const held = await hold(b, slot);
+      // no partner operation leaves a hold live on such an appointment; the guard must hold anyway
+      await t.db.query(`UPDATE appointments SET ${change} WHERE id = $1`, [held.appointment_uuid]);
+      const res = await book(t, b.resource.reference, bookBodyFor(slot, b.product.uuid, held.customer_uuid));
+      expect(res.statusCode, change).toBe(412);
+      expect(errorOf(res).errorCode).toBe('201');
+      expect(await participationsOf(held.appointment_uuid)).toEqual([expect.objectContaining({ id: held.uuid, state: 'RESERVED' })]);
+    }
+  });
+
   it('formats formattedStart with the timeFormat query parameter', async () => {
     const b = await setupBooking(t);
     const { slot } = await slotOf(b);

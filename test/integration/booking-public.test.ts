@@ -165,6 +165,22 @@ describe('abuse limits', () => {
     expect((await upcoming(t, b.resource.reference)).statusCode).toBe(200);
     expect((await reserve(t, b.resource.reference, reserveBodyFor(slots[RATE_LIMIT], b.product.uuid), undefined, newIp())).statusCode).toBe(201);
   });
+
+  it('counts a direct client by its own address, whatever X-Forwarded-For it sends (only local proxies are believed)', async () => {
+    const b = await setupBooking(t);
+    await createTimeslots(b, [{ start: '2026-06-03T09:00', end: '2026-06-03T12:00' }]);
+    const slots = flatten(await upcoming(t, b.resource.reference));
+    const direct = (i: number) =>
+      t.app.inject({
+        method: 'POST',
+        url: `/rest/1/resources/${encodeURIComponent(b.resource.reference)}/reserve_appointment`,
+        remoteAddress: '203.0.113.7',
+        headers: { 'x-forwarded-for': `198.51.100.${i}` },
+        payload: reserveBodyFor(slots[i], b.product.uuid),
+      });
+    for (let i = 0; i < RATE_LIMIT; i++) expect((await direct(i)).statusCode).toBe(201);
+    expect((await direct(RATE_LIMIT)).statusCode).toBe(429);
+  });
 });
 
 describe('CANONICAL_HOST', () => {

@@ -42,6 +42,12 @@ describe('config', () => {
     const c = loadConfig({});
     expect(c).toMatchObject({ port: 3000, host: '127.0.0.1', databaseUrl: undefined, dataDir: './data', reservationHoldSeconds: 180, defaultTimeZone: 'Europe/Berlin', publicBaseUrl: 'http://127.0.0.1:3000' });
   });
+  it('believes X-Forwarded-For from local and private proxies by default; TRUST_PROXY sets whose', () => {
+    expect(loadConfig({}).trustProxy).toEqual(['loopback', 'linklocal', 'uniquelocal']);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
+    expect(loadConfig({ TRUST_PROXY: '10.1.0.0/16, 2001:db8::1, loopback' }).trustProxy).toEqual(['10.1.0.0/16', '2001:db8::1', 'loopback']);
+  });
   it('parses API_KEYS pairs', () => {
     expect(loadConfig({ API_KEYS: 'crm1:k1, crm2:k:2' }).apiKeys).toEqual([{ crmId: 'crm1', key: 'k1' }, { crmId: 'crm2', key: 'k:2' }]);
   });
@@ -54,6 +60,8 @@ describe('config', () => {
     ['SMTP_URL', { SMTP_URL: 'http://x' }],
     ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'not a url' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
+    ['TRUST_PROXY', { TRUST_PROXY: 'loopback,proxy.example' }],
+    ['TRUST_PROXY', { TRUST_PROXY: '10.0.0.0/40' }],
   ])('stops with a message naming %s when it is bad', (name, env) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(name);

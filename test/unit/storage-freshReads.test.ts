@@ -1,0 +1,63 @@
+import { describe, expect, it } from 'vitest';
+import { FreshReads } from '../../src/storage/freshReads.js';
+
+/** A load whose answers the test releases by hand; it records when each load started. */
+function manualLoads() {
+  const started: { n: number; resolve: (v: number) => void; reject: (e: Error) => void }[] = [];
+  const load = () =>
+    new Promise<number>((resolve, reject) => {
+      started.push({ n: started.length + 1, resolve, reject });
+    });
+  return { started, load };
+}
+
+describe('FreshReads', () => {
+  it('never hands a caller a read that started before it asked: late callers share the next read', async () => {
+    const reads = new FreshReads<number>();
+    const { started, load } = manualLoads();
+    const first = reads.read('k', load);
+    expect(started).toHaveLength(1);
+    // two callers arrive while read 1 is in flight: they wait for one new read, not for read 1
+    const second = reads.read('k', load);
+    const third = reads.read('k', load);
+    expect(started).toHaveLength(1);
+    started[0].resolve(1);
+    expect(await first).toBe(1);
+    await new Promise((r) => setImmediate(r));
+    expect(started).toHaveLength(2);
+    started[1].resolve(2);
+    expect(await second).toBe(2);
+    expect(await third).toBe(2);
+  });
+
+  it('starts at once when nothing is in flight, and keeps keys apart', async () => {
+    const reads = new FreshReads<number>();
+    const { started, load } = manualLoads();
+    const a = reads.read('a', load);
+    const b = reads.read('b', load);
+    expect(started).toHaveLength(2);
+    started[0].resolve(10);
+    started[1].resolve(20);
+    expect([await a, await b]).toEqual([10, 20]);
+    const again = reads.read('a', load);
+    expect(started).toHaveLength(3);
+    started[2].resolve(11);
+    expect(await again).toBe(11);
+  });
+
+  it('gives a failed read to everyone who shared it, and the next caller a fresh read', async () => {
+    const reads = new FreshReads<number>();
+    const { started, load } = manualLoads();
+    const first = reads.read('k', load);
+    const joined = reads.read('k', load);
+    started[0].reject(new Error('first failed'));
+    await expect(first).rejects.toThrow('first failed');
+    await new Promise((r) => setImmediate(r));
+    started[1].reject(new Error('second failed'));
+    await expect(joined).rejects.toThrow('second failed');
+    const later = reads.read('k', load);
+    expect(started).toHaveLength(3);
+    started[2].resolve(3);
+    expect(await later).toBe(3);
+  });
+});
