@@ -137,7 +137,7 @@ export async function enqueueParticipationMails(
       crmId: row.crm_id,
       template,
       recipient,
-      locale: providerSide ? DEFAULT_MAIL_LOCALE : participantLocale,
+      locale: providerSide ? (contact?.language ?? DEFAULT_MAIL_LOCALE) : participantLocale,
       payload: payload as unknown as Record<string, unknown>,
     });
   }

@@ -24,6 +24,7 @@ export interface ContactSources {
     email: string | null;
     phone: string | null;
     mobile: string | null;
+    language: string | null;
     generalProfile: Profile | null;
   } | null;
   provider: { name: string; email: string | null; phone: string | null; mobile: string | null };
@@ -36,6 +37,8 @@ export interface ResolvedContact {
   mobile: string | null;
   phone: string | null;
   channels: ContactChannel[];
+  /** the contact user's language (provider-side mails speak it); null for the provider's own data */
+  language: string | null;
 }
 
 const channel = (p: Profile | null, type: ChannelType) => p?.channels.find((c) => c.type === type)?.value ?? null;
@@ -47,7 +50,7 @@ const channel = (p: Profile | null, type: ChannelType) => p?.channels.find((c) =
  */
 export function resolveContact({ profile, contactUser, provider }: ContactSources): ResolvedContact {
   if (!contactUser) {
-    return { source: 'provider', name: provider.name, email: provider.email, mobile: provider.mobile, phone: provider.phone, channels: [] };
+    return { source: 'provider', name: provider.name, email: provider.email, mobile: provider.mobile, phone: provider.phone, channels: [], language: null };
   }
   const chosen = profile ?? contactUser.generalProfile;
   const fullName = [contactUser.firstName, contactUser.lastName].filter(Boolean).join(' ') || null;
@@ -58,6 +61,7 @@ export function resolveContact({ profile, contactUser, provider }: ContactSource
     mobile: channel(chosen, 'mobile') ?? contactUser.mobile,
     phone: channel(chosen, 'phone') ?? contactUser.phone,
     channels: chosen?.channels ?? [],
+    language: contactUser.language,
   };
 }
 
@@ -72,6 +76,7 @@ interface ContactRow {
   user_email: string | null;
   user_phone: string | null;
   user_mobile: string | null;
+  user_language: string | null;
   profile_name: string | null;
   profile_channels: ContactChannel[] | null;
   general_name: string | null;
@@ -82,7 +87,7 @@ interface ContactRow {
 export async function loadResourceContact(db: Queryable, resourceId: string): Promise<ResolvedContact | null> {
   const [row] = await db.query<ContactRow>(
     `SELECT p.name AS provider_name, p.email AS provider_email, p.phone AS provider_phone, p.mobile AS provider_mobile,
-            u.id AS user_id, u.first_name, u.last_name, u.email AS user_email, u.phone AS user_phone, u.mobile AS user_mobile,
+            u.id AS user_id, u.first_name, u.last_name, u.email AS user_email, u.phone AS user_phone, u.mobile AS user_mobile, u.language AS user_language,
             cp.name AS profile_name, cp.channels AS profile_channels,
             gp.name AS general_name, gp.channels AS general_channels
        FROM resources r
@@ -103,6 +108,7 @@ export async function loadResourceContact(db: Queryable, resourceId: string): Pr
           email: row.user_email,
           phone: row.user_phone,
           mobile: row.user_mobile,
+          language: row.user_language,
           generalProfile: row.general_name !== null ? { name: row.general_name, channels: row.general_channels ?? [] } : null,
         }
       : null,

@@ -211,6 +211,21 @@ describe('the other participant mails and recipients through SMTP', () => {
     expect(unfold(confirmation.calendar!.content)).toMatch(/ORGANIZER;CN="?Vermietungsteam"?:MAILTO:desk@acme\.example/i);
   });
 
+  it("provider-side mails speak the contact user's language; the consumer's mails keep the consumer's", async () => {
+    const b = await offer();
+    const owner = await b.p.call('PUT', `/user/${enc(b.provider.ownerRef)}`, { language: 'en' });
+    expect(owner.statusCode, owner.body).toBe(200);
+    const resource = await b.p.call('POST', `${b.base}/resources/${enc(b.resource.reference)}`, { contact: b.provider.ownerRef });
+    expect(resource.statusCode, resource.body).toBe(202);
+    const who = consumer({ firstname: 'Erika', lastname: 'Muster' });
+    await bookFirstSlot(b, who);
+    const [ownerRow] = await t.db.query<{ email: string }>('SELECT u.email FROM users u WHERE u.reference = $1', [b.provider.ownerRef]);
+    const [notification] = await mailsTo(ownerRow.email, 1);
+    expect(notification.subject).toMatch(/Besichtigung on 2 June 2026 \(Erika Muster\)$/);
+    const [confirmation] = await mailsTo(who.email, 1);
+    expect(confirmation.subject).toMatch(/am 2\. Juni 2026$/);
+  });
+
   it('C1 adopting a user who booked publicly mails the email verification', async () => {
     const b = await offer();
     const who = consumer();

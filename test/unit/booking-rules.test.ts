@@ -6,7 +6,7 @@ import { DomainError } from '../../src/errors.js';
 import type { ResolvedContact } from '../../src/offerings/contact.js';
 
 const contact = (over: Partial<ResolvedContact> = {}): ResolvedContact => ({
-  source: 'profile', name: 'Olga', email: 'olga@acme.example', mobile: null, phone: '+49301234', channels: [], ...over,
+  source: 'profile', name: 'Olga', email: 'olga@acme.example', mobile: null, phone: '+49301234', channels: [], language: null, ...over,
 });
 const fields = { start: 'body.from', end: 'body.to' };
 

@@ -4,7 +4,7 @@ import { assertOneChannelPerType, mergeContactChannels } from '../../src/offerin
 import { DomainError } from '../../src/errors.js';
 
 const provider = { name: 'Acme Estates', email: 'info@acme.example', phone: '+49301', mobile: '+49170001' };
-const user = { firstName: 'Anna', lastName: 'Agent', email: 'anna@user.example', phone: '+49302', mobile: '+49170002', generalProfile: null };
+const user = { firstName: 'Anna', lastName: 'Agent', email: 'anna@user.example', phone: '+49302', mobile: '+49170002', language: 'en', generalProfile: null };
 const general: Profile = {
   name: 'Anna (general)',
   channels: [
@@ -26,7 +26,7 @@ const sources = (over: Partial<ContactSources>): ContactSources => ({ profile: n
 describe('resolveContact', () => {
   it('uses the provider data when the resource has no contact user', () => {
     expect(resolveContact(sources({}))).toEqual({
-      source: 'provider', name: 'Acme Estates', email: 'info@acme.example', mobile: '+49170001', phone: '+49301', channels: [],
+      source: 'provider', name: 'Acme Estates', email: 'info@acme.example', mobile: '+49170001', phone: '+49301', channels: [], language: null,
     });
   });
 
@@ -50,13 +50,13 @@ describe('resolveContact', () => {
 
   it('falls back to the general profile of the contact user when the resource has no profile', () => {
     expect(resolveContact(sources({ contactUser: { ...user, generalProfile: general } }))).toEqual({
-      source: 'generalProfile', name: 'Anna (general)', email: 'anna@general.example', mobile: '+49170003', phone: '+49303', channels: general.channels,
+      source: 'generalProfile', name: 'Anna (general)', email: 'anna@general.example', mobile: '+49170003', phone: '+49303', channels: general.channels, language: 'en',
     });
   });
 
   it('falls back to the contact user itself when there is no profile at all', () => {
     expect(resolveContact(sources({ contactUser: user }))).toEqual({
-      source: 'user', name: 'Anna Agent', email: 'anna@user.example', mobile: '+49170002', phone: '+49302', channels: [],
+      source: 'user', name: 'Anna Agent', email: 'anna@user.example', mobile: '+49170002', phone: '+49302', channels: [], language: 'en',
     });
   });
 
