@@ -69,12 +69,11 @@ function parseUrl(name: string, raw: string): string {
   }
 }
 
+/** Also the default: a proxy on this host or in a private network, so a direct client cannot pick its own address. */
 const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
-/** By default a proxy on this host or in a private network: a direct client cannot pick its own address. */
-const DEFAULT_TRUST_PROXY = PROXY_NAMES;
 
 function parseTrustProxy(raw: string | undefined): Config['trustProxy'] {
-  if (raw === undefined || raw === '') return DEFAULT_TRUST_PROXY;
+  if (raw === undefined || raw === '') return PROXY_NAMES;
   if (raw === 'true' || raw === 'false') return raw === 'true';
   const entries = raw.split(',').map((e) => e.trim()).filter(Boolean);
   for (const entry of entries) {
