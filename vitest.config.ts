@@ -10,6 +10,7 @@ const shared = { testTimeout: 30_000, hookTimeout: 60_000 };
 export default defineConfig({
   test: {
     reporters: ['default'],
+    globalSetup: ['test/helpers/buildDist.ts'],
     projects: [
       { test: { ...shared, name: 'unit', include: ['test/unit/**/*.test.ts'] } },
       { test: { ...shared, name: 'pglite', include: ['test/integration/**/*.test.ts'], env: { TEST_BACKEND: 'pglite' } } },

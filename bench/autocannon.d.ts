@@ -16,7 +16,7 @@ declare module 'autocannon' {
       requests?: Request[];
     }
     interface Result {
-      latency: { p50: number; p99: number };
+      latency: { p50: number; p99: number; max: number };
       requests: { average: number };
       non2xx: number;
       errors: number;

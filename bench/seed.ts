@@ -2,7 +2,8 @@
  * Bench data, set up through the partner API (in-process, app.inject) as a partner would:
  * W1: one resource, 28 days of availability 08:00-18:00 at raster 30 (560 slots), 150 existing
  *     appointments (100 single, booked full; 50 groups of 3 with one participant).
- * W2: BOOKING_RESOURCES resources with long days at raster 10, far more slots than 20 s can book.
+ * Booking workloads (W2, W2-hot, W3): a provider with some resources and long days of
+ *     availability, far more slots than a run can book.
  */
 import { randomBytes } from 'node:crypto';
 import { DateTime } from 'luxon';
@@ -11,13 +12,16 @@ import { ensureKey } from '../src/partners/apiKeys.js';
 import type { Db } from '../src/storage/db.js';
 
 const ZONE = 'Europe/Berlin';
-export const W2_RESOURCES = 25;
-export const W2_RASTER = 10;
-const W2_DAYS = 30;
 
 type Call = (method: 'POST' | 'PUT', path: string, body: unknown) => Promise<Record<string, any>>;
 
-async function partner(app: App, db: Db): Promise<{ call: Call; providerRef: string }> {
+export interface PartnerAccess {
+  crmId: string;
+  key: string;
+  providerRef: string;
+}
+
+async function partner(app: App, db: Db): Promise<{ call: Call } & PartnerAccess> {
   const crmId = `bench-${randomBytes(3).toString('hex')}`;
   const key = randomBytes(16).toString('hex');
   await ensureKey(db, crmId, key);
@@ -29,7 +33,7 @@ async function partner(app: App, db: Db): Promise<{ call: Call; providerRef: str
   await call('POST', '/user', { reference: 'owner@bench', email: `owner-${crmId}@bench.example`, username: `owner-${crmId}`, lastName: 'Owner' });
   await call('POST', '/account', { accountReference: 'acc@bench', ownerReference: 'owner@bench', branch: 'real-estate' });
   await call('POST', '/provider', { reference: 'prov@bench', ownerReference: 'owner@bench', accountReference: 'acc@bench', name: 'Bench Estates', email: 'provider@bench.example', timeZone: ZONE });
-  return { call, providerRef: 'prov@bench' };
+  return { call, crmId, key, providerRef: 'prov@bench' };
 }
 
 const day = (offset: number) => DateTime.now().setZone(ZONE).startOf('day').plus({ days: offset });
@@ -65,48 +69,84 @@ export async function seedW1(app: App, db: Db): Promise<W1Data> {
   return { resourceUuid: resource.uuid, productUuid: product.uuid };
 }
 
-export interface W2Data {
+export interface BookingShape {
+  resources: number;
+  days: number;
+  /** minutes per slot; the days run 06:00-22:00 */
+  raster: number;
+}
+
+export interface BookingData {
+  partner: PartnerAccess;
   resourceUuids: string[];
+  resourceRefs: string[];
   productUuid: string;
-  /** per resource, per day: the day's timeslot (06:00-22:00 at raster W2_RASTER) */
+  productRef: string;
+  /** the resources' contact user, who has a general contact profile */
+  contactRef: string;
+  /** per resource, per day: the day's timeslot */
   timeslotUuids: string[][];
+  raster: number;
   slotsPerDay: number;
   dayStartsMs: number[];
 }
 
-export async function seedW2(app: App, db: Db): Promise<W2Data> {
-  const { call, providerRef } = await partner(app, db);
-  const base = `/provider/${providerRef}`;
+/** A provider whose resources share one product and one contact (with a general profile), each with long bookable days. */
+export async function seedBooking(app: App, db: Db, shape: BookingShape): Promise<BookingData> {
+  const { call, ...access } = await partner(app, db);
+  const base = `/provider/${access.providerRef}`;
   const product = (await call('POST', `${base}/products`, { reference: 'visit@bench', name: 'Visit' })).product;
+  const contactRef = 'contact@bench';
+  await call('POST', '/user', { reference: contactRef, email: `contact-${access.crmId}@bench.example`, username: `contact-${access.crmId}`, lastName: 'Contact' });
+  await call('PUT', `/user/${contactRef}/generalContactProfile`, { name: 'Bench Contact', contactChannels: [{ type: 'email', value: 'contact@bench.example' }] });
   const resourceUuids: string[] = [];
+  const resourceRefs: string[] = [];
   const timeslotUuids: string[][] = [];
-  const days = Array.from({ length: W2_DAYS }, (_, i) => day(i + 1));
-  for (let r = 0; r < W2_RESOURCES; r++) {
+  const days = Array.from({ length: shape.days }, (_, i) => day(i + 1));
+  for (let r = 0; r < shape.resources; r++) {
     const reference = `room-${r}@bench`;
-    resourceUuids.push((await call('POST', `${base}/resources`, { reference, publicName: `Room ${r}`, internalName: `R${r}`, products: ['visit@bench'] })).uuid);
-    const created = await call('POST', `${base}/timeslots`, {
-      timeslots: days.map((d) => ({
-        resourceReference: reference, start: wall(d.set({ hour: 6 })), end: wall(d.set({ hour: 22 })),
-        raster: W2_RASTER, defaultCapacity: 1, defaultAcceptBookings: true, state: 'BOOKABLE',
-      })),
-    });
-    timeslotUuids.push(created.timeslots.map((ts: { uuid: string }) => ts.uuid));
+    const body = { reference, publicName: `Room ${r}`, internalName: `R${r}`, products: ['visit@bench'], contact: contactRef };
+    resourceUuids.push((await call('POST', `${base}/resources`, body)).uuid);
+    resourceRefs.push(reference);
+    const uuids: string[] = [];
+    for (let d = 0; d < days.length; d += 100) {
+      const created = await call('POST', `${base}/timeslots`, {
+        timeslots: days.slice(d, d + 100).map((dt) => ({
+          resourceReference: reference, start: wall(dt.set({ hour: 6 })), end: wall(dt.set({ hour: 22 })),
+          raster: shape.raster, defaultCapacity: 1, defaultAcceptBookings: true, state: 'BOOKABLE',
+        })),
+      });
+      uuids.push(...created.timeslots.map((ts: { uuid: string }) => ts.uuid));
+    }
+    timeslotUuids.push(uuids);
   }
   return {
+    partner: access,
     resourceUuids,
+    resourceRefs,
     timeslotUuids,
     productUuid: product.uuid,
-    slotsPerDay: (16 * 60) / W2_RASTER,
+    productRef: 'visit@bench',
+    contactRef,
+    raster: shape.raster,
+    slotsPerDay: (16 * 60) / shape.raster,
     dayStartsMs: days.map((d) => d.set({ hour: 6 }).toMillis()),
   };
 }
 
-/** The n-th distinct (resource, slot) of the W2 data. */
-export function w2Slot(data: W2Data, n: number): { resourceUuid: string; timeslotUuid: string; from: string; to: string } {
+export interface Slot {
+  resourceUuid: string;
+  timeslotUuid: string;
+  from: string;
+  to: string;
+}
+
+/** The n-th distinct (resource, slot) of the data: resources round-robin, then slots in time order. */
+export function nthSlot(data: BookingData, n: number): Slot {
   const r = n % data.resourceUuids.length;
   const k = Math.floor(n / data.resourceUuids.length);
   const dayIndex = Math.floor(k / data.slotsPerDay);
-  if (dayIndex >= data.dayStartsMs.length) throw new Error('W2 ran out of seeded slots');
-  const startMs = data.dayStartsMs[dayIndex] + (k % data.slotsPerDay) * W2_RASTER * 60_000;
-  return { resourceUuid: data.resourceUuids[r], timeslotUuid: data.timeslotUuids[r][dayIndex], from: new Date(startMs).toISOString(), to: new Date(startMs + W2_RASTER * 60_000).toISOString() };
+  if (dayIndex >= data.dayStartsMs.length) throw new Error('the bench ran out of seeded slots');
+  const startMs = data.dayStartsMs[dayIndex] + (k % data.slotsPerDay) * data.raster * 60_000;
+  return { resourceUuid: data.resourceUuids[r], timeslotUuid: data.timeslotUuids[r][dayIndex], from: new Date(startMs).toISOString(), to: new Date(startMs + data.raster * 60_000).toISOString() };
 }

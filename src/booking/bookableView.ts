@@ -33,11 +33,16 @@ export function contactChannelOf(type: string | null, contact: ResolvedContact |
   return value ? { type, value } : null;
 }
 
-/** The view of a resource whose products (all of them, channel not applied) are known. */
-export async function resourceView(db: Queryable, resource: PublicResource, products: ProductRow[], channel: ChannelKey): Promise<ResourceView> {
+/** The view of a resource whose products (all of them, channel not applied) and contact are known. */
+export function viewOf(resource: PublicResource, products: ProductRow[], channel: ChannelKey, contact: ResolvedContact | null): ResourceView {
   const onKey = onChannel(products, channel);
-  const contact = resource.contact_channel_type ? await loadResourceContact(db, resource.id) : null;
   return { resource, products: onKey, productRefs: onKey.map(productRef), contactChannel: contactChannelOf(resource.contact_channel_type, contact) };
+}
+
+/** The view of a resource whose products are known; reads the contact when the resource shows one. */
+export async function resourceView(db: Queryable, resource: PublicResource, products: ProductRow[], channel: ChannelKey): Promise<ResourceView> {
+  const contact = resource.contact_channel_type ? await loadResourceContact(db, resource.id) : null;
+  return viewOf(resource, products, channel, contact);
 }
 
 export async function loadResourceViews(db: Queryable, resources: PublicResource[], channel: ChannelKey): Promise<Map<string, ResourceView>> {

@@ -50,6 +50,8 @@ interface AppointmentRow {
   product_id: string | null;
   start_at: Date;
   end_at: Date;
+  blocked_from: Date;
+  blocked_until: Date;
   capacity: number;
   accept_bookings: boolean;
   live: number;
@@ -58,15 +60,15 @@ interface AppointmentRow {
   exclusive: boolean | null;
 }
 
-/** Live (ACTIVE, not archived) appointments of the resources overlapping [from, until), with live counts at `now`. */
+/** Live (ACTIVE, not archived) appointments of the resources blocking time in [from, until), with live counts at `now`. */
 export async function loadAppointments(db: Queryable, resourceIds: string[], from: Date, until: Date, now: Date): Promise<LoadedAppointment[]> {
   const rows = await db.query<AppointmentRow>(
-    `SELECT a.id, a.resource_id, a.timeslot_id, a.product_id, a.start_at, a.end_at, a.capacity, a.accept_bookings,
+    `SELECT a.id, a.resource_id, a.timeslot_id, a.product_id, a.start_at, a.end_at, a.blocked_from, a.blocked_until, a.capacity, a.accept_bookings,
             COALESCE(a.product_name, pr.name) AS product_name, pr.exclusive,
             (SELECT count(*)::int FROM participations WHERE appointment_id = a.id AND ${LIVE_PARTICIPATION_SQL}) AS live,
             (SELECT min(hold_until) FROM participations WHERE appointment_id = a.id AND state = 'RESERVED' AND hold_until > $2) AS next_hold_expiry
        FROM appointments a LEFT JOIN products pr ON pr.id = a.product_id
-      WHERE a.resource_id = ANY($1::uuid[]) AND a.state = 'ACTIVE' AND NOT a.archived AND a.end_at > $3 AND a.start_at < $4`,
+      WHERE a.resource_id = ANY($1::uuid[]) AND a.state = 'ACTIVE' AND NOT a.archived AND a.blocked_until > $3 AND a.blocked_from < $4`,
     [resourceIds, now, from, until],
   );
   return rows.map((r) => ({
@@ -76,6 +78,8 @@ export async function loadAppointments(db: Queryable, resourceIds: string[], fro
     productId: r.product_id,
     startMs: r.start_at.getTime(),
     endMs: r.end_at.getTime(),
+    blockedFromMs: r.blocked_from.getTime(),
+    blockedUntilMs: r.blocked_until.getTime(),
     capacity: r.capacity,
     acceptBookings: r.accept_bookings,
     live: r.live,

@@ -68,26 +68,27 @@ async function consumerUser(tx: Queryable, crmId: string, c: ConsumerInput): Pro
   return users.updateUser(tx, found.id, missing);
 }
 
-interface CustomerRow {
+/** The provider's customer a public booking is made for, as the booking's mails show it. */
+export interface ConsumerCustomer {
   id: string;
-  user_id: string | null;
+  user_name: string;
   email: string | null;
   mobile: string | null;
   language: string | null;
 }
 
 /** The provider's customer of this user (or of this email, not yet linked), completed and linked; else a new one. */
-async function providerCustomer(tx: Queryable, provider: { id: string; crmId: string }, user: users.UserRow, c: ConsumerInput): Promise<string> {
+async function providerCustomer(tx: Queryable, provider: { id: string; crmId: string }, user: users.UserRow, c: ConsumerInput): Promise<ConsumerCustomer> {
   // Find, or insert when there is none, in one statement.
-  const [row] = await tx.query<CustomerRow & { created: boolean }>(
+  const [row] = await tx.query<ConsumerCustomer & { user_id: string | null; created: boolean }>(
     `WITH found AS (
-       SELECT id, user_id, email, mobile, language FROM customers
+       SELECT id, user_id, user_name, email, mobile, language FROM customers
         WHERE provider_id = $1 AND (user_id = $2 OR (user_id IS NULL AND lower(email) = lower($3)))
         ORDER BY user_id NULLS LAST, created_at LIMIT 1),
      inserted AS (
        INSERT INTO customers (crm_id, provider_id, user_id, reference, user_name, email, mobile, language)
        SELECT $4, $1, $2, $5, $6, $3, $7, $8 WHERE NOT EXISTS (SELECT 1 FROM found)
-       RETURNING id, user_id, email, mobile, language)
+       RETURNING id, user_id, user_name, email, mobile, language)
      SELECT *, false AS created FROM found UNION ALL SELECT *, true AS created FROM inserted`,
     [
       provider.id, user.id, user.email, provider.crmId, `customer-${randomUUID()}`,
@@ -95,18 +96,20 @@ async function providerCustomer(tx: Queryable, provider: { id: string; crmId: st
       user.mobile ?? c.mobile ?? null, c.language ?? user.language,
     ],
   );
-  if (!row.created && (!row.user_id || !row.email || (!row.mobile && c.mobile) || !row.language)) {
-    await tx.query(
+  const { user_id, created, ...customer } = row;
+  if (!created && (!user_id || !row.email || (!row.mobile && c.mobile) || !row.language)) {
+    const [completed] = await tx.query<ConsumerCustomer>(
       `UPDATE customers SET user_id = $2, email = COALESCE(email, $3), mobile = COALESCE(mobile, $4), language = COALESCE(language, $5), updated_at = now()
-        WHERE id = $1`,
+        WHERE id = $1 RETURNING id, user_name, email, mobile, language`,
       [row.id, user.id, user.email, c.mobile ?? null, user.language],
     );
+    return completed;
   }
-  return row.id;
+  return customer;
 }
 
-/** The customer id a booking of this consumer at this provider is made for. */
-export async function consumerCustomer(tx: Queryable, provider: { id: string; crmId: string }, c: ConsumerInput): Promise<string> {
+/** The customer a booking of this consumer at this provider is made for. */
+export async function consumerCustomer(tx: Queryable, provider: { id: string; crmId: string }, c: ConsumerInput): Promise<ConsumerCustomer> {
   const user = await consumerUser(tx, provider.crmId, c);
   return providerCustomer(tx, provider, user, c);
 }

@@ -1,25 +1,18 @@
 /** The answer of A3: the booked slot as a models.LotAppointment plus the consumer's cancel link. */
-import type { Config } from '../config.js';
-import { cancelLinkFor } from './cancelToken.js';
-import type { AppointmentRow, ParticipationRow } from '../scheduling/capacity.js';
-import type { Queryable } from '../storage/db.js';
+import type { AppointmentRow } from '../scheduling/capacity.js';
 import { InstantFormatter, slotItem, type ResourceView } from './bookableView.js';
 import type { CompiledPattern } from './datePattern.js';
 import type { ProductRow } from './publicProducts.js';
 
-export async function createdAppointmentView(
-  tx: Queryable,
-  config: Config,
-  b: {
-    appointment: AppointmentRow;
-    participation: ParticipationRow;
-    liveAfter: number;
-    view: ResourceView;
-    product: ProductRow;
-    timeFormat: CompiledPattern;
-    locale: string;
-  },
-) {
+export function createdAppointmentView(b: {
+  appointment: AppointmentRow;
+  liveAfter: number;
+  view: ResourceView;
+  product: ProductRow;
+  timeFormat: CompiledPattern;
+  locale: string;
+  cancelLink: string;
+}) {
   const a = b.appointment;
   const item = slotItem(
     {
@@ -36,5 +29,5 @@ export async function createdAppointmentView(
     new InstantFormatter(b.view.resource.time_zone, b.locale),
     b.timeFormat,
   );
-  return { createdAppointment: { ...item, appointment_uuid: a.id, cancelLink: await cancelLinkFor(tx, config, b.participation.id) } };
+  return { createdAppointment: { ...item, appointment_uuid: a.id, cancelLink: b.cancelLink } };
 }

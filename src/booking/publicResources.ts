@@ -25,12 +25,12 @@ export interface PublicResource {
   channels: StoredChannels | null;
   time_zone: string;
   provider_name: string;
+  provider_email: string | null;
+  provider_phone: string | null;
   provider_description: string | null;
   is_theming_allowed: boolean;
   is_localisation_allowed: boolean;
   are_custom_fields_allowed: boolean;
-  /** listing_versions.version: raised by every change that can alter the resource's public listing */
-  listing_version: string;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -38,11 +38,9 @@ export const isUuid = (value: string) => UUID.test(value);
 
 const COLUMNS = `r.id, r.crm_id, r.provider_id, r.reference, r.public_name, r.description, r.website, r.img_url,
        r.msg_help_text, r.contact_channel_type, r.contact_user_id, r.archived, r.address, r.channels,
-       p.time_zone, p.name AS provider_name, p.description AS provider_description,
-       p.is_theming_allowed, p.is_localisation_allowed, p.are_custom_fields_allowed,
-       COALESCE(v.version, 0)::text AS listing_version`;
-const FROM = `FROM resources r JOIN providers p ON p.id = r.provider_id
-  LEFT JOIN listing_versions v ON v.resource_id = r.id`;
+       p.time_zone, p.name AS provider_name, p.email AS provider_email, p.phone AS provider_phone, p.description AS provider_description,
+       p.is_theming_allowed, p.is_localisation_allowed, p.are_custom_fields_allowed`;
+const FROM = 'FROM resources r JOIN providers p ON p.id = r.provider_id';
 const SELECT = `SELECT ${COLUMNS} ${FROM}`;
 
 type RefQuery = { where: string; params: unknown[] };
@@ -103,8 +101,8 @@ export function resolveResources(db: Queryable, refs: { ref: string; field: stri
   return resolveAll(refs, (ref, field) => resolveResource(db, ref, field));
 }
 
-const VERSION_SELECT = `SELECT r.id, COALESCE(v.version, 0)::text AS listing_version
-  FROM resources r LEFT JOIN listing_versions v ON v.resource_id = r.id`;
+// listing_version (migration 006): how many changes that can alter the resource's listing were committed
+const VERSION_SELECT = 'SELECT r.id, listing_version(r.id)::text AS listing_version FROM resources r';
 
 type ListingVersion = { id: string; listing_version: string };
 const versionReads = new WeakMap<Queryable, FreshReads<ListingVersion[]>>();

@@ -4,10 +4,10 @@
  * bearer secret that turns a hold into a booking).
  */
 import { addressText } from '../notifications/compose.js';
-import { LIVE_PARTICIPATION_SQL, type ParticipationRow } from '../scheduling/capacity.js';
+import { LIVE_PARTICIPATION_SQL } from '../scheduling/capacity.js';
+import type { ClaimedPlace } from '../scheduling/claimPlace.js';
 import { formatInstant } from '../scheduling/time.js';
 import type { Queryable } from '../storage/db.js';
-import type { Claim } from './claimSlot.js';
 import type { ProductRow } from './publicProducts.js';
 import type { PublicResource } from './publicResources.js';
 
@@ -20,15 +20,15 @@ interface LiveRow {
 const utc = (d: Date) => formatInstant(d, 'UTC');
 
 export async function reservationView(
-  tx: Queryable,
-  r: { resource: PublicResource; product: ProductRow; claim: Claim; participation: ParticipationRow; now: Date },
+  db: Queryable,
+  r: { resource: PublicResource; product: ProductRow; claim: ClaimedPlace; now: Date },
 ) {
-  const { resource, product, participation: p } = r;
-  const a = r.claim.appointment;
+  const { resource, product } = r;
+  const { appointment: a, participation: p } = r.claim;
   // a new appointment holds nothing but this reservation
   const live = r.claim.created
     ? [{ id: p.id, placeholder_id: p.placeholder_id, state: p.state }]
-    : await tx.query<LiveRow>(
+    : await db.query<LiveRow>(
         `SELECT id, placeholder_id, state FROM participations WHERE appointment_id = $1 AND ${LIVE_PARTICIPATION_SQL} ORDER BY created_at, id`,
         [a.id, r.now],
       );

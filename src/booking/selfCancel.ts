@@ -5,7 +5,7 @@
 import type { Deps } from '../context.js';
 import { DomainError, notFound } from '../errors.js';
 import { addressText, enqueueParticipationMails, participationFacts } from '../notifications/compose.js';
-import { lockAppointment, type ParticipationRow } from '../scheduling/capacity.js';
+import type { ParticipationRow } from '../scheduling/capacity.js';
 import type { Queryable } from '../storage/db.js';
 import { cancelSecret, verifyCancelToken } from './cancelToken.js';
 
@@ -40,22 +40,19 @@ async function participationOf(db: Queryable, deps: Deps, token: string): Promis
 }
 
 /** The participation and its appointment; DELETED counts as gone (deleted without notice). */
-async function loadView(db: Queryable, participationId: string): Promise<{ appointmentId: string; view: CancelView }> {
+async function loadView(db: Queryable, participationId: string): Promise<CancelView> {
   const row = await participationFacts(db, participationId);
   if (!row || row.p_state === 'DELETED') throw invalidLink();
   return {
-    appointmentId: row.a_id,
-    view: {
-      state: row.p_state,
-      language: row.p_locale ?? row.c_language,
-      start: row.start_at,
-      end: row.end_at,
-      timeZone: row.time_zone,
-      productName: row.a_product_name ?? row.product_name,
-      resourceName: row.resource_name,
-      address: addressText(row.a_address ?? row.resource_address),
-      providerName: row.provider_name,
-    },
+    state: row.p_state,
+    language: row.p_locale ?? row.c_language,
+    start: row.start_at,
+    end: row.end_at,
+    timeZone: row.time_zone,
+    productName: row.a_product_name ?? row.product_name,
+    resourceName: row.resource_name,
+    address: addressText(row.a_address ?? row.resource_address),
+    providerName: row.provider_name,
   };
 }
 
@@ -66,21 +63,22 @@ function assertNotStarted(deps: Deps, view: CancelView): void {
 /** GET: what the link is about. Changes nothing. */
 export async function viewCancellation(deps: Deps, token: string): Promise<CancelView> {
   const id = await participationOf(deps.db, deps, token);
-  const { view } = await loadView(deps.db, id);
+  const view = await loadView(deps.db, id);
   assertNotStarted(deps, view);
   return view;
 }
 
 /**
- * POST: REQUESTED/BOOKED/RESERVED -> CANCELED under the appointment's lock, with the mails to the
+ * POST: REQUESTED/BOOKED/RESERVED -> CANCELED under the participation's row lock, with the mails to the
  * consumer and the provider side in the same transaction. Already CANCELED: nothing changes.
  */
 export async function cancelByToken(deps: Deps, token: string): Promise<{ alreadyCanceled: boolean; view: CancelView }> {
   return deps.db.transaction(async (tx) => {
     const id = await participationOf(tx, deps, token);
-    const { appointmentId } = await loadView(tx, id);
-    await lockAppointment(tx, appointmentId);
-    const { view } = await loadView(tx, id); // re-read: a concurrent change may have won the lock first
+    // Freeing a place needs only the participation's own row; the read after the lock sees a
+    // concurrent change that won it.
+    await tx.query('SELECT 1 FROM participations WHERE id = $1 FOR UPDATE', [id]);
+    const view = await loadView(tx, id);
     if (view.state === 'CANCELED') return { alreadyCanceled: true, view };
     assertNotStarted(deps, view);
     await tx.query(`UPDATE participations SET state = 'CANCELED', hold_until = NULL, updated_at = now() WHERE id = $1`, [id]);

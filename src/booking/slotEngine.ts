@@ -15,8 +15,10 @@
  *   n = ceil(minDurationMin / rasterMin) consecutive units of the same timeslot; candidates start at
  *   every unit boundary where n units fit. Otherwise a candidate is one unit.
  * - A candidate is listed when nowMs < start < untilMs and [start - lead, end + followUp]
- *   (buffers only with a product) overlaps no blocking appointment of the same resource
- *   (state ACTIVE, not archived, any capacity). Overlap is half-open: touching is fine.
+ *   (buffers only with a product) overlaps the blocked range of no blocking appointment of the
+ *   same resource (state ACTIVE, not archived, any capacity). An appointment's blocked range is
+ *   its time widened by the buffers it was booked with (the database's exclusion constraint spans
+ *   the same ranges). Overlap is half-open: touching is fine.
  * - Existing appointments (ACTIVE, not archived, acceptBookings, capacity - live > 0,
  *   nowMs < start < untilMs; with a product only those of that product) are listed as
  *   models.LotAppointment with capacityLeft = capacity - live.
@@ -50,6 +52,10 @@ export interface EngineAppointment {
   live: number;
   state: 'ACTIVE' | 'CANCELLED';
   archived: boolean;
+  /** start of the range it blocks (its lead buffer included); default startMs */
+  blockedFromMs?: number;
+  /** end of the range it blocks (its follow-up buffer included); default endMs */
+  blockedUntilMs?: number;
 }
 
 export interface EngineProduct {
@@ -119,9 +125,9 @@ export function unitsPerCandidate(rasterMin: number, product: EngineProduct | nu
 }
 
 /**
- * Blocking appointments of one resource, sorted by start, with the running maximum of their ends.
- * [a, b) overlaps some appointment iff, among the appointments starting before b, the largest end
- * exceeds a. This holds even when appointments overlap each other (which DESIGN §4 forbids, but
+ * Blocked ranges of one resource's blocking appointments, sorted by start, with the running maximum
+ * of their ends. [a, b) overlaps some range iff, among the ranges starting before b, the largest
+ * end exceeds a. This holds even when ranges overlap each other (which the database forbids, but
  * the engine does not rely on it).
  */
 interface BlockIndex {
@@ -131,15 +137,17 @@ interface BlockIndex {
 
 /** Sorts `appts` in place (the engine's own per-resource array, never the caller's). */
 function buildBlockIndex(appts: EngineAppointment[]): BlockIndex {
-  appts.sort((x, y) => x.startMs - y.startMs);
+  const from = (a: EngineAppointment) => a.blockedFromMs ?? a.startMs;
+  appts.sort((x, y) => from(x) - from(y));
   const n = appts.length;
   const starts = new Float64Array(n);
   const maxEnds = new Float64Array(n);
   let maxEnd = -Infinity;
   for (let i = 0; i < n; i++) {
     const a = appts[i];
-    starts[i] = a.startMs;
-    if (a.endMs > maxEnd) maxEnd = a.endMs;
+    starts[i] = from(a);
+    const until = a.blockedUntilMs ?? a.endMs;
+    if (until > maxEnd) maxEnd = until;
     maxEnds[i] = maxEnd;
   }
   return { starts, maxEnds };

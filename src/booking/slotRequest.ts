@@ -1,39 +1,87 @@
 /**
- * What A2 and A3 share before any transaction: the resource named by the path, the product of the
- * request (offered by the resource on the channel), and the request's times read in the provider's zone.
+ * What A2 and A3 share before anything is written: the resource named by the path with its
+ * products and the slot the request names (a timeslot, or an appointment of an already booked
+ * slot), read in one query; the product of the request; and the request's times in the provider's zone.
  */
 import type { Queryable } from '../storage/db.js';
+import { reviveOptionalRow, reviveRow } from '../storage/jsonRows.js';
 import { invalid, notFound } from '../errors.js';
 import type { ChannelKey } from '../offerings/channels.js';
+import { contactFromRow, resourceContactJsonSql, type ContactRow, type ResolvedContact } from '../offerings/contact.js';
+import type { AppointmentRow, ParticipationRow } from '../scheduling/capacity.js';
 import { parseInstant } from '../scheduling/time.js';
+import type { EngineTimeslotRow } from './bookablesLoader.js';
 import { productVisibleOn } from './channels.js';
 import { findProduct, onChannel, productsJsonSql, type ProductRow } from './publicProducts.js';
 import { resolveResourceWith, type PublicResource } from './publicResources.js';
+
+export type SlotTimeslotRow = EngineTimeslotRow & { address: unknown };
 
 export interface BookableResource {
   resource: PublicResource;
   /** all products of the resource (channel not applied) */
   products: ProductRow[];
-  /** the appointment `slotUuid` names on this resource, when it names one */
-  slotAppointment: { id: string; product_id: string | null } | null;
+  /** the appointment the slot uuid names on this resource, when it names one */
+  slotAppointment: AppointmentRow | null;
+  /** the timeslot the slot uuid names on this resource, when it names one */
+  slotTimeslot: SlotTimeslotRow | null;
+}
+
+/** A reservation (A2) and its appointment, as A3 finds it by its placeholder id. */
+export interface HoldRow {
+  participation: ParticipationRow;
+  appointment: AppointmentRow;
+}
+
+export interface BookingLookup {
+  /** also find the reservation with this placeholder id (A3) */
+  placeholderId?: string | null;
+  /** also read the resource's contact (for the mails and contact_channel) */
+  withContact?: boolean;
+}
+
+interface Row extends PublicResource {
+  products: ProductRow[];
+  slot_appointment: Record<string, unknown> | null;
+  slot_timeslot: Record<string, unknown> | null;
+  hold: { participation: Record<string, unknown>; appointment: Record<string, unknown> } | null;
+  contact: ContactRow | null;
 }
 
 /**
- * The resource of a public booking path with its products, in one query, and whether `slotUuid`
- * (A3's timeslot_uuid) is one of its appointments. Archived resources cannot be booked (404).
+ * The resource of a public booking path with its products and the slot `slotUuid` names (and,
+ * when asked, a reservation and the resource's contact), in one query. Archived resources cannot
+ * be booked (404).
  */
-export async function bookableResource(db: Queryable, ref: string, slotUuid: string | null = null): Promise<BookableResource> {
-  const row = await resolveResourceWith<{ products: ProductRow[]; slot_appointment: BookableResource['slotAppointment'] }>(
+export async function bookableResource(
+  db: Queryable,
+  ref: string,
+  slotUuid: string | null,
+  lookup: BookingLookup = {},
+): Promise<BookableResource & { hold: HoldRow | null; contact: ResolvedContact | null }> {
+  const row = await resolveResourceWith<Row>(
     db,
     ref,
     'ref',
     `${productsJsonSql('r.id')} AS products,
-     (SELECT json_build_object('id', a.id, 'product_id', a.product_id) FROM appointments a WHERE a.id = $1::uuid AND a.resource_id = r.id) AS slot_appointment`,
-    [slotUuid],
+     (SELECT row_to_json(a) FROM appointments a WHERE a.id = $1::uuid AND a.resource_id = r.id) AS slot_appointment,
+     (SELECT row_to_json(t) FROM (SELECT id, resource_id, start_at, end_at, raster, default_capacity, default_accept_bookings, state, address
+                                    FROM timeslots WHERE id = $1::uuid AND resource_id = r.id) t) AS slot_timeslot,
+     (SELECT json_build_object('participation', row_to_json(p), 'appointment', row_to_json(a))
+        FROM participations p JOIN appointments a ON a.id = p.appointment_id WHERE p.placeholder_id = $2::uuid) AS hold,
+     ${lookup.withContact ? resourceContactJsonSql('r.id') : 'NULL'} AS contact`,
+    [slotUuid, lookup.placeholderId ?? null],
   );
   if (row.archived) throw notFound(`resource ${ref} is archived and cannot be booked`);
-  const { products, slot_appointment, ...resource } = row;
-  return { resource, products, slotAppointment: slot_appointment };
+  const { products, slot_appointment, slot_timeslot, hold, contact, ...resource } = row;
+  return {
+    resource,
+    products,
+    slotAppointment: reviveOptionalRow<AppointmentRow>(slot_appointment),
+    slotTimeslot: reviveOptionalRow<SlotTimeslotRow>(slot_timeslot),
+    hold: hold && { participation: reviveRow(hold.participation), appointment: reviveRow(hold.appointment) },
+    contact: contactFromRow(contact),
+  };
 }
 
 /**

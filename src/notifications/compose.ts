@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import type { Config } from '../config.js';
 import { cancelLinkFor } from '../booking/cancelToken.js';
-import { loadResourceContact } from '../offerings/contact.js';
+import { loadResourceContact, type ResolvedContact } from '../offerings/contact.js';
 import type { Queryable } from '../storage/db.js';
 import type { ParticipationRow } from '../scheduling/capacity.js';
 import { enqueueMails, type OutboxMail } from './outbox.js';
@@ -78,26 +78,26 @@ export interface MailExtras {
   locale?: string | null;
 }
 
+/** Everything the mails about one participation say, as the domain knows it at the change. */
+export interface ParticipationMailFacts {
+  facts: ParticipationFacts;
+  /** the resource's resolved contact (offerings/contact.ts); null: the provider's own data */
+  contact: ResolvedContact | null;
+  /** the consumer's cancel link, when a template carries it */
+  cancelLink: string | null;
+}
+
+/** Whether any of the templates carries the consumer's cancel link. */
+export const needsCancelLink = (templates: MailTemplate[]) => templates.some((t) => WITH_CANCEL_LINK.has(t));
+
 /**
- * Writes the given templates about one participation to the outbox, inside the caller's
- * transaction. Participant mails go to the customer's email, provider-side mails to the resource's
- * contact (profile email, else contact user, else provider). A mail without a recipient is skipped.
+ * The outbox mails of the given templates about one participation. Participant mails go to the
+ * customer's email, provider-side mails to the resource's contact (profile email, else contact
+ * user, else provider). A mail without a recipient is left out.
  */
-export async function enqueueParticipationMails(
-  tx: Queryable,
-  config: Config,
-  participationId: string,
-  templates: MailTemplate[],
-  extras: MailExtras = {},
-): Promise<void> {
-  if (templates.length === 0) return;
-  const row = await participationFacts(tx, participationId);
-  if (!row) return;
-  const contact = row.resource_id ? await loadResourceContact(tx, row.resource_id) : null;
+export function participationMails({ facts: row, contact, cancelLink }: ParticipationMailFacts, templates: MailTemplate[], extras: MailExtras = {}): OutboxMail[] {
   const zone = row.time_zone;
   const iso = (d: Date) => DateTime.fromJSDate(d, { zone }).toISO({ suppressMilliseconds: true })!;
-  const needsLink = templates.some((t) => WITH_CANCEL_LINK.has(t));
-  const cancelLink = needsLink ? await cancelLinkFor(tx, config, row.p_id) : null;
   const base: Omit<AppointmentMailPayload, 'message' | 'cancelLink'> = {
     kind: 'appointment',
     appointment: {
@@ -141,5 +141,24 @@ export async function enqueueParticipationMails(
       payload: payload as unknown as Record<string, unknown>,
     });
   }
-  await enqueueMails(tx, mails);
+  return mails;
+}
+
+/**
+ * Writes the given templates about one participation to the outbox, inside the caller's
+ * transaction, reading what they say first (participationMails has the rules).
+ */
+export async function enqueueParticipationMails(
+  tx: Queryable,
+  config: Config,
+  participationId: string,
+  templates: MailTemplate[],
+  extras: MailExtras = {},
+): Promise<void> {
+  if (templates.length === 0) return;
+  const facts = await participationFacts(tx, participationId);
+  if (!facts) return;
+  const contact = facts.resource_id ? await loadResourceContact(tx, facts.resource_id) : null;
+  const cancelLink = needsCancelLink(templates) ? await cancelLinkFor(tx, config, facts.p_id) : null;
+  await enqueueMails(tx, participationMails({ facts, contact, cancelLink }, templates, extras));
 }

@@ -46,6 +46,15 @@ export async function markAttemptFailed(db: Queryable, id: string, error: string
   );
 }
 
+/** Keeps claimed rows this worker's for another `leaseMs` (it is still sending them). */
+export async function renewLease(db: Queryable, ids: string[], leaseMs: number): Promise<void> {
+  if (ids.length === 0) return;
+  await db.query(
+    `UPDATE outbox SET next_attempt_at = now() + make_interval(secs => $2::double precision) WHERE id = ANY($1::uuid[]) AND status = 'PENDING'`,
+    [ids, leaseMs / 1000],
+  );
+}
+
 /** Hands claimed but untried rows back at once, without counting the attempt. */
 export async function release(db: Queryable, ids: string[]): Promise<void> {
   if (ids.length === 0) return;

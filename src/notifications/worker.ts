@@ -2,7 +2,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../storage/db.js';
 import { mailMetrics } from './metrics.js';
 import { onMailEnqueued } from './outbox.js';
-import { claimDue, markAttemptFailed, markSent, release, type OutboxRow } from './queue.js';
+import { claimDue, markAttemptFailed, markSent, release, renewLease, type OutboxRow } from './queue.js';
 import { RenderError, renderMail } from './render.js';
 import { transportFor, type MailTransport } from './transport.js';
 
@@ -16,7 +16,8 @@ export interface WorkerLog {
 export interface MailWorkerOptions {
   pollMs: number;
   batchSize: number;
-  /** how long a claimed row is this worker's; longer than a batch can take */
+  /** how long a claimed row is this worker's unless renewed: what a crash delays its mails by.
+   * The worker renews the lease of the rows it still holds every third of it while it sends. */
   leaseMs: number;
   /** attempts before a row becomes FAILED */
   maxAttempts: number;
@@ -30,7 +31,7 @@ export interface MailWorkerOptions {
 
 export const DEFAULT_WORKER_OPTIONS: Omit<MailWorkerOptions, 'pollMs'> = {
   batchSize: 20,
-  leaseMs: 10 * 60_000,
+  leaseMs: 30_000,
   maxAttempts: 15,
   backoffBaseMs: 1000,
   backoffMaxMs: 60 * 60_000,
@@ -85,7 +86,7 @@ export class MailWorker {
     this.loop = this.run();
   }
 
-  /** Stops polling, lets the current batch finish, closes the transport. */
+  /** Stops polling, lets the mail in hand finish (the rest of the batch goes back), closes the transport. */
   async stop(): Promise<void> {
     this.stopping = true;
     this.unsubscribe?.();
@@ -102,19 +103,31 @@ export class MailWorker {
     this.wake?.();
   }
 
-  /** Claims and delivers one batch; returns how many rows it claimed. */
+  /**
+   * Claims and delivers one batch; returns how many rows it claimed. While it sends, the rows it
+   * still holds stay leased to it (renewed every third of the lease), so a slow SMTP server never
+   * lets another worker send them too, and a crash delays them by at most one lease. When the
+   * worker is stopping it finishes the mail in hand and hands the rest back at once.
+   */
   async runOnce(): Promise<number> {
-    const { db } = this.deps;
+    const { db, log } = this.deps;
     const { batchSize, leaseMs } = this.options;
     const rows = await claimDue(db, batchSize, leaseMs);
-    // rows not started before half the lease go back, so no other worker can take them while we send
-    const deadline = Date.now() + leaseMs / 2;
-    for (let i = 0; i < rows.length; i++) {
-      if (Date.now() > deadline) {
-        await release(db, rows.slice(i).map((r) => r.id));
-        break;
+    if (rows.length === 0) return 0;
+    const held = new Set(rows.map((r) => r.id));
+    const renewal = setInterval(() => {
+      renewLease(db, [...held], leaseMs).catch((err) => log.warn(errorFacts(err), 'mail worker: could not renew its lease'));
+    }, leaseMs / 3);
+    try {
+      for (const row of rows) {
+        if (this.stopping) break;
+        const failure = await this.send(row);
+        held.delete(row.id); // no longer renewed: the outcome sets when it is due again
+        await this.record(row, failure);
       }
-      await this.deliver(rows[i]);
+      await release(db, [...held]);
+    } finally {
+      clearInterval(renewal);
     }
     return rows.length;
   }
@@ -145,28 +158,39 @@ export class MailWorker {
     });
   }
 
-  private async deliver(row: OutboxRow): Promise<void> {
-    const { db, transport, log, mailFrom } = this.deps;
-    const facts = { outboxId: row.id, template: row.template, attempt: row.attempts };
+  /** Sends one row; the error when it failed. No database write: the lease covers the send. */
+  private async send(row: OutboxRow): Promise<unknown> {
+    const { transport, mailFrom } = this.deps;
     try {
       const content = renderMail(row, { mailFrom });
       await transport.send({ id: row.id, createdAt: row.created_at, messageId: `<${row.id}@booking-service>`, from: mailFrom, to: row.recipient, content });
+      return null;
     } catch (err) {
-      const giveUp = err instanceof RenderError || row.attempts >= this.options.maxAttempts;
-      const retryInMs = backoffMs(row.attempts, this.options);
-      await markAttemptFailed(db, row.id, errorText(err), { giveUp, retryInMs });
-      mailMetrics.attemptFailures.inc({ template: row.template, reason: err instanceof RenderError ? 'render' : 'transport' });
-      if (giveUp) {
-        mailMetrics.failed.inc({ template: row.template });
-        log.error({ ...facts, ...errorFacts(err) }, 'mail given up; kept in the outbox as FAILED');
-      } else {
-        log.warn({ ...facts, ...errorFacts(err), retryInMs }, 'mail delivery failed; will retry');
-      }
+      return err ?? new Error('send failed');
+    }
+  }
+
+  /** Records the outcome of a send: SENT, due again after a backoff, or FAILED. */
+  private async record(row: OutboxRow, err: unknown): Promise<void> {
+    const { db, transport, log } = this.deps;
+    if (err === null) {
+      await markSent(db, row.id);
+      mailMetrics.sent.inc({ template: row.template, transport: transport.kind });
       return;
     }
-    await markSent(db, row.id);
-    mailMetrics.sent.inc({ template: row.template, transport: transport.kind });
+    const facts = { outboxId: row.id, template: row.template, attempt: row.attempts };
+    const giveUp = err instanceof RenderError || row.attempts >= this.options.maxAttempts;
+    const retryInMs = backoffMs(row.attempts, this.options);
+    await markAttemptFailed(db, row.id, errorText(err), { giveUp, retryInMs });
+    mailMetrics.attemptFailures.inc({ template: row.template, reason: err instanceof RenderError ? 'render' : 'transport' });
+    if (giveUp) {
+      mailMetrics.failed.inc({ template: row.template });
+      log.error({ ...facts, ...errorFacts(err) }, 'mail given up; kept in the outbox as FAILED');
+    } else {
+      log.warn({ ...facts, ...errorFacts(err), retryInMs }, 'mail delivery failed; will retry');
+    }
   }
+
 }
 
 /** The process's mail worker: SMTP_URL, else .eml files; polls every MAIL_POLL_MS. */

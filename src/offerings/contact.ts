@@ -65,7 +65,7 @@ export function resolveContact({ profile, contactUser, provider }: ContactSource
   };
 }
 
-interface ContactRow {
+export interface ContactRow {
   provider_name: string;
   provider_email: string | null;
   provider_phone: string | null;
@@ -83,21 +83,21 @@ interface ContactRow {
   general_channels: ContactChannel[] | null;
 }
 
-/** Loads the sources of resolveContact for one resource (by id) and resolves them. */
-export async function loadResourceContact(db: Queryable, resourceId: string): Promise<ResolvedContact | null> {
-  const [row] = await db.query<ContactRow>(
-    `SELECT p.name AS provider_name, p.email AS provider_email, p.phone AS provider_phone, p.mobile AS provider_mobile,
-            u.id AS user_id, u.first_name, u.last_name, u.email AS user_email, u.phone AS user_phone, u.mobile AS user_mobile, u.language AS user_language,
-            cp.name AS profile_name, cp.channels AS profile_channels,
-            gp.name AS general_name, gp.channels AS general_channels
-       FROM resources r
-       JOIN providers p ON p.id = r.provider_id
-       LEFT JOIN users u ON u.id = r.contact_user_id
-       LEFT JOIN contact_profiles cp ON cp.id = r.contact_profile_id
-       LEFT JOIN contact_profiles gp ON gp.user_id = u.id AND gp.provider_id IS NULL
-      WHERE r.id = $1`,
-    [resourceId],
-  );
+const CONTACT_COLUMNS = `p.name AS provider_name, p.email AS provider_email, p.phone AS provider_phone, p.mobile AS provider_mobile,
+       u.id AS user_id, u.first_name, u.last_name, u.email AS user_email, u.phone AS user_phone, u.mobile AS user_mobile, u.language AS user_language,
+       cp.name AS profile_name, cp.channels AS profile_channels,
+       gp.name AS general_name, gp.channels AS general_channels
+  FROM resources cr
+  JOIN providers p ON p.id = cr.provider_id
+  LEFT JOIN users u ON u.id = cr.contact_user_id
+  LEFT JOIN contact_profiles cp ON cp.id = cr.contact_profile_id
+  LEFT JOIN contact_profiles gp ON gp.user_id = u.id AND gp.provider_id IS NULL`;
+
+/** The sources of resolveContact for the resource `resourceId` (an SQL expression), as one JSON value (null: no such resource). */
+export const resourceContactJsonSql = (resourceId: string) => `(SELECT row_to_json(x) FROM (SELECT ${CONTACT_COLUMNS} WHERE cr.id = ${resourceId}) x)`;
+
+/** Resolves what resourceContactJsonSql (or the same columns) read. */
+export function contactFromRow(row: ContactRow | null): ResolvedContact | null {
   if (!row) return null;
   return resolveContact({
     profile: row.profile_name !== null ? { name: row.profile_name, channels: row.profile_channels ?? [] } : null,
@@ -114,4 +114,10 @@ export async function loadResourceContact(db: Queryable, resourceId: string): Pr
       : null,
     provider: { name: row.provider_name, email: row.provider_email, phone: row.provider_phone, mobile: row.provider_mobile },
   });
+}
+
+/** Loads the sources of resolveContact for one resource (by id) and resolves them. */
+export async function loadResourceContact(db: Queryable, resourceId: string): Promise<ResolvedContact | null> {
+  const [row] = await db.query<ContactRow>(`SELECT ${CONTACT_COLUMNS} WHERE cr.id = $1`, [resourceId]);
+  return contactFromRow(row ?? null);
 }

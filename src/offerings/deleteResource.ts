@@ -2,7 +2,6 @@ import type { Deps } from '../context.js';
 import { conflict, notFound } from '../errors.js';
 import { enqueueParticipationMails } from '../notifications/compose.js';
 import { requireProvider } from '../partners/providers.js';
-import { lockResource } from '../scheduling/capacity.js';
 import type { Queryable } from '../storage/db.js';
 import { resourceByReference } from './resourceRepo.js';
 
@@ -31,8 +30,9 @@ export async function deleteResource(
     const provider = await requireProvider(tx, crmId, providerRef);
     const resource = await resourceByReference(tx, provider.id, resourceRef);
     if (!resource) throw notFound(`no resource found for reference ${resourceRef}`);
-    // no appointment can be added to the resource while we decide
-    await lockResource(tx, resource.id);
+    // The row this deletes; locked now, no appointment can be added to the resource while we decide
+    // (an insert's foreign-key check waits for this lock).
+    await tx.query('SELECT id FROM resources WHERE id = $1 FOR UPDATE', [resource.id]);
     const future = await futureAppointments(tx, resource.id, deps.clock.now());
     if (future.length > 0 && !ignoreFutureAppointments) {
       const shown = future.slice(0, 5).map((a) => a.reference).join(', ');

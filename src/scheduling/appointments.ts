@@ -5,7 +5,7 @@ import { conflict, invalid } from '../errors.js';
 import { requireProvider } from '../partners/providers.js';
 import type { Queryable } from '../storage/db.js';
 import { normalizeAddress, type AddressInput } from './address.js';
-import { insertAppointment, lockAppointment, lockResource, type AppointmentRow } from './capacity.js';
+import { insertAppointment, type AppointmentRow } from './capacity.js';
 import { findOrCreateCustomer } from './customers.js';
 import { takePlace } from './places.js';
 import * as repo from './repo.js';
@@ -111,11 +111,9 @@ async function addInlineParticipations(
   list: InlineParticipation[],
   ignoreCapacity: boolean,
 ): Promise<void> {
-  if (list.length === 0) return;
-  const locked = (await lockAppointment(tx, appointment.id))!;
   for (const [i, p] of list.entries()) {
     const customer = await findOrCreateCustomer(tx, provider, { name: p.name, email: p.email, mobile: p.mobile });
-    await takePlace(tx, deps, locked, {
+    await takePlace(tx, deps, appointment, {
       // In a series each appointment gets its own participation; references follow the appointment's.
       reference: appointment.series_id ? `${appointment.reference}-p${i + 1}` : p.reference!,
       customerId: customer.id,
@@ -127,9 +125,10 @@ async function addInlineParticipations(
 }
 
 /**
- * D6: all or nothing under the resource lock. A series (series_data) is cut per DESIGN §4 and
- * its appointments share one generated seriesId with references `${seriesId}-${n}`. Any overlap
- * with a live appointment of the resource fails the whole request with 409 naming the clash.
+ * D6: all or nothing. A series (series_data) is cut per DESIGN §4 and its appointments share one
+ * generated seriesId with references `${seriesId}-${n}`. Any overlap with a live appointment of the
+ * resource (the exclusion constraint decides; no resource lock) fails the whole request with 409
+ * naming the clash.
  * Inline participations take places like D9 (capacity enforced unless ignoreCapacity) and send no mail.
  */
 export async function createAppointments(
@@ -149,7 +148,6 @@ export async function createAppointments(
     const contact = input.contactReference === undefined ? null : await repo.requireUser(tx, crmId, input.contactReference, 'contactReference');
     if (resource.archived) throw conflict(`resource ${resource.reference} is archived`);
 
-    await lockResource(tx, resource.id);
     const ids: string[] = [];
     for (const item of items) {
       const row = await insertAppointment(tx, {

@@ -1,12 +1,13 @@
 /**
  * The booking kernel: the only code that creates appointments on a resource and takes places in
- * an appointment. Everything that must never break is decided here, under row locks in the
- * caller's transaction, with the database's exclusion constraint as the last word:
- *  - a resource's live appointments never overlap (appointments_no_overlap), and a new one's
- *    lead/follow-up buffers are free (checked while the resource row is locked);
- *  - an appointment never has more live participations than its capacity (checked while the
- *    appointment row is locked).
- * Lock order is always resource, then appointment, so two transactions cannot deadlock.
+ * an appointment. Everything that must never break is decided by the database:
+ *  - a resource's live appointments never meet, buffers counted: the exclusion constraint
+ *    appointments_no_overlap spans each appointment's blocked range [blocked_from, blocked_until),
+ *    its time widened by the lead/follow-up buffers it was booked with (migration 006);
+ *  - an appointment never has more live participations than its capacity: claim_place checks and
+ *    takes a place under the appointment's row lock in one statement (migration 006).
+ * No resource-wide lock exists: creating an appointment waits only on an overlapping one, and
+ * taking a place only on others taking a place in the same appointment.
  */
 import { conflict, DomainError } from '../errors.js';
 import { constraintName, sqlState, type Queryable } from '../storage/db.js';
@@ -62,50 +63,59 @@ export interface Buffers {
   followUpMin: number;
 }
 
-/** Raised when a new appointment would overlap another; the public flow turns it into 412/"201". */
+const NO_BUFFERS: Buffers = { leadMin: 0, followUpMin: 0 };
+const MINUTE_MS = 60_000;
+
+/** Raised when a new appointment would meet another (buffers counted); the public flow turns it into 412/"201". */
 export class SlotConflict extends DomainError {
   constructor(readonly clashingReference: string) {
     super('CONFLICT', `the time overlaps appointment ${clashingReference} of the same resource`);
   }
 }
 
-/** Serializes appointment creation per resource for the rest of the transaction. */
-export async function lockResource(tx: Queryable, resourceId: string): Promise<void> {
-  await tx.query('SELECT id FROM resources WHERE id = $1 FOR UPDATE', [resourceId]);
+/** The range an appointment blocks on its resource: its own time widened by its buffers. */
+export function blockedRange(start: Date, end: Date, buffers: Buffers = NO_BUFFERS): { from: Date; until: Date } {
+  return { from: new Date(start.getTime() - buffers.leadMin * MINUTE_MS), until: new Date(end.getTime() + buffers.followUpMin * MINUTE_MS) };
+}
+
+/** The reference of a live appointment of the resource whose blocked range meets [from, until), if any. */
+async function clashingAppointment(tx: Queryable, resourceId: string, range: { from: Date; until: Date }): Promise<string | undefined> {
+  const [clash] = await tx.query<{ reference: string }>(
+    `SELECT reference FROM appointments
+      WHERE resource_id = $1 AND state = 'ACTIVE' AND NOT archived AND tstzrange(blocked_from, blocked_until) && tstzrange($2, $3)
+      ORDER BY start_at LIMIT 1`,
+    [resourceId, range.from, range.until],
+  );
+  return clash?.reference;
 }
 
 /**
- * Creates an appointment on a resource whose row the caller has locked with lockResource.
- * Throws SlotConflict when [start - lead, end + followUp] meets a live appointment.
+ * Creates an appointment (a partner's: D6). Throws SlotConflict naming the appointment it would
+ * meet, and 409 for a reference the provider has already. The insert itself decides (ON CONFLICT
+ * waits for a concurrent overlapping insert and then yields), so no lock is taken beforehand.
  */
-export async function insertAppointment(tx: Queryable, a: NewAppointment, buffers: Buffers = { leadMin: 0, followUpMin: 0 }): Promise<AppointmentRow> {
-  const [clash] = await tx.query<{ reference: string }>(
-    `SELECT reference FROM appointments
-      WHERE resource_id = $1 AND state = 'ACTIVE' AND NOT archived
-        AND tstzrange(start_at, end_at) && tstzrange($2::timestamptz - make_interval(mins => $4::int), $3::timestamptz + make_interval(mins => $5::int))
-      ORDER BY start_at LIMIT 1`,
-    [a.resourceId, a.start, a.end, buffers.leadMin, buffers.followUpMin],
-  );
-  if (clash) throw new SlotConflict(clash.reference);
-  try {
+export async function insertAppointment(tx: Queryable, a: NewAppointment, buffers: Buffers = NO_BUFFERS): Promise<AppointmentRow> {
+  const blocked = blockedRange(a.start, a.end, buffers);
+  for (;;) {
     const [row] = await tx.query<AppointmentRow>(
       `INSERT INTO appointments (crm_id, provider_id, resource_id, product_id, timeslot_id, reference, series_id, start_at, end_at,
-         capacity, accept_bookings, product_name, contact_user_id, address, price_value, price_currency, description, created_by_public_flow)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14::jsonb, $15, $16, $17, $18) RETURNING *`,
+         blocked_from, blocked_until, capacity, accept_bookings, product_name, contact_user_id, address, price_value, price_currency,
+         description, created_by_public_flow)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16::jsonb, $17, $18, $19, $20)
+       ON CONFLICT DO NOTHING RETURNING *`,
       [
         a.crmId, a.providerId, a.resourceId, a.productId, a.timeslotId ?? null, a.reference, a.seriesId ?? null, a.start, a.end,
-        a.capacity, a.acceptBookings, a.productName ?? null, a.contactUserId ?? null,
+        blocked.from, blocked.until, a.capacity, a.acceptBookings, a.productName ?? null, a.contactUserId ?? null,
         a.address === undefined || a.address === null ? null : JSON.stringify(a.address),
         a.priceValue ?? null, a.priceCurrency ?? null, a.description ?? null, a.createdByPublicFlow ?? false,
       ],
     );
-    return row;
-  } catch (err) {
-    if (sqlState(err) === '23P01') throw new SlotConflict('(concurrent)');
-    if (sqlState(err) === '23505' && constraintName(err) === 'appointments_provider_id_reference_key') {
-      throw conflict(`an appointment with reference ${a.reference} already exists`);
-    }
-    throw err;
+    if (row) return row;
+    const [taken] = await tx.query('SELECT 1 FROM appointments WHERE provider_id = $1 AND reference = $2', [a.providerId, a.reference]);
+    if (taken) throw conflict(`an appointment with reference ${a.reference} already exists`);
+    const clash = await clashingAppointment(tx, a.resourceId, blocked);
+    if (clash) throw new SlotConflict(clash);
+    // the appointment in the way was removed meanwhile: try again
   }
 }
 
@@ -117,32 +127,6 @@ export async function lockAppointment(tx: Queryable, appointmentId: string): Pro
 
 /** RESERVED with a live hold, REQUESTED and BOOKED count; an expired hold counts for nothing, swept or not. */
 export const LIVE_PARTICIPATION_SQL = `(state IN ('REQUESTED', 'BOOKED') OR (state = 'RESERVED' AND hold_until > $2))`;
-
-export async function liveParticipationCount(tx: Queryable, appointmentId: string, now: Date, excludeParticipationId?: string): Promise<number> {
-  const [row] = await tx.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM participations
-      WHERE appointment_id = $1 AND ${LIVE_PARTICIPATION_SQL} AND ($3::uuid IS NULL OR id <> $3)`,
-    [appointmentId, now, excludeParticipationId ?? null],
-  );
-  return row.n;
-}
-
-/**
- * Asserts a free place in an appointment the caller has locked with lockAppointment. Pass the
- * participation that is about to count again (an expired hold being booked) as `excluding`.
- */
-export async function assertPlaceFree(
-  tx: Queryable,
-  appointment: AppointmentRow,
-  now: Date,
-  options: { ignoreCapacity?: boolean; excluding?: string } = {},
-): Promise<number> {
-  const live = await liveParticipationCount(tx, appointment.id, now, options.excluding);
-  if (!options.ignoreCapacity && live >= appointment.capacity) {
-    throw new DomainError('CAPACITY_EXHAUSTED', `appointment ${appointment.reference} has no free place (capacity ${appointment.capacity})`);
-  }
-  return live;
-}
 
 export interface ParticipationRow {
   id: string;
@@ -174,15 +158,19 @@ export interface NewParticipation {
   channelKey?: string | null;
   message?: string | null;
   locale?: string | null;
+  note?: string | null;
 }
 
-/** Inserts a participation. Call assertPlaceFree first (same transaction, appointment locked). */
+/** Inserts a participation that holds no place (CANCELED, DELETED); places are taken by claimPlace. */
 export async function insertParticipation(tx: Queryable, p: NewParticipation): Promise<ParticipationRow> {
   try {
     const [row] = await tx.query<ParticipationRow>(
-      `INSERT INTO participations (crm_id, provider_id, appointment_id, reference, customer_id, state, hold_until, client_ip, channel_key, message, locale)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
-      [p.crmId, p.providerId, p.appointmentId, p.reference, p.customerId, p.state, p.holdUntil ?? null, p.clientIp ?? null, p.channelKey ?? null, p.message ?? null, p.locale ?? null],
+      `INSERT INTO participations (crm_id, provider_id, appointment_id, reference, customer_id, state, hold_until, client_ip, channel_key, message, locale, note)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING *`,
+      [
+        p.crmId, p.providerId, p.appointmentId, p.reference, p.customerId, p.state, p.holdUntil ?? null, p.clientIp ?? null,
+        p.channelKey ?? null, p.message ?? null, p.locale ?? null, p.note ?? null,
+      ],
     );
     return row;
   } catch (err) {

@@ -3,7 +3,6 @@ import type { Deps } from '../context.js';
 import { conflict, invalid } from '../errors.js';
 import { enqueueParticipationMails } from '../notifications/compose.js';
 import { requireProvider } from '../partners/providers.js';
-import { lockAppointment } from './capacity.js';
 import { changeParticipationState } from './participations.js';
 import { takePlace } from './places.js';
 import * as repo from './repo.js';
@@ -25,7 +24,7 @@ export interface AddOptions {
 }
 
 /**
- * D9. A new reference takes a place under the appointment lock (capacity enforced unless
+ * D9. A new reference takes a place (claim_place) (capacity enforced unless
  * ignoreCapacity; a customer already in the appointment is 409 AppointmentAlreadyBookedException);
  * a new BOOKED participation gets the 'participation-booked' mail. A known reference is 400 with
  * onDuplicateRaise, else its state changes per the transition table (D10's rules) and it is 200.
@@ -50,8 +49,7 @@ export async function addParticipation(
       const { participation } = await changeParticipationState(tx, deps, existing, input.state, { sendMails: options.sendMails, message: input.message });
       return { created: false, participation: await loadParticipationView(tx, participation.id) };
     }
-    const locked = (await lockAppointment(tx, appointment.id))!;
-    const row = await takePlace(tx, deps, locked, {
+    const row = await takePlace(tx, deps, appointment, {
       reference: input.reference,
       customerId: customer.id,
       state: input.state,

@@ -1,7 +1,6 @@
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
-import { btree_gist } from '@electric-sql/pglite/contrib/btree_gist';
+import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { acquireDirLock } from './lockfile.js';
 
@@ -165,6 +164,8 @@ export async function openDb({ databaseUrl, dataDir, poolSize = 10 }: OpenDbOpti
     pool.on('error', () => undefined); // idle client errors surface on the next query
     return new PostgresDb(pool);
   }
+  // Loaded only when used: a service on a PostgreSQL server never loads the embedded engine.
+  const [{ PGlite }, { btree_gist }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite/contrib/btree_gist')]);
   if (databaseUrl === 'memory://') {
     const pglite = await PGlite.create({ extensions: { btree_gist } });
     return new PgliteDb(pglite, () => undefined);

@@ -9,9 +9,9 @@ export interface ServiceProcess {
   exited: Promise<number | null>;
 }
 
-/** Runs `src/main.ts` as its own process with the given environment (PORT=0 picks a free port). */
+/** Runs the compiled service (`dist/main.js`, as `npm start`) as its own process with the given environment (PORT=0 picks a free port). */
 export function startServiceProcess(env: Record<string, string>): ServiceProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', resolve('src/main.ts')], {
+  const child = spawn(process.execPath, [resolve('dist/main.js')], {
     env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });

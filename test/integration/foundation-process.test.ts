@@ -62,7 +62,7 @@ describe.runIf(currentBackend() === 'pglite')('the service process on PGlite', (
     const dataDir = mkdtempSync(join(tmpdir(), 'booking-keys-'));
     dirs.push(dataDir);
     const keys = (...args: string[]) =>
-      execFileSync(process.execPath, ['--import', 'tsx', 'src/cli/keys.ts', ...args], { env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir }, encoding: 'utf8' });
+      execFileSync(process.execPath, ['dist/cli/keys.js', ...args], { env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir }, encoding: 'utf8' });
     const out = keys('create', '--crm', 'crmX', '--label', 'test');
     const key = out.split('\n')[1].trim();
     expect(key.length).toBeGreaterThan(20);

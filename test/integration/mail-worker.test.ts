@@ -201,7 +201,7 @@ describe('restarts and several workers', () => {
     expect((await rows()).every((r) => r.attempts === 2)).toBe(true);
   });
 
-  it('stop() lets the batch in hand finish', async () => {
+  it('stop() finishes the mail in hand and hands the rest of the batch back; the next worker sends them once', async () => {
     sink = await SmtpSink.start();
     const smtp = smtpTransport(sink.url);
     const slow: MailTransport = { kind: 'smtp', send: async (m) => { await new Promise((r) => setTimeout(r, 40)); await smtp.send(m); }, close: () => smtp.close() };
@@ -210,23 +210,34 @@ describe('restarts and several workers', () => {
     await enqueue(5);
     await until(() => sink.mails.length >= 1);
     await w.stop();
-    expect(sink.mails).toHaveLength(5);
+    const sentBeforeStop = sink.mails.length;
+    expect(sentBeforeStop).toBeLessThan(5);
+    const after = await rows();
+    expect(after.filter((r) => r.status === 'SENT')).toHaveLength(sentBeforeStop);
+    // handed back due at once and without counting an attempt
+    expect(after.filter((r) => r.status === 'PENDING').every((r) => r.attempts === 0)).toBe(true);
+    await worker(smtpTransport(sink.url)).runOnce();
+    await sink.waitFor(5, 2000, 100);
     await expectEachDeliveredOnce();
   });
 
-  it('a batch that runs past half its lease hands the untried rows back without counting an attempt', async () => {
+  it('a batch that takes longer than its lease keeps it: no other worker sends its rows meanwhile', async () => {
     sink = await SmtpSink.start();
     const smtp = smtpTransport(sink.url);
     const slow: MailTransport = { kind: 'smtp', send: async (m) => { await new Promise((r) => setTimeout(r, 80)); await smtp.send(m); }, close: () => smtp.close() };
     await enqueue(4);
-    expect(await worker(slow, { leaseMs: 100 }).runOnce()).toBe(4);
-    const after = await rows();
-    expect(after.filter((r) => r.status === 'SENT')).toHaveLength(1);
-    expect(after.filter((r) => r.status === 'PENDING').every((r) => r.attempts === 0)).toBe(true);
-    // handed back due at once: the next look sends them
-    await worker(smtpTransport(sink.url)).runOnce();
+    const first = worker(slow, { leaseMs: 150 }).runOnce(); // about 320 ms of sending, twice the lease
+    const rival = worker(smtpTransport(sink.url), { leaseMs: 150 });
+    const takenByRival: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      await new Promise((r) => setTimeout(r, 40));
+      takenByRival.push(await rival.runOnce());
+    }
+    expect(await first).toBe(4);
+    expect(takenByRival.every((n) => n === 0)).toBe(true);
     await sink.waitFor(4, 2000, 100);
     await expectEachDeliveredOnce();
+    expect((await rows()).every((r) => r.attempts === 1)).toBe(true);
   });
 
   it(`two workers${currentBackend() === 'postgres' ? ' on two connection pools' : ''} on one database never send a mail twice (200 mails)`, async () => {

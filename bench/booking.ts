@@ -1,0 +1,104 @@
+/**
+ * Consumers booking through the public flow: each does reserve + create on a distinct slot, every
+ * consumer from another address (as real traffic is), closed loop, for a fixed time (autocannon).
+ */
+import autocannon from 'autocannon';
+import type { Db } from '../src/storage/db.js';
+import { nthSlot, type BookingData, type Slot } from './seed.js';
+
+export interface BookingRun {
+  booked: number;
+  seconds: number;
+  perSecond: number;
+  failures: Record<string, number>;
+  p50: number;
+  p99: number;
+  max: number;
+  errors: number;
+}
+
+/** A source of slots no other consumer of this bench process gets. */
+export function slotCounter(data: BookingData): () => { n: number; slot: Slot } {
+  let next = 0;
+  return () => {
+    const n = next++;
+    return { n, slot: nthSlot(data, n) };
+  };
+}
+
+const addressOf = (n: number) => `10.${(n >> 16) & 255}.${(n >> 8) & 255}.${n & 255}`;
+
+export function reserveBody(data: BookingData, slot: Slot) {
+  return { timeslot_uuid: slot.timeslotUuid, product_uuid: data.productUuid, from: slot.from, to: slot.to };
+}
+
+export function createBody(data: BookingData, slot: Slot, n: number, placeholder: string) {
+  return {
+    start: slot.from, end: slot.to, timeslot_uuid: slot.timeslotUuid, product_uuid: data.productUuid, placeholder_id: placeholder,
+    email: `consumer-${n}@bench.example`, firstname: 'Bench', lastname: `Consumer ${n}`,
+  };
+}
+
+export const clientHeaders = (n: number) => ({ 'content-type': 'application/json', 'x-forwarded-for': addressOf(n) });
+
+export async function bookingRun(serverUrl: string, data: BookingData, consumers: number, seconds: number, take = slotCounter(data)): Promise<BookingRun> {
+  let booked = 0;
+  const failures: Record<string, number> = {};
+  const fail = (step: string, status: number) => (failures[`${step} ${status}`] = (failures[`${step} ${status}`] ?? 0) + 1);
+  type Ctx = { slot?: Slot; n?: number; placeholder?: string; headers?: Record<string, string> };
+  const started = Date.now();
+  const result = await autocannon({
+    url: serverUrl,
+    connections: consumers,
+    duration: seconds,
+    requests: [
+      {
+        method: 'POST',
+        setupRequest: (req: any, context: Ctx) => {
+          const { n, slot } = take();
+          Object.assign(context, { n, slot, placeholder: undefined, headers: clientHeaders(n) });
+          return { ...req, headers: context.headers, path: `/rest/1/resources/${slot.resourceUuid}/reserve_appointment`, body: JSON.stringify(reserveBody(data, slot)) };
+        },
+        onResponse: (status: number, body: string, context: Ctx) => {
+          if (status === 201) context.placeholder = JSON.parse(body).participation.customer_uuid;
+          else fail('reserve', status);
+        },
+      },
+      {
+        method: 'POST',
+        setupRequest: (req: any, context: Ctx) => {
+          if (!context.placeholder || !context.slot) return null as never; // the hold failed: start over
+          const s = context.slot;
+          return { ...req, headers: context.headers, path: `/resources/${s.resourceUuid}/create_appointment_with_consumer`, body: JSON.stringify(createBody(data, s, context.n!, context.placeholder)) };
+        },
+        onResponse: (status: number) => {
+          if (status === 201) booked++;
+          else fail('create', status);
+        },
+      },
+    ],
+  });
+  const elapsed = (Date.now() - started) / 1000;
+  return { booked, seconds: elapsed, perSecond: booked / elapsed, failures, p50: result.latency.p50, p99: result.latency.p99, max: result.latency.max, errors: result.errors };
+}
+
+/** No appointment over its capacity, no two live appointments of a resource overlapping (as the database sees it afterwards). */
+export async function overbookingCheck(db: Db, resourceUuids: string[]) {
+  const [over] = await db.query<{ appointments: number; overbooked: number; booked: number }>(
+    `SELECT count(*)::int AS appointments,
+            count(*) FILTER (WHERE taken > capacity)::int AS overbooked,
+            COALESCE(sum(booked), 0)::int AS booked
+       FROM (SELECT a.capacity,
+                    (SELECT count(*) FROM participations p WHERE p.appointment_id = a.id AND (p.state IN ('REQUESTED', 'BOOKED') OR (p.state = 'RESERVED' AND p.hold_until > now()))) AS taken,
+                    (SELECT count(*) FROM participations p WHERE p.appointment_id = a.id AND p.state = 'BOOKED') AS booked
+               FROM appointments a WHERE a.resource_id = ANY($1::uuid[])) x`,
+    [resourceUuids],
+  );
+  const [overlaps] = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM appointments a JOIN appointments b
+        ON a.resource_id = b.resource_id AND a.id < b.id AND tstzrange(a.start_at, a.end_at) && tstzrange(b.start_at, b.end_at)
+      WHERE a.resource_id = ANY($1::uuid[]) AND a.state = 'ACTIVE' AND b.state = 'ACTIVE' AND NOT a.archived AND NOT b.archived`,
+    [resourceUuids],
+  );
+  return { ...over, overlapping: overlaps.n };
+}

@@ -1,0 +1,47 @@
+/** W1: A1 on one busy resource, cached and uncached, against its ceiling (bare Fastify, same bytes). */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import autocannon from 'autocannon';
+import type { W1Data } from './seed.js';
+import { startChild, stop } from './service.js';
+
+export const W1_SECONDS = 10;
+export const W1_CONNECTIONS = 10;
+
+async function measureGet(url: string) {
+  await autocannon({ url, connections: W1_CONNECTIONS, duration: 3 }); // warm-up
+  const r = await autocannon({ url, connections: W1_CONNECTIONS, duration: W1_SECONDS });
+  return { p50: r.latency.p50, p99: r.latency.p99, rps: r.requests.average, non2xx: r.non2xx, errors: r.errors };
+}
+
+export async function w1(serverUrl: string, data: W1Data) {
+  const path = `/resources/${data.resourceUuid}/upcoming_bookables?prdRef=${data.productUuid}`;
+  const sample = await fetch(`${serverUrl}${path}`);
+  const bytes = Buffer.from(await sample.arrayBuffer());
+  const body = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
+  const items = Object.entries(body).filter(([k]) => k !== 'public_visible').flatMap(([, v]) => v as { kind: string }[]);
+  const service = await measureGet(`${serverUrl}${path}`);
+  // every request another timeFormat: a cache miss each time, so the whole listing is computed
+  let n = 0;
+  const computed = await autocannon({
+    url: serverUrl,
+    connections: W1_CONNECTIONS,
+    duration: W1_SECONDS,
+    requests: [{ method: 'GET', setupRequest: (req: any) => ({ ...req, path: `${path}&timeFormat=${encodeURIComponent(`yyyy-MM-dd HH:mm '${n++}'`)}` }) }],
+  });
+  const file = join(mkdtempSync(join(tmpdir(), 'bench-')), 'w1.json');
+  writeFileSync(file, bytes);
+  const ceilingServer = await startChild(['--import', 'tsx', 'bench/ceiling.ts', file], {});
+  const ceiling = await measureGet(`${ceilingServer.url}${path}`);
+  await stop(ceilingServer.child);
+  return {
+    status: sample.status,
+    bytes: bytes.length,
+    items: items.length,
+    lots: items.filter((i) => i.kind === 'models.LotAppointment').length,
+    service,
+    ceiling,
+    computed: { p50: computed.latency.p50, p99: computed.latency.p99, rps: computed.requests.average },
+  };
+}

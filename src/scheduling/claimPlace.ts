@@ -1,0 +1,163 @@
+/**
+ * Taking a place: one call of the database function claim_place (migration 006), which checks and
+ * takes under the appointment's row lock. Committed on its own (the public flow) the lock is held
+ * for no round trip to this process; inside a transaction, make it the last statement.
+ */
+import { conflict, DomainError } from '../errors.js';
+import { constraintName, sqlState, type Queryable } from '../storage/db.js';
+import { reviveRow } from '../storage/jsonRows.js';
+import { blockedRange, type AppointmentRow, type Buffers, type NewAppointment, type ParticipationRow } from './capacity.js';
+
+export type PlaceRefusal = 'HOLD_LIMIT' | 'OVERLAP' | 'GONE' | 'CLOSED' | 'NOT_OPEN' | 'DUPLICATE' | 'FULL';
+
+const REFUSALS: Record<string, PlaceRefusal> = {
+  BKHLD: 'HOLD_LIMIT',
+  BKOVL: 'OVERLAP',
+  BKGON: 'GONE',
+  BKCLO: 'CLOSED',
+  BKNAC: 'NOT_OPEN',
+  BKDUP: 'DUPLICATE',
+  BKFUL: 'FULL',
+};
+
+/** Why the database refused a place; each caller words it for its own API. */
+export class PlaceRefused extends Error {
+  constructor(
+    readonly reason: PlaceRefusal,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The kernel's refusal a database error carries (SQLSTATE class BK), if it is one. */
+export function refusalFrom(err: unknown): PlaceRefused | undefined {
+  const reason = REFUSALS[sqlState(err) ?? ''];
+  return reason ? new PlaceRefused(reason, (err as Error).message) : undefined;
+}
+
+/** The kernel's refusals as the partner API words them (409s; 404 for an appointment that is gone). */
+export function partnerRefusal(err: PlaceRefused): DomainError {
+  switch (err.reason) {
+    case 'FULL':
+      return new DomainError('CAPACITY_EXHAUSTED', err.message);
+    case 'DUPLICATE':
+      return new DomainError('AppointmentAlreadyBookedException', err.message);
+    case 'GONE':
+      return new DomainError('NOT_FOUND', err.message);
+    default:
+      return conflict(err.message);
+  }
+}
+
+export interface PlaceHolder {
+  /** generated here when not given */
+  id?: string;
+  crmId: string;
+  providerId: string;
+  reference: string;
+  customerId: string | null;
+  state: ParticipationRow['state'];
+  holdUntil?: Date | null;
+  clientIp?: string | null;
+  channelKey?: string | null;
+  message?: string | null;
+  locale?: string | null;
+  note?: string | null;
+}
+
+export interface PlaceClaim {
+  participation: PlaceHolder;
+  now: Date;
+  /** the appointment to join */
+  join?: string;
+  /** the appointment to create when there is none to join, or the one to join is gone */
+  create?: { appointment: NewAppointment & { id: string }; buffers: Buffers };
+  /** public rules: a joined appointment must take bookings and be for this product (or for none) */
+  publicProduct?: string;
+  ignoreCapacity?: boolean;
+  /** count the address's live holds first (public reservations) */
+  holdLimit?: { ip: string; max: number };
+}
+
+export interface ClaimedPlace {
+  appointment: AppointmentRow;
+  participation: ParticipationRow;
+  /** live participations of the appointment before this one */
+  liveBefore: number;
+  created: boolean;
+}
+
+function participationJson(p: PlaceHolder) {
+  return {
+    id: p.id,
+    crm_id: p.crmId,
+    provider_id: p.providerId,
+    reference: p.reference,
+    customer_id: p.customerId,
+    state: p.state,
+    hold_until: p.holdUntil ?? null,
+    client_ip: p.clientIp ?? null,
+    channel_key: p.channelKey ?? null,
+    message: p.message ?? null,
+    locale: p.locale ?? null,
+    note: p.note ?? null,
+  };
+}
+
+function appointmentJson(a: NewAppointment & { id: string }, buffers: Buffers) {
+  const blocked = blockedRange(a.start, a.end, buffers);
+  return {
+    id: a.id,
+    crm_id: a.crmId,
+    provider_id: a.providerId,
+    resource_id: a.resourceId,
+    product_id: a.productId,
+    timeslot_id: a.timeslotId ?? null,
+    reference: a.reference,
+    series_id: a.seriesId ?? null,
+    start_at: a.start,
+    end_at: a.end,
+    blocked_from: blocked.from,
+    blocked_until: blocked.until,
+    capacity: a.capacity,
+    accept_bookings: a.acceptBookings,
+    product_name: a.productName ?? null,
+    contact_user_id: a.contactUserId ?? null,
+    address: a.address ?? null,
+    price_value: a.priceValue ?? null,
+    price_currency: a.priceCurrency ?? null,
+    description: a.description ?? null,
+    created_by_public_flow: a.createdByPublicFlow ?? false,
+  };
+}
+
+export async function claimPlace(q: Queryable, c: PlaceClaim): Promise<ClaimedPlace> {
+  try {
+    const [r] = await q.query<{ appointment: Record<string, unknown>; participation: Record<string, unknown>; live_before: number; created: boolean }>(
+      `SELECT * FROM claim_place(p_participation => $1, p_now => $2, p_join => $3, p_new => $4, p_public_product => $5,
+                                 p_ignore_capacity => $6, p_hold_ip => $7, p_max_holds => $8)`,
+      [
+        JSON.stringify(participationJson(c.participation)),
+        c.now,
+        c.join ?? null,
+        c.create ? JSON.stringify(appointmentJson(c.create.appointment, c.create.buffers)) : null,
+        c.publicProduct ?? null,
+        c.ignoreCapacity ?? false,
+        c.holdLimit?.ip ?? null,
+        c.holdLimit?.max ?? null,
+      ],
+    );
+    return { appointment: reviveRow(r.appointment), participation: reviveRow(r.participation), liveBefore: r.live_before, created: r.created };
+  } catch (err) {
+    const refused = refusalFrom(err);
+    if (refused) throw refused;
+    if (sqlState(err) === '23505' && constraintName(err) === 'participations_one_per_customer') {
+      throw new DomainError('AppointmentAlreadyBookedException', 'the customer already participates in this appointment');
+    }
+    if (sqlState(err) === '23505' && constraintName(err) === 'participations_provider_id_reference_key') {
+      throw conflict(`a participation with reference ${c.participation.reference} already exists`);
+    }
+    throw err;
+  }
+}
