@@ -92,7 +92,6 @@ export function registerErrorHandling(app: FastifyInstance): void {
     }
     const mapped = fromFastifyError(err);
     if (mapped.status >= 500) request.log.error({ err }, 'unhandled error');
-    if (mapped.status >= 500 && process.env.DEBUG_500) console.error(err);
     if (err.statusCode === 429 && reply.getHeader('retry-after') === undefined) reply.header('retry-after', 60);
     return reply.status(mapped.status).send(errorBody(mapped.code, mapped.message));
   });
