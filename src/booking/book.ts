@@ -2,23 +2,23 @@
  * A3 create_appointment_with_consumer: turns a live hold into the booking, or books anew when the
  * hold is gone and a place is free (DESIGN §4); the mails go to the outbox in the same transaction.
  *
- * Everything the booking shows (resource, products, slot, hold, contact) is read before the
- * transaction, in one query. Converting a live hold locks nothing but the consumer's own rows;
- * booking anew takes the place with claim_place as the transaction's last writes.
+ * Everything the booking shows (resource, products, slot, hold, contact) is read first, in one
+ * query. A live hold then becomes the booking in one statement (bookHold) that locks nothing but
+ * the consumer's own rows; booking anew takes the place with claim_place late in a transaction.
  */
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../context.js';
-import { DomainError, invalid } from '../errors.js';
+import { invalid } from '../errors.js';
 import { bookingProcessOf, type ChannelKey } from '../offerings/channels.js';
 import { needsCancelLink, participationMails, type ParticipationFacts } from '../notifications/compose.js';
 import { enqueueMails } from '../notifications/outbox.js';
 import type { MailTemplate } from '../notifications/templateNames.js';
-import { LIVE_PARTICIPATION_SQL, type AppointmentRow, type ParticipationRow } from '../scheduling/capacity.js';
-import { constraintName, retryOnUniqueViolation, sqlState, type Queryable } from '../storage/db.js';
+import type { AppointmentRow, ParticipationRow } from '../scheduling/capacity.js';
 import { viewOf } from './bookableView.js';
 import { cancelLinkFor } from './cancelToken.js';
+import { bookHold } from './bookHold.js';
 import { claimSlot, slotTaken, type SlotTarget } from './claimSlot.js';
-import { consumerCustomer, type ConsumerCustomer, type ConsumerInput } from './consumer.js';
+import { consumerArgument, consumerCustomer, type ConsumerCustomer, type ConsumerInput } from './consumer.js';
 import { createdAppointmentView } from './createdAppointmentView.js';
 import type { ProductRow } from './publicProducts.js';
 import type { PublicResource } from './publicResources.js';
@@ -47,21 +47,11 @@ const PROCESS = {
   REQUESTED: { state: 'REQUESTED', templates: ['booking-requested', 'booking-request-to-confirm'] },
 } as const satisfies Record<string, { state: ParticipationRow['state']; templates: MailTemplate[] }>;
 
-const alreadyBooked = () => new DomainError('AppointmentAlreadyBookedException', 'the consumer already participates in this appointment');
-
 interface Booked {
   appointment: AppointmentRow;
   participation: ParticipationRow;
   /** live participations of the appointment with this booking */
   liveAfter: number;
-}
-
-interface Changes {
-  customerId: string;
-  state: ParticipationRow['state'];
-  message: string | null;
-  locale: string | null;
-  channelKey: string;
 }
 
 /**
@@ -79,31 +69,8 @@ function liveHold(hold: HoldRow | null, slot: { start: Date; end: Date; resource
   return hold;
 }
 
-/**
- * Converts the hold in one statement that locks only the hold's own row; null when it is no longer
- * a live hold of an open appointment (then the booking is made anew).
- */
-async function convertHold(tx: Queryable, hold: HoldRow, now: Date, changes: Changes): Promise<Booked | null> {
-  try {
-    // The hold was live and stays live as a booking, so the count is the count after it.
-    const [row] = await tx.query<ParticipationRow & { live_after: number }>(
-      `UPDATE participations p SET customer_id = $3, state = $4, hold_until = NULL, message = $5, locale = $6, channel_key = $7, updated_at = now()
-         FROM appointments a
-        WHERE p.id = $1 AND p.state = 'RESERVED' AND p.hold_until > $2 AND a.id = p.appointment_id AND a.state = 'ACTIVE' AND NOT a.archived
-        RETURNING p.*, (SELECT count(*)::int FROM participations WHERE appointment_id = p.appointment_id AND ${LIVE_PARTICIPATION_SQL}) AS live_after`,
-      [hold.participation.id, now, changes.customerId, changes.state, changes.message, changes.locale, changes.channelKey],
-    );
-    if (!row) return null;
-    const { live_after, ...participation } = row;
-    return { appointment: hold.appointment, participation, liveAfter: live_after };
-  } catch (err) {
-    if (sqlState(err) === '23505' && constraintName(err) === 'participations_one_per_customer') throw alreadyBooked();
-    throw err;
-  }
-}
-
 /** What the booking's mails say, from what the booking read and wrote. */
-function mailFacts(b: Booked, resource: PublicResource, product: ProductRow, customer: ConsumerCustomer): ParticipationFacts {
+function mailFacts(b: Booked, resource: PublicResource, product: ProductRow, customer: Omit<ConsumerCustomer, 'id'>): ParticipationFacts {
   const { appointment: a, participation: p } = b;
   return {
     crm_id: resource.crm_id,
@@ -150,30 +117,43 @@ export async function createAppointmentWithConsumer(deps: Deps, input: BookInput
   const provider = { id: resource.provider_id, crmId: resource.crm_id };
   const templates: MailTemplate[] = [...process.templates];
 
-  return retryOnUniqueViolation(() =>
-    deps.db.transaction(async (tx) => {
-      const now = deps.clock.now();
-      const hold = liveHold(booking.hold, { start, end, resourceId: resource.id }, now);
-      const customer = await consumerCustomer(tx, provider, consumer);
-      const changes: Changes = { customerId: customer.id, state: process.state, message: input.message ?? null, locale: language ?? null, channelKey: input.channelKey };
-      let booked = hold ? await convertHold(tx, hold, now, changes) : null;
-      if (!booked) {
-        const claim = await claimSlot(tx, {
-          booking,
-          product,
-          target,
-          start,
-          end,
-          now,
-          fields: FIELDS,
-          participation: { crmId: resource.crm_id, providerId: resource.provider_id, reference: `${randomUUID()}@booking`, ...changes },
-        });
-        booked = { appointment: claim.appointment, participation: claim.participation, liveAfter: claim.liveBefore + 1 };
-      }
-      const cancelLink = await cancelLinkFor(tx, deps.config, booked.participation.id);
-      const facts = mailFacts(booked, resource, product, customer);
-      await enqueueMails(tx, participationMails({ facts, contact: booking.contact, cancelLink: needsCancelLink(templates) ? cancelLink : null }, templates));
-      return createdAppointmentView({ ...booked, view, product, timeFormat, locale, cancelLink });
-    }),
-  );
+  const mailsOf = (booked: Booked, customer: Omit<ConsumerCustomer, 'id'>, cancelLink: string) =>
+    participationMails({ facts: mailFacts(booked, resource, product, customer), contact: booking.contact, cancelLink: needsCancelLink(templates) ? cancelLink : null }, templates);
+  const respond = (booked: Booked, cancelLink: string) => createdAppointmentView({ ...booked, view, product, timeFormat, locale, cancelLink });
+  const changes = { state: process.state, message: input.message ?? null, locale: language ?? null, channelKey: input.channelKey };
+
+  const hold = liveHold(booking.hold, { start, end, resourceId: resource.id }, deps.clock.now());
+  if (hold) {
+    const cancelLink = await cancelLinkFor(deps.db, deps.config, hold.participation.id);
+    // the participant's data in these mails is a stand-in: book_hold writes the customer's
+    const converted: Booked = { appointment: hold.appointment, participation: { ...hold.participation, ...changes, channel_key: changes.channelKey, hold_until: null }, liveAfter: 0 };
+    const done = await bookHold(deps.db, {
+      holdId: hold.participation.id,
+      now: deps.clock.now(),
+      consumer: consumerArgument(provider, consumer),
+      changes: { state: changes.state, message: changes.message, locale: changes.locale, channel_key: changes.channelKey },
+      mails: mailsOf(converted, { user_name: '', email: consumer.email, mobile: null, language: null }, cancelLink),
+    });
+    if (done) return respond({ appointment: hold.appointment, participation: done.participation, liveAfter: done.liveAfter }, cancelLink);
+  }
+
+  // No live hold (any more): book anew where a place is free, taking it last in the transaction.
+  return deps.db.transaction(async (tx) => {
+    const now = deps.clock.now();
+    const customer = await consumerCustomer(tx, provider, consumer);
+    const claim = await claimSlot(tx, {
+      booking,
+      product,
+      target,
+      start,
+      end,
+      now,
+      fields: FIELDS,
+      participation: { crmId: resource.crm_id, providerId: resource.provider_id, reference: `${randomUUID()}@booking`, customerId: customer.id, ...changes },
+    });
+    const booked: Booked = { appointment: claim.appointment, participation: claim.participation, liveAfter: claim.liveBefore + 1 };
+    const cancelLink = await cancelLinkFor(tx, deps.config, booked.participation.id);
+    await enqueueMails(tx, mailsOf(booked, customer, cancelLink));
+    return respond(booked, cancelLink);
+  });
 }

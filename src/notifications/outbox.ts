@@ -21,6 +21,11 @@ export function onMailEnqueued(listener: () => void): () => void {
   return () => listeners.delete(listener);
 }
 
+/** Tells the mail workers of this process that outbox rows were written (by enqueueMails, or by a database function). */
+export function mailsWritten(): void {
+  for (const listener of listeners) listener();
+}
+
 /** Writes mails to the outbox inside the caller's transaction (one statement); the mail worker delivers them. */
 export async function enqueueMails(tx: Queryable, mails: OutboxMail[]): Promise<void> {
   if (mails.length === 0) return;
@@ -29,5 +34,5 @@ export async function enqueueMails(tx: Queryable, mails: OutboxMail[]): Promise<
      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::jsonb[])`,
     [mails.map((m) => m.crmId), mails.map((m) => m.template), mails.map((m) => m.recipient), mails.map((m) => m.locale), mails.map((m) => JSON.stringify(m.payload))],
   );
-  for (const listener of listeners) listener();
+  mailsWritten();
 }

@@ -26,8 +26,3 @@ export function emailVariant(email: string, n: number): string {
   if (at <= 0) return `${email}+${n}`;
   return `${email.slice(0, at)}+${n}${email.slice(at)}`;
 }
-
-/** Username for a user created from an email: the email itself, made safe for the username rule. */
-export function usernameFromEmail(email: string): string {
-  return email.replace(/[/?:&#\\]/g, '_');
-}

@@ -118,6 +118,19 @@ describe('A3 create_appointment_with_consumer', () => {
     ]);
   });
 
+  it('derives a new user\'s username from the email, made safe and numbered while another user has it', async () => {
+    const b = await setupBooking(t);
+    const { slot } = await slotOf(b, { defaultCapacity: 3 });
+    const email = `a/b#c?d&${uniqueId('e')}@consumer.example`;
+    const safe = email.replace(/[/?#&]/g, '_');
+    // another user of the crm already has that username
+    expect((await b.p.call('POST', '/user', { reference: `${uniqueId('u')}@crm`, email: `${uniqueId('x')}@example.com`, username: safe, lastName: 'Other' })).statusCode).toBe(201);
+    const res = await book(t, b.resource.reference, bookBodyFor(slot, b.product.uuid, undefined, { email, firstname: 'Anna', lastname: 'Muster' }));
+    expect(res.statusCode, res.body).toBe(201);
+    const [user] = await t.db.query<{ username: string }>('SELECT username FROM users WHERE crm_id = $1 AND email = $2', [b.p.crmId, email]);
+    expect(user.username).toBe(`${safe}-2`);
+  });
+
   it('assigns the booking to the user with that email, fills in missing names and mobile and never overwrites', async () => {
     const b = await setupBooking(t);
     const { slot } = await slotOf(b, { defaultCapacity: 3 });

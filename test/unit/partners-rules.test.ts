@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { assertUsername, emailVariant, isBranch, isReference, usernameFromEmail } from '../../src/partners/rules.js';
+import { assertUsername, emailVariant, isBranch, isReference } from '../../src/partners/rules.js';
 import { loadConfig, ConfigError } from '../../src/config.js';
 
 describe('reference rule', () => {
@@ -17,9 +17,6 @@ describe('username rule', () => {
   });
   it.each(['a/b', 'a?b', 'a:b', 'a&b', 'a#b', 'a\\b'])('rejects %s', (u) => {
     expect(() => assertUsername(u)).toThrow(/username must not contain/);
-  });
-  it('derives a valid username from any email', () => {
-    expect(usernameFromEmail('a:b#c@example.com')).toBe('a_b_c@example.com');
   });
 });
 
