@@ -94,10 +94,11 @@ export async function overbookingCheck(db: Db, resourceUuids: string[]) {
                FROM appointments a WHERE a.resource_id = ANY($1::uuid[])) x`,
     [resourceUuids],
   );
+  // an appointment starting before the latest end among those starting earlier overlaps one of them
   const [overlaps] = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM appointments a JOIN appointments b
-        ON a.resource_id = b.resource_id AND a.id < b.id AND tstzrange(a.start_at, a.end_at) && tstzrange(b.start_at, b.end_at)
-      WHERE a.resource_id = ANY($1::uuid[]) AND a.state = 'ACTIVE' AND b.state = 'ACTIVE' AND NOT a.archived AND NOT b.archived`,
+    `SELECT count(*) FILTER (WHERE start_at < earlier_end)::int AS n
+       FROM (SELECT start_at, max(end_at) OVER (PARTITION BY resource_id ORDER BY start_at, id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS earlier_end
+               FROM appointments WHERE resource_id = ANY($1::uuid[]) AND state = 'ACTIVE' AND NOT archived) x`,
     [resourceUuids],
   );
   return { ...over, overlapping: overlaps.n };

@@ -6,6 +6,7 @@
  *  W2      50 consumers reserving and booking distinct slots of 25 resources for 20 s
  *  W2-hot  50 consumers on distinct slots of ONE resource for 20 s
  *  W3      12 clients of mixed partner writes on one provider with 25 resources while 25 consumers book
+ * Each booking workload's provider also has a history of 20,000 past consumers and bookings.
  * Only a part: `npm run bench -- W2-hot W3` (names as above).
  */
 import { randomBytes } from 'node:crypto';
@@ -15,13 +16,16 @@ import { buildApp } from '../src/app.js';
 import { testConfig } from '../src/config.js';
 import { openDb, type Db } from '../src/storage/db.js';
 import { migrate } from '../src/storage/migrate.js';
+import { cpuMeter, type CpuSpent } from './cpu.js';
 import { bookingRun, overbookingCheck, type BookingRun } from './booking.js';
 import { mixedRun } from './mixed.js';
-import { seedBooking, seedW1, type BookingData } from './seed.js';
+import { seedBooking, seedHistory, seedW1, type BookingData } from './seed.js';
 import { sampleRss, startChild, stop, type Child } from './service.js';
 import { W1_CONNECTIONS, W1_SECONDS, w1 } from './w1.js';
 
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+/** past consumers (and bookings) each booking workload's provider has, as in a database in service */
+const HISTORY = 20_000;
 const WORKLOADS = ['W1', 'W2', 'W2-hot', 'W3'];
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : WORKLOADS;
 
@@ -49,13 +53,22 @@ async function runW1(service: Child, data: Awaited<ReturnType<typeof seedW1>>) {
   console.log(`    targets : p99 <= 20 ms: ${met(r.service.p99 <= 20)}; >= 70 % of ceiling: ${(share * 100).toFixed(0)} % ${met(share >= 0.7)}; RSS < 150 MiB: ${met(rss < 150)}`);
 }
 
-async function printBookings(db: Db, r: BookingRun, data: BookingData, target: number | null) {
+async function printBookings(db: Db, [r, cpu]: [BookingRun, CpuSpent], data: BookingData, target: number | null) {
   const check = await overbookingCheck(db, data.resourceUuids);
   console.log(`    completed bookings: ${r.booked} in ${r.seconds.toFixed(1)} s = ${r.perSecond.toFixed(0)} bookings/s  (requests p50 ${ms(r.p50)}, p99 ${ms(r.p99)}, longest ${ms(r.max)}; errors ${r.errors})`);
   console.log(`    failed steps: ${JSON.stringify(r.failures)}`);
-  console.log(`    overbooking check: ${check.appointments} appointments, ${check.booked} BOOKED participations, ${check.overbooked} over capacity, ${check.overlapping} overlapping pairs`);
+  const per = (spent: number) => (r.booked ? spent / r.booked : NaN);
+  const total = per(cpu.serviceMs) + per(cpu.postgresMs) + per(cpu.benchMs);
+  console.log(`    CPU per booking: service ${ms(per(cpu.serviceMs))}, PostgreSQL ${ms(per(cpu.postgresMs))}, bench client ${ms(per(cpu.benchMs))} = ${ms(total)} (${cpus().length} cores: at most ${((cpus().length * 1000) / total).toFixed(0)} bookings/s with the client on the same machine)`);
+  console.log(`    overbooking check: ${check.appointments} appointments, ${check.booked} BOOKED participations, ${check.overbooked} over capacity, ${check.overlapping} overlapping appointments`);
   const clean = check.overbooked === 0 && check.overlapping === 0;
   console.log(`    targets : ${target ? `>= ${target} bookings/s: ${met(r.perSecond >= target)}; ` : ''}zero overbookings: ${met(clean)}`);
+}
+
+async function measured(service: Child, run: () => Promise<BookingRun>): Promise<[BookingRun, CpuSpent]> {
+  const spent = cpuMeter(service.child.pid!);
+  const r = await run();
+  return [r, spent()];
 }
 
 async function main(): Promise<void> {
@@ -69,27 +82,34 @@ async function main(): Promise<void> {
   let service: Child | undefined;
   try {
     await migrate(db);
+    if (process.env.BENCH_EXPLAIN) {
+      await admin(`ALTER DATABASE ${name} SET session_preload_libraries = 'auto_explain'`);
+      await admin(`ALTER DATABASE ${name} SET auto_explain.log_min_duration = '${process.env.BENCH_EXPLAIN}'`);
+      await admin(`ALTER DATABASE ${name} SET auto_explain.log_analyze = on`);
+      await admin(`ALTER DATABASE ${name} SET auto_explain.log_nested_statements = on`);
+    }
     const seeder = await buildApp({ config: testConfig({ databaseUrl }), db, logger: false });
     console.log('seeding through the partner API ...');
     const w1Data = chosen.includes('W1') ? await seedW1(seeder, db) : undefined;
     const w2Data = chosen.includes('W2') ? await seedBooking(seeder, db, { resources: 25, days: 30, raster: 10 }) : undefined;
     const hotData = chosen.includes('W2-hot') ? await seedBooking(seeder, db, { resources: 1, days: 150, raster: 5 }) : undefined;
     const w3Data = chosen.includes('W3') ? await seedBooking(seeder, db, { resources: 25, days: 30, raster: 10 }) : undefined;
+    for (const data of [w2Data, hotData, w3Data]) if (data) await seedHistory(seeder, db, data, HISTORY);
     await seeder.close();
     // statistics and visibility as a database in service has them, not autovacuum's first pass mid-run
     await db.exec('VACUUM ANALYZE');
     await db.exec('CHECKPOINT');
     // As in production: a configured cancel-link secret.
-    service = await startChild(['bench/server.mjs'], { DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent', CANCEL_LINK_SECRET: randomBytes(32).toString('hex') });
+    service = await startChild([...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), 'bench/server.mjs'], { DATABASE_URL: process.env.BENCH_SERVICE_DATABASE_URL?.replace('{db}', name) ?? databaseUrl, LOG_LEVEL: 'silent', CANCEL_LINK_SECRET: randomBytes(32).toString('hex') });
 
     if (w1Data) await runW1(service, w1Data);
     if (w2Data) {
       console.log('\nW2  50 concurrent consumers, reserve + create on distinct slots of 25 resources, 20 s');
-      await printBookings(db, await bookingRun(service.url, w2Data, 50, 20), w2Data, null);
+      await printBookings(db, (await measured(service, () => bookingRun(service!.url, w2Data, 50, 20))), w2Data, null);
     }
     if (hotData) {
       console.log('\nW2-hot  50 concurrent consumers, reserve + create on distinct slots of ONE resource, 20 s');
-      await printBookings(db, await bookingRun(service.url, hotData, 50, 20), hotData, 500);
+      await printBookings(db, (await measured(service, () => bookingRun(service!.url, hotData, 50, 20))), hotData, 500);
     }
     if (w3Data) {
       console.log('\nW3  12 partner clients (provider PUT, product update, profile PUT, resource update, timeslot create) on one provider with 25 resources, while 25 consumers book, 20 s');
@@ -105,7 +125,7 @@ async function main(): Promise<void> {
       }
       console.log(`    bookings meanwhile: ${r.booked} in ${r.seconds.toFixed(1)} s = ${(r.booked / r.seconds).toFixed(0)}/s`);
       const check = await overbookingCheck(db, w3Data.resourceUuids);
-      console.log(`    overbooking check: ${check.overbooked} over capacity, ${check.overlapping} overlapping pairs`);
+      console.log(`    overbooking check: ${check.overbooked} over capacity, ${check.overlapping} overlapping appointments`);
       console.log(`    targets : partner writes p99 <= 100 ms: ${ms(worstP99)} ${met(worstP99 <= 100)}; no answer over 1 s: ${ms(longest)} ${met(longest <= 1000)}`);
     }
   } finally {

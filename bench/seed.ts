@@ -150,3 +150,41 @@ export function nthSlot(data: BookingData, n: number): Slot {
   const startMs = data.dayStartsMs[dayIndex] + (k % data.slotsPerDay) * data.raster * 60_000;
   return { resourceUuid: data.resourceUuids[r], timeslotUuid: data.timeslotUuids[r][dayIndex], from: new Date(startMs).toISOString(), to: new Date(startMs + data.raster * 60_000).toISOString() };
 }
+
+/**
+ * What a database in service holds besides the bench's own slots: `consumers` past consumers (users
+ * and the provider's customers) with one past booking each on an archive resource, and their mails.
+ * Written in bulk SQL (history, not what is measured), so the planner's statistics describe tables
+ * of realistic size, as they would after a while in service.
+ */
+export async function seedHistory(app: App, db: Db, data: BookingData, consumers: number): Promise<void> {
+  const { crmId, key, providerRef } = data.partner;
+  const res = await app.inject({
+    method: 'POST', url: `/crms/${crmId}/provider/${providerRef}/resources`, headers: { 'x-service-client-id': key },
+    payload: { reference: 'archive@bench', publicName: 'Archive', internalName: 'A', products: [data.productRef] },
+  });
+  if (res.statusCode !== 201) throw new Error(`archive resource: ${res.statusCode} ${res.body}`);
+  await db.query(
+    `WITH prov AS (SELECT id FROM providers WHERE crm_id = $1 AND reference = $2),
+          u AS (INSERT INTO users (crm_id, email, username, first_name, last_name, language)
+                SELECT $1, 'past-' || g || '@bench.example', 'past-' || g || '@bench.example', 'Past', 'Consumer ' || g, 'de'
+                  FROM generate_series(1, $4::int) g RETURNING id, email, last_name),
+          c AS (INSERT INTO customers (crm_id, provider_id, user_id, reference, user_name, email, language)
+                SELECT $1, prov.id, u.id, 'customer-' || u.id, 'Past ' || u.last_name, u.email, 'de' FROM u, prov RETURNING id),
+          numbered AS (SELECT id, row_number() OVER () AS n FROM c),
+          a AS (INSERT INTO appointments (crm_id, provider_id, resource_id, product_id, reference, start_at, end_at, blocked_from, blocked_until,
+                                          capacity, accept_bookings, created_by_public_flow)
+                SELECT $1, prov.id, $3::uuid, $5::uuid, 'past-' || n || '@bench', now() - n * interval '30 min', now() - n * interval '30 min' + interval '20 min',
+                       now() - n * interval '30 min', now() - n * interval '30 min' + interval '20 min', 1, true, true
+                  FROM numbered, prov RETURNING id, reference)
+     INSERT INTO participations (crm_id, provider_id, appointment_id, reference, customer_id, state, channel_key)
+     SELECT $1, prov.id, a.id, a.reference, numbered.id, 'BOOKED', 'public'
+       FROM a JOIN numbered ON a.reference = 'past-' || numbered.n || '@bench', prov`,
+    [crmId, providerRef, res.json().uuid, consumers, data.productUuid],
+  );
+  await db.query(
+    `INSERT INTO outbox (crm_id, template, recipient, locale, payload, status, sent_at)
+     SELECT $1, 'booking-confirmed', email, 'de', '{}'::jsonb, 'SENT', now() FROM customers WHERE crm_id = $1`,
+    [crmId],
+  );
+}

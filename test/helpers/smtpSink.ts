@@ -161,6 +161,8 @@ export class SmtpSink {
   readonly mails: ReceivedMail[] = [];
   /** answer 451 to every MAIL FROM while true */
   rejecting = false;
+  /** how long each mail's acceptance takes (a slow relay) */
+  delayMs = 0;
   private server: SMTPServer | null = null;
 
   private constructor(readonly port: number) {}
@@ -194,8 +196,12 @@ export class SmtpSink {
         const chunks: Buffer[] = [];
         stream.on('data', (c: Buffer) => chunks.push(c));
         stream.on('end', () => {
-          this.mails.push({ ...parseMail(Buffer.concat(chunks)), envelopeTo: session.envelope.rcptTo.map((r) => r.address) });
-          callback();
+          const accept = () => {
+            this.mails.push({ ...parseMail(Buffer.concat(chunks)), envelopeTo: session.envelope.rcptTo.map((r) => r.address) });
+            callback();
+          };
+          if (this.delayMs > 0) setTimeout(accept, this.delayMs);
+          else accept();
         });
       },
     });
