@@ -20,7 +20,7 @@ interface Entry extends CachedListing {
 
 /** Slots entering the 90-day horizon appear at most this late; bounds every entry's life. */
 export const MAX_AGE_MS = 60_000;
-const BUDGET_BYTES = 64 * 1024 * 1024;
+const BUDGET_BYTES = 16 * 1024 * 1024;
 const MAX_ENTRY_BYTES = 8 * 1024 * 1024;
 
 export class ListingCache {
