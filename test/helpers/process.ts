@@ -12,7 +12,7 @@ export interface ServiceProcess {
 /** Runs the compiled service (`dist/main.js`, as `npm start`) as its own process with the given environment (PORT=0 picks a free port). */
 export function startServiceProcess(env: Record<string, string>): ServiceProcess {
   const child = spawn(process.execPath, [resolve('dist/main.js')], {
-    env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
+    env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
