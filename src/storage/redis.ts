@@ -3,8 +3,13 @@
  * rate limits. Nothing in it must survive; a lost Redis costs the shared limits, never a request.
  */
 import { Redis } from 'ioredis';
+import { Gauge, register } from 'prom-client';
 
 export class RedisUnavailableError extends Error {}
+
+const reachableGauge = () =>
+  (register.getSingleMetric('booking_redis_reachable') as Gauge | undefined) ??
+  new Gauge({ name: 'booking_redis_reachable', help: '1 while the Redis of the shared per-client limits (REDIS_URL) answers, 0 during an outage' });
 
 export interface SharedCountersLog {
   info(obj: object, msg: string): void;
@@ -59,9 +64,12 @@ export async function connectRedis(url: string, keyPrefix: string): Promise<Shar
   let log: SharedCountersLog = { info: () => undefined, warn: () => undefined };
   let up = true;
   let closing = false;
+  const gauge = reachableGauge();
+  gauge.set(1);
   const down = (reason: string) => {
     if (!up || closing) return;
     up = false;
+    gauge.set(0);
     log.warn({ redis: redacted(url), reason }, 'Redis (REDIS_URL) unreachable: requests are served without the shared per-client limits until it is back');
   };
   client.on('error', (err: Error) => down(err.message));
@@ -69,6 +77,7 @@ export async function connectRedis(url: string, keyPrefix: string): Promise<Shar
   client.on('ready', () => {
     if (up) return;
     up = true;
+    gauge.set(1);
     log.info({ redis: redacted(url) }, 'Redis (REDIS_URL) reachable again: shared per-client limits apply');
   });
 

@@ -101,7 +101,7 @@ const skipRedis = await skipWithoutRedis();
 
 describe.runIf(currentBackend() === 'postgres' && !skipRedis)('several instances starting at once', () => {
   it('migrates an empty database once while four instances start together, and all four come up ready with the shared Redis', async () => {
-    const env = { ...(await databaseEnv()), API_KEYS: 'crm1:key-one', REDIS_URL, REDIS_KEY_PREFIX: uniquePrefix(), SHUTDOWN_GRACE_MS: '0' };
+    const env: Record<string, string> = { ...(await databaseEnv()), API_KEYS: 'crm1:key-one', REDIS_URL, REDIS_KEY_PREFIX: uniquePrefix(), SHUTDOWN_GRACE_MS: '0' };
     const fleet = Array.from({ length: 4 }, () => startServiceProcess(env));
     try {
       const bases = await Promise.all(fleet.map((s) => s.listening));
