@@ -98,10 +98,12 @@ describe.skipIf(skip)('per-client limits across instances', () => {
       expect(await readyz(instance)).toMatchObject({ redis: 'unreachable' });
       expect(warnings).toHaveLength(1);
       expect(warnings[0]).toContain('REDIS_URL');
+      expect(await (await fetch(`${instance.url}/metrics`)).text()).toMatch(/^booking_redis_reachable 0$/m);
 
       await relay.restore();
       await expect.poll(() => readyz(instance), { timeout: 10_000, interval: 200 }).toMatchObject({ status: 'ok', redis: 'ok' });
       expect(infos.some((m) => m.includes('reachable again'))).toBe(true);
+      expect(await (await fetch(`${instance.url}/metrics`)).text()).toMatch(/^booking_redis_reachable 1$/m);
       const after = (await alternate([instance], LIMIT + 1)).map((r) => r.status);
       expect(after.at(-1)).toBe(429);
 
