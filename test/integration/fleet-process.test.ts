@@ -87,6 +87,19 @@ describe('drain on SIGTERM', () => {
   }, 60_000);
 });
 
+describe.runIf(currentBackend() === 'pglite')('npm start', () => {
+  it('hands SIGTERM to the service, which drains and exits 0, and npm with it', async () => {
+    const svc = startServiceProcess({ DATABASE_URL: 'memory://', SHUTDOWN_GRACE_MS: '300' }, { viaNpm: true });
+    const base = await svc.listening;
+    const stdout: string[] = [];
+    svc.child.stdout!.on('data', (d) => stdout.push(String(d)));
+    svc.child.kill('SIGTERM');
+    expect(await svc.exited).toBe(0);
+    expect(stdout.join('')).toContain('"msg":"drained"');
+    expect(await statusOf(`${base}/healthz`)).toBe('ECONNREFUSED');
+  }, 60_000);
+});
+
 describe.runIf(currentBackend() === 'pglite')('start-up with REDIS_URL', () => {
   it('stops with a message naming REDIS_URL when Redis cannot be reached or the URL is not one', async () => {
     for (const url of ['redis://127.0.0.1:1', 'http://127.0.0.1:6379']) {
