@@ -11,7 +11,7 @@ const config = loadConfig();
 const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
 const app = await buildApp({ config, db, logger: false });
 const log = { error: (obj, msg) => console.error(msg, obj) };
-const jobs = [startHoldSweeper(db, log), startListingCompactor(db, log)];
+const jobs = [startHoldSweeper(db, log, config.holdSweepMs), startListingCompactor(db, log, config.listingCompactMs)];
 const address = await app.listen({ port: 0, host: '127.0.0.1' });
 process.stdout.write(`LISTENING ${address}\n`);
 process.on('SIGTERM', async () => {

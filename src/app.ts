@@ -20,6 +20,9 @@ import { cancelRoutes } from './http/cancel.js';
 import { widgetRoutes } from './http/widget.js';
 import { canonicalHostRedirect } from './http/canonicalHost.js';
 import { registerMetrics } from './http/metrics.js';
+import { registerRateLimits } from './http/rateLimits.js';
+import { Lifecycle } from './lifecycle.js';
+import type { SharedCounters } from './storage/redis.js';
 
 export interface AppDeps {
   config: Config;
@@ -27,12 +30,16 @@ export interface AppDeps {
   clock?: Clock;
   /** a pino logger or logger options; tests pass false */
   logger?: boolean | object;
+  /** Redis for the counters all instances share (REDIS_URL); undefined: in-process counters */
+  counters?: SharedCounters;
+  /** main.ts drains through it on SIGTERM */
+  lifecycle?: Lifecycle;
 }
 
 export type App = FastifyInstance;
 
 /** Builds the whole HTTP application. Never listens: main.ts and tests decide that. */
-export async function buildApp({ config, db, clock = systemClock, logger }: AppDeps): Promise<App> {
+export async function buildApp({ config, db, clock = systemClock, logger, counters, lifecycle = new Lifecycle() }: AppDeps): Promise<App> {
   const app = Fastify({
     logger: logger ?? {
       level: config.logLevel,
@@ -46,6 +53,7 @@ export async function buildApp({ config, db, clock = systemClock, logger }: AppD
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
+  counters?.reportTo(app.log);
 
   const deps: Deps = { db, config, clock };
 
@@ -65,8 +73,12 @@ export async function buildApp({ config, db, clock = systemClock, logger }: AppD
   rejectNulCharacters(app);
   canonicalHostRedirect(app, config);
   registerMetrics(app);
+  await registerRateLimits(app, counters);
+  app.addHook('onRequest', async (_request, reply) => {
+    if (lifecycle.draining) reply.header('connection', 'close');
+  });
 
-  await app.register(healthRoutes, { deps });
+  await app.register(healthRoutes, { deps, lifecycle, counters });
   await app.register(
     async (crm) => {
       requireApiKey(crm, db);

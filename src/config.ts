@@ -28,6 +28,19 @@ export interface Config {
    * the per-IP limits count. true: everybody's; false: nobody's; else these addresses/subnets.
    */
   trustProxy: boolean | string[];
+  /** Redis shared by all instances for the per-client counters; undefined: in-process counters */
+  redisUrl: string | undefined;
+  /** prefix of every Redis key, so several deployments can share one Redis */
+  redisKeyPrefix: string;
+  /** PostgreSQL connections per instance for requests (the background jobs have their own JOB_POOL_SIZE) */
+  databasePoolSize: number;
+  jobPoolSize: number;
+  /** false: unnamed statements only (PgBouncer < 1.21 in transaction pooling) */
+  preparedStatements: boolean;
+  holdSweepMs: number;
+  listingCompactMs: number;
+  /** how long after SIGTERM the instance keeps serving while /readyz already answers 503 */
+  shutdownGraceMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -59,6 +72,27 @@ function parseDatabaseUrl(raw: string | undefined): string | undefined {
   if (!raw) return undefined;
   if (raw === 'memory://' || /^postgres(ql)?:\/\//.test(raw)) return raw;
   throw new ConfigError(`DATABASE_URL must be unset, memory:// or a postgres:// URL`);
+}
+
+function parseRedisUrl(raw: string | undefined): string | undefined {
+  if (!raw) return undefined;
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    /* reported below */
+  }
+  if (!url || !['redis:', 'rediss:'].includes(url.protocol) || !url.hostname) {
+    throw new ConfigError(`REDIS_URL must be a redis:// or rediss:// URL with a host, got "${raw}"`);
+  }
+  return raw;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
 function parseUrl(name: string, raw: string): string {
@@ -121,6 +155,14 @@ export function loadConfig(env: Env = process.env): Config {
     maxHoldsPerIp: int(env, 'MAX_HOLDS_PER_IP', 10, 1),
     mailPollMs: int(env, 'MAIL_POLL_MS', 1000, 10),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    redisUrl: parseRedisUrl(env.REDIS_URL),
+    redisKeyPrefix: env.REDIS_KEY_PREFIX || 'booking:',
+    databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+    jobPoolSize: int(env, 'JOB_POOL_SIZE', 2, 1, 100),
+    preparedStatements: bool(env, 'DATABASE_PREPARED_STATEMENTS', true),
+    holdSweepMs: int(env, 'HOLD_SWEEP_SECONDS', 15, 1, 86400) * 1000,
+    listingCompactMs: int(env, 'LISTING_COMPACT_MS', 2000, 100, 3_600_000),
+    shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 2000, 0, 8000),
   };
 }
 

@@ -6,21 +6,23 @@ import { startHoldSweeper } from './booking/holdSweeper.js';
 import { startListingCompactor } from './booking/listingCompactor.js';
 
 export interface BackgroundJobs {
+  /** Each job finishes its current item (a mail, a batch of holds) and stops. */
   stop(): Promise<void>;
 }
 
-/** Starts the process's background work (hold sweeper, listing compactor, mail worker) and returns how to stop it. */
+/**
+ * Starts the process's background work (hold sweeper, listing compactor, mail worker) and returns how
+ * to stop it. Every job is safe with any number of instances on one database: each item is claimed
+ * in the database (FOR UPDATE SKIP LOCKED, or an advisory lock the others skip), and work goes in
+ * bounded batches. `db` should be a pool of the jobs' own (JOB_POOL_SIZE), so a busy job never takes
+ * the connections requests wait for.
+ */
 export function startBackgroundJobs(deps: { config: Config; db: Db; log: FastifyBaseLogger }): BackgroundJobs {
-  const stops: (() => Promise<void>)[] = [];
-  const mailWorker = startMailWorker(deps);
-  stops.push(() => mailWorker.stop());
-  const holdSweeper = startHoldSweeper(deps.db, deps.log);
-  stops.push(() => holdSweeper.stop());
-  const compactor = startListingCompactor(deps.db, deps.log);
-  stops.push(() => compactor.stop());
+  const { config, db, log } = deps;
+  const jobs = [startMailWorker(deps), startHoldSweeper(db, log, config.holdSweepMs), startListingCompactor(db, log, config.listingCompactMs)];
   return {
     async stop() {
-      await Promise.all(stops.map((s) => s()));
+      await Promise.all(jobs.map((j) => j.stop()));
     },
   };
 }

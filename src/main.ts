@@ -1,38 +1,57 @@
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
-import { openDb } from './storage/db.js';
+import { drain, Lifecycle } from './lifecycle.js';
+import { openInstanceDbs } from './storage/db.js';
 import { DataDirLockedError } from './storage/lockfile.js';
 import { migrate } from './storage/migrate.js';
+import { connectRedis, RedisUnavailableError } from './storage/redis.js';
 import { ensureKey } from './partners/apiKeys.js';
 import { startBackgroundJobs } from './jobs.js';
 
+/** DESIGN §7.1: everything after SIGTERM happens within 10 s; past this the process is ended anyway. */
+const DRAIN_DEADLINE_MS = 9_500;
+
 async function main(): Promise<void> {
   const config = loadConfig();
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
-  await migrate(db);
-  for (const { crmId, key } of config.apiKeys) await ensureKey(db, crmId, key);
+  const counters = config.redisUrl ? await connectRedis(config.redisUrl, config.redisKeyPrefix) : undefined;
+  const dbs = await openInstanceDbs(config);
+  await migrate(dbs.db);
+  for (const { crmId, key } of config.apiKeys) await ensureKey(dbs.db, crmId, key);
 
-  const app = await buildApp({ config, db });
-  const jobs = startBackgroundJobs({ config, db, log: app.log });
+  const lifecycle = new Lifecycle();
+  const app = await buildApp({ config, db: dbs.db, counters, lifecycle });
+  const jobs = startBackgroundJobs({ config, db: dbs.jobsDb, log: app.log });
 
-  let closing = false;
-  const shutdown = async (signal: string) => {
-    if (closing) return;
-    closing = true;
+  const shutdown = (signal: string) => {
+    if (lifecycle.draining) return;
     app.log.info({ signal }, 'shutting down');
-    await app.close(); // stops accepting and waits for in-flight requests
-    await jobs.stop(); // lets the mail worker finish its batch
-    await db.close();
-    process.exit(0);
+    setTimeout(() => {
+      app.log.error({ deadlineMs: DRAIN_DEADLINE_MS }, 'drain did not finish in time: exiting anyway');
+      process.exit(1);
+    }, DRAIN_DEADLINE_MS).unref();
+    drain({
+      lifecycle,
+      graceMs: config.shutdownGraceMs,
+      closeServer: () => app.close(),
+      stopJobs: () => jobs.stop(),
+      closeConnections: async () => void (await Promise.all([dbs.close(), counters?.close()])),
+      log: app.log,
+    }).then(
+      () => process.exit(0),
+      (err: unknown) => {
+        app.log.error({ err }, 'drain failed');
+        process.exit(1);
+      },
+    );
   };
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
-  process.on('SIGINT', () => void shutdown('SIGINT'));
+  process.on('SIGTERM', () => shutdown('SIGTERM'));
+  process.on('SIGINT', () => shutdown('SIGINT'));
 
   await app.listen({ port: config.port, host: config.host });
 }
 
 main().catch((err) => {
-  if (err instanceof ConfigError || err instanceof DataDirLockedError) {
+  if (err instanceof ConfigError || err instanceof DataDirLockedError || err instanceof RedisUnavailableError) {
     console.error(`Cannot start: ${err.message}`);
   } else {
     console.error('Cannot start:', err);

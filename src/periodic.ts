@@ -1,23 +1,29 @@
 /**
  * A background task run every `intervalMs` until stopped: one run at a time (a slow run makes the
  * next tick skip), a failed run is logged and tried again at the next tick, and stop() waits for
- * the run in progress.
+ * the run in progress. A task that works through several items checks `stopping()` between them,
+ * so a stop waits for the current item only.
  */
 export interface Periodic {
   stop(): Promise<void>;
 }
 
-export function runEvery(intervalMs: number, task: () => Promise<unknown>, onError: (err: unknown) => void): Periodic {
+export type Task = (stopping: () => boolean) => Promise<unknown>;
+
+export function runEvery(intervalMs: number, task: Task, onError: (err: unknown) => void): Periodic {
   let running: Promise<unknown> | null = null;
+  let stopped = false;
+  const stopping = () => stopped;
   const timer = setInterval(() => {
     if (running) return;
-    running = task()
+    running = task(stopping)
       .catch(onError)
       .finally(() => (running = null));
   }, intervalMs);
   timer.unref();
   return {
     async stop() {
+      stopped = true;
       clearInterval(timer);
       await running;
     },

@@ -15,19 +15,18 @@ export interface SweepResult {
   appointments: number;
 }
 
-export async function sweepExpiredHolds(db: Queryable, now: Date): Promise<SweepResult> {
+/** Sweeps batch after batch until a batch comes back short, or until `stopping()` says so between batches. */
+export async function sweepExpiredHolds(db: Queryable, now: Date, stopping: () => boolean = () => false): Promise<SweepResult> {
   const total: SweepResult = { holds: 0, appointments: 0 };
   for (;;) {
     const [r] = await db.query<SweepResult>('SELECT * FROM sweep_expired_holds($1, $2)', [now, BATCH]);
     total.holds += r.holds;
     total.appointments += r.appointments;
-    if (r.holds < BATCH) return total;
+    if (r.holds < BATCH || stopping()) return total;
   }
 }
 
-export const SWEEP_INTERVAL_MS = 15_000;
-
-/** Runs the sweeper every SWEEP_INTERVAL_MS until stopped; a failed sweep is logged and retried next time. */
-export function startHoldSweeper(db: Queryable, log: { error(obj: unknown, msg: string): void }, intervalMs = SWEEP_INTERVAL_MS): Periodic {
-  return runEvery(intervalMs, () => sweepExpiredHolds(db, new Date()), (err) => log.error({ err }, 'hold sweep failed'));
+/** Runs the sweeper every `intervalMs` (HOLD_SWEEP_SECONDS) until stopped; a failed sweep is logged and retried next time. */
+export function startHoldSweeper(db: Queryable, log: { error(obj: unknown, msg: string): void }, intervalMs: number): Periodic {
+  return runEvery(intervalMs, (stopping) => sweepExpiredHolds(db, new Date(), stopping), (err) => log.error({ err }, 'hold sweep failed'));
 }

@@ -19,7 +19,7 @@ async function main(): Promise<number> {
     return 2;
   }
   const config = loadConfig();
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1, preparedStatements: config.preparedStatements });
   try {
     await migrate(db);
     if (command === 'create') {

@@ -1,11 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import rateLimit from '@fastify/rate-limit';
 import { createAppointmentWithConsumer } from '../booking/book.js';
 import { activeProducts, publicData } from '../booking/publicOfferings.js';
 import { reserveAppointment } from '../booking/reserve.js';
 import { upcomingBookables } from '../booking/upcomingBookables.js';
 import type { Deps } from '../context.js';
-import { DomainError } from '../errors.js';
 import { publicCors } from './cors.js';
 import {
   ActiveProductsResponse,
@@ -38,11 +36,6 @@ const tags = ['public booking'];
 /** Spec group A: the consumer booking flow. No authentication; CORS on every path. */
 export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
   publicCors(app, Object.values(PATHS));
-  await app.register(rateLimit, {
-    global: false,
-    errorResponseBuilder: (_request, context) =>
-      new DomainError('RATE_LIMITED', `too many booking requests from this address (at most ${context.max} per minute); retry in ${context.after}`),
-  });
   const bookingLimit = { rateLimit: { max: deps.config.bookingRateLimitPerMinute, timeWindow: 60_000 } };
 
   app.get(

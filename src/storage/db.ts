@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
+import type { Config } from '../config.js';
 import { acquireDirLock } from './lockfile.js';
 
 /** Anything SQL can be sent to: the database itself or an open transaction. */
@@ -81,7 +82,10 @@ class PgliteDb implements Db {
 /**
  * Names for prepared statements: the server parses and plans a statement once per connection
  * instead of on every call. Only the first MAX_PREPARED distinct texts get a name, so SQL built at
- * run time cannot grow the server's statement cache without bound.
+ * run time cannot grow the server's statement cache without bound. Switched off (`named` false),
+ * every statement is unnamed: a pooler in transaction mode (PgBouncer before 1.21, or without
+ * max_prepared_statements) hands each transaction another server connection, where a name
+ * prepared elsewhere does not exist.
  */
 class StatementNames {
   private static readonly MAX_PREPARED = 1000;
@@ -89,9 +93,11 @@ class StatementNames {
   /** Raised when the server refuses a cached plan (a migration changed a result type): new names, new plans. */
   private generation = 0;
 
+  constructor(private readonly named: boolean) {}
+
   config(text: string, values: unknown[]): pg.QueryConfig {
     let name = this.names.get(text);
-    if (name === undefined && this.names.size < StatementNames.MAX_PREPARED) this.names.set(text, (name = `q${this.names.size}`));
+    if (name === undefined && this.named && this.names.size < StatementNames.MAX_PREPARED) this.names.set(text, (name = `q${this.names.size}`));
     return name === undefined ? { text, values } : { name: `${name}g${this.generation}`, text, values };
   }
 
@@ -112,8 +118,13 @@ const isStalePlan = (err: unknown) => sqlState(err) === '0A000' && /cached plan/
 
 class PostgresDb implements Db {
   readonly kind = 'postgres' as const;
-  private readonly statements = new StatementNames();
-  constructor(readonly pool: pg.Pool) {}
+  private readonly statements: StatementNames;
+  constructor(
+    readonly pool: pg.Pool,
+    namedStatements: boolean,
+  ) {
+    this.statements = new StatementNames(namedStatements);
+  }
 
   async query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
     return (await this.statements.run(this.pool, sql, params, false)) as T[];
@@ -156,13 +167,15 @@ export interface OpenDbOptions {
   databaseUrl: string | undefined;
   dataDir: string;
   poolSize?: number;
+  /** named (server-side cached) prepared statements; default true */
+  preparedStatements?: boolean;
 }
 
-export async function openDb({ databaseUrl, dataDir, poolSize = 10 }: OpenDbOptions): Promise<Db> {
+export async function openDb({ databaseUrl, dataDir, poolSize = 10, preparedStatements = true }: OpenDbOptions): Promise<Db> {
   if (databaseUrl && databaseUrl.startsWith('postgres')) {
     const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize });
     pool.on('error', () => undefined); // idle client errors surface on the next query
-    return new PostgresDb(pool);
+    return new PostgresDb(pool, preparedStatements);
   }
   // Loaded only when used: a service on a PostgreSQL server never loads the embedded engine.
   const [{ PGlite }, { btree_gist }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite/contrib/btree_gist')]);
@@ -180,6 +193,25 @@ export async function openDb({ databaseUrl, dataDir, poolSize = 10 }: OpenDbOpti
     release();
     throw err;
   }
+}
+
+export interface InstanceDbs {
+  /** for requests: DATABASE_POOL_SIZE connections */
+  db: Db;
+  /** for the background jobs: JOB_POOL_SIZE connections of their own (PGlite: the same single session) */
+  jobsDb: Db;
+  close(): Promise<void>;
+}
+
+/** The database connections of one service instance, as its configuration says. */
+export async function openInstanceDbs(
+  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'databasePoolSize' | 'jobPoolSize' | 'preparedStatements'>,
+): Promise<InstanceDbs> {
+  const options = { databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.preparedStatements };
+  const db = await openDb({ ...options, poolSize: config.databasePoolSize });
+  if (db.kind === 'pglite') return { db, jobsDb: db, close: () => db.close() };
+  const jobsDb = await openDb({ ...options, poolSize: config.jobPoolSize });
+  return { db, jobsDb, close: async () => void (await Promise.all([db.close(), jobsDb.close()])) };
 }
 
 /** SQLSTATE of a database error, if it is one. */

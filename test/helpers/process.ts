@@ -9,10 +9,15 @@ export interface ServiceProcess {
   exited: Promise<number | null>;
 }
 
-/** Runs the compiled service (`dist/main.js`, as `npm start`) as its own process with the given environment (PORT=0 picks a free port). */
-export function startServiceProcess(env: Record<string, string>): ServiceProcess {
-  const child = spawn(process.execPath, [resolve('dist/main.js')], {
-    env: { PATH: process.env.PATH ?? '', PORT: '0', LOG_LEVEL: 'info', ...env },
+/**
+ * Runs the compiled service (`dist/main.js`, as `npm start`) as its own process with the given
+ * environment (PORT=0 picks a free port; no drain grace unless asked). `viaNpm`: through `npm start`
+ * itself, so signals go to npm.
+ */
+export function startServiceProcess(env: Record<string, string>, options: { viaNpm?: boolean } = {}): ServiceProcess {
+  const [command, args] = options.viaNpm ? ['npm', ['start', '--silent']] : [process.execPath, [resolve('dist/main.js')]];
+  const child = spawn(command, args, {
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

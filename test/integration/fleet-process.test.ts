@@ -1,0 +1,140 @@
+/**
+ * The service as its own process (dist/main.js, as `npm start`): the drain after SIGTERM, several
+ * instances starting at once on an empty database, and a REDIS_URL that cannot be reached.
+ */
+import { request, get } from 'node:http';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { openDb } from '../../src/storage/db.js';
+import { listMigrations } from '../../src/storage/migrate.js';
+import { createPostgresDatabase, currentBackend } from '../helpers/db.js';
+import { startServiceProcess } from '../helpers/process.js';
+import { REDIS_URL, skipWithoutRedis, uniquePrefix } from '../helpers/redis.js';
+
+const cleanups: (() => unknown)[] = [];
+afterAll(async () => {
+  for (const c of cleanups.reverse()) await c();
+});
+
+const KEY = { 'x-service-client-id': 'key-one' };
+
+/** Database settings for one service process on the backend under test. */
+async function databaseEnv(): Promise<Record<string, string>> {
+  if (currentBackend() === 'postgres') {
+    const { url, drop } = await createPostgresDatabase();
+    cleanups.push(drop);
+    return { DATABASE_URL: url };
+  }
+  const dataDir = mkdtempSync(join(tmpdir(), 'booking-fleet-'));
+  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  return { DATA_DIR: dataDir };
+}
+
+/** GET on a connection of its own (no keep-alive pool): the status, or the connection error's code. */
+function statusOf(url: string): Promise<number | string> {
+  return new Promise((resolve) => {
+    get(url, { agent: false }, (res) => {
+      res.resume();
+      resolve(res.statusCode!);
+    }).on('error', (err: NodeJS.ErrnoException) => resolve(err.code ?? 'error'));
+  });
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+describe('drain on SIGTERM', () => {
+  it('answers /readyz 503 at once, keeps serving through SHUTDOWN_GRACE_MS, then refuses new connections, finishes the request in flight and exits 0 within 10 s', async () => {
+    const graceMs = 1500;
+    const svc = startServiceProcess({ ...(await databaseEnv()), API_KEYS: 'crm1:key-one', SHUTDOWN_GRACE_MS: String(graceMs) });
+    const base = await svc.listening;
+    expect(await statusOf(`${base}/readyz`)).toBe(200);
+
+    // A request in flight across the whole drain: its body arrives in two parts, the second after the grace.
+    const body = JSON.stringify({ reference: 'late@crm', email: 'late@example.com', username: 'late', lastName: 'L' });
+    const inFlight = request(`${base}/crms/crm1/user`, {
+      method: 'POST',
+      agent: false,
+      headers: { ...KEY, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+    });
+    const answer = new Promise<{ status: number; body: string }>((resolve, reject) => {
+      inFlight.on('response', (res) => {
+        let text = '';
+        res.on('data', (d) => (text += d));
+        res.on('end', () => resolve({ status: res.statusCode!, body: text }));
+      });
+      inFlight.on('error', reject);
+    });
+    inFlight.write(body.slice(0, 20));
+    await sleep(200);
+
+    const sigterm = Date.now();
+    svc.child.kill('SIGTERM');
+    await expect.poll(() => statusOf(`${base}/readyz`), { timeout: 500, interval: 20 }).toBe(503);
+    expect(await statusOf(`${base}/healthz`)).toBe(200); // still serving while the proxy notices
+
+    await sleep(graceMs + 500 - (Date.now() - sigterm));
+    expect(await statusOf(`${base}/healthz`)).toBe('ECONNREFUSED'); // no longer accepting
+
+    inFlight.end(body.slice(20));
+    const done = await answer;
+    expect(done.status, done.body).toBe(201);
+    expect(await svc.exited).toBe(0);
+    const drainMs = Date.now() - sigterm;
+    expect(drainMs).toBeLessThan(10_000);
+    console.log(`[fleet] drain on ${currentBackend()}: SIGTERM to exit ${drainMs} ms (grace ${graceMs} ms, request in flight until ~${graceMs + 500} ms)`);
+  }, 60_000);
+});
+
+describe.runIf(currentBackend() === 'pglite')('npm start', () => {
+  it('hands SIGTERM to the service, which drains and exits 0, and npm with it', async () => {
+    const svc = startServiceProcess({ DATABASE_URL: 'memory://', SHUTDOWN_GRACE_MS: '300' }, { viaNpm: true });
+    const base = await svc.listening;
+    const stdout: string[] = [];
+    svc.child.stdout!.on('data', (d) => stdout.push(String(d)));
+    svc.child.kill('SIGTERM');
+    expect(await svc.exited).toBe(0);
+    expect(stdout.join('')).toContain('"msg":"drained"');
+    expect(await statusOf(`${base}/healthz`)).toBe('ECONNREFUSED');
+  }, 60_000);
+});
+
+describe.runIf(currentBackend() === 'pglite')('start-up with REDIS_URL', () => {
+  it('stops with a message naming REDIS_URL when Redis cannot be reached or the URL is not one', async () => {
+    for (const url of ['redis://127.0.0.1:1', 'http://127.0.0.1:6379']) {
+      const svc = startServiceProcess({ DATABASE_URL: 'memory://', REDIS_URL: url });
+      expect(await svc.exited).toBe(1);
+      expect(svc.stderr()).toMatch(/^Cannot start: REDIS_URL/m);
+    }
+  });
+});
+
+const skipRedis = await skipWithoutRedis();
+
+describe.runIf(currentBackend() === 'postgres' && !skipRedis)('several instances starting at once', () => {
+  it('migrates an empty database once while four instances start together, and all four come up ready with the shared Redis', async () => {
+    const env: Record<string, string> = { ...(await databaseEnv()), API_KEYS: 'crm1:key-one', REDIS_URL, REDIS_KEY_PREFIX: uniquePrefix(), SHUTDOWN_GRACE_MS: '0' };
+    const fleet = Array.from({ length: 4 }, () => startServiceProcess(env));
+    try {
+      const bases = await Promise.all(fleet.map((s) => s.listening));
+      for (const base of bases) {
+        const ready = await fetch(`${base}/readyz`);
+        expect(await ready.json()).toEqual({ status: 'ok', database: 'postgres', redis: 'ok' });
+        expect((await fetch(`${base}/crms/crm1/user/nobody@crm`, { headers: KEY })).status).toBe(404);
+      }
+      const db = await openDb({ databaseUrl: env.DATABASE_URL, dataDir: '' });
+      try {
+        const rows = await db.query<{ version: string }>('SELECT version FROM schema_migrations ORDER BY version');
+        expect(rows.map((r) => r.version)).toEqual(listMigrations().map((m) => m.version));
+        const [{ n }] = await db.query<{ n: number }>('SELECT count(*)::int AS n FROM api_keys');
+        expect(n).toBe(1);
+      } finally {
+        await db.close();
+      }
+    } finally {
+      fleet.forEach((s) => s.child.kill('SIGTERM'));
+      expect(await Promise.all(fleet.map((s) => s.exited))).toEqual([0, 0, 0, 0]);
+    }
+  }, 90_000);
+});

@@ -1,0 +1,35 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+
+const load = (env: Record<string, string>) => loadConfig({ DATABASE_URL: 'memory://', ...env });
+
+describe('fleet configuration', () => {
+  it('defaults to in-process counters, 10 + 2 connections, named statements, a 15 s hold sweep and a 2 s drain grace', () => {
+    expect(load({})).toMatchObject({
+      redisUrl: undefined,
+      databasePoolSize: 10,
+      jobPoolSize: 2,
+      preparedStatements: true,
+      holdSweepMs: 15_000,
+      listingCompactMs: 2000,
+      shutdownGraceMs: 2000,
+    });
+  });
+
+  it('reads REDIS_URL, the pool sizes, the statement switch and the intervals', () => {
+    expect(
+      load({ REDIS_URL: 'redis://:pw@cache:6380/2', DATABASE_POOL_SIZE: '4', JOB_POOL_SIZE: '1', DATABASE_PREPARED_STATEMENTS: 'false', HOLD_SWEEP_SECONDS: '60', SHUTDOWN_GRACE_MS: '0' }),
+    ).toMatchObject({ redisUrl: 'redis://:pw@cache:6380/2', databasePoolSize: 4, jobPoolSize: 1, preparedStatements: false, holdSweepMs: 60_000, shutdownGraceMs: 0 });
+  });
+
+  it.each([
+    ['REDIS_URL', 'http://cache:6379'],
+    ['REDIS_URL', 'cache:6379'],
+    ['DATABASE_POOL_SIZE', '0'],
+    ['DATABASE_PREPARED_STATEMENTS', 'no'],
+    ['HOLD_SWEEP_SECONDS', '0.5'],
+    ['SHUTDOWN_GRACE_MS', '9000'],
+  ])('stops on a bad %s (%s) with a message naming it', (name, value) => {
+    expect(() => load({ [name]: value })).toThrow(name);
+  });
+});
