@@ -16,7 +16,7 @@ import type { MailTemplate } from '../notifications/templateNames.js';
 import { LIVE_PARTICIPATION_SQL, type AppointmentRow, type ParticipationRow } from '../scheduling/capacity.js';
 import { constraintName, retryOnUniqueViolation, sqlState, type Queryable } from '../storage/db.js';
 import { viewOf } from './bookableView.js';
-import { cancelLinkFor } from './cancelToken.js';
+import { cancelLinkFor } from '../notifications/cancelToken.js';
 import { claimSlot, slotTaken, type SlotTarget } from './claimSlot.js';
 import { consumerCustomer, type ConsumerCustomer, type ConsumerInput } from './consumer.js';
 import { createdAppointmentView } from './createdAppointmentView.js';
