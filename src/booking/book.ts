@@ -1,6 +1,6 @@
 /**
  * A3 create_appointment_with_consumer: turns a live hold into the booking, or books anew when the
- * hold is gone and a place is free (DESIGN §4); the mails go to the outbox in the same transaction.
+ * hold is gone and a place is free (docs/api.md, Booking rules); the mails go to the outbox in the same transaction.
  *
  * Everything the booking shows (resource, products, slot, hold, contact) is read before the
  * transaction, in one query. Converting a live hold locks nothing but the consumer's own rows;
@@ -33,7 +33,7 @@ export interface BookInput extends Omit<ConsumerInput, 'language'> {
   timeFormat?: string;
   start: string;
   end: string;
-  /** a timeslot's UUID, or the UUID of the slot's appointment (DESIGN §6) */
+  /** a timeslot's UUID, or the UUID of the slot's appointment (docs/api.md, Booking rules) */
   timeslotUuid: string;
   productUuid?: string;
   placeholderId?: string;

@@ -35,7 +35,7 @@ const PATHS = {
 
 const tags = ['public booking'];
 
-/** Spec group A: the consumer booking flow. No authentication; CORS on every path. */
+/** Group A: the consumer booking flow. No authentication; CORS on every path. */
 export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
   publicCors(app, Object.values(PATHS));
   await app.register(rateLimit, {

@@ -6,7 +6,7 @@ import { enqueueMails, type OutboxMail } from './outbox.js';
 import type { AppointmentMailPayload } from './payloads.js';
 import type { MailTemplate } from './templateNames.js';
 
-/** Mails that go to the provider side (DESIGN §5); every other appointment mail goes to the participant. */
+/** Mails that go to the provider side (docs/api.md, Mails); every other appointment mail goes to the participant. */
 export const PROVIDER_SIDE: ReadonlySet<MailTemplate> = new Set(['booking-notification', 'booking-request-to-confirm', 'self-cancel-notification']);
 /** Mails that carry the consumer's cancel link. */
 const WITH_CANCEL_LINK: ReadonlySet<MailTemplate> = new Set(['booking-confirmed', 'booking-requested', 'participation-booked']);

@@ -1,5 +1,5 @@
 /**
- * Changing a participation's state inside the caller's transaction, exactly per the spec's
+ * Changing a participation's state inside the caller's transaction, exactly per the
  * transition table (transitions.ts), with the participant's mail written to the outbox in the
  * same transaction. Used by D9/D10 here and by the public flow (cancel link).
  */
