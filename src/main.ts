@@ -8,7 +8,7 @@ import { connectRedis, RedisUnavailableError } from './storage/redis.js';
 import { ensureKey } from './partners/apiKeys.js';
 import { startBackgroundJobs } from './jobs.js';
 
-/** DESIGN §7.1: everything after SIGTERM happens within 10 s; past this the process is ended anyway. */
+/** Drain (docs/deploy.md): everything after SIGTERM happens within 10 s; past this the process is ended anyway. */
 const DRAIN_DEADLINE_MS = 9_500;
 
 async function main(): Promise<void> {

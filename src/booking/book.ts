@@ -1,6 +1,6 @@
 /**
  * A3 create_appointment_with_consumer: turns a live hold into the booking, or books anew when the
- * hold is gone and a place is free (DESIGN §4); the mails go to the outbox in the same transaction.
+ * hold is gone and a place is free (docs/api.md, Booking rules); the mails go to the outbox in the same transaction.
  *
  * Everything the booking shows (resource, products, slot, hold, contact) is read first, in one
  * query. A live hold then becomes the booking in one statement (bookHold) that locks nothing but
@@ -15,7 +15,7 @@ import { enqueueMails } from '../notifications/outbox.js';
 import type { MailTemplate } from '../notifications/templateNames.js';
 import type { AppointmentRow, ParticipationRow } from '../scheduling/capacity.js';
 import { viewOf } from './bookableView.js';
-import { cancelLinkFor } from './cancelToken.js';
+import { cancelLinkFor } from '../notifications/cancelToken.js';
 import { bookHold } from './bookHold.js';
 import { claimSlot, slotTaken, type SlotTarget } from './claimSlot.js';
 import { consumerArgument, consumerCustomer, type ConsumerCustomer, type ConsumerInput } from './consumer.js';
@@ -33,7 +33,7 @@ export interface BookInput extends Omit<ConsumerInput, 'language'> {
   timeFormat?: string;
   start: string;
   end: string;
-  /** a timeslot's UUID, or the UUID of the slot's appointment (DESIGN §6) */
+  /** a timeslot's UUID, or the UUID of the slot's appointment (docs/api.md, Booking rules) */
   timeslotUuid: string;
   productUuid?: string;
   placeholderId?: string;

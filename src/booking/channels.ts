@@ -1,4 +1,4 @@
-/** What a booking channel (channelKey) shows to consumers (DESIGN §4); booking processes live in offerings/channels.ts. */
+/** What a booking channel (channelKey) shows to consumers (docs/api.md, Booking rules); booking processes live in offerings/channels.ts. */
 import type { ChannelKey } from '../offerings/channels.js';
 
 /** Exclusive products are offered only on RESOURCE_EXCLUSIVE. */

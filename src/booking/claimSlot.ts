@@ -66,7 +66,7 @@ function createFromTimeslot(timeslotId: string, req: ClaimRequest): Placement {
     );
   }
   assertNotStarted(req.start, req.now, req.fields.start);
-  // DESIGN §6: when the slot has its appointment already, claim_place joins it instead.
+  // docs/api.md, Booking rules: when the slot has its appointment already, claim_place joins it instead.
   return {
     create: {
       appointment: {

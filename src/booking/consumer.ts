@@ -1,5 +1,5 @@
 /**
- * The consumer of a public booking (A3 rules 1-3, DESIGN §4): a user of the resource's crm matched
+ * The consumer of a public booking (docs/api.md, Booking rules): a user of the resource's crm matched
  * by email, else by mobile, else created; and the provider's customer record linked to that user.
  * Missing names and mobile are filled in, never overwritten. The rules run in the database
  * (consumer_customer, migration 006), so the hot path of A3 can do all its writes in one statement.

@@ -5,9 +5,10 @@
 import type { Deps } from '../context.js';
 import { DomainError, notFound } from '../errors.js';
 import { addressText, enqueueParticipationMails, participationFacts } from '../notifications/compose.js';
+import { mailSources } from '../offerings/contact.js';
 import type { ParticipationRow } from '../scheduling/capacity.js';
 import type { Queryable } from '../storage/db.js';
-import { cancelSecret, verifyCancelToken } from './cancelToken.js';
+import { cancelSecret, verifyCancelToken } from '../notifications/cancelToken.js';
 
 /** What the cancel page shows: only this participation's own appointment. */
 export interface CancelView {
@@ -41,7 +42,7 @@ async function participationOf(db: Queryable, deps: Deps, token: string): Promis
 
 /** The participation and its appointment; DELETED counts as gone (deleted without notice). */
 async function loadView(db: Queryable, participationId: string): Promise<CancelView> {
-  const row = await participationFacts(db, participationId);
+  const row = await participationFacts<ParticipationRow['state']>(db, participationId);
   if (!row || row.p_state === 'DELETED') throw invalidLink();
   return {
     state: row.p_state,
@@ -82,7 +83,7 @@ export async function cancelByToken(deps: Deps, token: string): Promise<{ alread
     if (view.state === 'CANCELED') return { alreadyCanceled: true, view };
     assertNotStarted(deps, view);
     await tx.query(`UPDATE participations SET state = 'CANCELED', hold_until = NULL, updated_at = now() WHERE id = $1`, [id]);
-    await enqueueParticipationMails(tx, deps.config, id, ['self-cancel-confirmation', 'self-cancel-notification']);
+    await enqueueParticipationMails(tx, mailSources(deps.config), id, ['self-cancel-confirmation', 'self-cancel-notification']);
     return { alreadyCanceled: false, view: { ...view, state: 'CANCELED' as const } };
   });
 }

@@ -6,7 +6,7 @@
  * raster unit is a fixed number of real minutes, so DST transitions need no special casing
  * (a 30-minute raster across the spring-forward gap still yields units 30 real minutes apart).
  *
- * Contract (see DESIGN.md §4):
+ * Contract (docs/api.md, Booking rules):
  * - Only timeslots with state BOOKABLE, defaultAcceptBookings and defaultCapacity > 0 produce
  *   models.Bookable items. Archived resources are filtered by the caller.
  * - A timeslot is cut from its start into raster units [start + k*r, start + (k+1)*r) that lie

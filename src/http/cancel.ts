@@ -40,7 +40,7 @@ function sendPage(reply: FastifyReply, status: number, html: string) {
 
 const langOf = (request: FastifyRequest) => (request.query as { lang?: unknown } | undefined)?.lang;
 
-/** The consumer's cancel link (DESIGN §4): GET shows the appointment and a button, POST cancels. */
+/** The consumer's cancel link (docs/api.md, Booking rules): GET shows the appointment and a button, POST cancels. */
 export const cancelRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
   // the page's own form posts application/x-www-form-urlencoded; only these routes accept it
   await app.register(formbody);

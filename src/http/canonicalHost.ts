@@ -3,7 +3,7 @@ import type { Config } from '../config.js';
 
 /**
  * With CANONICAL_HOST=www.example.com, a request to example.com (the canonical name without its
- * first label) is answered 301 to the same path on the canonical host, as the spec describes.
+ * first label) is answered 301 to the same path on the canonical host.
  */
 export function canonicalHostRedirect(app: FastifyInstance, config: Config): void {
   const canonical = config.canonicalHost;

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 
-/** The preflight answer of A6, header for header as the spec lists it. */
+/** The preflight answer of A6, header for header as partners expect it. */
 export const PREFLIGHT_HEADERS = {
   'access-control-allow-credentials': 'true',
   'access-control-allow-methods': 'POST, GET, OPTIONS, PUT, DELETE',

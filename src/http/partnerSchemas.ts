@@ -57,7 +57,7 @@ export const InvoiceAddress = Type.Object({
   zip: Required(),
 });
 
-// branch is a plain string here: an unknown branch is the spec's 404, not a schema 400.
+// branch is a plain string here: an unknown branch is a 404, not a schema 400.
 export const AccountBody = Type.Object({
   accountReference: Required('uniqueId@platformName'),
   ownerReference: Required('reference of an existing user'),

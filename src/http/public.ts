@@ -33,7 +33,7 @@ const PATHS = {
 
 const tags = ['public booking'];
 
-/** Spec group A: the consumer booking flow. No authentication; CORS on every path. */
+/** Group A: the consumer booking flow. No authentication; CORS on every path. */
 export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
   publicCors(app, Object.values(PATHS));
   const bookingLimit = { rateLimit: { max: deps.config.bookingRateLimitPerMinute, timeWindow: 60_000 } };

@@ -1,4 +1,4 @@
-/** TypeBox schemas of the public booking flow (spec group A). */
+/** TypeBox schemas of the public booking flow (group A). */
 import { Type } from '@fastify/type-provider-typebox';
 import { CHANNEL_KEYS, DEFAULT_CHANNEL_KEY, type ChannelKey } from '../offerings/channels.js';
 import { Enveloped, ErrorResponse, errorResponses, Nullable } from './reply.js';

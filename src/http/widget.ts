@@ -6,7 +6,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../context.js';
 
 /**
- * The booking widget (issue 7): plain JS/CSS in ./widget, served as-is (no build step).
+ * The booking widget (docs/widget.md): CSS, frame script and page template in ./widget, served
+ * as they are; the script is bundled from widget/src/ by `npm run build` (scripts/build-widget.mjs).
  *   GET /widget             full page for an iframe or a link (?ref, channelKey, prdRef, lang, accent)
  *   GET /widget.js          mounts the widget where its <script> tag is (data-ref, data-target, ...)
  *   GET /widget/widget.css  the widget's styles (loaded into its shadow root)
@@ -15,6 +16,9 @@ import type { Deps } from '../context.js';
  */
 
 const WIDGET_DIR = new URL('../../widget/', import.meta.url);
+/** The same path from src/http (tsx, tests) and from dist/http (npm start). */
+const BUNDLE = new URL('../../dist/widget/widget.js', import.meta.url);
+const HOLD_PLACEHOLDER = '__HOLD_SECONDS__';
 
 interface Asset {
   type: string;
@@ -30,6 +34,18 @@ function makeAsset(type: string, text: string): Asset {
 
 function readWidgetFile(name: string): string {
   return readFileSync(new URL(name, WIDGET_DIR), 'utf8');
+}
+
+/** The bundled script with the hold length written in, so its countdown matches the server's hold. */
+function widgetScript(holdSeconds: number): string {
+  let bundle: string;
+  try {
+    bundle = readFileSync(BUNDLE, 'utf8');
+  } catch {
+    throw new Error(`${BUNDLE.pathname} is missing: run npm run build (it bundles the widget)`);
+  }
+  if (!bundle.includes(HOLD_PLACEHOLDER)) throw new Error(`${BUNDLE.pathname} has no ${HOLD_PLACEHOLDER} to fill in`);
+  return bundle.replace(HOLD_PLACEHOLDER, String(holdSeconds));
 }
 
 function commonHeaders(reply: FastifyReply): void {
@@ -104,11 +120,8 @@ const CHANNEL_KEY = /^[A-Z][A-Z_]{0,63}$/;
 const COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 
 export const widgetRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
-  // Read once at start; the hold length is written into the script so its countdown matches.
-  const script = makeAsset(
-    'text/javascript; charset=utf-8',
-    readWidgetFile('widget.js').replace("'__HOLD_SECONDS__'", `'${deps.config.reservationHoldSeconds}'`),
-  );
+  // Read once at start.
+  const script = makeAsset('text/javascript; charset=utf-8', widgetScript(deps.config.reservationHoldSeconds));
   const css = makeAsset('text/css; charset=utf-8', readWidgetFile('widget.css'));
   const frame = makeAsset('text/javascript; charset=utf-8', readWidgetFile('frame.js'));
   const template = readWidgetFile('page.html');

@@ -1,26 +1,27 @@
 import { DateTime } from 'luxon';
 import type { Config } from '../config.js';
-import { cancelLinkFor } from '../booking/cancelToken.js';
-import { loadResourceContact, type ResolvedContact } from '../offerings/contact.js';
 import type { Queryable } from '../storage/db.js';
-import type { ParticipationRow } from '../scheduling/capacity.js';
+import { cancelLinkFor } from './cancelToken.js';
 import { enqueueMails, type OutboxMail } from './outbox.js';
 import type { AppointmentMailPayload } from './payloads.js';
 import type { MailTemplate } from './templateNames.js';
 
-/** Mails that go to the provider side (DESIGN §5); every other appointment mail goes to the participant. */
+/** Mails that go to the provider side (docs/api.md, Mails); every other appointment mail goes to the participant. */
 export const PROVIDER_SIDE: ReadonlySet<MailTemplate> = new Set(['booking-notification', 'booking-request-to-confirm', 'self-cancel-notification']);
 /** Mails that carry the consumer's cancel link. */
 const WITH_CANCEL_LINK: ReadonlySet<MailTemplate> = new Set(['booking-confirmed', 'booking-requested', 'participation-booked']);
 
 export const DEFAULT_MAIL_LOCALE = 'de';
 
-/** What the mails and the cancel page say about one participation, read in one query. */
-export interface ParticipationFacts {
+/**
+ * What the mails and the cancel page say about one participation, read in one query. `State` is
+ * the participation state as the scheduling module types it (this module treats it as text).
+ */
+export interface ParticipationFacts<State extends string = string> {
   crm_id: string;
   p_id: string;
   p_reference: string;
-  p_state: ParticipationRow['state'];
+  p_state: State;
   p_locale: string | null;
   p_message: string | null;
   a_id: string;
@@ -43,8 +44,8 @@ export interface ParticipationFacts {
   c_language: string | null;
 }
 
-export async function participationFacts(db: Queryable, participationId: string): Promise<ParticipationFacts | undefined> {
-  const [row] = await db.query<ParticipationFacts>(
+export async function participationFacts<State extends string = string>(db: Queryable, participationId: string): Promise<ParticipationFacts<State> | undefined> {
+  const [row] = await db.query<ParticipationFacts<State>>(
     `SELECT pa.crm_id, pa.id AS p_id, pa.reference AS p_reference, pa.state AS p_state, pa.locale AS p_locale, pa.message AS p_message,
             pa.appointment_id AS a_id, a.reference AS a_reference, a.start_at, a.end_at, a.address AS a_address, a.product_name AS a_product_name,
             pr.name AS product_name, r.id AS resource_id, r.public_name AS resource_name, r.address AS resource_address,
@@ -78,11 +79,21 @@ export interface MailExtras {
   locale?: string | null;
 }
 
+/** The resource's contact as the mails show it (the offerings module resolves it; its ResolvedContact fits). */
+export interface MailContact {
+  name: string | null;
+  email: string | null;
+  phone: string | null;
+  mobile: string | null;
+  /** the contact user's language (provider-side mails speak it); null: German */
+  language: string | null;
+}
+
 /** Everything the mails about one participation say, as the domain knows it at the change. */
 export interface ParticipationMailFacts {
   facts: ParticipationFacts;
-  /** the resource's resolved contact (offerings/contact.ts); null: the provider's own data */
-  contact: ResolvedContact | null;
+  /** the resource's resolved contact; null: the provider's own data */
+  contact: MailContact | null;
   /** the consumer's cancel link, when a template carries it */
   cancelLink: string | null;
 }
@@ -145,12 +156,22 @@ export function participationMails({ facts: row, contact, cancelLink }: Particip
 }
 
 /**
+ * What the caller hands the composer besides the participation: notifications sits below the
+ * domain modules and imports none of them, so the contact rules come in as a function.
+ */
+export interface MailSources {
+  config: Config;
+  /** the resource's contact (offerings/contact.ts loadResourceContact) */
+  contactOf(tx: Queryable, resourceId: string): Promise<MailContact | null>;
+}
+
+/**
  * Writes the given templates about one participation to the outbox, inside the caller's
  * transaction, reading what they say first (participationMails has the rules).
  */
 export async function enqueueParticipationMails(
   tx: Queryable,
-  config: Config,
+  sources: MailSources,
   participationId: string,
   templates: MailTemplate[],
   extras: MailExtras = {},
@@ -158,7 +179,7 @@ export async function enqueueParticipationMails(
   if (templates.length === 0) return;
   const facts = await participationFacts(tx, participationId);
   if (!facts) return;
-  const contact = facts.resource_id ? await loadResourceContact(tx, facts.resource_id) : null;
-  const cancelLink = needsCancelLink(templates) ? await cancelLinkFor(tx, config, facts.p_id) : null;
+  const contact = facts.resource_id ? await sources.contactOf(tx, facts.resource_id) : null;
+  const cancelLink = needsCancelLink(templates) ? await cancelLinkFor(tx, sources.config, facts.p_id) : null;
   await enqueueMails(tx, participationMails({ facts, contact, cancelLink }, templates, extras));
 }

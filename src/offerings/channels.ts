@@ -1,4 +1,4 @@
-/** Booking channels of a resource (DESIGN §4): a booking process per channelKey, IMMEDIATE unless set. */
+/** Booking channels of a resource (docs/api.md, Booking rules): a booking process per channelKey, IMMEDIATE unless set. */
 export const CHANNEL_KEYS = ['RESOURCE_PUBLIC', 'RESOURCE_EXCLUSIVE', 'RESOURCE_REFERENCE', 'CALENDAR_PUBLIC'] as const;
 export type ChannelKey = (typeof CHANNEL_KEYS)[number];
 

@@ -1,3 +1,5 @@
+import type { Config } from '../config.js';
+import type { MailSources } from '../notifications/compose.js';
 import type { Queryable } from '../storage/db.js';
 
 export const CHANNEL_TYPES = ['mobile', 'phone', 'email', 'video', 'messenger', 'link', 'location'] as const;
@@ -121,3 +123,6 @@ export async function loadResourceContact(db: Queryable, resourceId: string): Pr
   const [row] = await db.query<ContactRow>(`SELECT ${CONTACT_COLUMNS} WHERE cr.id = $1`, [resourceId]);
   return contactFromRow(row ?? null);
 }
+
+/** What the mail composer needs from this module: the resource contact rules above. */
+export const mailSources = (config: Config): MailSources => ({ config, contactOf: loadResourceContact });

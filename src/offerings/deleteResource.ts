@@ -1,6 +1,7 @@
 import type { Deps } from '../context.js';
 import { conflict, notFound } from '../errors.js';
 import { enqueueParticipationMails } from '../notifications/compose.js';
+import { mailSources } from './contact.js';
 import { requireProvider } from '../partners/providers.js';
 import type { Queryable } from '../storage/db.js';
 import { resourceByReference } from './resourceRepo.js';
@@ -52,7 +53,7 @@ export async function deleteResource(
       for (const p of canceled) {
         // a RESERVED hold is a consumer mid-booking; like RESERVED -> CANCELED elsewhere it gets no mail
         if (p.was === 'RESERVED') continue;
-        await enqueueParticipationMails(tx, deps.config, p.id, ['resource-deleted-cancellation']);
+        await enqueueParticipationMails(tx, mailSources(deps.config), p.id, ['resource-deleted-cancellation']);
       }
     }
     await tx.query('DELETE FROM resources WHERE id = $1', [resource.id]);

@@ -163,7 +163,7 @@ async function applyChanges(tx: Queryable, crmId: string, providerId: string, ro
 
 /**
  * B3. A new reference is created. An existing one is a 400 with onDuplicateRaise, otherwise it is
- * updated with the given fields. The spec answers B3 with 201 either way.
+ * updated with the given fields. B3 answers 201 either way.
  */
 export async function createResource(
   deps: Deps,

@@ -125,7 +125,7 @@ async function addInlineParticipations(
 }
 
 /**
- * D6: all or nothing. A series (series_data) is cut per DESIGN §4 and its appointments share one
+ * D6: all or nothing. A series (series_data) is cut as docs/api.md (Booking rules) says and its appointments share one
  * generated seriesId with references `${seriesId}-${n}`. Any overlap with a live appointment of the
  * resource (the exclusion constraint decides; no resource lock) fails the whole request with 409
  * naming the clash.

@@ -2,6 +2,7 @@
 import type { Deps } from '../context.js';
 import { conflict, invalid } from '../errors.js';
 import { enqueueParticipationMails } from '../notifications/compose.js';
+import { mailSources } from '../offerings/contact.js';
 import { requireProvider } from '../partners/providers.js';
 import { changeParticipationState } from './participations.js';
 import { takePlace } from './places.js';
@@ -57,7 +58,7 @@ export async function addParticipation(
       ignoreCapacity: options.ignoreCapacity,
     });
     if (row.state === 'BOOKED' && options.sendMails !== false) {
-      await enqueueParticipationMails(tx, deps.config, row.id, ['participation-booked'], { message: input.message ?? null });
+      await enqueueParticipationMails(tx, mailSources(deps.config), row.id, ['participation-booked'], { message: input.message ?? null });
     }
     return { created: true, participation: await loadParticipationView(tx, row.id) };
   });

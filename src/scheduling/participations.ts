@@ -1,11 +1,12 @@
 /**
- * Changing a participation's state inside the caller's transaction, exactly per the spec's
+ * Changing a participation's state inside the caller's transaction, exactly per the
  * transition table (transitions.ts), with the participant's mail written to the outbox in the
  * same transaction. Used by D9/D10 here and by the public flow (cancel link).
  */
 import type { Deps } from '../context.js';
 import { conflict, DomainError } from '../errors.js';
 import { enqueueParticipationMails } from '../notifications/compose.js';
+import { mailSources } from '../offerings/contact.js';
 import type { MailTemplate } from '../notifications/templateNames.js';
 import { constraintName, sqlState, type Queryable } from '../storage/db.js';
 import type { ParticipationRow } from './capacity.js';
@@ -91,7 +92,7 @@ export async function changeParticipationState(
 
   const templates = options.templates ?? (plan.kind === 'change' && plan.mail ? [plan.mail] : []);
   if (options.sendMails !== false && templates.length > 0) {
-    await enqueueParticipationMails(tx, deps.config, updated.id, templates, { message: options.message ?? null });
+    await enqueueParticipationMails(tx, mailSources(deps.config), updated.id, templates, { message: options.message ?? null });
   }
   return { participation: updated, changed: true };
 }

@@ -1,5 +1,5 @@
 /**
- * Series expansion (DESIGN §4), pure: on each date from `firstDay` to `lastDay` (both included)
+ * Series expansion (docs/api.md, Booking rules), pure: on each date from `firstDay` to `lastDay` (both included)
  * whose ISO weekday is listed, the daily wall-clock window is cut into `rasterMin`-minute
  * appointments from its start; a trailing part shorter than the raster is dropped. Each day's
  * window is built from wall-clock times in the zone, so it keeps its local times across DST.

@@ -1,5 +1,5 @@
 /**
- * The participation state machine of the spec's "Participation transitions" table, as data.
+ * The participation state machine (docs/api.md, Booking rules), as data.
  * Anything not listed is refused; asking for the current state again changes nothing.
  */
 import { DomainError } from '../errors.js';

@@ -8,11 +8,13 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import {
   artifactPath,
   bookBehindTheBack,
+  expectAccessible,
   focusedKey,
   launchBrowser,
   partnerAppointments,
   setupWidgetResource,
   skipBrowserTests,
+  slotAt,
   startService,
   type E2EService,
   type WidgetResource,
@@ -59,20 +61,20 @@ describe.skipIf(skipBrowserTests)('widget and the reservation hold', () => {
   it('says "too many attempts" on a real 429 and works again once the first hold is gone', async () => {
     const r = await setupWidgetResource(svc, { dayOffsets: [1] });
     const { page, errors } = await open(r);
-    await page.locator('.bw-slot', { hasText: '09:00' }).click();
+    await slotAt(page, '09:00').click();
     await page.getByRole('heading', { name: 'Your details' }).waitFor();
     const heldAt = Date.now();
 
     await page.getByRole('button', { name: 'Change time' }).click();
     await page.getByRole('heading', { name: 'Choose a date and time' }).waitFor();
     const second = page.waitForResponse((res) => res.url().includes('reserve_appointment'));
-    await page.locator('.bw-slot', { hasText: '09:30' }).click();
+    await slotAt(page, '09:30').click();
     expect((await second).status()).toBe(429); // this client already holds 09:00
     await expect.poll(() => page.locator('.bw-alert').textContent()).toContain('Too many attempts');
     await page.screenshot({ path: artifactPath('widget-429.png'), fullPage: true });
 
     await sleep(Math.max(0, heldAt + HOLD_SECONDS * 1000 + 300 - Date.now()));
-    await page.locator('.bw-slot', { hasText: '09:30' }).click();
+    await slotAt(page, '09:30').click();
     await page.getByRole('heading', { name: 'Your details' }).waitFor();
     const who = `rate.${Date.now()}@consumer.example`;
     await fillForm(page, who);
@@ -84,7 +86,7 @@ describe.skipIf(skipBrowserTests)('widget and the reservation hold', () => {
   it('hold expires: says so, keeps the data, and books after reserving again', async () => {
     const r = await setupWidgetResource(svc, { dayOffsets: [1] });
     const { page, errors } = await open(r);
-    await page.locator('.bw-slot', { hasText: '10:00' }).click();
+    await slotAt(page, '10:00').click();
     await page.getByRole('heading', { name: 'Your details' }).waitFor();
     expect(await page.locator('.bw-hold-time').textContent()).toMatch(/^0:0[56]$/);
     const who = `late.${Date.now()}@consumer.example`;
@@ -97,6 +99,7 @@ describe.skipIf(skipBrowserTests)('widget and the reservation hold', () => {
     expect(await focusedKey(page)).toBe('reserve-again');
     const submit = page.getByRole('button', { name: 'Book appointment' });
     expect(await submit.getAttribute('aria-disabled')).toBe('true');
+    await expectAccessible(page, 'hold expired');
     await page.screenshot({ path: artifactPath('widget-hold-expired.png'), fullPage: true });
 
     // submitting now sends nothing
@@ -120,7 +123,7 @@ describe.skipIf(skipBrowserTests)('widget and the reservation hold', () => {
     const r = await setupWidgetResource(svc, { dayOffsets: [1] });
     // the page's clock is ours to stop, so the widget still counts while the server's hold expires
     const { page, errors } = await open(r, (p) => p.clock.install());
-    const slot = page.locator('.bw-slot', { hasText: '11:00' });
+    const slot = slotAt(page, '11:00');
     const start = (await slot.getAttribute('data-start'))!;
     await slot.click();
     await page.getByRole('heading', { name: 'Your details' }).waitFor();

@@ -1,6 +1,7 @@
 /**
  * Vitest global setup: tests that run the service as its own process start the compiled service
- * (dist/main.js), as `npm start` does; build it first when any source is newer than the build.
+ * (dist/main.js), as `npm start` does, and every app serves the bundled widget (dist/widget/);
+ * build both first when any source of the service or the widget is newer than the build.
  */
 import { execFileSync } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
@@ -15,15 +16,15 @@ function newestMtime(dir: string): number {
   return newest;
 }
 
-function builtAt(): number {
+function mtime(path: string): number {
   try {
-    return statSync('dist/main.js').mtimeMs;
+    return statSync(path).mtimeMs;
   } catch {
     return 0;
   }
 }
 
 export default function setup(): void {
-  if (newestMtime('src') <= builtAt()) return;
-  execFileSync('npm', ['run', 'build'], { stdio: 'inherit' });
+  const stale = newestMtime('src') > mtime('dist/main.js') || newestMtime('widget/src') > mtime('dist/widget/widget.js');
+  if (stale) execFileSync('npm', ['run', 'build'], { stdio: 'inherit' });
 }

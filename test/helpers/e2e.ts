@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { LightMyRequestResponse } from 'fastify';
@@ -167,6 +168,9 @@ export function focusedKey(page: Page): Promise<string | null> {
   });
 }
 
+/** The time button whose visible time is `time` (HH:mm); its hidden rest ("to 10:30") is not matched. */
+export const slotAt = (page: Page, time: string) => page.locator('.bw-slot').filter({ has: page.locator('.bw-slot-time', { hasText: time }) });
+
 /** Presses Tab until the focused element's key matches, failing after `max` presses. */
 export async function tabTo(page: Page, match: RegExp | string, max = 60): Promise<string> {
   const seen: (string | null)[] = [];
@@ -177,6 +181,49 @@ export async function tabTo(page: Page, match: RegExp | string, max = 60): Promi
     if (key && (typeof match === 'string' ? key === match : match.test(key))) return key;
   }
   throw new Error(`Tab never reached ${String(match)}; focus went through: ${seen.join(' > ')}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Accessibility: axe-core in the page
+// ---------------------------------------------------------------------------------------------
+
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+export interface AxeFinding {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: string[];
+}
+
+/**
+ * Runs axe-core over the whole page (open shadow roots included): every rule axe runs by default
+ * plus `label-content-name-mismatch` (WCAG 2.5.3, experimental in axe). The script goes in through
+ * the DevTools protocol, so the page's own Content-Security-Policy stays as it is.
+ * Returns the serious and critical violations; the others are logged.
+ */
+export async function axeViolations(page: Page, label: string): Promise<AxeFinding[]> {
+  if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
+  const all: AxeFinding[] = await page.evaluate(async () => {
+    type AxeResult = { violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[]; failureSummary?: string }[] }[] };
+    const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<AxeResult> } }).axe;
+    const result = await axe.run(document, { rules: { 'label-content-name-mismatch': { enabled: true } }, resultTypes: ['violations'] });
+    return result.violations.map((v) => ({
+      id: v.id,
+      impact: v.impact,
+      help: v.help,
+      nodes: v.nodes.map((n) => `${JSON.stringify(n.target)}: ${n.failureSummary ?? ''}`),
+    }));
+  });
+  const minor = all.filter((v) => v.impact !== 'serious' && v.impact !== 'critical');
+  if (minor.length) console.log(`axe (${label}), minor or moderate: ${minor.map((v) => `${v.id} (${v.impact})`).join(', ')}`);
+  return all.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+}
+
+/** Fails with axe's findings when the page has a serious or critical accessibility violation. */
+export async function expectAccessible(page: Page, label: string): Promise<void> {
+  const serious = await axeViolations(page, label);
+  expect(serious, `${label}: ${JSON.stringify(serious, null, 2)}`).toEqual([]);
 }
 
 // ---------------------------------------------------------------------------------------------

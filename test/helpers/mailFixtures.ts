@@ -1,5 +1,5 @@
 import { expect } from 'vitest';
-import { cancelLinkFor } from '../../src/booking/cancelToken.js';
+import { cancelLinkFor } from '../../src/notifications/cancelToken.js';
 import type { TestApp } from './app.js';
 import { uniqueId } from './app.js';
 import { createAppointment, createCustomer, participate, setupScheduling, type Scheduling } from './schedulingFixtures.js';

@@ -100,7 +100,7 @@ describe('A2 reserve_appointment', () => {
     expect([overlapped.statusCode, errorOf(overlapped).errorCode]).toEqual([412, '201']);
   });
 
-  it('joins the appointment a timeslot slot already has while places are left (DESIGN §6)', async () => {
+  it('joins the appointment a timeslot slot already has while places are left', async () => {
     const b = await setupBooking(t);
     const { slot } = await firstSlot(b, { defaultCapacity: 2 });
     const first = await reserve(t, b.resource.reference, reserveBodyFor(slot, b.product.uuid), undefined, fromIp());

@@ -144,7 +144,7 @@ describe('B3 POST .../resources', () => {
     }
   });
 
-  it('products: product references that must already exist (an unknown product reference is 404, DESIGN §3)', async () => {
+  it('products: product references that must already exist (an unknown product reference is 404)', async () => {
     const c = await provider();
     const res = await c.p.call('POST', `${c.base}/resources`, { reference: 'r@crm', publicName: 'P', internalName: 'I', products: ['ghost@crm'] });
     expect(expectError(res, 404, 'NOT_FOUND').message).toContain('ghost@crm');
@@ -152,7 +152,7 @@ describe('B3 POST .../resources', () => {
     expectError(await c.p.call('POST', `${c.base}/resources/${enc(existing.reference)}`, { products: ['ghost@crm'] }), 404, 'NOT_FOUND');
   });
 
-  it('the booking channels are given per channelKey (DESIGN §4) and answered for every key', async () => {
+  it('the booking channels are given per channelKey and answered for every key', async () => {
     const c = await provider();
     const resource = await createResource(c.p, c.f.providerRef, { channels: { RESOURCE_PUBLIC: { bookingProcess: 'REQUESTED' } } });
     expect(resource.channels).toEqual({

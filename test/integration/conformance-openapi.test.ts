@@ -1,5 +1,5 @@
 /**
- * The OpenAPI document covers every operation of groups B, C and D (and the ones DESIGN §3 adds)
+ * The OpenAPI document covers every operation of groups B, C and D (and the staff and update operations docs/api.md lists)
  * with its request schema, its query parameters and the response shape the spec gives it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -20,7 +20,7 @@ interface Operation {
   id: string;
   method: 'get' | 'post' | 'put' | 'delete';
   path: string;
-  /** the success statuses the operation answers (spec or DESIGN §3) */
+  /** the success statuses the operation answers (docs/api.md, Operations) */
   success: Partial<Record<number, Shape>>;
   /** required members of the request body, when it has one */
   body?: string[];

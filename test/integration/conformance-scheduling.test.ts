@@ -1,5 +1,5 @@
 /**
- * Conformance of group D (scheduling) with the statuses DESIGN §3 gives it, statement by statement,
+ * Conformance of group D (scheduling) with the statuses docs/api.md (Operations) gives it, statement by statement,
  * through HTTP only.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,5 +1,5 @@
 /**
- * Conformance of group C (initial setup) and the setup operations DESIGN §3 adds (staff, updates),
+ * Conformance of group C (initial setup) and the staff and update operations (docs/api.md, Operations),
  * statement by statement, through HTTP only.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -1,6 +1,6 @@
 /**
  * Conformance of the wire rules every group shares: Authentication, Errors, Limits, Versioning of
- * the interface spec and DESIGN §2 (wire conventions) and §6, checked through HTTP only.
+ * docs/api.md (Conventions and Booking rules), checked through HTTP only.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newPartner, startTestApp, uniqueId, type TestApp } from '../helpers/app.js';

@@ -1,5 +1,5 @@
 /**
- * DESIGN §7.1: with REDIS_URL the per-client limits are shared by every instance, so N instances
+ * Fleet (docs/deploy.md): with REDIS_URL the per-client limits are shared by every instance, so N instances
  * allow one address the limit once; a Redis lost later costs the shared limits, never a request.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

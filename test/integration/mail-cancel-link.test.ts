@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { signCancelToken } from '../../src/booking/cancelToken.js';
+import { signCancelToken } from '../../src/notifications/cancelToken.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { book, bookBodyFor, consumer, createTimeslots, flatten, setupBooking, upcoming } from '../helpers/bookingFixtures.js';
 import { bookedParticipant, outboxOf, participationState } from '../helpers/mailFixtures.js';

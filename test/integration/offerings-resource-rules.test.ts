@@ -43,7 +43,7 @@ function expect400(res: { statusCode: number; json(): { errors: { errorCode: str
 }
 
 describe('resource products', () => {
-  it('rejects an unknown product with 404 (DESIGN §3) naming the missing reference, and creates nothing', async () => {
+  it('rejects an unknown product with 404 naming the missing reference, and creates nothing', async () => {
     const s = await provider();
     const known = await createProduct(s.p, s.providerRef);
     const res = await s.p.call('POST', s.base, body({ products: [known.reference, 'ghost@crm'] }));

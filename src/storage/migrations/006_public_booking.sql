@@ -1,6 +1,6 @@
 -- Migration 006 (second file): completing a public booking (A3) in one statement.
 --
--- The consumer of a public booking (A3 rules 1-3, DESIGN §4): a user of the resource's crm
+-- The consumer of a public booking (A3 rules 1-3, docs/api.md): a user of the resource's crm
 -- matched by email, else by mobile (the oldest), else created (username: the email made safe for
 -- the username rule, numbered -2, -3 ... while taken; language: the given one, else de); missing
 -- names and mobile are filled in, never overwritten. Then the provider's customer linked to that
