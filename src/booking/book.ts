@@ -10,13 +10,13 @@ import { randomUUID } from 'node:crypto';
 import type { Deps } from '../context.js';
 import { DomainError, invalid } from '../errors.js';
 import { bookingProcessOf, type ChannelKey } from '../offerings/channels.js';
-import { needsCancelLink, participationMails, type ParticipationFacts } from '../notifications/compose.js';
+import { needsCancelLink, needsDecisionLink, participationMails, type ParticipationFacts } from '../notifications/compose.js';
 import { enqueueMails } from '../notifications/outbox.js';
 import type { MailTemplate } from '../notifications/templateNames.js';
 import { LIVE_PARTICIPATION_SQL, type AppointmentRow, type ParticipationRow } from '../scheduling/capacity.js';
 import { constraintName, retryOnUniqueViolation, sqlState, type Queryable } from '../storage/db.js';
 import { viewOf } from './bookableView.js';
-import { cancelLinkFor } from './cancelToken.js';
+import { cancelLinkFor, decisionLinkFor } from './cancelToken.js';
 import { claimSlot, slotTaken, type SlotTarget } from './claimSlot.js';
 import { consumerCustomer, type ConsumerCustomer, type ConsumerInput } from './consumer.js';
 import { createdAppointmentView } from './createdAppointmentView.js';
@@ -172,7 +172,11 @@ export async function createAppointmentWithConsumer(deps: Deps, input: BookInput
       }
       const cancelLink = await cancelLinkFor(tx, deps.config, booked.participation.id);
       const facts = mailFacts(booked, resource, product, customer);
-      await enqueueMails(tx, participationMails({ facts, contact: booking.contact, cancelLink: needsCancelLink(templates) ? cancelLink : null }, templates));
+      const decisionLink = needsDecisionLink(templates) ? await decisionLinkFor(tx, deps.config, booked.participation.id) : null;
+      await enqueueMails(
+        tx,
+        participationMails({ facts, contact: booking.contact, cancelLink: needsCancelLink(templates) ? cancelLink : null, decisionLink }, templates),
+      );
       return createdAppointmentView({ ...booked, view, product, timeFormat, locale, cancelLink });
     }),
   );
