@@ -17,6 +17,7 @@ import { offeringRoutes } from './http/offerings.js';
 import { schedulingRoutes } from './http/scheduling.js';
 import { publicRoutes } from './http/public.js';
 import { cancelRoutes } from './http/cancel.js';
+import { requestRoutes } from './http/requests.js';
 import { widgetRoutes } from './http/widget.js';
 import { canonicalHostRedirect } from './http/canonicalHost.js';
 import { registerMetrics } from './http/metrics.js';
@@ -78,6 +79,7 @@ export async function buildApp({ config, db, clock = systemClock, logger }: AppD
   );
   await app.register(publicRoutes, { deps });
   await app.register(cancelRoutes, { deps });
+  await app.register(requestRoutes, { deps });
   await app.register(widgetRoutes, { deps });
   return app;
 }
