@@ -64,29 +64,42 @@ export interface FeedEventRow {
 }
 
 /**
- * DESIGN 7.4: ACTIVE appointments overlapping [from, to) that have a REQUESTED or BOOKED
+ * DESIGN 7.4: ACTIVE appointments overlapping [$3, $4) that have a REQUESTED or BOOKED
  * participation or were created by the partner (not by the public booking flow). RESERVED holds are
  * left out entirely: they come and go without being bookings, and the feed must not change with them.
  */
-export function feedEvents(db: Queryable, feed: Pick<FeedTarget, 'provider_id' | 'resource_id'>, from: Date, to: Date): Promise<FeedEventRow[]> {
-  return db.query<FeedEventRow>(
-    `SELECT a.id, a.start_at, a.end_at, a.created_at,
-            GREATEST(a.updated_at, max(p.updated_at)) AS changed_at,
-            COALESCE(a.product_name, pr.name) AS product_name,
-            r.public_name AS resource_public_name, r.internal_name AS resource_internal_name,
-            COALESCE(a.address, r.address) AS address,
-            COALESCE(json_agg(json_build_object('name', c.user_name, 'state', p.state) ORDER BY p.created_at, p.id)
-                       FILTER (WHERE p.state IN ('REQUESTED', 'BOOKED')), '[]'::json) AS people
-       FROM appointments a
-       LEFT JOIN products pr ON pr.id = a.product_id
-       LEFT JOIN resources r ON r.id = a.resource_id
-       LEFT JOIN participations p ON p.appointment_id = a.id AND p.state <> 'RESERVED'
-       LEFT JOIN customers c ON c.id = p.customer_id
-      WHERE a.provider_id = $1 AND ($2::uuid IS NULL OR a.resource_id = $2)
-        AND a.state = 'ACTIVE' AND NOT a.archived AND a.end_at > $3 AND a.start_at < $4
-      GROUP BY a.id, pr.id, r.id
-     HAVING NOT a.created_by_public_flow OR bool_or(p.state IN ('REQUESTED', 'BOOKED'))
-      ORDER BY a.start_at, a.id`,
+const FEED_EVENTS_SQL = `
+    SELECT a.id, a.start_at, a.end_at, a.created_at,
+           GREATEST(a.updated_at, max(p.updated_at)) AS changed_at,
+           COALESCE(a.product_name, pr.name) AS product_name,
+           r.public_name AS resource_public_name, r.internal_name AS resource_internal_name,
+           COALESCE(a.address, r.address) AS address,
+           COALESCE(json_agg(json_build_object('name', c.user_name, 'state', p.state) ORDER BY p.created_at, p.id)
+                      FILTER (WHERE p.state IN ('REQUESTED', 'BOOKED')), '[]'::json) AS people
+      FROM appointments a
+      LEFT JOIN products pr ON pr.id = a.product_id
+      LEFT JOIN resources r ON r.id = a.resource_id
+      LEFT JOIN participations p ON p.appointment_id = a.id AND p.state <> 'RESERVED'
+      LEFT JOIN customers c ON c.id = p.customer_id
+     WHERE a.provider_id = $1 AND ($2::uuid IS NULL OR a.resource_id = $2)
+       AND a.state = 'ACTIVE' AND NOT a.archived AND a.end_at > $3 AND a.start_at < $4
+     GROUP BY a.id, pr.id, r.id
+    HAVING NOT a.created_by_public_flow OR bool_or(p.state IN ('REQUESTED', 'BOOKED'))`;
+
+type FeedScope = Pick<FeedTarget, 'provider_id' | 'resource_id'>;
+
+export function feedEvents(db: Queryable, feed: FeedScope, from: Date, to: Date): Promise<FeedEventRow[]> {
+  return db.query<FeedEventRow>(`${FEED_EVENTS_SQL} ORDER BY a.start_at, a.id`, [feed.provider_id, feed.resource_id, from, to]);
+}
+
+/**
+ * A digest of exactly the rows feedEvents would return, computed in the database: equal digests,
+ * equal rows. Polling an unchanged feed then moves one short value instead of every row.
+ */
+export async function feedEventsDigest(db: Queryable, feed: FeedScope, from: Date, to: Date): Promise<string> {
+  const [row] = await db.query<{ digest: string }>(
+    `SELECT md5(COALESCE(string_agg(ev::text, '|' ORDER BY ev.start_at, ev.id), '')) || ':' || count(*) AS digest FROM (${FEED_EVENTS_SQL}) ev`,
     [feed.provider_id, feed.resource_id, from, to],
   );
+  return row.digest;
 }

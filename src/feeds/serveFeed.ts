@@ -1,7 +1,7 @@
 /**
- * GET of a feed URL. Calendar apps poll, so serving must be cheap: one query reads the feed's rows;
- * the iCalendar text is rendered again only when those rows differ from the last time (the library's
- * rendering costs far more than the query). The ETag is the hash of the text itself, so it changes
+ * GET of a feed URL. Calendar apps poll, so serving must be cheap: one query asks the database for a
+ * digest of the feed's rows; only when it differs from the last time are the rows read and the
+ * iCalendar text rendered again (the library's rendering costs far more than the query). The ETag is the hash of the text itself, so it changes
  * exactly when the content does, on every instance alike.
  */
 import { createHash } from 'node:crypto';
@@ -55,13 +55,15 @@ export async function serveFeed(deps: Deps, cache: FeedCache, token: string, loc
   const feed = await repo.feedByTokenHash(deps.db, hashFeedToken(token));
   if (!feed) throw invalidFeed();
   const now = deps.clock.now().getTime();
-  const rows = await repo.feedEvents(deps.db, feed, new Date(now - FEED_WINDOW.pastDays * DAY_MS), new Date(now + FEED_WINDOW.futureDays * DAY_MS));
+  const [from, to] = [new Date(now - FEED_WINDOW.pastDays * DAY_MS), new Date(now + FEED_WINDOW.futureDays * DAY_MS)];
   const name = [feed.provider_name, feed.resource_name].filter(Boolean).join(' – ');
-  const inputs = digest(JSON.stringify([name, rows]));
+  const inputs = `${await repo.feedEventsDigest(deps.db, feed, from, to)}:${name}`;
   const key = `${feed.id}:${locale}`;
   const cached = cache.get(key);
   if (cached?.inputs === inputs) return cached;
-  const body = renderFeed(name, rows, locale);
+  // A change between the digest and this read gives the next request another digest, so it renders
+  // again (rows never return to an earlier digest: every change moves an updated_at).
+  const body = renderFeed(name, await repo.feedEvents(deps.db, feed, from, to), locale);
   const rendered = { inputs, body, etag: `"${digest(body)}"` };
   cache.set(key, rendered);
   return rendered;

@@ -85,7 +85,8 @@ export const feedRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app,
       const feed = await serveFeed(deps, cache, token, mailLocale(request.query.lang));
       // the URL is a secret and the content personal: shared caches keep nothing, every use revalidates
       reply.header('etag', feed.etag).header('cache-control', 'private, no-cache').header('referrer-policy', 'no-referrer').header('x-robots-tag', 'noindex');
-      if (notModified(request.headers['if-none-match'], feed.etag)) return reply.status(304).send(null);
+      // no payload at all: send(null) would announce a body ("null", Content-Length 4) that a 304 never has
+      if (notModified(request.headers['if-none-match'], feed.etag)) return reply.status(304).send(undefined as never);
       return reply.type('text/calendar; charset=utf-8').header('content-disposition', 'inline; filename="calendar.ics"').send(feed.body);
     },
   );

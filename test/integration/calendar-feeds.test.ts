@@ -226,6 +226,7 @@ describe('the feed', () => {
     const unchanged = await fetchFeed(feed.path, { 'if-none-match': etag });
     expect(unchanged.statusCode).toBe(304);
     expect(unchanged.body).toBe('');
+    expect(unchanged.headers['content-length']).toBeUndefined();
     expect(unchanged.headers.etag).toBe(etag);
     expect((await fetchFeed(feed.path, { 'if-none-match': `"other", W/${etag}` })).statusCode).toBe(304);
     const tentative = parse(first.body).get(a.uuid)!;
