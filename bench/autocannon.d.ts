@@ -12,6 +12,7 @@ declare module 'autocannon' {
     interface Options {
       url: string;
       connections?: number;
+      headers?: Record<string, string>;
       duration?: number;
       requests?: Request[];
     }

@@ -6,6 +6,7 @@
  *  W2      50 consumers reserving and booking distinct slots of 25 resources for 20 s
  *  W2-hot  50 consumers on distinct slots of ONE resource for 20 s
  *  W3      12 clients of mixed partner writes on one provider with 25 resources while 25 consumers book
+ *  FEED    the calendar feed of W1's resource polled by 10 connections: full answers, then 304s
  * Each booking workload's provider also has a history of 20,000 past consumers and bookings.
  * Only a part: `npm run bench -- W2-hot W3` (names as above).
  */
@@ -18,6 +19,7 @@ import { openDb, type Db } from '../src/storage/db.js';
 import { migrate } from '../src/storage/migrate.js';
 import { cpuMeter, type CpuSpent } from './cpu.js';
 import { bookingRun, overbookingCheck, type BookingRun } from './booking.js';
+import { FEED_CONNECTIONS, FEED_SECONDS, feedRun } from './feed.js';
 import { mixedRun } from './mixed.js';
 import { seedBooking, seedHistory, seedW1, type BookingData } from './seed.js';
 import { sampleRss, startChild, stop, type Child } from './service.js';
@@ -26,7 +28,7 @@ import { W1_CONNECTIONS, W1_SECONDS, w1 } from './w1.js';
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /** past consumers (and bookings) each booking workload's provider has, as in a database in service */
 const HISTORY = 20_000;
-const WORKLOADS = ['W1', 'W2', 'W2-hot', 'W3'];
+const WORKLOADS = ['W1', 'W2', 'W2-hot', 'W3', 'FEED'];
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : WORKLOADS;
 
 async function admin(sql: string): Promise<void> {
@@ -51,6 +53,14 @@ async function runW1(service: Child, data: Awaited<ReturnType<typeof seedW1>>) {
   console.log(`    service RSS: peak ${rss.toFixed(0)} MiB during W1`);
   const share = r.service.rps / r.ceiling.rps;
   console.log(`    targets : p99 <= 20 ms: ${met(r.service.p99 <= 20)}; >= 70 % of ceiling: ${(share * 100).toFixed(0)} % ${met(share >= 0.7)}; RSS < 150 MiB: ${met(rss < 150)}`);
+}
+
+async function runFeed(service: Child, data: Awaited<ReturnType<typeof seedW1>>) {
+  console.log(`\nFEED  GET the calendar feed of W1's resource (28 days, 150 appointments), ${FEED_CONNECTIONS} connections, ${FEED_SECONDS} s`);
+  const r = await feedRun(service.url, data);
+  console.log(`    response: ${r.status}, ${r.events} events, ${(r.bytes / 1024).toFixed(0)} KiB; first request (renders): ${ms(r.coldMs)}`);
+  console.log(`    full    : p50 ${ms(r.full.p50)}  p99 ${ms(r.full.p99)}  ${r.full.rps.toFixed(0)} req/s  (non-2xx ${r.full.non2xx}, errors ${r.full.errors})`);
+  console.log(`    304     : p50 ${ms(r.notModified.p50)}  p99 ${ms(r.notModified.p99)}  ${r.notModified.rps.toFixed(0)} req/s  (If-None-Match with the ETag; non-2xx here are the 304s: ${r.notModified.non2xx})`);
 }
 
 async function printBookings(db: Db, [r, cpu]: [BookingRun, CpuSpent], data: BookingData, target: number | null) {
@@ -90,7 +100,7 @@ async function main(): Promise<void> {
     }
     const seeder = await buildApp({ config: testConfig({ databaseUrl }), db, logger: false });
     console.log('seeding through the partner API ...');
-    const w1Data = chosen.includes('W1') ? await seedW1(seeder, db) : undefined;
+    const w1Data = chosen.includes('W1') || chosen.includes('FEED') ? await seedW1(seeder, db) : undefined;
     const w2Data = chosen.includes('W2') ? await seedBooking(seeder, db, { resources: 25, days: 30, raster: 10 }) : undefined;
     const hotData = chosen.includes('W2-hot') ? await seedBooking(seeder, db, { resources: 1, days: 150, raster: 5 }) : undefined;
     const w3Data = chosen.includes('W3') ? await seedBooking(seeder, db, { resources: 25, days: 30, raster: 10 }) : undefined;
@@ -102,7 +112,8 @@ async function main(): Promise<void> {
     // As in production: a configured cancel-link secret.
     service = await startChild([...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), 'bench/server.mjs'], { DATABASE_URL: process.env.BENCH_SERVICE_DATABASE_URL?.replace('{db}', name) ?? databaseUrl, LOG_LEVEL: 'silent', CANCEL_LINK_SECRET: randomBytes(32).toString('hex') });
 
-    if (w1Data) await runW1(service, w1Data);
+    if (w1Data && chosen.includes('W1')) await runW1(service, w1Data);
+    if (w1Data && chosen.includes('FEED')) await runFeed(service, w1Data);
     if (w2Data) {
       console.log('\nW2  50 concurrent consumers, reserve + create on distinct slots of 25 resources, 20 s');
       await printBookings(db, (await measured(service, () => bookingRun(service!.url, w2Data, 50, 20))), w2Data, null);

@@ -1,6 +1,6 @@
 /**
  * Bench data, set up through the partner API (in-process, app.inject) as a partner would:
- * W1: one resource, 28 days of availability 08:00-18:00 at raster 30 (560 slots), 150 existing
+ * W1 (and FEED, the same resource's calendar feed): one resource, 28 days of availability 08:00-18:00 at raster 30 (560 slots), 150 existing
  *     appointments (100 single, booked full; 50 groups of 3 with one participant).
  * Booking workloads (W2, W2-hot, W3): a provider with some resources and long days of
  *     availability, far more slots than a run can book.
@@ -40,12 +40,15 @@ const day = (offset: number) => DateTime.now().setZone(ZONE).startOf('day').plus
 const wall = (dt: DateTime) => dt.toFormat("yyyy-MM-dd'T'HH:mm");
 
 export interface W1Data {
+  partner: PartnerAccess;
   resourceUuid: string;
+  resourceRef: string;
   productUuid: string;
 }
 
 export async function seedW1(app: App, db: Db): Promise<W1Data> {
-  const { call, providerRef } = await partner(app, db);
+  const { call, ...access } = await partner(app, db);
+  const { providerRef } = access;
   const base = `/provider/${providerRef}`;
   const product = (await call('POST', `${base}/products`, { reference: 'viewing@bench', name: 'Viewing' })).product;
   const resource = await call('POST', `${base}/resources`, { reference: 'flat@bench', publicName: 'Flat', internalName: 'F', products: ['viewing@bench'] });
@@ -66,7 +69,7 @@ export async function seedW1(app: App, db: Db): Promise<W1Data> {
     });
     await call('POST', `${base}/participations?sendMails=false`, { reference: `part-${i}@bench`, appointmentReference: reference, customerReference: 'cust@bench', state: 'BOOKED' });
   }
-  return { resourceUuid: resource.uuid, productUuid: product.uuid };
+  return { partner: access, resourceUuid: resource.uuid, resourceRef: 'flat@bench', productUuid: product.uuid };
 }
 
 export interface BookingShape {

@@ -17,6 +17,8 @@ import { offeringRoutes } from './http/offerings.js';
 import { schedulingRoutes } from './http/scheduling.js';
 import { publicRoutes } from './http/public.js';
 import { cancelRoutes } from './http/cancel.js';
+import { requestRoutes } from './http/requests.js';
+import { feedPartnerRoutes, feedRoutes } from './http/feeds.js';
 import { widgetRoutes } from './http/widget.js';
 import { canonicalHostRedirect } from './http/canonicalHost.js';
 import { registerMetrics } from './http/metrics.js';
@@ -85,11 +87,14 @@ export async function buildApp({ config, db, clock = systemClock, logger, counte
       await crm.register(partnerRoutes, { deps });
       await crm.register(offeringRoutes, { deps });
       await crm.register(schedulingRoutes, { deps });
+      await crm.register(feedPartnerRoutes, { deps });
     },
     { prefix: '/crms/:crmId' },
   );
   await app.register(publicRoutes, { deps });
   await app.register(cancelRoutes, { deps });
+  await app.register(requestRoutes, { deps });
+  await app.register(feedRoutes, { deps });
   await app.register(widgetRoutes, { deps });
   return app;
 }

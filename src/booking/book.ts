@@ -10,12 +10,13 @@ import { randomUUID } from 'node:crypto';
 import type { Deps } from '../context.js';
 import { invalid } from '../errors.js';
 import { bookingProcessOf, type ChannelKey } from '../offerings/channels.js';
-import { needsCancelLink, participationMails, type ParticipationFacts } from '../notifications/compose.js';
+import { needsCancelLink, needsDecisionLink, participationMails, type ParticipationFacts } from '../notifications/compose.js';
 import { enqueueMails } from '../notifications/outbox.js';
 import type { MailTemplate } from '../notifications/templateNames.js';
 import type { AppointmentRow, ParticipationRow } from '../scheduling/capacity.js';
+import type { Queryable } from '../storage/db.js';
 import { viewOf } from './bookableView.js';
-import { cancelLinkFor } from '../notifications/cancelToken.js';
+import { cancelLinkFor, decisionLinkFor } from '../notifications/cancelToken.js';
 import { bookHold } from './bookHold.js';
 import { claimSlot, slotTaken, type SlotTarget } from './claimSlot.js';
 import { consumerArgument, consumerCustomer, type ConsumerCustomer, type ConsumerInput } from './consumer.js';
@@ -117,8 +118,11 @@ export async function createAppointmentWithConsumer(deps: Deps, input: BookInput
   const provider = { id: resource.provider_id, crmId: resource.crm_id };
   const templates: MailTemplate[] = [...process.templates];
 
-  const mailsOf = (booked: Booked, customer: Omit<ConsumerCustomer, 'id'>, cancelLink: string) =>
-    participationMails({ facts: mailFacts(booked, resource, product, customer), contact: booking.contact, cancelLink: needsCancelLink(templates) ? cancelLink : null }, templates);
+  const mailsOf = async (db: Queryable, booked: Booked, customer: Omit<ConsumerCustomer, 'id'>, cancelLink: string) => {
+    const decisionLink = needsDecisionLink(templates) ? await decisionLinkFor(db, deps.config, booked.participation.id) : null;
+    const facts = mailFacts(booked, resource, product, customer);
+    return participationMails({ facts, contact: booking.contact, cancelLink: needsCancelLink(templates) ? cancelLink : null, decisionLink }, templates);
+  };
   const respond = (booked: Booked, cancelLink: string) => createdAppointmentView({ ...booked, view, product, timeFormat, locale, cancelLink });
   const changes = { state: process.state, message: input.message ?? null, locale: language ?? null, channelKey: input.channelKey };
 
@@ -132,7 +136,7 @@ export async function createAppointmentWithConsumer(deps: Deps, input: BookInput
       now: deps.clock.now(),
       consumer: consumerArgument(provider, consumer),
       changes: { state: changes.state, message: changes.message, locale: changes.locale, channel_key: changes.channelKey },
-      mails: mailsOf(converted, { user_name: '', email: consumer.email, mobile: null, language: null }, cancelLink),
+      mails: await mailsOf(deps.db, converted, { user_name: '', email: consumer.email, mobile: null, language: null }, cancelLink),
     });
     if (done) return respond({ appointment: hold.appointment, participation: done.participation, liveAfter: done.liveAfter }, cancelLink);
   }
@@ -153,7 +157,7 @@ export async function createAppointmentWithConsumer(deps: Deps, input: BookInput
     });
     const booked: Booked = { appointment: claim.appointment, participation: claim.participation, liveAfter: claim.liveBefore + 1 };
     const cancelLink = await cancelLinkFor(tx, deps.config, booked.participation.id);
-    await enqueueMails(tx, mailsOf(booked, customer, cancelLink));
+    await enqueueMails(tx, await mailsOf(tx, booked, customer, cancelLink));
     return respond(booked, cancelLink);
   });
 }

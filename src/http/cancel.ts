@@ -1,11 +1,9 @@
 import formbody from '@fastify/formbody';
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
 import { cancelByToken, TooLateToCancel, viewCancellation } from '../booking/selfCancel.js';
 import type { Deps } from '../context.js';
-import { DomainError } from '../errors.js';
-import { cancelPage, pageLocale } from './cancelPage.js';
-import { statusOf } from './errors.js';
+import { cancelPage } from './cancelPage.js';
+import { answerErrorsAsPages, langOf, pageLocale, sendPage } from './htmlPage.js';
 import { ErrorResponse } from './reply.js';
 
 const Params = Type.Object({ token: Type.String({ minLength: 1, maxLength: 512, description: 'the signed token of the cancel link' }) });
@@ -21,39 +19,15 @@ const errors = {
   409: pageOrError('the appointment has already started; nothing changed'),
 };
 
-/** JSON only for a client that asks for it and not for HTML; a browser gets the page. */
-function wantsJson(request: FastifyRequest): boolean {
-  const accept = request.headers.accept ?? '';
-  return accept.includes('application/json') && !accept.includes('text/html');
-}
-
-function sendPage(reply: FastifyReply, status: number, html: string) {
-  return reply
-    .status(status)
-    .type('text/html; charset=utf-8')
-    .header('cache-control', 'no-store')
-    .header('referrer-policy', 'no-referrer') // the token is in the URL
-    .header('x-robots-tag', 'noindex')
-    .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
-    .send(html);
-}
-
-const langOf = (request: FastifyRequest) => (request.query as { lang?: unknown } | undefined)?.lang;
-
 /** The consumer's cancel link (docs/api.md, Booking rules): GET shows the appointment and a button, POST cancels. */
 export const cancelRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
   // the page's own form posts application/x-www-form-urlencoded; only these routes accept it
   await app.register(formbody);
 
-  app.setErrorHandler((err, request, reply) => {
-    if (wantsJson(request)) throw err; // the application's handler writes the documented error body
-    const status = err instanceof DomainError ? statusOf(err.code) : (err as { statusCode?: number }).statusCode ?? 500;
-    if (status >= 500) request.log.error({ err }, 'cancel page failed');
-    const lang = langOf(request);
+  answerErrorsAsPages(app, (err, status, request) => {
     const view = err instanceof TooLateToCancel ? err.view : undefined;
-    const locale = pageLocale(typeof lang === 'string' ? lang : undefined, view?.language, request.headers['accept-language']);
-    const kind = view ? 'too-late' : status === 404 ? 'invalid' : 'error';
-    return sendPage(reply, status >= 400 && status < 600 ? status : 500, cancelPage(kind, locale, view));
+    const locale = pageLocale(langOf(request), view?.language, request.headers['accept-language']);
+    return cancelPage(view ? 'too-late' : status === 404 ? 'invalid' : 'error', locale, view);
   });
 
   app.get(

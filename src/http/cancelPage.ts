@@ -1,7 +1,8 @@
 /** The consumer's cancel page (de/en): markup only, every value escaped. */
 import type { CancelView } from '../booking/selfCancel.js';
-import { formatPeriod, mailLocale, type MailLocale } from '../notifications/format.js';
+import { formatPeriod, type MailLocale } from '../notifications/format.js';
 import { escapeHtml } from '../notifications/layout.js';
+import { detailList, htmlDocument } from './htmlPage.js';
 
 export type CancelPageKind = 'confirm' | 'done' | 'already' | 'too-late' | 'invalid' | 'error';
 
@@ -39,12 +40,6 @@ const TEXT: Record<MailLocale, Record<CancelPageKind, PageText> & { labels: Reco
   },
 };
 
-/** ?lang=, else the booking's language, else the browser's first choice if de or en, else German. */
-export function pageLocale(lang: string | undefined, bookingLanguage: string | null | undefined, acceptLanguage: string | undefined): MailLocale {
-  const first = (raw: string | null | undefined) => (raw && /^(de|en)\b/i.test(raw.trim()) ? raw.trim() : undefined);
-  return mailLocale(first(lang) ?? first(bookingLanguage) ?? first(acceptLanguage?.split(',')[0]));
-}
-
 function details(view: CancelView, locale: MailLocale): string {
   const l = TEXT[locale].labels;
   const rows: [string, string | null][] = [
@@ -53,17 +48,8 @@ function details(view: CancelView, locale: MailLocale): string {
     [l.where, [view.resourceName, view.address].filter(Boolean).join(', ') || null],
     [l.provider, view.providerName],
   ];
-  return `<dl>${rows
-    .filter((r): r is [string, string] => r[1] !== null)
-    .map(([label, value]) => `<dt>${escapeHtml(label)}</dt><dd>${escapeHtml(value)}</dd>`)
-    .join('')}</dl>`;
+  return detailList(rows);
 }
-
-const STYLE =
-  'body{margin:0;padding:24px;font-family:system-ui,Arial,sans-serif;line-height:1.5;color:#222;background:#f6f6f6}' +
-  'main{max-width:560px;margin:0 auto;background:#fff;padding:24px;border-radius:8px}' +
-  'dt{font-weight:600;margin-top:8px}dd{margin:0}button{margin-top:16px;padding:10px 18px;font-size:16px;' +
-  'background:#b00020;color:#fff;border:0;border-radius:4px;cursor:pointer}';
 
 export function cancelPage(kind: CancelPageKind, locale: MailLocale, view?: CancelView): string {
   const t = TEXT[locale];
@@ -75,9 +61,5 @@ export function cancelPage(kind: CancelPageKind, locale: MailLocale, view?: Canc
     // no action attribute: the form posts back to this very URL, ?lang= included
     kind === 'confirm' ? `<form method="post"><button type="submit">${escapeHtml(t.button)}</button></form>` : '',
   ].join('\n');
-  return (
-    `<!DOCTYPE html>\n<html lang="${locale}"><head><meta charset="utf-8">` +
-    `<meta name="viewport" content="width=device-width,initial-scale=1"><meta name="robots" content="noindex">` +
-    `<title>${escapeHtml(text.title)}</title><style>${STYLE}</style></head>\n<body><main>\n${body}\n</main></body></html>\n`
-  );
+  return htmlDocument(locale, text.title, body);
 }

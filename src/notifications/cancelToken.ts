@@ -5,7 +5,7 @@ import type { Queryable } from '../storage/db.js';
 const SETTING = 'cancel_link_secret';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** CANCEL_LINK_SECRET, else a secret generated once and kept in the database (same for every instance). */
+/** The key of every signed link (cancel and decision links): CANCEL_LINK_SECRET, else a secret generated once and kept in the database (same for every instance). */
 export async function cancelSecret(db: Queryable, config: Config): Promise<string> {
   if (config.cancelLinkSecret) return config.cancelLinkSecret;
   await db.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [SETTING, randomBytes(32).toString('hex')]);
@@ -13,23 +13,32 @@ export async function cancelSecret(db: Queryable, config: Config): Promise<strin
   return row.value;
 }
 
-function mac(secret: string, participationId: string): string {
-  return createHmac('sha256', secret).update(`cancel:${participationId}`).digest('base64url');
+/**
+ * What a link may do. The purpose is part of the signed text, so the consumer's cancel token and
+ * the provider's decision token of one participation differ and neither works as the other.
+ */
+export type LinkPurpose = 'cancel' | 'decide';
+
+function mac(secret: string, purpose: LinkPurpose, participationId: string): string {
+  return createHmac('sha256', secret).update(`${purpose}:${participationId}`).digest('base64url');
 }
 
-/** `{participationId}.{HMAC-SHA256}`: scoped to one participation, unforgeable without the secret. */
-export function signCancelToken(secret: string, participationId: string): string {
-  return `${participationId}.${mac(secret, participationId)}`;
+/** `{participationId}.{HMAC-SHA256}`: scoped to one participation and purpose, unforgeable without the secret. */
+export function signLinkToken(secret: string, purpose: LinkPurpose, participationId: string): string {
+  return `${participationId}.${mac(secret, purpose, participationId)}`;
 }
 
-/** The participation id of a genuine token, or null for anything forged or altered. */
-export function verifyCancelToken(secret: string, token: string): string | null {
+/** The participation id of a genuine token of this purpose, or null for anything forged or altered. */
+export function verifyLinkToken(secret: string, purpose: LinkPurpose, token: string): string | null {
   const [id, given, ...rest] = token.split('.');
   if (rest.length > 0 || !id || !given || !UUID.test(id)) return null;
-  const expected = Buffer.from(mac(secret, id));
+  const expected = Buffer.from(mac(secret, purpose, id));
   const actual = Buffer.from(given);
   return expected.length === actual.length && timingSafeEqual(expected, actual) ? id : null;
 }
+
+export const signCancelToken = (secret: string, participationId: string) => signLinkToken(secret, 'cancel', participationId);
+export const verifyCancelToken = (secret: string, token: string) => verifyLinkToken(secret, 'cancel', token);
 
 export function cancelLinkUrl(config: Config, token: string): string {
   return `${config.publicBaseUrl}/cancel/${token}`;
@@ -37,4 +46,9 @@ export function cancelLinkUrl(config: Config, token: string): string {
 
 export async function cancelLinkFor(db: Queryable, config: Config, participationId: string): Promise<string> {
   return cancelLinkUrl(config, signCancelToken(await cancelSecret(db, config), participationId));
+}
+
+/** The provider's decision link of a REQUESTED participation (DESIGN 7.3); never in a consumer's mail. */
+export async function decisionLinkFor(db: Queryable, config: Config, participationId: string): Promise<string> {
+  return `${config.publicBaseUrl}/requests/${signLinkToken(await cancelSecret(db, config), 'decide', participationId)}`;
 }

@@ -1,7 +1,7 @@
 import { DateTime } from 'luxon';
 import type { Config } from '../config.js';
 import type { Queryable } from '../storage/db.js';
-import { cancelLinkFor } from './cancelToken.js';
+import { cancelLinkFor, decisionLinkFor } from './cancelToken.js';
 import { enqueueMails, type OutboxMail } from './outbox.js';
 import type { AppointmentMailPayload } from './payloads.js';
 import type { MailTemplate } from './templateNames.js';
@@ -10,6 +10,8 @@ import type { MailTemplate } from './templateNames.js';
 export const PROVIDER_SIDE: ReadonlySet<MailTemplate> = new Set(['booking-notification', 'booking-request-to-confirm', 'self-cancel-notification']);
 /** Mails that carry the consumer's cancel link. */
 const WITH_CANCEL_LINK: ReadonlySet<MailTemplate> = new Set(['booking-confirmed', 'booking-requested', 'participation-booked']);
+/** Mails that carry the provider's decision link; all go to the provider side, never to a consumer. */
+const WITH_DECISION_LINK: ReadonlySet<MailTemplate> = new Set(['booking-request-to-confirm']);
 
 export const DEFAULT_MAIL_LOCALE = 'de';
 
@@ -96,20 +98,24 @@ export interface ParticipationMailFacts {
   contact: MailContact | null;
   /** the consumer's cancel link, when a template carries it */
   cancelLink: string | null;
+  /** the provider's decision link, when a template carries it */
+  decisionLink?: string | null;
 }
 
 /** Whether any of the templates carries the consumer's cancel link. */
 export const needsCancelLink = (templates: MailTemplate[]) => templates.some((t) => WITH_CANCEL_LINK.has(t));
+/** Whether any of the templates carries the provider's decision link. */
+export const needsDecisionLink = (templates: MailTemplate[]) => templates.some((t) => WITH_DECISION_LINK.has(t));
 
 /**
  * The outbox mails of the given templates about one participation. Participant mails go to the
  * customer's email, provider-side mails to the resource's contact (profile email, else contact
  * user, else provider). A mail without a recipient is left out.
  */
-export function participationMails({ facts: row, contact, cancelLink }: ParticipationMailFacts, templates: MailTemplate[], extras: MailExtras = {}): OutboxMail[] {
+export function participationMails({ facts: row, contact, cancelLink, decisionLink = null }: ParticipationMailFacts, templates: MailTemplate[], extras: MailExtras = {}): OutboxMail[] {
   const zone = row.time_zone;
   const iso = (d: Date) => DateTime.fromJSDate(d, { zone }).toISO({ suppressMilliseconds: true })!;
-  const base: Omit<AppointmentMailPayload, 'message' | 'cancelLink'> = {
+  const base: Omit<AppointmentMailPayload, 'message' | 'cancelLink' | 'decisionLink'> = {
     kind: 'appointment',
     appointment: {
       uuid: row.a_id,
@@ -143,6 +149,7 @@ export function participationMails({ facts: row, contact, cancelLink }: Particip
       ...base,
       message: providerSide ? (extras.message ?? row.p_message ?? null) : (extras.message ?? null),
       cancelLink: WITH_CANCEL_LINK.has(template) ? cancelLink : null,
+      decisionLink: providerSide && WITH_DECISION_LINK.has(template) ? decisionLink : null,
     };
     mails.push({
       crmId: row.crm_id,
@@ -179,7 +186,4 @@ export async function enqueueParticipationMails(
   if (templates.length === 0) return;
   const facts = await participationFacts(tx, participationId);
   if (!facts) return;
-  const contact = facts.resource_id ? await sources.contactOf(tx, facts.resource_id) : null;
-  const cancelLink = needsCancelLink(templates) ? await cancelLinkFor(tx, sources.config, facts.p_id) : null;
-  await enqueueMails(tx, participationMails({ facts, contact, cancelLink }, templates, extras));
 }

@@ -23,6 +23,8 @@ export interface AppointmentMailPayload {
   /** the provider's message (D8, D9, D10, B6, D14) or the consumer's message (booking mails to the provider) */
   message: string | null;
   cancelLink: string | null;
+  /** the provider's decision link (booking-request-to-confirm only); absent in rows written before it existed */
+  decisionLink?: string | null;
   /** ICS UID, stable per appointment and participant, so updates and cancellations match */
   icsUid: string;
   /** ICS SEQUENCE: grows with each mail about the same UID */

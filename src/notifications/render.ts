@@ -112,7 +112,11 @@ function renderAppointment(
     paragraphs: wording.body(vars),
     details,
     message: payload.message ? { heading: providerSide ? w.labels.customerMessage : w.labels.messageFrom(provider.name), text: payload.message } : null,
-    link: payload.cancelLink ? { intro: w.labels.cancelIntro, label: w.labels.cancelAction, url: payload.cancelLink } : null,
+    link: payload.cancelLink
+      ? { intro: w.labels.cancelIntro, label: w.labels.cancelAction, url: payload.cancelLink }
+      : payload.decisionLink
+        ? { intro: w.labels.decisionIntro, label: w.labels.decisionAction, url: payload.decisionLink }
+        : null,
     note: method === 'REQUEST' ? w.labels.calendarInvite : method === 'CANCEL' ? w.labels.calendarCancel : null,
     closing: providerSide ? w.closing.provider : w.closing.consumer(provider.name),
   };

@@ -5,6 +5,7 @@ export const MAIL_TEMPLATES = [
   'booking-notification',
   'booking-requested',
   'booking-request-to-confirm',
+  'booking-declined',
   'participation-booked',
   'participation-canceled',
   'appointment-cancelled',

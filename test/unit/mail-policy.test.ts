@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { pageLocale } from '../../src/http/cancelPage.js';
+import { pageLocale } from '../../src/http/htmlPage.js';
 import { mailLocale } from '../../src/notifications/format.js';
 import { calendarMethodFor } from '../../src/notifications/ics.js';
 import { MAIL_TEMPLATES } from '../../src/notifications/templateNames.js';

@@ -51,6 +51,7 @@ const EXPECTED: Record<AppointmentTemplate, { de: string; en: string; calendar: 
     en: 'Please confirm: request for Besichtigung on 12 June 2026 (Max Muster)',
     calendar: null,
   },
+  'booking-declined': { de: 'Anfrage abgelehnt: Besichtigung am 12. Juni 2026', en: 'Request declined: Besichtigung on 12 June 2026', calendar: null },
   'participation-booked': { de: 'Termin bestätigt: Besichtigung am 12. Juni 2026', en: 'Appointment confirmed: Besichtigung on 12 June 2026', calendar: 'REQUEST' },
   'participation-canceled': { de: 'Termin abgesagt: Besichtigung am 12. Juni 2026', en: 'Appointment cancelled: Besichtigung on 12 June 2026', calendar: 'CANCEL' },
   'appointment-cancelled': { de: 'Absage: Besichtigung am 12. Juni 2026', en: 'Cancelled: Besichtigung on 12 June 2026', calendar: 'CANCEL' },
@@ -123,6 +124,17 @@ describe('mail templates', () => {
     const withoutLink = render('appointment-cancelled', 'de', samplePayload({ cancelLink: null }));
     expect(withoutLink.text).not.toContain('/cancel/');
     expect(withoutLink.html).not.toContain('/cancel/');
+  });
+
+  it("shows the provider's decision link in the request to confirm, in both languages", () => {
+    const payload = samplePayload({ cancelLink: null, decisionLink: 'https://book.example/requests/abc.def' });
+    const de = render('booking-request-to-confirm', 'de', payload, 'olga@acme.example');
+    expect(de.text).toContain('Bestätigen Sie die Anfrage oder sagen Sie sie ab, ohne Anmeldung:\nhttps://book.example/requests/abc.def');
+    expect(de.html).toContain('href="https://book.example/requests/abc.def"');
+    expect(de.html).toContain('Anfrage ansehen und entscheiden');
+    const en = render('booking-request-to-confirm', 'en', payload, 'olga@acme.example');
+    expect(en.text).toContain('Confirm or decline the request here, no login needed:\nhttps://book.example/requests/abc.def');
+    expect(en.html).toContain('Review and decide');
   });
 
   it('leaves the message block out when there is no message', () => {

@@ -21,6 +21,10 @@ export const de: Wording = {
       subject: (v) => `Bitte bestätigen: Anfrage für ${v.what} am ${v.day} (${v.participant})`,
       body: (v) => [`${v.participant} möchte folgenden Termin buchen. Bitte bestätigen Sie die Anfrage oder sagen Sie sie ab.`],
     },
+    'booking-declined': {
+      subject: (v) => `Anfrage abgelehnt: ${v.what} am ${v.day}`,
+      body: (v) => [`${v.provider} kann Ihre Anfrage für folgenden Termin leider nicht bestätigen. Der Termin ist nicht gebucht.`],
+    },
     'participation-booked': {
       subject: (v) => `Termin bestätigt: ${v.what} am ${v.day}`,
       body: (v) => [`${v.provider} hat Ihren Termin bestätigt. Er ist jetzt verbindlich gebucht.`],
@@ -71,6 +75,8 @@ export const de: Wording = {
     customerMessage: 'Nachricht des Kunden',
     cancelIntro: 'Falls Sie den Termin nicht wahrnehmen können, stornieren Sie ihn bitte hier:',
     cancelAction: 'Termin stornieren',
+    decisionIntro: 'Bestätigen Sie die Anfrage oder sagen Sie sie ab, ohne Anmeldung:',
+    decisionAction: 'Anfrage ansehen und entscheiden',
     calendarInvite: 'Im Anhang finden Sie eine Kalendereinladung für Ihren Kalender.',
     calendarCancel: 'Die Kalenderdatei im Anhang entfernt den Termin aus Ihrem Kalender.',
   },

@@ -21,6 +21,10 @@ export const en: Wording = {
       subject: (v) => `Please confirm: request for ${v.what} on ${v.day} (${v.participant})`,
       body: (v) => [`${v.participant} would like to book the following appointment. Please confirm or decline the request.`],
     },
+    'booking-declined': {
+      subject: (v) => `Request declined: ${v.what} on ${v.day}`,
+      body: (v) => [`Unfortunately ${v.provider} cannot confirm your request for the following appointment. It has not been booked.`],
+    },
     'participation-booked': {
       subject: (v) => `Appointment confirmed: ${v.what} on ${v.day}`,
       body: (v) => [`${v.provider} has confirmed your appointment. It is now booked.`],
@@ -71,6 +75,8 @@ export const en: Wording = {
     customerMessage: "Customer's message",
     cancelIntro: 'If you cannot attend, please cancel the appointment here:',
     cancelAction: 'Cancel appointment',
+    decisionIntro: 'Confirm or decline the request here, no login needed:',
+    decisionAction: 'Review and decide',
     calendarInvite: 'A calendar invitation is attached.',
     calendarCancel: 'The attached calendar file removes the appointment from your calendar.',
   },

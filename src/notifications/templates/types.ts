@@ -42,6 +42,9 @@ export interface Wording {
     customerMessage: string;
     cancelIntro: string;
     cancelAction: string;
+    /** the provider's decision link of a request (booking-request-to-confirm) */
+    decisionIntro: string;
+    decisionAction: string;
     calendarInvite: string;
     calendarCancel: string;
   };

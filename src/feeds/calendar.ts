@@ -1,0 +1,70 @@
+/**
+ * A feed's iCalendar text (RFC 5545) from its rows: pure, no I/O, no clock, so the same rows always
+ * give the same bytes (the ETag depends on it).
+ */
+import ical, { ICalEventStatus } from 'ical-generator';
+import { addressText } from '../notifications/compose.js';
+import type { MailLocale } from '../notifications/format.js';
+import type { FeedEventRow } from './repo.js';
+
+const WORDS: Record<MailLocale, { appointment: string; participants: string; requested: string; unnamed: string }> = {
+  de: { appointment: 'Termin', participants: 'Teilnehmende', requested: 'angefragt, noch nicht bestätigt', unnamed: 'ohne Namen' },
+  en: { appointment: 'Appointment', participants: 'Participants', requested: 'requested, not yet confirmed', unnamed: 'no name' },
+};
+
+/** Calendar apps that honour it look again after this long (REFRESH-INTERVAL, X-PUBLISHED-TTL). */
+const REFRESH_SECONDS = 15 * 60;
+
+/** The UID of an appointment's event: the appointment's uuid, the same in every feed and forever. */
+export const eventUid = (appointmentId: string) => appointmentId;
+
+function summary(row: FeedEventRow, w: (typeof WORDS)[MailLocale]): string {
+  const resource =
+    row.resource_public_name && row.resource_internal_name && row.resource_internal_name !== row.resource_public_name
+      ? `${row.resource_public_name} (${row.resource_internal_name})`
+      : (row.resource_public_name ?? row.resource_internal_name);
+  return [row.product_name ?? w.appointment, resource].filter(Boolean).join(' – ');
+}
+
+function description(row: FeedEventRow, w: (typeof WORDS)[MailLocale]): string | null {
+  if (row.people.length === 0) return null;
+  const lines = row.people.map((p) => `- ${p.name ?? w.unnamed}${p.state === 'REQUESTED' ? ` (${w.requested})` : ''}`);
+  return `${w.participants}:\n${lines.join('\n')}`;
+}
+
+/**
+ * TENTATIVE while every live participation is still a request, else CONFIRMED (an appointment
+ * the partner created without participants is confirmed: the provider set it up).
+ */
+function status(row: FeedEventRow): ICalEventStatus {
+  return row.people.length > 0 && row.people.every((p) => p.state === 'REQUESTED') ? ICalEventStatus.TENTATIVE : ICalEventStatus.CONFIRMED;
+}
+
+/**
+ * SEQUENCE grows with every change of the event (seconds from its creation to its latest change),
+ * so calendar apps replace the entry they have instead of adding another.
+ */
+const sequence = (row: FeedEventRow) => Math.max(0, Math.floor((row.changed_at.getTime() - row.created_at.getTime()) / 1000));
+
+export function renderFeed(name: string, rows: FeedEventRow[], locale: MailLocale): string {
+  const w = WORDS[locale];
+  const calendar = ical({ name, prodId: { company: 'booking-service', product: 'calendar-feed', language: locale.toUpperCase() }, ttl: REFRESH_SECONDS });
+  for (const row of rows) {
+    calendar.createEvent({
+      id: eventUid(row.id),
+      sequence: sequence(row),
+      stamp: row.changed_at,
+      created: row.created_at,
+      lastModified: row.changed_at,
+      start: row.start_at,
+      end: row.end_at,
+      summary: summary(row, w),
+      description: description(row, w),
+      location: addressText(row.address),
+      status: status(row),
+    });
+  }
+  // RFC 5545 ends every content line with CRLF, the last one too; the library leaves that one bare
+  const text = calendar.toString();
+  return text.endsWith('\r\n') ? text : `${text}\r\n`;
+}

@@ -1,0 +1,93 @@
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Deps } from '../context.js';
+import { createFeed, listFeeds, revokeFeed } from '../feeds/feeds.js';
+import { FeedCache, notModified, serveFeed } from '../feeds/serveFeed.js';
+import { mailLocale } from '../notifications/format.js';
+import { Enveloped, envelope, errorResponses, ErrorResponse, Nullable } from './reply.js';
+
+const tags = ['Calendar feeds'];
+const security = [{ apiKey: [] }];
+
+const ProviderParams = Type.Object({ crmId: Type.String(), providerRef: Type.String({ minLength: 1 }) });
+const FeedParams = Type.Object({ crmId: Type.String(), providerRef: Type.String({ minLength: 1 }), id: Type.String({ minLength: 1, description: 'the feed id' }) });
+const CreateBody = Type.Object({
+  resourceReference: Type.Optional(
+    Nullable(Type.String({ minLength: 1, maxLength: 255, description: "one resource's appointments; omitted or null: every resource of the provider, also those created later" })),
+  ),
+});
+const feedMembers = {
+  id: Type.String({ format: 'uuid' }),
+  resourceReference: Nullable(Type.String()),
+  createdAt: Type.String({ format: 'date-time' }),
+};
+const CreatedFeed = Type.Object({
+  ...feedMembers,
+  url: Type.String({ description: 'PUBLIC_BASE_URL/feeds/{token}.ics; shown only here (the token is stored hashed)' }),
+});
+const ListedFeed = Type.Object(feedMembers, { description: 'a feed without its URL, which only the create answer shows' });
+
+/** Partner endpoints under /crms/{crmId}: create, list and revoke a provider's feeds. */
+export const feedPartnerRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
+  app.post(
+    '/provider/:providerRef/calendar-feeds',
+    {
+      schema: {
+        tags, security, summary: 'create a calendar feed of the provider or of one resource', params: ProviderParams, body: CreateBody,
+        response: { 201: Enveloped({ feed: CreatedFeed }), ...errorResponses },
+      },
+      // no body at all is a feed of the whole provider
+      preValidation: async (request) => {
+        request.body ??= {};
+      },
+    },
+    async (request, reply) => {
+      const feed = await createFeed(deps, request.crmId, request.params.providerRef, request.body);
+      return reply.status(201).send(envelope({ feed }));
+    },
+  );
+
+  app.get(
+    '/provider/:providerRef/calendar-feeds',
+    { schema: { tags, security, summary: "list the provider's calendar feeds", params: ProviderParams, response: { 200: Enveloped({ feeds: Type.Array(ListedFeed) }), ...errorResponses } } },
+    async (request) => envelope({ feeds: await listFeeds(deps, request.crmId, request.params.providerRef) }),
+  );
+
+  app.delete(
+    '/provider/:providerRef/calendar-feeds/:id',
+    { schema: { tags, security, summary: 'revoke a calendar feed: its URL answers 404 from now on', params: FeedParams, response: { 204: Type.Null(), ...errorResponses } } },
+    async (request, reply) => {
+      await revokeFeed(deps, request.crmId, request.params.providerRef, request.params.id);
+      return reply.status(204).send(null);
+    },
+  );
+};
+
+const FileParams = Type.Object({ file: Type.String({ minLength: 1, maxLength: 200, description: '{token}.ics' }) });
+const FeedQuery = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 35, description: 'de (default) or en: the words in SUMMARY and DESCRIPTION' })) });
+
+/** The feed URL itself: no key, the token in the path is the authorization. */
+export const feedRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
+  const cache = new FeedCache();
+  app.get(
+    '/feeds/:file',
+    {
+      schema: {
+        tags, summary: 'the feed (RFC 5545 text/calendar); If-None-Match with its ETag gives 304', params: FileParams, querystring: FeedQuery,
+        response: {
+          200: { description: 'the calendar', content: { 'text/calendar': { schema: Type.String() } } },
+          304: { description: 'unchanged since the ETag given in If-None-Match', type: 'null' },
+          404: ErrorResponse,
+        },
+      },
+    },
+    async (request, reply) => {
+      const token = request.params.file.endsWith('.ics') ? request.params.file.slice(0, -4) : '';
+      const feed = await serveFeed(deps, cache, token, mailLocale(request.query.lang));
+      // the URL is a secret and the content personal: shared caches keep nothing, every use revalidates
+      reply.header('etag', feed.etag).header('cache-control', 'private, no-cache').header('referrer-policy', 'no-referrer').header('x-robots-tag', 'noindex');
+      // no payload at all: send(null) would announce a body ("null", Content-Length 4) that a 304 never has
+      if (notModified(request.headers['if-none-match'], feed.etag)) return reply.status(304).send(undefined as never);
+      return reply.type('text/calendar; charset=utf-8').header('content-disposition', 'inline; filename="calendar.ics"').send(feed.body);
+    },
+  );
+};

@@ -1,0 +1,82 @@
+import formbody from '@fastify/formbody';
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyError } from 'fastify';
+import type { Deps } from '../context.js';
+import { decideRequest, RequestNotPending, viewRequest } from '../scheduling/decisionLink.js';
+import { describeValidation } from './errors.js';
+import { answerErrorsAsPages, langOf, pageLocale, sendPage } from './htmlPage.js';
+import { ErrorResponse } from './reply.js';
+import { MAX_REASON, requestPage } from './requestPage.js';
+
+const Params = Type.Object({ token: Type.String({ minLength: 1, maxLength: 512, description: 'the signed token of the decision link' }) });
+const Query = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 35, description: 'de or en; overrides the contact language' })) });
+const Body = Type.Object(
+  {
+    decision: Type.Union([Type.Literal('confirm'), Type.Literal('decline')], { description: 'confirm: REQUESTED -> BOOKED; decline: REQUESTED -> CANCELED' }),
+    message: Type.Optional(Type.String({ maxLength: MAX_REASON, description: "goes into the consumer's mail (the decline reason); empty = none" })),
+  },
+  { additionalProperties: true },
+);
+const Html = Type.String({ description: 'HTML page' });
+const page = (description: string) => ({ description, content: { 'text/html': { schema: Html } } });
+const pageOrError = (description: string) => ({ description, content: { 'text/html': { schema: Html }, 'application/json': { schema: ErrorResponse } } });
+const errors = {
+  400: pageOrError('invalid form (decision missing or unknown, message too long)'),
+  404: pageOrError('forged, altered or unknown token; nothing changed'),
+  409: pageOrError('the request is no longer REQUESTED (decided before, or cancelled by the consumer); nothing changed'),
+};
+
+/** The provider's decision link (DESIGN 7.3): GET shows the request with Confirm / Decline, POST decides. */
+export const requestRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
+  // the page's forms post application/x-www-form-urlencoded; only these routes accept it
+  await app.register(formbody);
+
+  answerErrorsAsPages(app, (err, status, request) => {
+    const view = err instanceof RequestNotPending ? err.view : undefined;
+    const locale = pageLocale(langOf(request), view?.language, request.headers['accept-language']);
+    const validation = (err as FastifyError).validation;
+    const problem = validation ? describeValidation(validation as Parameters<typeof describeValidation>[0], 'body') : undefined;
+    return requestPage(view ? 'not-pending' : status === 404 ? 'invalid' : 'error', locale, view, problem);
+  });
+
+  app.get(
+    '/requests/:token',
+    {
+      schema: {
+        tags: ['decision link'],
+        summary: "The provider's decision page: the request (who, when, what, the consumer's message) with Confirm / Decline (changes nothing)",
+        params: Params,
+        querystring: Query,
+        response: { 200: page('the request awaiting a decision'), ...errors },
+      },
+    },
+    async (request, reply) => {
+      const view = await viewRequest(deps, request.params.token);
+      return sendPage(reply, 200, requestPage('decide', pageLocale(request.query.lang, view.language, request.headers['accept-language']), view));
+    },
+  );
+
+  app.post(
+    '/requests/:token',
+    {
+      schema: {
+        tags: ['decision link'],
+        summary: "Confirms (BOOKED, consumer gets booking-confirmed with ICS) or declines (CANCELED, consumer gets booking-declined with the message) the request",
+        params: Params,
+        querystring: Query,
+        body: Body,
+        response: { 200: page('decided now'), ...errors },
+      },
+      // a POST without any body names the missing field, like one with an empty form
+      preValidation: async (request) => {
+        request.body ??= {} as typeof request.body;
+      },
+    },
+    async (request, reply) => {
+      const { decision, message } = request.body;
+      const view = await decideRequest(deps, request.params.token, decision, message?.trim() ? message.trim() : null);
+      const locale = pageLocale(request.query.lang, view.language, request.headers['accept-language']);
+      return sendPage(reply, 200, requestPage(decision === 'confirm' ? 'confirmed' : 'declined', locale, view));
+    },
+  );
+};
