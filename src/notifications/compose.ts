@@ -186,4 +186,8 @@ export async function enqueueParticipationMails(
   if (templates.length === 0) return;
   const facts = await participationFacts(tx, participationId);
   if (!facts) return;
+  const contact = facts.resource_id ? await sources.contactOf(tx, facts.resource_id) : null;
+  const cancelLink = needsCancelLink(templates) ? await cancelLinkFor(tx, sources.config, facts.p_id) : null;
+  const decisionLink = needsDecisionLink(templates) ? await decisionLinkFor(tx, sources.config, facts.p_id) : null;
+  await enqueueMails(tx, participationMails({ facts, contact, cancelLink, decisionLink }, templates, extras));
 }
