@@ -20,6 +20,8 @@ import { cancelRoutes } from './http/cancel.js';
 import { widgetRoutes } from './http/widget.js';
 import { canonicalHostRedirect } from './http/canonicalHost.js';
 import { registerMetrics } from './http/metrics.js';
+import { webhookRoutes } from './http/webhooks.js';
+import { webhookDocs } from './http/webhookSchemas.js';
 
 export interface AppDeps {
   config: Config;
@@ -51,6 +53,8 @@ export async function buildApp({ config, db, clock = systemClock, logger }: AppD
 
   await app.register(swagger, {
     openapi: {
+      openapi: '3.1.0',
+      webhooks: webhookDocs,
       info: { title: 'Appointment booking and scheduling service', version: '1' },
       components: {
         securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-SERVICE-CLIENT-ID' } },
@@ -73,6 +77,7 @@ export async function buildApp({ config, db, clock = systemClock, logger }: AppD
       await crm.register(partnerRoutes, { deps });
       await crm.register(offeringRoutes, { deps });
       await crm.register(schedulingRoutes, { deps });
+      await crm.register(webhookRoutes, { deps });
     },
     { prefix: '/crms/:crmId' },
   );

@@ -28,6 +28,14 @@ export interface Config {
    * the per-IP limits count. true: everybody's; false: nobody's; else these addresses/subnets.
    */
   trustProxy: boolean | string[];
+  /** first retry wait of a webhook delivery; the whole retry schedule scales with it (src/webhooks/schedule.ts) */
+  webhookRetryBaseMs: number;
+  /** webhook destinations in loopback, private, link-local and multicast networks are refused unless true */
+  webhookAllowPrivateNetworks: boolean;
+  /** a delivery not answered with a 2xx within this is retried */
+  webhookTimeoutMs: number;
+  /** how often the webhook worker looks for due deliveries (an event written in this process wakes it at once) */
+  webhookPollMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -42,6 +50,13 @@ function int(env: Env, name: string, fallback: number, min = 0, max = Number.MAX
     throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
   }
   return value;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
 function parseApiKeys(raw: string | undefined): Config['apiKeys'] {
@@ -121,6 +136,10 @@ export function loadConfig(env: Env = process.env): Config {
     maxHoldsPerIp: int(env, 'MAX_HOLDS_PER_IP', 10, 1),
     mailPollMs: int(env, 'MAIL_POLL_MS', 1000, 10),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    webhookRetryBaseMs: int(env, 'WEBHOOK_RETRY_BASE_MS', 5000, 1, 3_600_000),
+    webhookAllowPrivateNetworks: bool(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
+    webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    webhookPollMs: int(env, 'WEBHOOK_POLL_MS', 1000, 10),
   };
 }
 
