@@ -42,15 +42,18 @@ function refusedHost(url: URL): string | null {
   return isLocalName(url.hostname) ? `${url.hostname} is this machine` : null;
 }
 
-const resolveAll = (host: string) =>
-  new Promise<LookupAddress[]>((resolve, reject) => dnsLookup(host, { all: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))));
+/** The DNS lookup used (node's getaddrinfo); tests pass their own. */
+export type Lookup = (hostname: string, options: { all: true }, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+
+const resolveAll = (host: string, lookup: Lookup) =>
+  new Promise<LookupAddress[]>((resolve, reject) => lookup(host, { all: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))));
 
 /**
  * 400 naming `field` unless the URL may receive webhooks: http or https, at most 2048 characters,
  * and (unless private networks are allowed) no refused address, literally or after DNS. A name
  * that does not resolve now is accepted: delivery checks again.
  */
-export async function assertDestination(raw: string, allowPrivate: boolean, field: string): Promise<void> {
+export async function assertDestination(raw: string, allowPrivate: boolean, field: string, lookup: Lookup = dnsLookup): Promise<void> {
   let url: URL;
   try {
     url = new URL(raw);
@@ -63,7 +66,7 @@ export async function assertDestination(raw: string, allowPrivate: boolean, fiel
   const refused = refusedHost(url);
   if (refused) throw invalid(`${field} is refused: ${refused} (loopback, private, link-local and multicast destinations are not allowed)`);
   if (literalAddress(url)) return;
-  const addresses = await resolveAll(url.hostname).catch(() => []);
+  const addresses = await resolveAll(url.hostname, lookup).catch(() => []);
   const bad = addresses.find((a) => refusedRange(a.address));
   if (bad) throw invalid(`${field} is refused: ${url.hostname} resolves to ${bad.address} in a ${refusedRange(bad.address)} network`);
 }
@@ -76,10 +79,10 @@ export function assertDeliverable(url: URL, allowPrivate: boolean): void {
 }
 
 /** A DNS lookup for http.request that fails when the name resolves to a refused address. */
-export function guardedLookup(allowPrivate: boolean): LookupFunction | undefined {
+export function guardedLookup(allowPrivate: boolean, lookup: Lookup = dnsLookup): LookupFunction | undefined {
   if (allowPrivate) return undefined;
   return (hostname, options, callback) => {
-    dnsLookup(hostname, { ...options, all: true }, (err, addresses: LookupAddress[]) => {
+    lookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, '', 0);
       const bad = addresses.find((a) => refusedRange(a.address));
       if (bad) return callback(new RefusedDestination(`destination refused: ${hostname} resolves to ${bad.address} in a ${refusedRange(bad.address)} network`), '', 0);

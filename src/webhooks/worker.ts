@@ -26,9 +26,11 @@ export interface WebhookWorkerOptions {
   perEndpoint: number;
   /** how long a stopping worker lets requests in flight finish before it aborts them and hands them back */
   stopGraceMs: number;
+  /** attempts before a delivery is FAILED */
+  maxAttempts: number;
 }
 
-export const DEFAULT_WEBHOOK_WORKER_OPTIONS = { endpoints: 16, perEndpoint: 4, stopGraceMs: 2000 };
+export const DEFAULT_WEBHOOK_WORKER_OPTIONS = { endpoints: 16, perEndpoint: 4, stopGraceMs: 2000, maxAttempts: MAX_ATTEMPTS };
 
 export class WebhookWorker {
   private loop: Promise<void> | null = null;
@@ -138,7 +140,7 @@ export class WebhookWorker {
       webhookMetrics.attempts.inc({ outcome: 'succeeded', event_type: d.type });
       return;
     }
-    const giveUp = d.last_chance || d.attempts >= MAX_ATTEMPTS;
+    const giveUp = d.last_chance || d.attempts >= this.options.maxAttempts;
     const retryInMs = giveUp ? 0 : retryDelayMs(d.attempts, this.options.retryBaseMs);
     await markFailed(db, d, { status: result.status, error: result.error ?? 'failed', giveUp, retryInMs });
     webhookMetrics.attempts.inc({ outcome: giveUp ? 'failed' : 'retrying', event_type: d.type });
