@@ -42,7 +42,7 @@ export async function claimDue(db: Queryable, l: ClaimLimits): Promise<DueDelive
         CROSS JOIN LATERAL (
           SELECT x.subscription_id, x.event_id FROM webhook_deliveries x
            WHERE x.subscription_id = p.id AND x.status = 'PENDING' AND x.next_attempt_at <= now()
-           ORDER BY x.next_attempt_at, x.created_at LIMIT $2 FOR UPDATE SKIP LOCKED) d)
+           ORDER BY x.next_attempt_at, x.seq LIMIT $2 FOR UPDATE SKIP LOCKED) d)
      UPDATE webhook_deliveries d
         SET attempts = d.attempts + 1, last_attempt_at = now(), next_attempt_at = now() + make_interval(secs => $3::double precision)
        FROM due, webhook_events e, webhook_subscriptions s

@@ -161,7 +161,7 @@ export async function listDeliveries(deps: Deps, crmId: string, id: string, limi
   const rows = await deps.db.query<DeliveryRow>(
     `SELECT d.event_id, e.type, d.attempts, d.status, d.response_status, d.last_error, d.last_attempt_at, d.next_attempt_at, d.created_at
        FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
-      WHERE d.subscription_id = $1 ORDER BY d.created_at DESC, e.id DESC LIMIT $2`,
+      WHERE d.subscription_id = $1 ORDER BY d.seq DESC LIMIT $2`,
     [id, limit],
   );
   return rows.map((r) => ({

@@ -45,11 +45,13 @@ CREATE TABLE webhook_deliveries (
   response_status integer,
   last_error      text,
   created_at      timestamptz NOT NULL DEFAULT now(),
+  -- write order: due deliveries of a subscription go out in it (created_at is the transaction's start)
+  seq             bigint GENERATED ALWAYS AS IDENTITY,
   PRIMARY KEY (subscription_id, event_id)
 );
 CREATE INDEX webhook_deliveries_due_idx ON webhook_deliveries (subscription_id, next_attempt_at) WHERE status = 'PENDING';
 CREATE INDEX webhook_deliveries_pending_age_idx ON webhook_deliveries (created_at) WHERE status = 'PENDING';
-CREATE INDEX webhook_deliveries_log_idx ON webhook_deliveries (subscription_id, created_at DESC);
+CREATE INDEX webhook_deliveries_log_idx ON webhook_deliveries (subscription_id, seq DESC);
 
 -- ISO 8601 in the zone with its offset and no fraction, as the API answers instants (2026-06-01T10:00:00+02:00).
 CREATE OR REPLACE FUNCTION webhook_iso(ts timestamptz, zone text) RETURNS text LANGUAGE sql STABLE AS $$
