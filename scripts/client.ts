@@ -20,7 +20,7 @@ async function generated(): Promise<Record<string, string>> {
   const doc = app.swagger() as Record<string, unknown>;
   await app.close();
   await db.close();
-  const schema = COMMENT_HEADER + astToString(await openapiTS(doc as never, { alphabetize: true }));
+  const schema = COMMENT_HEADER + astToString(await openapiTS(doc as never, { alphabetize: true, defaultNonNullable: false }));
   return { 'openapi.json': `${JSON.stringify(doc, null, 2)}\n`, 'src/schema.ts': schema };
 }
 

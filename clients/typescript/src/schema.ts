@@ -3514,9 +3514,9 @@ export interface paths {
         /** B3 create a resource, or update an existing reference unless onDuplicateRaise (201, bare object) */
         post: {
             parameters: {
-                query: {
+                query?: {
                     /** @description true: an existing reference is 400; false: it is updated */
-                    onDuplicateRaise: boolean;
+                    onDuplicateRaise?: boolean;
                 };
                 header?: never;
                 path: {
@@ -3917,9 +3917,9 @@ export interface paths {
         /** B6 delete a resource for good (409 while future appointments exist unless ignoreFutureAppointments=true) */
         delete: {
             parameters: {
-                query: {
+                query?: {
                     /** @description archive future appointments and inform their participants */
-                    ignoreFutureAppointments: boolean;
+                    ignoreFutureAppointments?: boolean;
                 };
                 header?: never;
                 path: {
