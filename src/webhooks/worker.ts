@@ -37,6 +37,8 @@ export class WebhookWorker {
   private stopping = false;
   private wake: (() => void) | null = null;
   private woken = false;
+  /** extra looks after a nudge, in ms: the transaction that wrote the events commits a little later */
+  private followUps: number[] = [];
   private unsubscribe: (() => void) | null = null;
   /** subscription id -> its deliveries in flight */
   private readonly groups = new Map<string, Promise<void>>();
@@ -74,6 +76,7 @@ export class WebhookWorker {
 
   nudge(): void {
     this.woken = true;
+    this.followUps = [20, 100, 400];
     this.wake?.();
   }
 
@@ -121,7 +124,7 @@ export class WebhookWorker {
         this.wake = null;
         resolve();
       };
-      const timer = setTimeout(done, this.options.pollMs);
+      const timer = setTimeout(done, Math.min(this.followUps.shift() ?? Infinity, this.options.pollMs));
       this.wake = done;
     });
   }
