@@ -32,24 +32,24 @@ describe('the typed TypeScript client', () => {
 
     const user = await api.POST('/crms/{crmId}/user', { params: { path: { crmId } }, body: { reference: `${id}@crm`, email: `${id}@example.com`, username: id, lastName: 'Owner' } });
     expect(user.response.status, JSON.stringify(user.error)).toBe(201);
-    const account = await api.POST('/crms/{crmId}/account', { params: { path: { crmId } }, body: { accountReference: `acc-${id}`, ownerReference: `${id}@crm`, branch: 'real-estate' } });
+    const account = await api.POST('/crms/{crmId}/account', { params: { path: { crmId } }, body: { accountReference: `acc-${id}@crm`, ownerReference: `${id}@crm`, branch: 'real-estate' } });
     expect(account.response.status, JSON.stringify(account.error)).toBe(201);
     const provider = await api.POST('/crms/{crmId}/provider', {
       params: { path: { crmId } },
-      body: { reference: `prov-${id}`, ownerReference: `${id}@crm`, accountReference: `acc-${id}`, name: 'Acme Estates', email: 'office@acme.example' },
+      body: { reference: `prov-${id}@crm`, ownerReference: `${id}@crm`, accountReference: `acc-${id}@crm`, name: 'Acme Estates', email: 'office@acme.example' },
     });
     expect(provider.response.status, JSON.stringify(provider.error)).toBe(201);
-    const path = { crmId, providerRef: `prov-${id}` };
-    const product = await api.POST('/crms/{crmId}/provider/{providerRef}/products', { params: { path }, body: { reference: `prod-${id}`, name: 'Viewing' } });
+    const path = { crmId, providerRef: `prov-${id}@crm` };
+    const product = await api.POST('/crms/{crmId}/provider/{providerRef}/products', { params: { path }, body: { reference: `prod-${id}@crm`, name: 'Viewing' } });
     expect(product.response.status, JSON.stringify(product.error)).toBe(201);
     const resource = await api.POST('/crms/{crmId}/provider/{providerRef}/resources', {
       params: { path },
-      body: { reference: `res-${id}`, publicName: 'Flat 1', internalName: 'F1', products: [`prod-${id}`] },
+      body: { reference: `res-${id}@crm`, publicName: 'Flat 1', internalName: 'F1', products: [`prod-${id}@crm`] },
     });
     expect(resource.response.status, JSON.stringify(resource.error)).toBe(201);
     const slots = await api.POST('/crms/{crmId}/provider/{providerRef}/timeslots', {
       params: { path },
-      body: { timeslots: [{ resourceReference: `res-${id}`, start: `${day}T09:00`, end: `${day}T10:00`, raster: 30, defaultCapacity: 1, defaultAcceptBookings: true, state: 'BOOKABLE' }] },
+      body: { timeslots: [{ resourceReference: `res-${id}@crm`, start: `${day}T09:00`, end: `${day}T10:00`, raster: 30, defaultCapacity: 1, defaultAcceptBookings: true, state: 'BOOKABLE' }] },
     });
     expect(slots.response.status, JSON.stringify(slots.error)).toBe(201);
 
