@@ -25,6 +25,8 @@ import { registerMetrics } from './http/metrics.js';
 import { registerRateLimits } from './http/rateLimits.js';
 import { Lifecycle } from './lifecycle.js';
 import type { SharedCounters } from './storage/redis.js';
+import { webhookRoutes } from './http/webhooks.js';
+import { webhookDocs } from './http/webhookSchemas.js';
 
 export interface AppDeps {
   config: Config;
@@ -61,6 +63,8 @@ export async function buildApp({ config, db, clock = systemClock, logger, counte
 
   await app.register(swagger, {
     openapi: {
+      openapi: '3.1.0',
+      webhooks: webhookDocs,
       info: { title: 'Appointment booking and scheduling service', version: '1' },
       components: {
         securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-SERVICE-CLIENT-ID' } },
@@ -88,6 +92,7 @@ export async function buildApp({ config, db, clock = systemClock, logger, counte
       await crm.register(offeringRoutes, { deps });
       await crm.register(schedulingRoutes, { deps });
       await crm.register(feedPartnerRoutes, { deps });
+      await crm.register(webhookRoutes, { deps });
     },
     { prefix: '/crms/:crmId' },
   );

@@ -41,6 +41,14 @@ export interface Config {
   listingCompactMs: number;
   /** how long after SIGTERM the instance keeps serving while /readyz already answers 503 */
   shutdownGraceMs: number;
+  /** first retry wait of a webhook delivery; the whole retry schedule scales with it (src/webhooks/schedule.ts) */
+  webhookRetryBaseMs: number;
+  /** webhook destinations in loopback, private, link-local and multicast networks are refused unless true */
+  webhookAllowPrivateNetworks: boolean;
+  /** a delivery not answered with a 2xx within this is retried */
+  webhookTimeoutMs: number;
+  /** how often the webhook worker looks for due deliveries (an event written in this process wakes it at once) */
+  webhookPollMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -55,6 +63,13 @@ function int(env: Env, name: string, fallback: number, min = 0, max = Number.MAX
     throw new ConfigError(`${name} must be an integer between ${min} and ${max}, got "${raw}"`);
   }
   return value;
+}
+
+function bool(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name];
+  if (raw === undefined || raw === '') return fallback;
+  if (raw === 'true' || raw === 'false') return raw === 'true';
+  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
 function parseApiKeys(raw: string | undefined): Config['apiKeys'] {
@@ -86,13 +101,6 @@ function parseRedisUrl(raw: string | undefined): string | undefined {
     throw new ConfigError(`REDIS_URL must be a redis:// or rediss:// URL with a host, got "${raw}"`);
   }
   return raw;
-}
-
-function bool(env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name];
-  if (raw === undefined || raw === '') return fallback;
-  if (raw === 'true' || raw === 'false') return raw === 'true';
-  throw new ConfigError(`${name} must be true or false, got "${raw}"`);
 }
 
 function parseUrl(name: string, raw: string): string {
@@ -163,6 +171,10 @@ export function loadConfig(env: Env = process.env): Config {
     holdSweepMs: int(env, 'HOLD_SWEEP_SECONDS', 15, 1, 86400) * 1000,
     listingCompactMs: int(env, 'LISTING_COMPACT_MS', 2000, 100, 3_600_000),
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 2000, 0, 8000),
+    webhookRetryBaseMs: int(env, 'WEBHOOK_RETRY_BASE_MS', 5000, 1, 3_600_000),
+    webhookAllowPrivateNetworks: bool(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
+    webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
+    webhookPollMs: int(env, 'WEBHOOK_POLL_MS', 1000, 10),
   };
 }
 

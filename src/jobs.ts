@@ -4,6 +4,7 @@ import type { Db } from './storage/db.js';
 import { startMailWorker } from './notifications/worker.js';
 import { startHoldSweeper } from './booking/holdSweeper.js';
 import { startListingCompactor } from './booking/listingCompactor.js';
+import { startWebhookWorker } from './webhooks/worker.js';
 
 export interface BackgroundJobs {
   /** Each job finishes its current item (a mail, a batch of holds) and stops. */
@@ -11,7 +12,7 @@ export interface BackgroundJobs {
 }
 
 /**
- * Starts the process's background work (hold sweeper, listing compactor, mail worker) and returns how
+ * Starts the process's background work (hold sweeper, listing compactor, mail and webhook workers) and returns how
  * to stop it. Every job is safe with any number of instances on one database: each item is claimed
  * in the database (FOR UPDATE SKIP LOCKED, or an advisory lock the others skip), and work goes in
  * bounded batches. `db` should be a pool of the jobs' own (JOB_POOL_SIZE), so a busy job never takes
@@ -19,7 +20,7 @@ export interface BackgroundJobs {
  */
 export function startBackgroundJobs(deps: { config: Config; db: Db; log: FastifyBaseLogger }): BackgroundJobs {
   const { config, db, log } = deps;
-  const jobs = [startMailWorker(deps), startHoldSweeper(db, log, config.holdSweepMs), startListingCompactor(db, log, config.listingCompactMs)];
+  const jobs = [startMailWorker(deps), startWebhookWorker(deps), startHoldSweeper(db, log, config.holdSweepMs), startListingCompactor(db, log, config.listingCompactMs)];
   return {
     async stop() {
       await Promise.all(jobs.map((j) => j.stop()));

@@ -1,6 +1,6 @@
 /**
  * A3's hot path: a live hold becomes the booking in one statement (book_hold, migration 006): the
- * consumer's customer, the hold converted and the mails written, committed on its own. Only the
+ * consumer's customer, the hold converted, the mails and the webhook event written, committed on its own. Only the
  * consumer's own rows are locked; a live hold already counts against capacity.
  */
 import { PROVIDER_SIDE } from '../notifications/compose.js';
@@ -9,6 +9,7 @@ import type { ParticipationRow } from '../scheduling/capacity.js';
 import { constraintName, sqlState, type Queryable } from '../storage/db.js';
 import { reviveRow } from '../storage/jsonRows.js';
 import { DomainError } from '../errors.js';
+import { eventsWritten } from '../webhooks/events.js';
 import type { ConsumerCustomer } from './consumer.js';
 
 export interface HoldBooking {
@@ -33,11 +34,15 @@ export const alreadyBooked = () => new DomainError('AppointmentAlreadyBookedExce
 export async function bookHold(db: Queryable, b: HoldBooking): Promise<HoldBooked | null> {
   const mails = b.mails.map((m) => ({ template: m.template, recipient: m.recipient, locale: m.locale, participant: !PROVIDER_SIDE.has(m.template), payload: m.payload }));
   try {
-    const [r] = await db.query<{ participation: Record<string, unknown>; live_after: number; customer: ConsumerCustomer }>(
-      'SELECT * FROM book_hold($1, $2, $3, $4, $5)',
+    // The booking's webhook event is written by the same statement, after book_hold.
+    const [r] = await db.query<{ participation: Record<string, unknown>; live_after: number; customer: ConsumerCustomer; event: string | null }>(
+      `SELECT b.*, webhook_participation_event('participation.' || lower(b.participation->>'state'), (b.participation->>'id')::uuid,
+                                               'public', 'RESERVED', b.participation->>'message') AS event
+         FROM book_hold($1, $2, $3, $4, $5) b`,
       [b.holdId, b.now, b.consumer, JSON.stringify(b.changes), JSON.stringify(mails)],
     );
     mailsWritten();
+    if (r.event) eventsWritten();
     return { participation: reviveRow(r.participation), liveAfter: r.live_after, customer: r.customer };
   } catch (err) {
     if (sqlState(err) === 'BKEXP') return null;

@@ -111,7 +111,7 @@ function publicRefusal(err: PlaceRefused): DomainError {
 export async function claimSlot(q: Queryable, req: ClaimRequest): Promise<ClaimedPlace> {
   const placement = 'appointmentId' in req.target ? joinExisting(req.target.appointmentId, req) : createFromTimeslot(req.target.timeslotId, req);
   try {
-    return await claimPlace(q, { ...placement, participation: req.participation, now: req.now, publicProduct: req.product.id, holdLimit: req.holdLimit });
+    return await claimPlace(q, { ...placement, participation: req.participation, now: req.now, publicProduct: req.product.id, holdLimit: req.holdLimit, source: 'public' });
   } catch (err) {
     throw err instanceof PlaceRefused ? publicRefusal(err) : err;
   }

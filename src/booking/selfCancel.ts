@@ -9,6 +9,7 @@ import { mailSources } from '../offerings/contact.js';
 import type { ParticipationRow } from '../scheduling/capacity.js';
 import type { Queryable } from '../storage/db.js';
 import { cancelSecret, verifyCancelToken } from '../notifications/cancelToken.js';
+import { recordParticipationEvent } from '../webhooks/events.js';
 
 /** What the cancel page shows: only this participation's own appointment. */
 export interface CancelView {
@@ -83,6 +84,7 @@ export async function cancelByToken(deps: Deps, token: string): Promise<{ alread
     if (view.state === 'CANCELED') return { alreadyCanceled: true, view };
     assertNotStarted(deps, view);
     await tx.query(`UPDATE participations SET state = 'CANCELED', hold_until = NULL, updated_at = now() WHERE id = $1`, [id]);
+    await recordParticipationEvent(tx, { participationId: id, source: 'cancel-link', previousState: view.state });
     await enqueueParticipationMails(tx, mailSources(deps.config), id, ['self-cancel-confirmation', 'self-cancel-notification']);
     return { alreadyCanceled: false, view: { ...view, state: 'CANCELED' as const } };
   });

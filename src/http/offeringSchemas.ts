@@ -88,10 +88,10 @@ export const ResourceUpdateBody = Type.Object({
 });
 
 export const ResourceCreateQuery = Type.Object({
-  onDuplicateRaise: Type.Boolean({ default: false, description: 'true: an existing reference is 400; false: it is updated' }),
+  onDuplicateRaise: Type.Optional(Type.Boolean({ default: false, description: 'true: an existing reference is 400; false: it is updated' })),
 });
 export const ResourceDeleteQuery = Type.Object({
-  ignoreFutureAppointments: Type.Boolean({ default: false, description: 'archive future appointments and inform their participants' }),
+  ignoreFutureAppointments: Type.Optional(Type.Boolean({ default: false, description: 'archive future appointments and inform their participants' })),
 });
 
 const AddressOut = Type.Object({ city: Type.String(), street: Type.String(), number: Type.String(), zip: Type.String(), countryCode: Type.String() });

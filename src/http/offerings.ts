@@ -55,7 +55,7 @@ export const offeringRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
       },
     },
     async (request, reply) => {
-      const resource = await resources.createResource(deps, request.crmId, request.params.providerRef, request.body, request.query.onDuplicateRaise);
+      const resource = await resources.createResource(deps, request.crmId, request.params.providerRef, request.body, request.query.onDuplicateRaise ?? false);
       return reply.status(201).send(resource);
     },
   );
@@ -91,7 +91,7 @@ export const offeringRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
     },
     async (request, reply) => {
       const { crmId, params, query } = request;
-      await deleteResource(deps, crmId, params.providerRef, params.resourceRef, query.ignoreFutureAppointments);
+      await deleteResource(deps, crmId, params.providerRef, params.resourceRef, query.ignoreFutureAppointments ?? false);
       return reply.status(204).send(null);
     },
   );

@@ -32,3 +32,7 @@ export const errorResponses = {
   404: ErrorResponse,
   409: ErrorResponse,
 } as const;
+
+/** A plain string enum: its 400 lists the allowed values ("must be one of ..."). */
+export const StringEnum = <T extends string>(values: readonly T[], description?: string) =>
+  Type.Unsafe<T>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });

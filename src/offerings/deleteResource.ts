@@ -4,6 +4,7 @@ import { enqueueParticipationMails } from '../notifications/compose.js';
 import { mailSources } from './contact.js';
 import { requireProvider } from '../partners/providers.js';
 import type { Queryable } from '../storage/db.js';
+import { recordParticipationEvent } from '../webhooks/events.js';
 import { resourceByReference } from './resourceRepo.js';
 
 /** Live appointments of the resource that have not ended yet. */
@@ -51,6 +52,7 @@ export async function deleteResource(
         [appointment.id],
       );
       for (const p of canceled) {
+        await recordParticipationEvent(tx, { participationId: p.id, source: 'partner', previousState: p.was });
         // a RESERVED hold is a consumer mid-booking; like RESERVED -> CANCELED elsewhere it gets no mail
         if (p.was === 'RESERVED') continue;
         await enqueueParticipationMails(tx, mailSources(deps.config), p.id, ['resource-deleted-cancellation']);

@@ -6,6 +6,7 @@ import type { MailTemplate } from '../notifications/templateNames.js';
 import type { Queryable } from '../storage/db.js';
 import { lockAppointment, type ParticipationRow } from './capacity.js';
 import { changeParticipationState } from './participations.js';
+import { recordAppointmentEvent, recordParticipationEvent } from '../webhooks/events.js';
 
 export interface AppointmentSelector {
   appointmentReference?: string;
@@ -37,6 +38,14 @@ export async function deleteAppointments(deps: Deps, crmId: string, providerRef:
     const provider = await requireProvider(tx, crmId, providerRef);
     const ids = await selectIds(tx, provider.id, selector);
     for (const id of ids) await lockAppointment(tx, id);
+    // Partners learn of the participations that go with them (expired holds count as gone already).
+    const live = await tx.query<{ id: string; state: string }>(
+      `SELECT id, state FROM participations
+        WHERE appointment_id = ANY($1::uuid[]) AND state IN ('RESERVED', 'REQUESTED', 'BOOKED') AND NOT (state = 'RESERVED' AND hold_until <= $2)
+        ORDER BY created_at, id`,
+      [ids, deps.clock.now()],
+    );
+    for (const p of live) await recordParticipationEvent(tx, { participationId: p.id, source: 'partner', previousState: p.state, state: 'DELETED' });
     await tx.query('DELETE FROM appointments WHERE id = ANY($1::uuid[])', [ids]);
     return ids.length;
   });
@@ -64,6 +73,7 @@ export async function cancelAppointments(
       const appointment = (await lockAppointment(tx, id))!;
       if (appointment.state !== 'ACTIVE') continue;
       await tx.query(`UPDATE appointments SET state = 'CANCELLED', updated_at = now() WHERE id = $1`, [id]);
+      await recordAppointmentEvent(tx, { appointmentId: id, type: 'appointment.cancelled', source: 'partner' });
       const participations = await tx.query<ParticipationRow>(
         `SELECT * FROM participations WHERE appointment_id = $1 AND state IN ('RESERVED', 'REQUESTED', 'BOOKED') ORDER BY created_at, id`,
         [id],

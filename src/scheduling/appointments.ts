@@ -13,6 +13,7 @@ import { expandSeries, type SeriesItem } from './series.js';
 import { assertEndAfterStart, assertInstantSyntax, parseInstant, parseLocalDate, parseTimeOfDay } from './time.js';
 import type { ParticipationState } from './transitions.js';
 import { loadAppointmentViews, type AppointmentView } from './views.js';
+import { recordAppointmentEvent } from '../webhooks/events.js';
 
 export interface InlineParticipation {
   reference?: string;
@@ -169,6 +170,7 @@ export async function createAppointments(
         description: input.description ?? null,
       });
       if (input.notes !== undefined) await tx.query('UPDATE appointments SET notes = $2 WHERE id = $1', [row.id, input.notes]);
+      await recordAppointmentEvent(tx, { appointmentId: row.id, type: 'appointment.created', source: 'partner' });
       await addInlineParticipations(tx, deps, provider, row, input.participations ?? [], options.ignoreCapacity ?? false);
       ids.push(row.id);
     }

@@ -6,6 +6,7 @@
 import { conflict, DomainError } from '../errors.js';
 import { constraintName, sqlState, type Queryable } from '../storage/db.js';
 import { reviveRow } from '../storage/jsonRows.js';
+import { eventsWritten, placeEventsSql, type EventSource } from '../webhooks/events.js';
 import { blockedRange, type AppointmentRow, type Buffers, type NewAppointment, type ParticipationRow } from './capacity.js';
 
 export type PlaceRefusal = 'HOLD_LIMIT' | 'OVERLAP' | 'GONE' | 'CLOSED' | 'NOT_OPEN' | 'DUPLICATE' | 'FULL';
@@ -78,6 +79,8 @@ export interface PlaceClaim {
   ignoreCapacity?: boolean;
   /** count the address's live holds first (public reservations) */
   holdLimit?: { ip: string; max: number };
+  /** who takes the place, for the webhook events written in the same statement */
+  source: EventSource;
 }
 
 export interface ClaimedPlace {
@@ -134,9 +137,11 @@ function appointmentJson(a: NewAppointment & { id: string }, buffers: Buffers) {
 
 export async function claimPlace(q: Queryable, c: PlaceClaim): Promise<ClaimedPlace> {
   try {
-    const [r] = await q.query<{ appointment: Record<string, unknown>; participation: Record<string, unknown>; live_before: number; created: boolean }>(
-      `SELECT * FROM claim_place(p_participation => $1, p_now => $2, p_join => $3, p_new => $4, p_public_product => $5,
-                                 p_ignore_capacity => $6, p_hold_ip => $7, p_max_holds => $8)`,
+    // The place's webhook events are written by the same statement, after claim_place.
+    const [r] = await q.query<{ appointment: Record<string, unknown>; participation: Record<string, unknown>; live_before: number; created: boolean; events: number }>(
+      `SELECT c.*, ${placeEventsSql('$9')} AS events
+         FROM claim_place(p_participation => $1, p_now => $2, p_join => $3, p_new => $4, p_public_product => $5,
+                          p_ignore_capacity => $6, p_hold_ip => $7, p_max_holds => $8) c`,
       [
         JSON.stringify(participationJson(c.participation)),
         c.now,
@@ -146,8 +151,10 @@ export async function claimPlace(q: Queryable, c: PlaceClaim): Promise<ClaimedPl
         c.ignoreCapacity ?? false,
         c.holdLimit?.ip ?? null,
         c.holdLimit?.max ?? null,
+        c.source,
       ],
     );
+    if (r.events > 0) eventsWritten();
     return { appointment: reviveRow(r.appointment), participation: reviveRow(r.participation), liveBefore: r.live_before, created: r.created };
   } catch (err) {
     const refused = refusalFrom(err);

@@ -115,6 +115,7 @@ async function applyDecision(
   const { to, mail } = OUTCOME[decision];
   const { participation: after } = await changeParticipationState(tx, deps, participation, to, {
     templates: [mail],
+    source: 'decision-link',
     ...(message === null ? {} : { message }),
   });
   return after.state;

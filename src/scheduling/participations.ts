@@ -1,7 +1,7 @@
 /**
  * Changing a participation's state inside the caller's transaction, exactly per the
- * transition table (transitions.ts), with the participant's mail written to the outbox in the
- * same transaction. Used by D9/D10 here and by the public flow (cancel link).
+ * transition table (transitions.ts), with the participant's mail and the webhook event written to
+ * their outboxes in the same transaction. Used by D8-D10, D14 and the public flow (cancel link).
  */
 import type { Deps } from '../context.js';
 import { conflict, DomainError } from '../errors.js';
@@ -9,6 +9,7 @@ import { enqueueParticipationMails } from '../notifications/compose.js';
 import { mailSources } from '../offerings/contact.js';
 import type { MailTemplate } from '../notifications/templateNames.js';
 import { constraintName, sqlState, type Queryable } from '../storage/db.js';
+import { recordParticipationEvent, type EventSource } from '../webhooks/events.js';
 import type { ParticipationRow } from './capacity.js';
 import { partnerRefusal, refusalFrom } from './claimPlace.js';
 import { planTransition, type ParticipationState, type TransitionOutcome } from './transitions.js';
@@ -20,6 +21,8 @@ export interface ChangeOptions {
   message?: string | null;
   /** replaces the table's mail for this change (e.g. self-cancel mails of the public flow) */
   templates?: MailTemplate[];
+  /** who makes the change, for its webhook event; default partner (the D group) */
+  source?: EventSource;
 }
 
 export interface ChangeResult {
@@ -58,6 +61,7 @@ export async function changeParticipationState(
   const now = deps.clock.now();
   let updated: ParticipationRow | undefined;
   let plan: TransitionOutcome;
+  let from: ParticipationState;
   for (;;) {
     // The appointment's lock comes before any participation's (D8 takes them in that order), so the
     // retake path must not lock the participation first.
@@ -65,6 +69,7 @@ export async function changeParticipationState(
     const expiredHold = seen?.state === 'RESERVED' && (seen.hold_until === null || seen.hold_until <= now);
     if (seen && to === 'BOOKED' && expiredHold) {
       plan = planTransition(seen.state, to);
+      from = seen.state;
       updated = await retakePlace(tx, seen.id, now, options.message ?? null);
       if (updated) break;
       continue; // no longer RESERVED: plan again with what it is now
@@ -72,6 +77,7 @@ export async function changeParticipationState(
     const current = await lockParticipation(tx, participation.id);
     if (!current) throw new DomainError('NOT_FOUND', 'the participation no longer exists');
     plan = planTransition(current.state, to);
+    from = current.state;
     if (plan.kind === 'same') {
       if (options.message === undefined || options.message === current.message) return { participation: current, changed: false };
       const [same] = await tx.query<ParticipationRow>('UPDATE participations SET message = $2, updated_at = now() WHERE id = $1 RETURNING *', [
@@ -90,6 +96,7 @@ export async function changeParticipationState(
     break;
   }
 
+  await recordParticipationEvent(tx, { participationId: updated.id, source: options.source ?? 'partner', previousState: from, message: options.message ?? null });
   const templates = options.templates ?? (plan.kind === 'change' && plan.mail ? [plan.mail] : []);
   if (options.sendMails !== false && templates.length > 0) {
     await enqueueParticipationMails(tx, mailSources(deps.config), updated.id, templates, { message: options.message ?? null });

@@ -1,9 +1,11 @@
 /**
  * Taking a place in an appointment for a provider-side participation (D6 inline, D9), through the
- * kernel's claim_place: the check and the take under the appointment's lock in one statement.
+ * kernel's claim_place: the check and the take under the appointment's lock in one statement,
+ * with the participation's webhook event.
  */
 import type { Deps } from '../context.js';
 import type { Queryable } from '../storage/db.js';
+import { recordParticipationEvent } from '../webhooks/events.js';
 import { insertParticipation, type AppointmentRow, type ParticipationRow } from './capacity.js';
 import { claimPlace, partnerRefusal, PlaceRefused } from './claimPlace.js';
 import { PLACE_HOLDING, type ParticipationState } from './transitions.js';
@@ -39,9 +41,13 @@ export async function takePlace(
     message: request.message ?? null,
     note: request.note ?? null,
   };
-  if (!PLACE_HOLDING.includes(request.state)) return insertParticipation(tx, { ...holder, appointmentId: appointment.id });
+  if (!PLACE_HOLDING.includes(request.state)) {
+    const row = await insertParticipation(tx, { ...holder, appointmentId: appointment.id });
+    await recordParticipationEvent(tx, { participationId: row.id, source: 'partner', previousState: null, message: row.message });
+    return row;
+  }
   try {
-    return (await claimPlace(tx, { participation: holder, now, join: appointment.id, ignoreCapacity: request.ignoreCapacity })).participation;
+    return (await claimPlace(tx, { participation: holder, now, join: appointment.id, ignoreCapacity: request.ignoreCapacity, source: 'partner' })).participation;
   } catch (err) {
     throw err instanceof PlaceRefused ? partnerRefusal(err) : err;
   }

@@ -113,6 +113,7 @@ const uncommittedBooking = (resource: (typeof resources)[number], hhmm: string) 
   await claimPlace(q, {
     participation: { crmId: b.p.crmId, providerId: b.provider.providerUuid, reference: `blocker-${hhmm}-${resource.uuid}@test`, customerId: null, state: 'RESERVED', holdUntil: new Date('2030-01-01') },
     now: t.clock.now(),
+    source: 'public',
     create: {
       appointment: {
         id: randomUUID(), crmId: b.p.crmId, providerId: b.provider.providerUuid, resourceId: resource.uuid, productId: b.product.uuid,

@@ -1,0 +1,126 @@
+import { Type, type TSchema } from '@fastify/type-provider-typebox';
+import type { OpenAPIV3_1 } from 'openapi-types';
+import { EVENT_TYPES, PARTICIPATION_EVENT_TYPES, APPOINTMENT_EVENT_TYPES } from '../webhooks/events.js';
+import { MAX_URL_LENGTH } from '../webhooks/destination.js';
+import { Nullable, StringEnum } from './reply.js';
+
+const EventTypeSchema = StringEnum(EVENT_TYPES);
+const Url = Type.String({ minLength: 1, maxLength: MAX_URL_LENGTH, description: 'http or https; loopback, private, link-local and multicast destinations are refused' });
+const Events = Type.Array(EventTypeSchema, { minItems: 1, maxItems: EVENT_TYPES.length * 2, description: 'the event types to receive; omit for every type' });
+const Description = Type.String({ maxLength: 1000 });
+
+export const WebhookParams = Type.Object({ crmId: Type.String(), id: Type.String({ maxLength: 64 }) });
+export const DeliveryParams = Type.Object({ crmId: Type.String(), id: Type.String({ maxLength: 64 }), eventId: Type.String({ maxLength: 64 }) });
+
+export const WebhookBody = Type.Object(
+  { url: Url, events: Type.Optional(Nullable(Events)), description: Type.Optional(Nullable(Description)) },
+  { additionalProperties: false },
+);
+
+export const WebhookUpdateBody = Type.Object(
+  {
+    url: Type.Optional(Url),
+    events: Type.Optional(Nullable(Events)),
+    description: Type.Optional(Nullable(Description)),
+    enabled: Type.Optional(Type.Boolean()),
+  },
+  { additionalProperties: false, description: 'the given fields only; events null: every type again' },
+);
+
+const webhookMembers = {
+  id: Type.String({ format: 'uuid' }),
+  url: Type.String(),
+  events: Type.Array(EventTypeSchema),
+  description: Nullable(Type.String()),
+  enabled: Type.Boolean(),
+  createdAt: Type.String({ format: 'date-time' }),
+};
+export const Webhook = Type.Object(webhookMembers);
+export const WebhookWithSecret = Type.Object({
+  ...webhookMembers,
+  secret: Type.String({ description: 'whsec_ + base64 of 32 random bytes; shown only when created and when rotated' }),
+});
+
+export const Delivery = Type.Object({
+  eventId: Type.String({ description: 'the webhook-id header of every attempt' }),
+  type: EventTypeSchema,
+  attempt: Type.Integer({ description: 'attempts so far' }),
+  status: StringEnum(['PENDING', 'SUCCEEDED', 'FAILED'] as const),
+  responseStatus: Nullable(Type.Integer()),
+  error: Nullable(Type.String()),
+  at: Type.String({ format: 'date-time', description: 'the last attempt (or when the event was written, before any)' }),
+  nextAttemptAt: Nullable(Type.String({ format: 'date-time' })),
+});
+
+export const DeliveriesQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })) });
+
+// ---- what is delivered (the OpenAPI `webhooks` section) ----
+
+const Instant = Type.String({ format: 'date-time', description: 'ISO 8601 with the offset of the provider zone' });
+const Source = StringEnum(['public', 'partner', 'cancel-link', 'decision-link', 'expiry'] as const);
+const State = StringEnum(['RESERVED', 'REQUESTED', 'BOOKED', 'CANCELED', 'DELETED'] as const);
+const AppointmentData = Type.Object({
+  reference: Type.String(),
+  uuid: Type.String({ format: 'uuid' }),
+  start: Instant,
+  end: Instant,
+  resourceReference: Nullable(Type.String()),
+  productReference: Nullable(Type.String()),
+  capacity: Type.Integer(),
+  capacityLeft: Type.Integer({ description: 'as of the change' }),
+});
+const ParticipationData = Type.Object({
+  crmId: Type.String(),
+  providerReference: Type.String(),
+  source: Source,
+  participation: Type.Object({
+    reference: Type.String(),
+    uuid: Type.String({ format: 'uuid' }),
+    state: State,
+    previousState: Nullable(State),
+    message: Nullable(Type.String()),
+  }),
+  appointment: AppointmentData,
+  customer: Nullable(Type.Object({ reference: Type.String(), name: Nullable(Type.String()), email: Nullable(Type.String()), mobile: Nullable(Type.String()) })),
+});
+const AppointmentEventData = Type.Object({ crmId: Type.String(), providerReference: Type.String(), source: Source, appointment: AppointmentData });
+const TestData = Type.Object({ crmId: Type.String(), webhookId: Type.String({ format: 'uuid' }), message: Type.String() });
+
+const eventBody = (type: string, data: TSchema) =>
+  Type.Object({ type: Type.Literal(type), timestamp: Type.String({ format: 'date-time', description: 'when the change happened' }), data });
+
+const HEADERS = {
+  'webhook-id': { required: true, schema: { type: 'string' }, description: 'the event id: the same on every attempt; dedupe by it' },
+  'webhook-timestamp': { required: true, schema: { type: 'string' }, description: 'Unix seconds of this attempt' },
+  'webhook-signature': { required: true, schema: { type: 'string' }, description: 'v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid' },
+};
+
+function webhookOperation(type: string, data: TSchema, summary: string) {
+  return {
+    post: {
+      summary,
+      description: 'Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.',
+      parameters: Object.entries(HEADERS).map(([name, h]) => ({ name, in: 'header', ...h })),
+      requestBody: { required: true, content: { 'application/json': { schema: eventBody(type, data) } } },
+      responses: { '2XX': { description: 'received' } },
+    },
+  };
+}
+
+const SUMMARIES: Record<string, string> = {
+  'participation.reserved': 'A place is held (A2, or D9 RESERVED)',
+  'participation.requested': 'A booking awaits the provider\'s decision',
+  'participation.booked': 'A participation is booked',
+  'participation.canceled': 'A participation is cancelled (by the partner, the consumer\'s cancel link, a decline, or hold expiry)',
+  'participation.deleted': 'A participation is deleted',
+  'participation.rescheduled': 'A participation moved to another slot',
+  'appointment.created': 'An appointment is created (D6, or by the public flow for a slot)',
+  'appointment.cancelled': 'An appointment is cancelled (D8)',
+};
+
+/** The OpenAPI 3.1 `webhooks` section: one operation and body schema per event type. */
+export const webhookDocs = Object.fromEntries([
+  ...PARTICIPATION_EVENT_TYPES.map((t) => [t, webhookOperation(t, ParticipationData, SUMMARIES[t])]),
+  ...APPOINTMENT_EVENT_TYPES.map((t) => [t, webhookOperation(t, AppointmentEventData, SUMMARIES[t])]),
+  ['webhook.test', webhookOperation('webhook.test', TestData, 'Sent by POST /crms/{crmId}/webhooks/{id}/test')],
+]) as Record<string, OpenAPIV3_1.PathItemObject>;
