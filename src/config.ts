@@ -28,6 +28,8 @@ export interface Config {
    * the per-IP limits count. true: everybody's; false: nobody's; else these addresses/subnets.
    */
   trustProxy: boolean | string[];
+  /** REMINDER_MINUTES_BEFORE: reminder offsets before an appointment's start; [] = no reminders */
+  reminderMinutesBefore: number[];
 }
 
 export class ConfigError extends Error {}
@@ -86,6 +88,19 @@ function parseTrustProxy(raw: string | undefined): Config['trustProxy'] {
   return entries;
 }
 
+/** The longest offset a reminder may have: a year, like every other minute field. */
+export const MAX_REMINDER_MINUTES = 525_600;
+
+function parseReminderMinutes(raw: string | undefined): number[] {
+  if (raw === undefined) return [1440];
+  const parts = raw.split(',').map((p) => p.trim()).filter(Boolean);
+  const values = parts.map(Number);
+  if (values.some((v) => !Number.isInteger(v) || v < 1 || v > MAX_REMINDER_MINUTES)) {
+    throw new ConfigError(`REMINDER_MINUTES_BEFORE must be a comma-separated list of whole minutes between 1 and ${MAX_REMINDER_MINUTES} (empty: no reminders), got "${raw}"`);
+  }
+  return [...new Set(values)].sort((a, b) => b - a);
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: Env = process.env): Config {
@@ -121,6 +136,7 @@ export function loadConfig(env: Env = process.env): Config {
     maxHoldsPerIp: int(env, 'MAX_HOLDS_PER_IP', 10, 1),
     mailPollMs: int(env, 'MAIL_POLL_MS', 1000, 10),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
+    reminderMinutesBefore: parseReminderMinutes(env.REMINDER_MINUTES_BEFORE),
   };
 }
 

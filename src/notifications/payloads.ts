@@ -23,7 +23,9 @@ export interface AppointmentMailPayload {
   /** the provider's message (D8, D9, D10, B6, D14) or the consumer's message (booking mails to the provider) */
   message: string | null;
   cancelLink: string | null;
-  /** ICS UID, stable per appointment and participant, so updates and cancellations match */
+  /** booking-rescheduled*: the time before the move (ISO 8601 with offset) */
+  previous?: { start: string; end: string } | null;
+  /** ICS UID, stable per participation (also when it is moved), so updates and cancellations match */
   icsUid: string;
   /** ICS SEQUENCE: grows with each mail about the same UID */
   sequence: number;
