@@ -246,36 +246,59 @@
   }
 
   /**
+   * Idempotency-Key (DESIGN 7.5): a new key for every attempt, except that the same request sent
+   * again after a network error (the answer may have been lost) reuses its key, so the server
+   * answers it once and a retry can never reserve or book twice.
+   */
+  function idempotencyKeys() {
+    /** @type {{ url: string, body: string | undefined, key: string } | null} */
+    let lost = null;
+    const newKey = () => {
+      if (crypto.randomUUID) return crypto.randomUUID();
+      return Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+    };
+    return {
+      /** @param {string} url @param {string | undefined} body */
+      keyFor: (url, body) => (lost && lost.url === url && lost.body === body ? lost : { url, body, key: newKey() }),
+      /** @param {{ url: string, body: string | undefined, key: string }} attempt */
+      failed: (attempt) => (lost = attempt),
+      answered: () => (lost = null),
+    };
+  }
+
+  /**
    * @param {string} base service base URL ending in /
    * @param {{ ref: string, channelKey: string }} opts
    */
   function createApi(base, opts) {
+    const retryable = idempotencyKeys();
     /**
      * @param {'GET'|'POST'} method
      * @param {string} path relative to base
      * @param {Record<string, string | undefined>} query
      * @param {object} [body]
+     * @param {boolean} [idempotent] send an Idempotency-Key (reserve, book)
      */
-    async function call(method, path, query, body) {
+    async function call(method, path, query, body, idempotent = false) {
       const url = new URL(path, base);
       for (const [k, v] of Object.entries(query)) if (v) url.searchParams.set(k, v);
       const ctrl = new AbortController();
       const timer = setTimeout(() => ctrl.abort(), REQUEST_TIMEOUT_MS);
+      const text = body ? JSON.stringify(body) : undefined;
+      const attempt = idempotent ? retryable.keyFor(url.toString(), text) : null;
+      /** @type {Record<string, string>} */
+      const headers = body ? { 'Content-Type': 'application/json', Accept: 'application/json' } : { Accept: 'application/json' };
+      if (attempt) headers['Idempotency-Key'] = attempt.key;
       let res;
       try {
-        res = await fetch(url.toString(), {
-          method,
-          mode: 'cors',
-          credentials: 'omit',
-          headers: body ? { 'Content-Type': 'application/json', Accept: 'application/json' } : { Accept: 'application/json' },
-          body: body ? JSON.stringify(body) : undefined,
-          signal: ctrl.signal,
-        });
+        res = await fetch(url.toString(), { method, mode: 'cors', credentials: 'omit', headers, body: text, signal: ctrl.signal });
       } catch {
+        if (attempt) retryable.failed(attempt);
         throw new ApiError(0, []);
       } finally {
         clearTimeout(timer);
       }
+      if (attempt) retryable.answered();
       if (res.status === 204) return null;
       let data = null;
       try {
@@ -304,9 +327,9 @@
           languageTag,
         }),
       /** @param {object} body */
-      reserve: (body) => call('POST', `rest/1/resources/${enc(opts.ref)}/reserve_appointment`, { channelKey: ch }, body),
+      reserve: (body) => call('POST', `rest/1/resources/${enc(opts.ref)}/reserve_appointment`, { channelKey: ch }, body, true),
       /** @param {object} body */
-      book: (body) => call('POST', `resources/${enc(opts.ref)}/create_appointment_with_consumer`, { timeFormat: 'HH:mm' }, body),
+      book: (body) => call('POST', `resources/${enc(opts.ref)}/create_appointment_with_consumer`, { timeFormat: 'HH:mm' }, body, true),
     };
   }
 
@@ -322,6 +345,7 @@
    * @property {'de'|'en'} [lang]
    * @property {string} [baseUrl] service base URL; default: where widget.js came from
    * @property {number} [headingLevel] level of the widget's title (steps get one more); default 2
+   * @property {(slot: any) => void} [onPick] called with the chosen bookable instead of reserving it
    */
 
   /**
@@ -538,6 +562,8 @@
     /** Reserves a bookable (A2) and moves on to the form. @param {any} b */
     async function pickSlot(b) {
       if (s.busy) return;
+      // a host page that only wants the choice (the manage page moving a booking) takes it here
+      if (options.onPick) return options.onPick(b);
       s.busy = true;
       s.busySlot = slotKey(b);
       showAlert(null);

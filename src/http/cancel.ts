@@ -9,7 +9,10 @@ import { statusOf } from './errors.js';
 import { ErrorResponse } from './reply.js';
 
 const Params = Type.Object({ token: Type.String({ minLength: 1, maxLength: 512, description: 'the signed token of the cancel link' }) });
-const Query = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 35, description: 'de or en; overrides the booking language' })) });
+const Query = Type.Object({
+  lang: Type.Optional(Type.String({ maxLength: 35, description: 'de or en; overrides the booking language' })),
+  rescheduled: Type.Optional(Type.String({ maxLength: 8, description: 'set by the manage page after a move: shows that it was moved' })),
+});
 /** The page's form sends no fields; an empty or absent body is the normal case. */
 const Body = Type.Object({}, { additionalProperties: true, description: 'ignored; the page form posts an empty body' });
 const Html = Type.String({ description: 'HTML page' });
@@ -18,7 +21,7 @@ const pageOrError = (description: string) => ({ description, content: { 'text/ht
 const errors = {
   400: pageOrError('invalid request'),
   404: pageOrError('forged, altered or unknown token; nothing changed'),
-  409: pageOrError('the appointment has already started; nothing changed'),
+  409: pageOrError('the appointment has already started, or less than the resource\'s cancel notice is left; nothing changed'),
 };
 
 /** JSON only for a client that asks for it and not for HTML; a browser gets the page. */
@@ -34,7 +37,11 @@ function sendPage(reply: FastifyReply, status: number, html: string) {
     .header('cache-control', 'no-store')
     .header('referrer-policy', 'no-referrer') // the token is in the URL
     .header('x-robots-tag', 'noindex')
-    .header('content-security-policy', "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'")
+    // scripts and requests only from here: the manage page runs the widget's slot picker
+    .header(
+      'content-security-policy',
+      "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self' 'unsafe-inline'; img-src https: data:; form-action 'self'; frame-ancestors 'none'",
+    )
     .send(html);
 }
 
@@ -52,7 +59,7 @@ export const cancelRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
     const lang = langOf(request);
     const view = err instanceof TooLateToCancel ? err.view : undefined;
     const locale = pageLocale(typeof lang === 'string' ? lang : undefined, view?.language, request.headers['accept-language']);
-    const kind = view ? 'too-late' : status === 404 ? 'invalid' : 'error';
+    const kind = err instanceof TooLateToCancel ? (err.reason === 'notice' ? 'notice' : 'too-late') : status === 404 ? 'invalid' : 'error';
     return sendPage(reply, status >= 400 && status < 600 ? status : 500, cancelPage(kind, locale, view));
   });
 
@@ -61,7 +68,7 @@ export const cancelRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
     {
       schema: {
         tags: ['cancel link'],
-        summary: "The consumer's cancel page: the appointment and a cancel button (changes nothing)",
+        summary: "The consumer's manage page: the appointment, another time to choose (the widget's slot picker) and a cancel button (changes nothing)",
         params: Params,
         querystring: Query,
         response: { 200: page('the appointment with a cancel button, or that it is already cancelled'), ...errors },
@@ -70,7 +77,7 @@ export const cancelRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
     async (request, reply) => {
       const view = await viewCancellation(deps, request.params.token);
       const locale = pageLocale(request.query.lang, view.language, request.headers['accept-language']);
-      return sendPage(reply, 200, cancelPage(view.state === 'CANCELED' ? 'already' : 'confirm', locale, view));
+      return sendPage(reply, 200, cancelPage(view.state === 'CANCELED' ? 'already' : 'confirm', locale, view, { moved: request.query.rescheduled === '1' }));
     },
   );
 

@@ -3,10 +3,12 @@ import rateLimit from '@fastify/rate-limit';
 import { createAppointmentWithConsumer } from '../booking/book.js';
 import { activeProducts, publicData } from '../booking/publicOfferings.js';
 import { reserveAppointment } from '../booking/reserve.js';
+import { rescheduleByToken } from '../booking/reschedule.js';
 import { upcomingBookables } from '../booking/upcomingBookables.js';
 import type { Deps } from '../context.js';
 import { DomainError } from '../errors.js';
 import { publicCors } from './cors.js';
+import { idempotencyHooks } from './idempotency.js';
 import {
   ActiveProductsResponse,
   BookBody,
@@ -18,11 +20,17 @@ import {
   ReserveBody,
   ReserveQuery,
   ReserveResponse,
+  RescheduleBody,
+  RescheduleParams,
   ScopeQuery,
   UpcomingQuery,
   UpcomingResponse,
 } from './publicSchemas.js';
 import { envelope } from './reply.js';
+
+const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({ description: 'makes a retry safe: the same key, path and body within 24 h replays the first answer (Idempotent-Replayed: true)' })),
+});
 import { Type, type Static } from '@fastify/type-provider-typebox';
 
 const PATHS = {
@@ -31,6 +39,7 @@ const PATHS = {
   create: '/resources/:ref/create_appointment_with_consumer',
   products: '/products/active_products',
   publicData: '/resources/public_data',
+  reschedule: '/rest/1/bookings/:token/reschedule',
 };
 
 const tags = ['public booking'];
@@ -44,6 +53,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
       new DomainError('RATE_LIMITED', `too many booking requests from this address (at most ${context.max} per minute); retry in ${context.after}`),
   });
   const bookingLimit = { rateLimit: { max: deps.config.bookingRateLimitPerMinute, timeWindow: 60_000 } };
+  const idempotent = idempotencyHooks(deps);
 
   app.get(
     PATHS.upcoming,
@@ -76,9 +86,11 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
     PATHS.reserve,
     {
       config: bookingLimit,
+      ...idempotent,
       schema: {
         tags,
         summary: 'A2 reserve a slot (a hold of RESERVATION_HOLD_SECONDS)',
+        headers: IdempotencyHeaders,
         params: RefParams,
         querystring: ReserveQuery,
         body: ReserveBody,
@@ -105,9 +117,11 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
     PATHS.create,
     {
       config: bookingLimit,
+      ...idempotent,
       schema: {
         tags,
         summary: 'A3 book a slot for a consumer (completes a reservation)',
+        headers: IdempotencyHeaders,
         params: RefParams,
         querystring: BookQuery,
         body: BookBody,
@@ -133,6 +147,36 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
         locale: b.locale ?? undefined,
       });
       return reply.code(201).send(envelope(result));
+    },
+  );
+
+  app.post(
+    PATHS.reschedule,
+    {
+      config: bookingLimit,
+      ...idempotent,
+      schema: {
+        tags,
+        summary: 'Moves the booking of a cancel link to another slot of its resource (same participation, new place taken and old one freed in one transaction)',
+        params: RescheduleParams,
+        querystring: BookQuery,
+        headers: IdempotencyHeaders,
+        body: RescheduleBody,
+        response: { 200: BookResponse, ...publicErrors },
+      },
+    },
+    async (request) => {
+      const b = request.body;
+      return envelope(
+        await rescheduleByToken(deps, {
+          token: request.params.token,
+          start: b.start,
+          end: b.end,
+          timeslotUuid: b.timeslot_uuid,
+          productUuid: b.product_uuid ?? undefined,
+          timeFormat: request.query.timeFormat,
+        }),
+      );
     },
   );
 

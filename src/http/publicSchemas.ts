@@ -14,7 +14,7 @@ const OptText = (max: number, description?: string) => Type.Optional(Nullable(Ty
 
 export const RefParams = Type.Object({ ref: Ref });
 
-export const publicErrors = { ...errorResponses, 412: ErrorResponse, 429: ErrorResponse } as const;
+export const publicErrors = { ...errorResponses, 412: ErrorResponse, 422: ErrorResponse, 429: ErrorResponse } as const;
 
 // ---- A1 ----
 
@@ -138,6 +138,17 @@ export const BookResponse = Enveloped({
     appointment_uuid: Type.String(),
     cancelLink: Type.String({ description: 'signed URL with which the consumer cancels on their own' }),
   }),
+});
+
+// ---- reschedule (DESIGN §7.5) ----
+
+export const RescheduleParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 512, description: 'the signed token of the cancel link' }) });
+
+export const RescheduleBody = Type.Object({
+  start: BookBody.properties.start,
+  end: BookBody.properties.end,
+  timeslot_uuid: BookBody.properties.timeslot_uuid,
+  product_uuid: BookBody.properties.product_uuid,
 });
 
 // ---- A4, A5 ----

@@ -66,6 +66,6 @@ export function assertBookable(window: BookingWindow, start: Date, now: Date, zo
 }
 
 /** Cancelling or moving by the consumer's link is possible until cancelNoticeMinutes before the start. */
-export function withinCancelNotice(window: BookingWindow, start: Date, now: Date): boolean {
-  return window.cancelNoticeMinutes !== null && now.getTime() > start.getTime() - window.cancelNoticeMinutes * MINUTE_MS;
+export function withinCancelNotice(cancelNoticeMinutes: number | null, start: Date, now: Date): boolean {
+  return cancelNoticeMinutes !== null && now.getTime() > start.getTime() - cancelNoticeMinutes * MINUTE_MS;
 }

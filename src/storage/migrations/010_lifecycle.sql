@@ -102,13 +102,33 @@ BEGIN
    WHERE pv.reminder_minutes_before IS NULL AND p.state = 'BOOKED' AND a.start_at > now();
 END $$;
 
--- 5. Rescheduling: the participation moves into the appointment where a stand-in participation
---    (inserted by claim_place in the same transaction, under the new appointment's lock) took its
---    place; the stand-in goes. The moved participation keeps its id, reference and ICS UID. The old
---    appointment, when the public flow created it and nobody is left in it, is removed (like the
---    hold sweeper does), unless another transaction holds it: it never waits, so two reschedules in
---    opposite directions cannot deadlock. Returns the old appointment's id.
-CREATE OR REPLACE FUNCTION move_participation(p_participation uuid, p_stand_in uuid, p_sequence bigint) RETURNS uuid LANGUAGE plpgsql AS $$
+-- 5. Rescheduling, in one transaction of three steps:
+--    prepare_move: the old appointment stops blocking its range when the moving participation is
+--      all it has and the public flow created it (it is archived for now), so a booking can move
+--      to a time that overlaps its old one; the appointment's lock is taken first, and the check
+--      runs as a statement of its own, so a reservation that joined it meanwhile is seen.
+--    claim_place (the kernel) takes the new place with a stand-in participation, under the new
+--      appointment's lock.
+--    move_participation: the stand-in goes and the participation moves into its place, keeping its
+--      id, reference and ICS UID (SEQUENCE raised); an old appointment released by prepare_move is
+--      removed, as the hold sweeper removes the empty ones.
+--    Any refusal rolls the whole transaction back: the old booking stays as it was.
+CREATE OR REPLACE FUNCTION prepare_move(p_participation uuid) RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+  old_appointment uuid;
+BEGIN
+  SELECT appointment_id INTO old_appointment FROM participations WHERE id = p_participation;
+  PERFORM 1 FROM appointments WHERE id = old_appointment AND created_by_public_flow AND NOT archived FOR UPDATE;
+  IF NOT FOUND THEN
+    RETURN false;
+  END IF;
+  UPDATE appointments SET archived = true, updated_at = now()
+   WHERE id = old_appointment AND NOT EXISTS (SELECT 1 FROM participations x WHERE x.appointment_id = old_appointment AND x.id <> p_participation);
+  RETURN FOUND;
+END $$;
+
+CREATE OR REPLACE FUNCTION move_participation(p_participation uuid, p_stand_in uuid, p_sequence bigint, p_released boolean)
+RETURNS uuid LANGUAGE plpgsql AS $$
 DECLARE
   old_appointment uuid;
   new_appointment uuid;
@@ -122,9 +142,8 @@ BEGIN
          hold_until = NULL,
          updated_at = now()
    WHERE p.id = p_participation;
-  PERFORM 1 FROM appointments WHERE id = old_appointment AND created_by_public_flow FOR UPDATE SKIP LOCKED;
-  IF FOUND THEN
-    DELETE FROM appointments WHERE id = old_appointment AND NOT EXISTS (SELECT 1 FROM participations WHERE appointment_id = old_appointment);
+  IF p_released THEN
+    DELETE FROM appointments WHERE id = old_appointment;
   END IF;
   RETURN old_appointment;
 END $$;
