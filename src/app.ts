@@ -20,6 +20,7 @@ import { cancelRoutes } from './http/cancel.js';
 import { widgetRoutes } from './http/widget.js';
 import { canonicalHostRedirect } from './http/canonicalHost.js';
 import { registerMetrics } from './http/metrics.js';
+import { applyDefaultReminders } from './booking/reminders.js';
 
 export interface AppDeps {
   config: Config;
@@ -48,6 +49,7 @@ export async function buildApp({ config, db, clock = systemClock, logger }: AppD
   app.setValidatorCompiler(validatorCompiler);
 
   const deps: Deps = { db, config, clock };
+  await applyDefaultReminders(db, config);
 
   await app.register(swagger, {
     openapi: {
