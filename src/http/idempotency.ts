@@ -33,8 +33,9 @@ function canonical(value: unknown): unknown {
   return value;
 }
 
-const fingerprintOf = (request: FastifyRequest) =>
-  createHash('sha256').update(JSON.stringify(canonical({ query: request.query ?? {}, body: request.body ?? null }))).digest('base64url');
+/** What makes two requests under one key "the same": query and body, by content. */
+export const requestFingerprint = (query: unknown, body: unknown) =>
+  createHash('sha256').update(JSON.stringify(canonical({ query: query ?? {}, body: body ?? null }))).digest('base64url');
 
 export function idempotencyHooks(deps: Deps): { preHandler: preHandlerAsyncHookHandler; onSend: onSendHookHandler } {
   const claims = new WeakMap<FastifyRequest, KeyScope>();
@@ -43,7 +44,7 @@ export function idempotencyHooks(deps: Deps): { preHandler: preHandlerAsyncHookH
     const key = parseKey(request.headers[IDEMPOTENCY_HEADER]);
     if (!key) return;
     const scope: KeyScope = { method: request.method, path: request.url.split('?')[0], key };
-    const claim = await claimKey(deps.db, scope, fingerprintOf(request), deps.clock.now());
+    const claim = await claimKey(deps.db, scope, requestFingerprint(request.query, request.body), deps.clock.now());
     switch (claim.kind) {
       case 'run':
         claims.set(request, scope);
