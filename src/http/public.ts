@@ -14,6 +14,7 @@ import {
   BookBody,
   BookQuery,
   BookResponse,
+  idempotentErrors,
   PublicDataResponse,
   publicErrors,
   RefParams,
@@ -94,7 +95,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
         params: RefParams,
         querystring: ReserveQuery,
         body: ReserveBody,
-        response: { 201: ReserveResponse, ...publicErrors },
+        response: { 201: ReserveResponse, ...idempotentErrors },
       },
     },
     async (request, reply) => {
@@ -125,7 +126,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
         params: RefParams,
         querystring: BookQuery,
         body: BookBody,
-        response: { 201: BookResponse, ...publicErrors },
+        response: { 201: BookResponse, ...idempotentErrors },
       },
     },
     async (request, reply) => {
@@ -162,7 +163,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
         querystring: BookQuery,
         headers: IdempotencyHeaders,
         body: RescheduleBody,
-        response: { 200: BookResponse, ...publicErrors },
+        response: { 200: BookResponse, ...idempotentErrors },
       },
     },
     async (request) => {

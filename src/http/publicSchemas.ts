@@ -14,7 +14,9 @@ const OptText = (max: number, description?: string) => Type.Optional(Nullable(Ty
 
 export const RefParams = Type.Object({ ref: Ref });
 
-export const publicErrors = { ...errorResponses, 412: ErrorResponse, 422: ErrorResponse, 429: ErrorResponse } as const;
+export const publicErrors = { ...errorResponses, 412: ErrorResponse, 429: ErrorResponse } as const;
+/** A2, A3 and reschedule also answer 422 IDEMPOTENCY_KEY_REUSED. */
+export const idempotentErrors = { ...publicErrors, 422: ErrorResponse } as const;
 
 // ---- A1 ----
 
