@@ -45,8 +45,8 @@ const reminderMails = (crmId: string) =>
     [crmId],
   );
 
-async function waitForMail(address: string, subject: RegExp) {
-  const until = Date.now() + 15_000;
+async function waitForMail(address: string, subject: RegExp, timeoutMs = 15_000) {
+  const until = Date.now() + timeoutMs;
   for (;;) {
     const found = sink.to(address).find((m) => subject.test(m.subject));
     if (found) return found;
@@ -108,8 +108,9 @@ describe('reminders', () => {
     expect(moved.statusCode, moved.body).toBe(200);
     expect((await participationOfToken(t, booked.token)).start_at.toISOString()).toBe(new Date(third.start).toISOString());
 
-    expect(await run(Date.parse(first.start) - 60 * MIN + 1000)).toBe(0);
-    expect(await run(Date.parse(third.start) - 60 * MIN + 1000)).toBe(2); // both offsets of the new time are due by then
+    // at the old time's hour-before reminder only the new time's day-before one is due; then its hour-before one
+    expect(await run(Date.parse(first.start) - 60 * MIN + 1000)).toBe(1);
+    expect(await run(Date.parse(third.start) - 60 * MIN + 1000)).toBe(1);
     const rows = await reminderMails(b.p.crmId);
     expect(rows.map((r) => Date.parse(r.payload.appointment.start))).toEqual([Date.parse(third.start), Date.parse(third.start)]);
   });
@@ -135,11 +136,23 @@ describe('reminders', () => {
     expect(bad.json().errors[0].message).toContain('body.reminderMinutesBefore');
   });
 
+  it("the service's own job sends a reminder within a minute after its time", async () => {
+    const b = await setupBooking(t, { timeZone: 'Europe/Berlin', product: { name: 'Besichtigung' } });
+    const start = DateTime.now().plus({ minutes: 60, seconds: 3 }).set({ millisecond: 0 });
+    await createTimeslots(b, [{ start: start.toISO(), end: start.plus({ minutes: 30 }).toISO(), raster: 30 }]);
+    const who = consumer();
+    await bookSlot(t, b, (await slotsOf(b))[0], who);
+    const mail = await waitForMail(who.email, /^Erinnerung: Besichtigung am /, 60_000);
+    expect(Date.now()).toBeLessThan(start.toMillis() - 60 * MIN + 60_000);
+    expect(mail.text).toContain('wir möchten Sie an Ihren Termin erinnern.');
+  }, 90_000);
+
   it('sends exactly once when several runs claim at the same time', async () => {
     const b = await offer();
     const slots = await slotsOf(b);
     for (const s of slots) await bookSlot(t, b, s);
-    const at = Date.parse(slots[slots.length - 1].start) - 60 * MIN + 1000;
+    // the day-before reminders of all and the hour-before one of the first are due then
+    const at = Date.parse(slots[0].start) - 60 * MIN + 1000;
     const runs = [run(at), run(at), run(at)];
     if (currentBackend() === 'postgres') {
       // a second instance on the same database
@@ -147,7 +160,8 @@ describe('reminders', () => {
       runs.push(sendDueReminders({ db: other, config: t.config }, new Date(at)));
     }
     const sent = (await Promise.all(runs)).reduce((a, n) => a + n, 0);
-    expect(sent).toBe(slots.length * 2);
-    expect(await reminderMails(b.p.crmId)).toHaveLength(slots.length * 2);
+    expect(sent).toBe(slots.length + 1);
+    expect(await reminderMails(b.p.crmId)).toHaveLength(slots.length + 1);
+    expect(await run(at + 1000)).toBe(0);
   });
 });
