@@ -27,6 +27,7 @@ import { Lifecycle } from './lifecycle.js';
 import type { SharedCounters } from './storage/redis.js';
 import { webhookRoutes } from './http/webhooks.js';
 import { webhookDocs } from './http/webhookSchemas.js';
+import { applyDefaultReminders } from './booking/reminders.js';
 
 export interface AppDeps {
   config: Config;
@@ -60,6 +61,7 @@ export async function buildApp({ config, db, clock = systemClock, logger, counte
   counters?.reportTo(app.log);
 
   const deps: Deps = { db, config, clock };
+  await applyDefaultReminders(db, config);
 
   await app.register(swagger, {
     openapi: {

@@ -49,6 +49,8 @@ export interface Config {
   webhookTimeoutMs: number;
   /** how often the webhook worker looks for due deliveries (an event written in this process wakes it at once) */
   webhookPollMs: number;
+  /** REMINDER_MINUTES_BEFORE: reminder offsets before an appointment's start; [] = no reminders */
+  reminderMinutesBefore: number[];
 }
 
 export class ConfigError extends Error {}
@@ -128,6 +130,19 @@ function parseTrustProxy(raw: string | undefined): Config['trustProxy'] {
   return entries;
 }
 
+/** The longest offset a reminder may have: a year, like every other minute field. */
+export const MAX_REMINDER_MINUTES = 525_600;
+
+function parseReminderMinutes(raw: string | undefined): number[] {
+  if (raw === undefined) return [1440];
+  const parts = raw.split(',').map((p) => p.trim()).filter(Boolean);
+  const values = parts.map(Number);
+  if (values.some((v) => !Number.isInteger(v) || v < 1 || v > MAX_REMINDER_MINUTES)) {
+    throw new ConfigError(`REMINDER_MINUTES_BEFORE must be a comma-separated list of whole minutes between 1 and ${MAX_REMINDER_MINUTES} (empty: no reminders), got "${raw}"`);
+  }
+  return [...new Set(values)].sort((a, b) => b - a);
+}
+
 const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'];
 
 export function loadConfig(env: Env = process.env): Config {
@@ -175,6 +190,7 @@ export function loadConfig(env: Env = process.env): Config {
     webhookAllowPrivateNetworks: bool(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     webhookPollMs: int(env, 'WEBHOOK_POLL_MS', 1000, 10),
+    reminderMinutesBefore: parseReminderMinutes(env.REMINDER_MINUTES_BEFORE),
   };
 }
 

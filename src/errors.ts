@@ -16,7 +16,11 @@ export type ErrorCode =
   | 'HOLD_LIMIT'
   | 'TOO_LATE'
   | 'PAYLOAD_TOO_LARGE'
-  | 'RATE_LIMITED';
+  | 'RATE_LIMITED'
+  | 'BOOKING_WINDOW'
+  | 'CANCEL_NOTICE'
+  | 'IDEMPOTENCY_KEY_REUSED'
+  | 'IDEMPOTENCY_KEY_IN_USE';
 
 export class DomainError extends Error {
   constructor(

@@ -18,7 +18,7 @@ import type { Queryable } from '../storage/db.js';
 import { viewOf } from './bookableView.js';
 import { cancelLinkFor, decisionLinkFor } from '../notifications/cancelToken.js';
 import { bookHold } from './bookHold.js';
-import { claimSlot, slotTaken, type SlotTarget } from './claimSlot.js';
+import { assertInBookingWindow, claimSlot, slotTaken, type SlotTarget } from './claimSlot.js';
 import { consumerArgument, consumerCustomer, type ConsumerCustomer, type ConsumerInput } from './consumer.js';
 import { createdAppointmentView } from './createdAppointmentView.js';
 import type { ProductRow } from './publicProducts.js';
@@ -128,6 +128,7 @@ export async function createAppointmentWithConsumer(deps: Deps, input: BookInput
 
   const hold = liveHold(booking.hold, { start, end, resourceId: resource.id }, deps.clock.now());
   if (hold) {
+    assertInBookingWindow(resource, start, deps.clock.now(), FIELDS.start);
     const cancelLink = await cancelLinkFor(deps.db, deps.config, hold.participation.id);
     // the participant's data in these mails is a stand-in: book_hold writes the customer's
     const converted: Booked = { appointment: hold.appointment, participation: { ...hold.participation, ...changes, channel_key: changes.channelKey, hold_until: null }, liveAfter: 0 };

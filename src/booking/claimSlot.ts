@@ -7,10 +7,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DomainError, invalid, notFound } from '../errors.js';
+import { assertBookable, bookingWindowOf } from '../offerings/bookingWindow.js';
 import { claimPlace, PlaceRefused, type ClaimedPlace, type PlaceClaim, type PlaceHolder } from '../scheduling/claimPlace.js';
 import type { Queryable } from '../storage/db.js';
 import { asEngineTimeslot } from './bookablesLoader.js';
 import { engineProduct, type ProductRow } from './publicProducts.js';
+import type { EventSource } from '../webhooks/events.js';
 import type { BookableResource } from './slotRequest.js';
 import { computeBookables, isOfferingTimeslot, type EngineTimeslot } from './slotEngine.js';
 
@@ -28,6 +30,8 @@ export interface ClaimRequest {
   participation: PlaceHolder;
   /** A2: the client's live holds are counted first */
   holdLimit?: { ip: string; max: number };
+  /** webhook source of the place's events (default public); null: the caller reports the change itself */
+  source?: EventSource | null;
 }
 
 export const slotTaken = (message: string) => new DomainError('SLOT_TAKEN', message);
@@ -44,6 +48,11 @@ function assertNotStarted(startAt: Date, now: Date, field: string): void {
   if (startAt.getTime() <= now.getTime()) throw new DomainError('TOO_LATE', `${field} lies in the past: the slot can no longer be booked`);
 }
 
+/** The resource's booking window (412 BOOKING_WINDOW outside it); A3 converting a hold checks it too. */
+export function assertInBookingWindow(resource: BookableResource['resource'], start: Date, now: Date, field: string): void {
+  assertBookable(bookingWindowOf(resource.booking_window), start, now, resource.time_zone, field);
+}
+
 type Placement = Pick<PlaceClaim, 'join' | 'create'>;
 
 function joinExisting(appointmentId: string, req: ClaimRequest): Placement {
@@ -52,6 +61,7 @@ function joinExisting(appointmentId: string, req: ClaimRequest): Placement {
   if (appt.start_at.getTime() !== req.start.getTime()) throw invalid(`${req.fields.start} must be the appointment's start ${appt.start_at.toISOString()}`);
   if (appt.end_at.getTime() !== req.end.getTime()) throw invalid(`${req.fields.end} must be the appointment's end ${appt.end_at.toISOString()}`);
   assertNotStarted(appt.start_at, req.now, req.fields.start);
+  assertInBookingWindow(req.booking.resource, appt.start_at, req.now, req.fields.start);
   return { join: appt.id };
 }
 
@@ -66,6 +76,7 @@ function createFromTimeslot(timeslotId: string, req: ClaimRequest): Placement {
     );
   }
   assertNotStarted(req.start, req.now, req.fields.start);
+  assertInBookingWindow(resource, req.start, req.now, req.fields.start);
   // docs/api.md, Booking rules: when the slot has its appointment already, claim_place joins it instead.
   return {
     create: {
@@ -111,7 +122,7 @@ function publicRefusal(err: PlaceRefused): DomainError {
 export async function claimSlot(q: Queryable, req: ClaimRequest): Promise<ClaimedPlace> {
   const placement = 'appointmentId' in req.target ? joinExisting(req.target.appointmentId, req) : createFromTimeslot(req.target.timeslotId, req);
   try {
-    return await claimPlace(q, { ...placement, participation: req.participation, now: req.now, publicProduct: req.product.id, holdLimit: req.holdLimit, source: 'public' });
+    return await claimPlace(q, { ...placement, participation: req.participation, now: req.now, publicProduct: req.product.id, holdLimit: req.holdLimit, source: req.source === undefined ? 'public' : req.source });
   } catch (err) {
     throw err instanceof PlaceRefused ? publicRefusal(err) : err;
   }

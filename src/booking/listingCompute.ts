@@ -8,6 +8,7 @@ import type { CompiledPattern } from './datePattern.js';
 import { engineProduct, findProduct, type ProductRow } from './publicProducts.js';
 import type { PublicResource } from './publicResources.js';
 import { compareBookables, computeBookables } from './slotEngine.js';
+import { bookingWindowOf, insideWindow, nextDayStartMs, startBounds, type StartBounds } from '../offerings/bookingWindow.js';
 
 /** How far ahead A1 looks; slots starting later are not listed (docs/decisions.md). */
 export const BOOKING_HORIZON_DAYS = 90;
@@ -79,6 +80,15 @@ export async function computeListing(deps: Deps, q: ListingRequest): Promise<Lis
           .sort(compareBookables);
 
   let changesAtMs = Math.min(Infinity, ...appointments.map((a) => a.nextHoldExpiryMs ?? Infinity));
+  // Each resource's booking window, applied here so the cached answer is exact: a slot leaves the
+  // listing when it comes closer than minNotice (changesAtMs below), and slots enter with the
+  // maxAdvanceDays horizon at the provider's midnight, when the entry expires too.
+  const windows = new Map<string, StartBounds>();
+  for (const [id, view] of views) {
+    const window = bookingWindowOf(view.resource.booking_window);
+    windows.set(id, startBounds(window, q.nowMs, view.resource.time_zone));
+    if (window.maxAdvanceDays !== null) changesAtMs = Math.min(changesAtMs, nextDayStartMs(q.nowMs, view.resource.time_zone));
+  }
   const byId = new Map(appointments.map((a) => [a.id, a]));
   const formatters = new Map<string, InstantFormatter>();
   const groups = new Map<string, SlotItem[]>();
@@ -86,7 +96,10 @@ export async function computeListing(deps: Deps, q: ListingRequest): Promise<Lis
     const view = views.get(b.resourceId)!;
     const appt = b.kind === 'models.LotAppointment' ? byId.get(b.appointmentId) : undefined;
     if (appt?.productExclusive && !prd && q.channelKey !== 'RESOURCE_EXCLUSIVE') continue;
-    if (b.startMs < changesAtMs) changesAtMs = b.startMs;
+    const bounds = windows.get(b.resourceId)!;
+    if (!insideWindow(bounds, b.startMs)) continue;
+    // the slot leaves the listing once less than the minimum notice is left
+    changesAtMs = Math.min(changesAtMs, b.startMs - (bounds.fromMs - q.nowMs));
     const zone = view.resource.time_zone;
     let fmt = formatters.get(zone);
     if (!fmt) formatters.set(zone, (fmt = new InstantFormatter(zone, q.locale)));

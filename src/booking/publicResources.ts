@@ -4,6 +4,7 @@
  * `resourceId@platform` (resources.reference) when exactly one resource has it.
  */
 import { invalid, notFound } from '../errors.js';
+import type { BookingWindow } from '../offerings/bookingWindow.js';
 import type { StoredChannels } from '../offerings/channels.js';
 import type { Queryable } from '../storage/db.js';
 import { FreshReads } from '../storage/freshReads.js';
@@ -23,6 +24,8 @@ export interface PublicResource {
   archived: boolean;
   address: unknown;
   channels: StoredChannels | null;
+  /** NULL: no limits (offerings/bookingWindow.ts) */
+  booking_window: Partial<BookingWindow> | null;
   time_zone: string;
   provider_name: string;
   provider_email: string | null;
@@ -37,7 +40,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (value: string) => UUID.test(value);
 
 const COLUMNS = `r.id, r.crm_id, r.provider_id, r.reference, r.public_name, r.description, r.website, r.img_url,
-       r.msg_help_text, r.contact_channel_type, r.contact_user_id, r.archived, r.address, r.channels,
+       r.msg_help_text, r.contact_channel_type, r.contact_user_id, r.archived, r.address, r.channels, r.booking_window,
        p.time_zone, p.name AS provider_name, p.email AS provider_email, p.phone AS provider_phone, p.description AS provider_description,
        p.is_theming_allowed, p.is_localisation_allowed, p.are_custom_fields_allowed`;
 const FROM = 'FROM resources r JOIN providers p ON p.id = r.provider_id';

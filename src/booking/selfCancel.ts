@@ -4,6 +4,7 @@
  */
 import type { Deps } from '../context.js';
 import { DomainError, notFound } from '../errors.js';
+import { bookingWindowOf, withinCancelNotice } from '../offerings/bookingWindow.js';
 import { addressText, enqueueParticipationMails, participationFacts } from '../notifications/compose.js';
 import { mailSources } from '../offerings/contact.js';
 import type { ParticipationRow } from '../scheduling/capacity.js';
@@ -23,26 +24,43 @@ export interface CancelView {
   resourceName: string | null;
   address: string | null;
   providerName: string;
+  /** what the manage page's slot picker needs to offer other times */
+  resourceId: string | null;
+  productId: string | null;
+  channelKey: string | null;
+  /** the resource's cancel notice in minutes; null: until the start */
+  cancelNoticeMinutes: number | null;
 }
 
-/** The appointment has begun: the link no longer cancels; the view says what it was about. */
+/**
+ * The link no longer cancels or moves: the appointment has begun, or less than the resource's
+ * cancel notice is left (docs/lifecycle.md). The view says what it was about.
+ */
 export class TooLateToCancel extends DomainError {
-  constructor(readonly view: CancelView) {
-    super('TOO_LATE', 'the appointment has already started and can no longer be cancelled online');
+  constructor(
+    readonly view: CancelView,
+    readonly reason: 'started' | 'notice',
+  ) {
+    super(
+      reason === 'started' ? 'TOO_LATE' : 'CANCEL_NOTICE',
+      reason === 'started'
+        ? 'the appointment has already started and can no longer be cancelled online'
+        : `the appointment can no longer be cancelled or moved online less than ${view.cancelNoticeMinutes} minutes before it starts`,
+    );
   }
 }
 
 const CANCELABLE: ReadonlySet<ParticipationRow['state']> = new Set(['RESERVED', 'REQUESTED', 'BOOKED']);
 const invalidLink = () => notFound('the cancel link is not valid');
 
-async function participationOf(db: Queryable, deps: Deps, token: string): Promise<string> {
+export async function participationOf(db: Queryable, deps: Deps, token: string): Promise<string> {
   const id = verifyCancelToken(await cancelSecret(db, deps.config), token);
   if (!id) throw invalidLink();
   return id;
 }
 
 /** The participation and its appointment; DELETED counts as gone (deleted without notice). */
-async function loadView(db: Queryable, participationId: string): Promise<CancelView> {
+export async function loadView(db: Queryable, participationId: string): Promise<CancelView> {
   const row = await participationFacts<ParticipationRow['state']>(db, participationId);
   if (!row || row.p_state === 'DELETED') throw invalidLink();
   return {
@@ -55,18 +73,26 @@ async function loadView(db: Queryable, participationId: string): Promise<CancelV
     resourceName: row.resource_name,
     address: addressText(row.a_address ?? row.resource_address),
     providerName: row.provider_name,
+    resourceId: row.resource_id,
+    productId: row.a_product_id ?? null,
+    channelKey: row.p_channel_key ?? null,
+    cancelNoticeMinutes: bookingWindowOf(row.resource_booking_window).cancelNoticeMinutes,
   };
 }
 
-function assertNotStarted(deps: Deps, view: CancelView): void {
-  if (CANCELABLE.has(view.state) && deps.clock.now() >= view.start) throw new TooLateToCancel(view);
+/** The link acts only before the start and outside the cancel notice (409 otherwise). */
+export function assertStillChangeable(deps: Deps, view: CancelView): void {
+  if (!CANCELABLE.has(view.state)) return;
+  const now = deps.clock.now();
+  if (now >= view.start) throw new TooLateToCancel(view, 'started');
+  if (withinCancelNotice(view.cancelNoticeMinutes, view.start, now)) throw new TooLateToCancel(view, 'notice');
 }
 
 /** GET: what the link is about. Changes nothing. */
 export async function viewCancellation(deps: Deps, token: string): Promise<CancelView> {
   const id = await participationOf(deps.db, deps, token);
   const view = await loadView(deps.db, id);
-  assertNotStarted(deps, view);
+  assertStillChangeable(deps, view);
   return view;
 }
 
@@ -82,7 +108,7 @@ export async function cancelByToken(deps: Deps, token: string): Promise<{ alread
     await tx.query('SELECT 1 FROM participations WHERE id = $1 FOR UPDATE', [id]);
     const view = await loadView(tx, id);
     if (view.state === 'CANCELED') return { alreadyCanceled: true, view };
-    assertNotStarted(deps, view);
+    assertStillChangeable(deps, view);
     await tx.query(`UPDATE participations SET state = 'CANCELED', hold_until = NULL, updated_at = now() WHERE id = $1`, [id]);
     await recordParticipationEvent(tx, { participationId: id, source: 'cancel-link', previousState: view.state });
     await enqueueParticipationMails(tx, mailSources(deps.config), id, ['self-cancel-confirmation', 'self-cancel-notification']);

@@ -1,5 +1,5 @@
 /**
- * Calendar feeds (DESIGN 7.4): partners create, list and revoke them per provider or resource; the
+ * Calendar feeds (docs/provider-links.md): partners create, list and revoke them per provider or resource; the
  * feed URL's token is random and only its SHA-256 is stored, so the URL is shown once, at creation.
  */
 import { createHash, randomBytes } from 'node:crypto';

@@ -64,7 +64,7 @@ export interface FeedEventRow {
 }
 
 /**
- * DESIGN 7.4: ACTIVE appointments overlapping [$3, $4) that have a REQUESTED or BOOKED
+ * docs/provider-links.md: ACTIVE appointments overlapping [$3, $4) that have a REQUESTED or BOOKED
  * participation or were created by the partner (not by the public booking flow). RESERVED holds are
  * left out entirely: they come and go without being bookings, and the feed must not change with them.
  */

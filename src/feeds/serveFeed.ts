@@ -13,7 +13,7 @@ import { hashFeedToken, isFeedToken } from './feeds.js';
 import * as repo from './repo.js';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
-/** DESIGN 7.4: appointments from 30 days back to 365 days ahead. */
+/** docs/provider-links.md: appointments from 30 days back to 365 days ahead. */
 export const FEED_WINDOW = { pastDays: 30, futureDays: 365 } as const;
 
 export interface ServedFeed {

@@ -3,11 +3,14 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import { cancelByToken, TooLateToCancel, viewCancellation } from '../booking/selfCancel.js';
 import type { Deps } from '../context.js';
 import { cancelPage } from './cancelPage.js';
-import { answerErrorsAsPages, langOf, pageLocale, sendPage } from './htmlPage.js';
+import { answerErrorsAsPages, langOf, PAGE_CSP, pageLocale, sendPage } from './htmlPage.js';
 import { ErrorResponse } from './reply.js';
 
 const Params = Type.Object({ token: Type.String({ minLength: 1, maxLength: 512, description: 'the signed token of the cancel link' }) });
-const Query = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 35, description: 'de or en; overrides the booking language' })) });
+const Query = Type.Object({
+  lang: Type.Optional(Type.String({ maxLength: 35, description: 'de or en; overrides the booking language' })),
+  rescheduled: Type.Optional(Type.String({ maxLength: 8, description: 'set by the manage page after a move: shows that it was moved' })),
+});
 /** The page's form sends no fields; an empty or absent body is the normal case. */
 const Body = Type.Object({}, { additionalProperties: true, description: 'ignored; the page form posts an empty body' });
 const Html = Type.String({ description: 'HTML page' });
@@ -16,7 +19,7 @@ const pageOrError = (description: string) => ({ description, content: { 'text/ht
 const errors = {
   400: pageOrError('invalid request'),
   404: pageOrError('forged, altered or unknown token; nothing changed'),
-  409: pageOrError('the appointment has already started; nothing changed'),
+  409: pageOrError('the appointment has already started, or less than the resource\'s cancel notice is left; nothing changed'),
 };
 
 /** The consumer's cancel link (docs/api.md, Booking rules): GET shows the appointment and a button, POST cancels. */
@@ -27,7 +30,8 @@ export const cancelRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
   answerErrorsAsPages(app, (err, status, request) => {
     const view = err instanceof TooLateToCancel ? err.view : undefined;
     const locale = pageLocale(langOf(request), view?.language, request.headers['accept-language']);
-    return cancelPage(view ? 'too-late' : status === 404 ? 'invalid' : 'error', locale, view);
+    const kind = err instanceof TooLateToCancel ? (err.reason === 'notice' ? 'notice' : 'too-late') : status === 404 ? 'invalid' : 'error';
+    return cancelPage(kind, locale, view);
   });
 
   app.get(
@@ -35,7 +39,7 @@ export const cancelRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
     {
       schema: {
         tags: ['cancel link'],
-        summary: "The consumer's cancel page: the appointment and a cancel button (changes nothing)",
+        summary: "The consumer's manage page: the appointment, another time to choose (the widget's slot picker) and a cancel button (changes nothing)",
         params: Params,
         querystring: Query,
         response: { 200: page('the appointment with a cancel button, or that it is already cancelled'), ...errors },
@@ -44,7 +48,7 @@ export const cancelRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
     async (request, reply) => {
       const view = await viewCancellation(deps, request.params.token);
       const locale = pageLocale(request.query.lang, view.language, request.headers['accept-language']);
-      return sendPage(reply, 200, cancelPage(view.state === 'CANCELED' ? 'already' : 'confirm', locale, view));
+      return sendPage(reply, 200, cancelPage(view.state === 'CANCELED' ? 'already' : 'confirm', locale, view, { moved: request.query.rescheduled === '1' }), PAGE_CSP.scripted);
     },
   );
 

@@ -9,6 +9,15 @@ export const PREFLIGHT_HEADERS = {
 } as const;
 
 /**
+ * A6's answer exactly, unless the browser asks to send Idempotency-Key (the widget's retries,
+ * docs/lifecycle.md): then that header is allowed too.
+ */
+function preflightHeaders(requested: string | undefined) {
+  const wantsKey = (requested ?? '').split(',').some((h) => h.trim().toLowerCase() === 'idempotency-key');
+  return wantsKey ? { ...PREFLIGHT_HEADERS, 'access-control-allow-headers': `${PREFLIGHT_HEADERS['access-control-allow-headers']}, Idempotency-Key` } : PREFLIGHT_HEADERS;
+}
+
+/**
  * CORS for the consumer endpoints of the plugin it is added to: every answer (errors included)
  * echoes the caller's Origin, since credentials are allowed and `*` would not do for browsers;
  * each path answers its OPTIONS preflight with PREFLIGHT_HEADERS.
@@ -21,6 +30,6 @@ export function publicCors(app: FastifyInstance, paths: string[]): void {
     reply.header('vary', 'Origin');
   });
   for (const url of paths) {
-    app.options(url, { schema: { hide: true } }, async (_request, reply) => reply.headers(PREFLIGHT_HEADERS).code(204).send());
+    app.options(url, { schema: { hide: true } }, async (request, reply) => reply.headers(preflightHeaders(request.headers['access-control-request-headers'])).code(204).send());
   }
 }

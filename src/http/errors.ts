@@ -17,6 +17,10 @@ const ERROR_TABLE: Record<ErrorCode, { status: number; wire?: string }> = {
   TOO_LATE: { status: 409 },
   PAYLOAD_TOO_LARGE: { status: 413 },
   RATE_LIMITED: { status: 429 },
+  BOOKING_WINDOW: { status: 412 },
+  CANCEL_NOTICE: { status: 409 },
+  IDEMPOTENCY_KEY_REUSED: { status: 422 },
+  IDEMPOTENCY_KEY_IN_USE: { status: 409 },
 };
 
 export function errorBody(errorCode: string, message: string) {

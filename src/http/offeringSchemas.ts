@@ -64,6 +64,15 @@ export const AddressBody = Type.Object({
   countryCode: Type.Optional(Type.String({ pattern: '^[A-Za-z]{2}$', description: 'ISO 3166-1 alpha-2; default DE' })),
 });
 
+const BookingWindowBody = Type.Object(
+  {
+    minNoticeMinutes: Minutes('bookable until this many minutes before the start; null: until it starts'),
+    maxAdvanceDays: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 3650, description: 'bookable until the end of the day this many days from today (provider zone); null: no limit' }))),
+    cancelNoticeMinutes: Minutes('the consumer may cancel or move by link until this many minutes before the start; null: until it starts'),
+  },
+  { additionalProperties: false, description: 'given members replace the stored ones (null clears one); null clears every limit' },
+);
+
 const resourceFields = {
   publicName: Text(255, 'shown to customers'),
   internalName: Text(255, 'for the provider'),
@@ -77,6 +86,7 @@ const resourceFields = {
   imgUrl: OptText(2048),
   msgHelpText: OptText(4000),
   contactChannelType: Type.Optional(Nullable(ChannelTypeSchema)),
+  bookingWindow: Type.Optional(Nullable(BookingWindowBody)),
 };
 
 export const ResourceBody = Type.Object({ reference: Text(255, 'unique per provider'), ...resourceFields });
@@ -119,6 +129,7 @@ export const Resource = Type.Object({
   imgUrl: Nullable(Type.String()),
   msgHelpText: Nullable(Type.String()),
   contactChannelType: Nullable(Type.String()),
+  bookingWindow: Type.Object({ minNoticeMinutes: Nullable(Type.Integer()), maxAdvanceDays: Nullable(Type.Integer()), cancelNoticeMinutes: Nullable(Type.Integer()) }),
 });
 
 // ---- contact profiles ----

@@ -96,6 +96,14 @@ export const ProviderBody = Type.Object({
   branch: Opt(64, BRANCHES.join(', ')),
   subbranch: OptNull(64),
   timeZone: Opt(64, 'IANA time zone; default DEFAULT_TIME_ZONE'),
+  reminderMinutesBefore: Type.Optional(
+    Nullable(
+      Type.Array(Type.Integer({ minimum: 1, maximum: 525_600 }), {
+        maxItems: 10,
+        description: 'reminder mails this many minutes before each booking; replaces REMINDER_MINUTES_BEFORE ([] = none, null = the default)',
+      }),
+    ),
+  ),
 });
 
 export const ProviderUpdateBody = Type.Partial(Type.Omit(ProviderBody, ['reference']));
@@ -114,6 +122,7 @@ export const Provider = Type.Object({
   branch: Nullable(Type.String()),
   subbranch: Nullable(Type.String()),
   timeZone: Type.String(),
+  reminderMinutesBefore: Nullable(Type.Array(Type.Integer(), { description: 'null: REMINDER_MINUTES_BEFORE applies' })),
 });
 
 export const CrmParams = Type.Object({ crmId: Type.String() });

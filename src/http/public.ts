@@ -2,25 +2,34 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createAppointmentWithConsumer } from '../booking/book.js';
 import { activeProducts, publicData } from '../booking/publicOfferings.js';
 import { reserveAppointment } from '../booking/reserve.js';
+import { rescheduleByToken } from '../booking/reschedule.js';
 import { upcomingBookables } from '../booking/upcomingBookables.js';
 import type { Deps } from '../context.js';
 import { publicCors } from './cors.js';
+import { idempotencyHooks } from './idempotency.js';
 import {
   ActiveProductsResponse,
   BookBody,
   BookQuery,
   BookResponse,
+  idempotentErrors,
   PublicDataResponse,
   publicErrors,
   RefParams,
   ReserveBody,
   ReserveQuery,
   ReserveResponse,
+  RescheduleBody,
+  RescheduleParams,
   ScopeQuery,
   UpcomingQuery,
   UpcomingResponse,
 } from './publicSchemas.js';
 import { envelope } from './reply.js';
+
+const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(Type.String({ description: 'makes a retry safe: the same key, path and body within 24 h replays the first answer (Idempotent-Replayed: true)' })),
+});
 import { Type, type Static } from '@fastify/type-provider-typebox';
 
 const PATHS = {
@@ -29,6 +38,7 @@ const PATHS = {
   create: '/resources/:ref/create_appointment_with_consumer',
   products: '/products/active_products',
   publicData: '/resources/public_data',
+  reschedule: '/rest/1/bookings/:token/reschedule',
 };
 
 const tags = ['public booking'];
@@ -37,6 +47,7 @@ const tags = ['public booking'];
 export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
   publicCors(app, Object.values(PATHS));
   const bookingLimit = { rateLimit: { max: deps.config.bookingRateLimitPerMinute, timeWindow: 60_000 } };
+  const idempotent = idempotencyHooks(deps);
 
   app.get(
     PATHS.upcoming,
@@ -69,13 +80,15 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
     PATHS.reserve,
     {
       config: bookingLimit,
+      ...idempotent,
       schema: {
         tags,
         summary: 'A2 reserve a slot (a hold of RESERVATION_HOLD_SECONDS)',
+        headers: IdempotencyHeaders,
         params: RefParams,
         querystring: ReserveQuery,
         body: ReserveBody,
-        response: { 201: ReserveResponse, ...publicErrors },
+        response: { 201: ReserveResponse, ...idempotentErrors },
       },
     },
     async (request, reply) => {
@@ -98,13 +111,15 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
     PATHS.create,
     {
       config: bookingLimit,
+      ...idempotent,
       schema: {
         tags,
         summary: 'A3 book a slot for a consumer (completes a reservation)',
+        headers: IdempotencyHeaders,
         params: RefParams,
         querystring: BookQuery,
         body: BookBody,
-        response: { 201: BookResponse, ...publicErrors },
+        response: { 201: BookResponse, ...idempotentErrors },
       },
     },
     async (request, reply) => {
@@ -126,6 +141,36 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
         locale: b.locale ?? undefined,
       });
       return reply.code(201).send(envelope(result));
+    },
+  );
+
+  app.post(
+    PATHS.reschedule,
+    {
+      config: bookingLimit,
+      ...idempotent,
+      schema: {
+        tags,
+        summary: 'Moves the booking of a cancel link to another slot of its resource (same participation, new place taken and old one freed in one transaction)',
+        params: RescheduleParams,
+        querystring: BookQuery,
+        headers: IdempotencyHeaders,
+        body: RescheduleBody,
+        response: { 200: BookResponse, ...idempotentErrors },
+      },
+    },
+    async (request) => {
+      const b = request.body;
+      return envelope(
+        await rescheduleByToken(deps, {
+          token: request.params.token,
+          start: b.start,
+          end: b.end,
+          timeslotUuid: b.timeslot_uuid,
+          productUuid: b.product_uuid ?? undefined,
+          timeFormat: request.query.timeFormat,
+        }),
+      );
     },
   );
 

@@ -15,6 +15,8 @@ const OptText = (max: number, description?: string) => Type.Optional(Nullable(Ty
 export const RefParams = Type.Object({ ref: Ref });
 
 export const publicErrors = { ...errorResponses, 412: ErrorResponse, 429: ErrorResponse } as const;
+/** A2, A3 and reschedule also answer 422 IDEMPOTENCY_KEY_REUSED. */
+export const idempotentErrors = { ...publicErrors, 422: ErrorResponse } as const;
 
 // ---- A1 ----
 
@@ -138,6 +140,17 @@ export const BookResponse = Enveloped({
     appointment_uuid: Type.String(),
     cancelLink: Type.String({ description: 'signed URL with which the consumer cancels on their own' }),
   }),
+});
+
+// ---- reschedule (docs/lifecycle.md) ----
+
+export const RescheduleParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 512, description: 'the signed token of the cancel link' }) });
+
+export const RescheduleBody = Type.Object({
+  start: BookBody.properties.start,
+  end: BookBody.properties.end,
+  timeslot_uuid: BookBody.properties.timeslot_uuid,
+  product_uuid: BookBody.properties.product_uuid,
 });
 
 // ---- A4, A5 ----

@@ -26,7 +26,7 @@ const errors = {
   409: pageOrError('the request is no longer REQUESTED (decided before, or cancelled by the consumer); nothing changed'),
 };
 
-/** The provider's decision link (DESIGN 7.3): GET shows the request with Confirm / Decline, POST decides. */
+/** The provider's decision link (docs/provider-links.md): GET shows the request with Confirm / Decline, POST decides. */
 export const requestRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
   // the page's forms post application/x-www-form-urlencoded; only these routes accept it
   await app.register(formbody);

@@ -12,6 +12,7 @@ import type { Deps } from '../context.js';
  *   GET /widget.js          mounts the widget where its <script> tag is (data-ref, data-target, ...)
  *   GET /widget/widget.css  the widget's styles (loaded into its shadow root)
  *   GET /widget/frame.js    reports the page height to an embedding parent (iframe auto-height)
+ *   GET /widget/manage.js   the manage page's "choose another time" (the slot picker, then reschedule)
  * Every response carries Access-Control-Allow-Origin: * so any partner site can load it.
  */
 
@@ -124,12 +125,14 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
   const script = makeAsset('text/javascript; charset=utf-8', widgetScript(deps.config.reservationHoldSeconds));
   const css = makeAsset('text/css; charset=utf-8', readWidgetFile('widget.css'));
   const frame = makeAsset('text/javascript; charset=utf-8', readWidgetFile('frame.js'));
+  const manage = makeAsset('text/javascript; charset=utf-8', readWidgetFile('manage.js'));
   const template = readWidgetFile('page.html');
   const cache = 'public, max-age=300, must-revalidate';
 
   app.get('/widget.js', { schema: { hide: true } }, (request, reply) => sendAsset(request, reply, script, cache));
   app.get('/widget/widget.css', { schema: { hide: true } }, (request, reply) => sendAsset(request, reply, css, cache));
   app.get('/widget/frame.js', { schema: { hide: true } }, (request, reply) => sendAsset(request, reply, frame, cache));
+  app.get('/widget/manage.js', { schema: { hide: true } }, (request, reply) => sendAsset(request, reply, manage, cache));
 
   app.get('/widget', { schema: { hide: true, querystring: PageQuery } }, (request, reply) => {
     const q = request.query;

@@ -48,7 +48,7 @@ export async function cancelLinkFor(db: Queryable, config: Config, participation
   return cancelLinkUrl(config, signCancelToken(await cancelSecret(db, config), participationId));
 }
 
-/** The provider's decision link of a REQUESTED participation (DESIGN 7.3); never in a consumer's mail. */
+/** The provider's decision link of a REQUESTED participation (docs/provider-links.md); never in a consumer's mail. */
 export async function decisionLinkFor(db: Queryable, config: Config, participationId: string): Promise<string> {
   return `${config.publicBaseUrl}/requests/${signLinkToken(await cancelSecret(db, config), 'decide', participationId)}`;
 }

@@ -7,9 +7,14 @@ import type { AppointmentMailPayload } from './payloads.js';
 import type { MailTemplate } from './templateNames.js';
 
 /** Mails that go to the provider side (docs/api.md, Mails); every other appointment mail goes to the participant. */
-export const PROVIDER_SIDE: ReadonlySet<MailTemplate> = new Set(['booking-notification', 'booking-request-to-confirm', 'self-cancel-notification']);
+export const PROVIDER_SIDE: ReadonlySet<MailTemplate> = new Set([
+  'booking-notification',
+  'booking-request-to-confirm',
+  'self-cancel-notification',
+  'booking-rescheduled-notification',
+]);
 /** Mails that carry the consumer's cancel link. */
-const WITH_CANCEL_LINK: ReadonlySet<MailTemplate> = new Set(['booking-confirmed', 'booking-requested', 'participation-booked']);
+const WITH_CANCEL_LINK: ReadonlySet<MailTemplate> = new Set(['booking-confirmed', 'booking-requested', 'participation-booked', 'booking-rescheduled', 'booking-reminder']);
 /** Mails that carry the provider's decision link; all go to the provider side, never to a consumer. */
 const WITH_DECISION_LINK: ReadonlySet<MailTemplate> = new Set(['booking-request-to-confirm']);
 
@@ -44,6 +49,12 @@ export interface ParticipationFacts<State extends string = string> {
   c_email: string | null;
   c_mobile: string | null;
   c_language: string | null;
+  /** the calendar entry's UID and SEQUENCE once the booking was moved (migration 010); null: derived */
+  p_ics_uid?: string | null;
+  p_ics_sequence?: string | number | null;
+  p_channel_key?: string | null;
+  a_product_id?: string | null;
+  resource_booking_window?: Record<string, number | null> | null;
 }
 
 export async function participationFacts<State extends string = string>(db: Queryable, participationId: string): Promise<ParticipationFacts<State> | undefined> {
@@ -52,7 +63,9 @@ export async function participationFacts<State extends string = string>(db: Quer
             pa.appointment_id AS a_id, a.reference AS a_reference, a.start_at, a.end_at, a.address AS a_address, a.product_name AS a_product_name,
             pr.name AS product_name, r.id AS resource_id, r.public_name AS resource_name, r.address AS resource_address,
             pv.name AS provider_name, pv.email AS provider_email, pv.phone AS provider_phone, pv.time_zone,
-            c.user_name AS c_name, c.email AS c_email, c.mobile AS c_mobile, c.language AS c_language
+            c.user_name AS c_name, c.email AS c_email, c.mobile AS c_mobile, c.language AS c_language,
+            pa.ics_uid AS p_ics_uid, pa.ics_sequence AS p_ics_sequence, pa.channel_key AS p_channel_key, a.product_id AS a_product_id,
+            r.booking_window AS resource_booking_window
        FROM participations pa
        JOIN appointments a ON a.id = pa.appointment_id
        JOIN providers pv ON pv.id = pa.provider_id
@@ -63,6 +76,14 @@ export async function participationFacts<State extends string = string>(db: Quer
     [participationId],
   );
   return row;
+}
+
+/**
+ * SEQUENCE of the next calendar part: the time in seconds, so later mails supersede earlier ones,
+ * and never below what a reschedule stored (it raised the sequence past the earlier mails).
+ */
+export function icsSequence(row: Pick<ParticipationFacts, 'p_ics_sequence'>, nowMs = Date.now()): number {
+  return Math.max(Math.floor(nowMs / 1000), Number(row.p_ics_sequence ?? 0));
 }
 
 export function addressText(address: unknown): string | null {
@@ -79,6 +100,8 @@ export interface MailExtras {
   message?: string | null;
   /** overrides the participant's language */
   locale?: string | null;
+  /** a reschedule: the time the booking had before */
+  previous?: { start: Date; end: Date } | null;
 }
 
 /** The resource's contact as the mails show it (the offerings module resolves it; its ResolvedContact fits). */
@@ -136,8 +159,8 @@ export function participationMails({ facts: row, contact, cancelLink, decisionLi
     },
     participant: { name: row.c_name, email: row.c_email, mobile: row.c_mobile },
     participation: { uuid: row.p_id, reference: row.p_reference, state: row.p_state },
-    icsUid: `${row.a_id}.${row.p_id}@booking-service`,
-    sequence: Math.floor(Date.now() / 1000),
+    icsUid: row.p_ics_uid ?? `${row.a_id}.${row.p_id}@booking-service`,
+    sequence: icsSequence(row),
   };
   const participantLocale = extras.locale ?? row.p_locale ?? row.c_language ?? DEFAULT_MAIL_LOCALE;
   const mails: OutboxMail[] = [];
@@ -150,6 +173,7 @@ export function participationMails({ facts: row, contact, cancelLink, decisionLi
       message: providerSide ? (extras.message ?? row.p_message ?? null) : (extras.message ?? null),
       cancelLink: WITH_CANCEL_LINK.has(template) ? cancelLink : null,
       decisionLink: providerSide && WITH_DECISION_LINK.has(template) ? decisionLink : null,
+      ...(extras.previous ? { previous: { start: iso(extras.previous.start), end: iso(extras.previous.end) } } : {}),
     };
     mails.push({
       crmId: row.crm_id,

@@ -6,7 +6,9 @@ import type { MailTemplate } from './templateNames.js';
 export type CalendarMethod = 'REQUEST' | 'CANCEL';
 
 /** Only confirmed bookings put an entry into the consumer's calendar; a request is not one yet. */
-const INVITES: ReadonlySet<MailTemplate> = new Set(['booking-confirmed', 'participation-booked']);
+const INVITES: ReadonlySet<MailTemplate> = new Set(['booking-confirmed', 'participation-booked', 'booking-reminder']);
+/** An entry that moves: an update of the invite when the booking is confirmed, nothing for a request. */
+const UPDATES: ReadonlySet<MailTemplate> = new Set(['booking-rescheduled']);
 const CANCELLATIONS: ReadonlySet<MailTemplate> = new Set([
   'participation-canceled',
   'appointment-cancelled',
@@ -15,8 +17,9 @@ const CANCELLATIONS: ReadonlySet<MailTemplate> = new Set([
   'self-cancel-confirmation',
 ]);
 
-export function calendarMethodFor(template: MailTemplate): CalendarMethod | null {
+export function calendarMethodFor(template: MailTemplate, participationState?: string): CalendarMethod | null {
   if (INVITES.has(template)) return 'REQUEST';
+  if (UPDATES.has(template)) return participationState === 'BOOKED' ? 'REQUEST' : null;
   if (CANCELLATIONS.has(template)) return 'CANCEL';
   return null;
 }

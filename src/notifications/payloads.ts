@@ -25,7 +25,9 @@ export interface AppointmentMailPayload {
   cancelLink: string | null;
   /** the provider's decision link (booking-request-to-confirm only); absent in rows written before it existed */
   decisionLink?: string | null;
-  /** ICS UID, stable per appointment and participant, so updates and cancellations match */
+  /** booking-rescheduled*: the time before the move (ISO 8601 with offset) */
+  previous?: { start: string; end: string } | null;
+  /** ICS UID, stable per participation (also when it is moved), so updates and cancellations match */
   icsUid: string;
   /** ICS SEQUENCE: grows with each mail about the same UID */
   sequence: number;

@@ -93,17 +93,19 @@ function renderAppointment(
     participant: participant.name ?? participant.email ?? w.fallback.participant,
     provider: provider.name,
     resource: appointment.resourceName,
+    previousPeriod: payload.previous ? formatPeriod(payload.previous.start, payload.previous.end, appointment.timeZone, locale) : null,
   };
   const where = lines(appointment.resourceName, appointment.address);
   const details: MailDoc['details'] = [
     [w.labels.when, vars.period],
+    ...(vars.previousPeriod ? [[w.labels.previously, vars.previousPeriod] as [string, string]] : []),
     [w.labels.what, appointment.productName ?? vars.what],
     ...(where ? [[w.labels.where, where] as [string, string]] : []),
     providerSide
       ? [w.labels.customer, lines(participant.name, participant.email, participant.mobile) || vars.participant]
       : [w.labels.contact, lines(contact.name ?? provider.name, contact.email, contact.phone ?? contact.mobile)],
   ];
-  const method = providerSide ? null : calendarMethodFor(template);
+  const method = providerSide ? null : calendarMethodFor(template, payload.participation.state);
   const wording = w.appointment[template];
   const doc: MailDoc = {
     lang: locale,

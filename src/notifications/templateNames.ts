@@ -13,6 +13,9 @@ export const MAIL_TEMPLATES = [
   'customer-removed',
   'self-cancel-confirmation',
   'self-cancel-notification',
+  'booking-rescheduled',
+  'booking-rescheduled-notification',
+  'booking-reminder',
 ] as const;
 
 export type MailTemplate = (typeof MAIL_TEMPLATES)[number];

@@ -1,6 +1,7 @@
 import type { Queryable } from '../storage/db.js';
 import type { ChannelType } from './contact.js';
 import type { StoredChannels } from './channels.js';
+import type { BookingWindow } from './bookingWindow.js';
 
 export interface Address {
   city: string;
@@ -27,6 +28,7 @@ export interface ResourceRow {
   archived: boolean;
   address: Address | null;
   channels: StoredChannels;
+  booking_window: BookingWindow | null;
   provider_reference: string;
   contact_reference: string | null;
   contact_profile_reference: string | null;
@@ -67,9 +69,10 @@ export interface ResourceColumns {
   archived?: boolean;
   address?: Address | null;
   channels?: StoredChannels;
+  booking_window?: BookingWindow | null;
 }
 
-const JSON_COLUMNS = new Set(['address', 'channels']);
+const JSON_COLUMNS = new Set(['address', 'channels', 'booking_window']);
 
 function jsonParam(column: string, value: unknown): unknown {
   return JSON_COLUMNS.has(column) && value !== null ? JSON.stringify(value) : value;

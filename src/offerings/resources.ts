@@ -1,3 +1,4 @@
+import { bookingWindowOf, mergeBookingWindow, type BookingWindow } from './bookingWindow.js';
 import type { Deps } from '../context.js';
 import { invalid, notFound } from '../errors.js';
 import { requireProvider } from '../partners/providers.js';
@@ -30,6 +31,7 @@ export interface ResourceChanges {
   msgHelpText?: string | null;
   contactChannelType?: ChannelType | null;
   archived?: boolean;
+  bookingWindow?: Partial<BookingWindow> | null;
 }
 
 export interface ResourceInput extends ResourceChanges {
@@ -55,6 +57,7 @@ export interface ResourceView {
   imgUrl: string | null;
   msgHelpText: string | null;
   contactChannelType: ChannelType | null;
+  bookingWindow: BookingWindow;
 }
 
 export function resourceView(row: repo.ResourceRow): ResourceView {
@@ -75,6 +78,7 @@ export function resourceView(row: repo.ResourceRow): ResourceView {
     imgUrl: row.img_url,
     msgHelpText: row.msg_help_text,
     contactChannelType: row.contact_channel_type,
+    bookingWindow: bookingWindowOf(row.booking_window),
   };
 }
 
@@ -131,6 +135,7 @@ async function columnsFor(
     archived: changes.archived,
     address: normalizeAddress(changes.address),
     channels: changes.channels === undefined ? undefined : mergeChannels(current?.channels, changes.channels),
+    booking_window: changes.bookingWindow === undefined ? undefined : mergeBookingWindow(current?.booking_window, changes.bookingWindow),
   };
   if (changes.contact === null) {
     columns.contact_user_id = null;

@@ -18,6 +18,8 @@ export interface ProviderInput {
   branch?: string;
   subbranch?: string | null;
   timeZone?: string;
+  /** replaces REMINDER_MINUTES_BEFORE for this provider; [] = no reminders; null = the default again */
+  reminderMinutesBefore?: number[] | null;
 }
 
 export interface ProviderView {
@@ -34,6 +36,7 @@ export interface ProviderView {
   branch: string | null;
   subbranch: string | null;
   timeZone: string;
+  reminderMinutesBefore: number[] | null;
 }
 
 export function providerView(row: repo.ProviderRow): ProviderView {
@@ -51,8 +54,12 @@ export function providerView(row: repo.ProviderRow): ProviderView {
     branch: row.branch,
     subbranch: row.subbranch,
     timeZone: row.time_zone,
+    reminderMinutesBefore: row.reminder_minutes_before,
   };
 }
+
+/** Each offset once, longest first. */
+const reminderList = (minutes: number[] | null | undefined) => (minutes ? [...new Set(minutes)].sort((a, b) => b - a) : minutes);
 
 /** The provider of a path, or 404: every provider-scoped operation starts here. */
 export async function requireProvider(db: Queryable, crmId: string, reference: string): Promise<repo.ProviderRow> {
@@ -86,12 +93,12 @@ export async function createProvider(deps: Deps, crmId: string, input: ProviderI
       const account = await requireAccount(tx, crmId, input.accountReference);
       const [{ id }] = await tx.query<{ id: string }>(
         `INSERT INTO providers (crm_id, reference, owner_user_id, account_id, name, description, email, mobile, phone,
-           impressum, branch, subbranch, time_zone)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) RETURNING id`,
+           impressum, branch, subbranch, time_zone, reminder_minutes_before)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id`,
         [
           crmId, input.reference, owner.id, account.id, input.name, input.description ?? null, input.email ?? null,
           input.mobile ?? null, input.phone ?? null, input.impressum ?? null, input.branch ?? null, input.subbranch ?? null,
-          input.timeZone ?? deps.config.defaultTimeZone,
+          input.timeZone ?? deps.config.defaultTimeZone, reminderList(input.reminderMinutesBefore) ?? null,
         ],
       );
       await tx.query('INSERT INTO provider_staff (provider_id, user_id) VALUES ($1, $2)', [id, owner.id]);
@@ -108,7 +115,7 @@ export type ProviderUpdate = Partial<Omit<ProviderInput, 'reference'>>;
 
 const PROVIDER_COLUMNS = {
   name: 'name', description: 'description', email: 'email', mobile: 'mobile', phone: 'phone',
-  impressum: 'impressum', branch: 'branch', subbranch: 'subbranch', timeZone: 'time_zone',
+  impressum: 'impressum', branch: 'branch', subbranch: 'subbranch', timeZone: 'time_zone', reminderMinutesBefore: 'reminder_minutes_before',
 } as const;
 
 /** PUT on C6's path: the given fields only. */
@@ -124,7 +131,7 @@ export async function updateProvider(deps: Deps, crmId: string, reference: strin
       sets.push(`${column} = $${params.length}`);
     };
     for (const [key, column] of Object.entries(PROVIDER_COLUMNS)) {
-      const value = changes[key as keyof typeof PROVIDER_COLUMNS];
+      const value = key === 'reminderMinutesBefore' ? reminderList(changes.reminderMinutesBefore) : changes[key as keyof typeof PROVIDER_COLUMNS];
       if (value !== undefined) add(column, value);
     }
     if (changes.ownerReference !== undefined) add('owner_user_id', (await requireOwner(tx, crmId, changes.ownerReference)).id);

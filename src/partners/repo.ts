@@ -45,6 +45,8 @@ export interface ProviderRow {
   is_theming_allowed: boolean;
   is_localisation_allowed: boolean;
   are_custom_fields_allowed: boolean;
+  /** null: REMINDER_MINUTES_BEFORE applies */
+  reminder_minutes_before: number[] | null;
 }
 
 export const userByReference = async (db: Queryable, crmId: string, reference: string) =>

@@ -79,8 +79,8 @@ export interface PlaceClaim {
   ignoreCapacity?: boolean;
   /** count the address's live holds first (public reservations) */
   holdLimit?: { ip: string; max: number };
-  /** who takes the place, for the webhook events written in the same statement */
-  source: EventSource;
+  /** who takes the place, for the webhook events written in the same statement; null: no events (a stand-in the caller reports itself) */
+  source: EventSource | null;
 }
 
 export interface ClaimedPlace {
@@ -139,7 +139,7 @@ export async function claimPlace(q: Queryable, c: PlaceClaim): Promise<ClaimedPl
   try {
     // The place's webhook events are written by the same statement, after claim_place.
     const [r] = await q.query<{ appointment: Record<string, unknown>; participation: Record<string, unknown>; live_before: number; created: boolean; events: number }>(
-      `SELECT c.*, ${placeEventsSql('$9')} AS events
+      `SELECT c.*, CASE WHEN $9::text IS NULL THEN 0 ELSE ${placeEventsSql('$9')} END AS events
          FROM claim_place(p_participation => $1, p_now => $2, p_join => $3, p_new => $4, p_public_product => $5,
                           p_ignore_capacity => $6, p_hold_ip => $7, p_max_holds => $8) c`,
       [

@@ -1,5 +1,5 @@
 /**
- * The provider's decision link of a booking request (DESIGN 7.3): the signed token alone
+ * The provider's decision link of a booking request (docs/provider-links.md): the signed token alone
  * authorizes confirming (REQUESTED -> BOOKED) or declining (REQUESTED -> CANCELED) that one
  * participation. It is the provider's: it is only ever in the provider-side request mail.
  */
@@ -40,7 +40,7 @@ export class RequestNotPending extends DomainError {
   }
 }
 
-/** A decision's effect: the state it leads to and the consumer's mail (DESIGN 7.3). */
+/** A decision's effect: the state it leads to and the consumer's mail (docs/provider-links.md). */
 const OUTCOME: Record<Decision, { to: ParticipationState; mail: MailTemplate }> = {
   confirm: { to: 'BOOKED', mail: 'booking-confirmed' },
   decline: { to: 'CANCELED', mail: 'booking-declined' },

@@ -1,7 +1,8 @@
 /**
  * Property (issue 5 §5): on generated schedules (DST days, overlapping timeslots with different
  * rasters, products with minimum durations and buffers, provider appointments), every bookable A1
- * lists can be reserved and booked, and a candidate slot A1 does not list cannot be reserved.
+ * lists can be reserved and booked, and a candidate slot A1 does not list cannot be reserved; also
+ * with a booking window on the resource (minimum notice, days ahead; docs/lifecycle.md).
  * BOOKING_PROPERTY_RUNS raises the number of schedules (CI keeps it modest).
  */
 import fc from 'fast-check';
@@ -42,6 +43,10 @@ const scheduleArb = fc.record({
     followUp: fc.constantFrom(0, 15, 30),
   }),
   appointments: fc.array(fc.record({ startMin: fc.integer({ min: 0, max: 22 * 60 }).map((m) => m - (m % 15)), durationMin: fc.constantFrom(15, 30, 60), capacity: fc.integer({ min: 1, max: 3 }) }), { maxLength: 2 }),
+  window: fc.record({
+    minNoticeMinutes: fc.constantFrom(null, 0, 30, 120, 600),
+    maxAdvanceDays: fc.constantFrom(null, null, 0, 1),
+  }),
   /** which listed bookable to book in each step, as a fraction of the list */
   picks: fc.array(fc.double({ min: 0, max: 0.999, noNaN: true }), { minLength: 1, maxLength: 3 }),
   /** which unlisted candidates to try in each step */
@@ -83,7 +88,7 @@ async function check(s: Schedule): Promise<void> {
     leadTimeMinutes: s.product.lead,
     followUpTimeMinutes: s.product.followUp,
   });
-  const resource = await createResource(base.p, base.provider.providerRef, { products: [product.reference] });
+  const resource = await createResource(base.p, base.provider.providerRef, { products: [product.reference], bookingWindow: s.window });
   const b = { ...base, resource };
   const created = await b.p.call('POST', `${b.base}/timeslots`, {
     timeslots: s.timeslots.map((ts) =>

@@ -1,5 +1,5 @@
 /**
- * Calendar feeds (DESIGN 7.4): the partner endpoints, and the feed itself parsed with ical.js
+ * Calendar feeds (docs/provider-links.md): the partner endpoints, and the feed itself parsed with ical.js
  * (UIDs, times, statuses), its ETag and 304, and changes showing at the next request.
  */
 import { createHash } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * The provider's decision link (DESIGN 7.3): from the request mail received over SMTP to the
+ * The provider's decision link (docs/provider-links.md): from the request mail received over SMTP to the
  * consumer's confirmation or decline mail, the 409 and 404 pages, and races with the consumer's
  * own cancel link.
  */

@@ -29,6 +29,7 @@ describe('B3 create resource', () => {
       reference: 'r1@crm', uuid: expect.any(String), provider: providerRef, publicName: 'Flat', internalName: 'F1',
       description: null, contact: null, contactProfileReference: null, website: null, archived: false, products: [],
       address: null, channels: ALL_IMMEDIATE, imgUrl: null, msgHelpText: null, contactChannelType: null,
+      bookingWindow: { minNoticeMinutes: null, maxAdvanceDays: null, cancelNoticeMinutes: null },
     });
   });
 

@@ -32,9 +32,11 @@ describe('mail languages', () => {
 });
 
 describe('calendar parts', () => {
-  it('invite on confirmed bookings, cancel on every cancellation, nothing otherwise', () => {
-    const byMethod = (m: string | null) => MAIL_TEMPLATES.filter((t) => calendarMethodFor(t) === m).sort();
-    expect(byMethod('REQUEST')).toEqual(['booking-confirmed', 'participation-booked']);
+  it('invite on confirmed bookings and reminders, an update on a moved booking, cancel on every cancellation, nothing otherwise', () => {
+    const byMethod = (m: string | null, state?: string) => MAIL_TEMPLATES.filter((t) => calendarMethodFor(t, state) === m).sort();
+    expect(byMethod('REQUEST')).toEqual(['booking-confirmed', 'booking-reminder', 'participation-booked']);
+    expect(byMethod('REQUEST', 'BOOKED')).toEqual(['booking-confirmed', 'booking-reminder', 'booking-rescheduled', 'participation-booked']);
+    expect(byMethod('REQUEST', 'REQUESTED')).toEqual(['booking-confirmed', 'booking-reminder', 'participation-booked']);
     expect(byMethod('CANCEL')).toEqual(['appointment-cancelled', 'customer-removed', 'participation-canceled', 'resource-deleted-cancellation', 'self-cancel-confirmation']);
   });
 });

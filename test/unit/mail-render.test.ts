@@ -59,6 +59,13 @@ const EXPECTED: Record<AppointmentTemplate, { de: string; en: string; calendar: 
   'customer-removed': { de: 'Termin storniert: Besichtigung am 12. Juni 2026', en: 'Booking cancelled: Besichtigung on 12 June 2026', calendar: 'CANCEL' },
   'self-cancel-confirmation': { de: 'Stornierung bestätigt: Besichtigung am 12. Juni 2026', en: 'Cancellation confirmed: Besichtigung on 12 June 2026', calendar: 'CANCEL' },
   'self-cancel-notification': { de: 'Stornierung: Besichtigung am 12. Juni 2026 (Max Muster)', en: 'Cancellation: Besichtigung on 12 June 2026 (Max Muster)', calendar: null },
+  'booking-rescheduled': { de: 'Termin verschoben: Besichtigung am 12. Juni 2026', en: 'Appointment moved: Besichtigung on 12 June 2026', calendar: 'REQUEST' },
+  'booking-rescheduled-notification': {
+    de: 'Termin verschoben: Besichtigung am 12. Juni 2026 (Max Muster)',
+    en: 'Appointment moved: Besichtigung on 12 June 2026 (Max Muster)',
+    calendar: null,
+  },
+  'booking-reminder': { de: 'Erinnerung: Besichtigung am 12. Juni 2026', en: 'Reminder: Besichtigung on 12 June 2026', calendar: 'REQUEST' },
 };
 
 describe('mail templates', () => {
@@ -107,6 +114,16 @@ describe('mail templates', () => {
       expect(ics).toMatch(/ATTENDEE;.*:mailto:max@example.com/i);
     });
   }
+
+  it('names the previous time in a rescheduled mail, and gives a moved request no calendar entry', () => {
+    const previous = { start: '2026-06-11T09:00:00+02:00', end: '2026-06-11T10:00:00+02:00' };
+    const mail = render('booking-rescheduled', 'en', samplePayload({ previous }));
+    expect(flat(mail.text)).toContain('Previously: Thursday, 11 June 2026, 09:00–10:00 (Europe/Berlin, CEST)');
+    expect(mail.text).toContain('(previously: Thursday, 11 June 2026, 09:00–10:00 (Europe/Berlin, CEST))');
+    expect(flat(render('booking-rescheduled-notification', 'de', samplePayload({ previous })).text)).toContain('Bisher: Donnerstag, 11. Juni 2026, 09:00–10:00 Uhr');
+    const request = samplePayload({ previous, participation: { uuid: '22222222-2222-4222-8222-222222222222', reference: 'p-1@crm', state: 'REQUESTED' } });
+    expect(render('booking-rescheduled', 'de', request).calendar).toBeNull();
+  });
 
   it('escapes everything interpolated into the HTML', () => {
     const mail = render('booking-confirmed', 'de');

@@ -45,6 +45,11 @@ describe('config', () => {
     expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
     expect(loadConfig({ TRUST_PROXY: '10.1.0.0/16, 2001:db8::1, loopback' }).trustProxy).toEqual(['10.1.0.0/16', '2001:db8::1', 'loopback']);
   });
+  it('reads REMINDER_MINUTES_BEFORE as a list of offsets (default a day, empty none)', () => {
+    expect(loadConfig({}).reminderMinutesBefore).toEqual([1440]);
+    expect(loadConfig({ REMINDER_MINUTES_BEFORE: '60, 1440,60' }).reminderMinutesBefore).toEqual([1440, 60]);
+    expect(loadConfig({ REMINDER_MINUTES_BEFORE: '' }).reminderMinutesBefore).toEqual([]);
+  });
   it('parses API_KEYS pairs', () => {
     expect(loadConfig({ API_KEYS: 'crm1:k1, crm2:k:2' }).apiKeys).toEqual([{ crmId: 'crm1', key: 'k1' }, { crmId: 'crm2', key: 'k:2' }]);
   });
@@ -58,6 +63,8 @@ describe('config', () => {
     ['PUBLIC_BASE_URL', { PUBLIC_BASE_URL: 'not a url' }],
     ['LOG_LEVEL', { LOG_LEVEL: 'loud' }],
     ['TRUST_PROXY', { TRUST_PROXY: 'loopback,proxy.example' }],
+    ['REMINDER_MINUTES_BEFORE', { REMINDER_MINUTES_BEFORE: '60,soon' }],
+    ['REMINDER_MINUTES_BEFORE', { REMINDER_MINUTES_BEFORE: '0' }],
     ['TRUST_PROXY', { TRUST_PROXY: '10.0.0.0/40' }],
   ])('stops with a message naming %s when it is bad', (name, env) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);

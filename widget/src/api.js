@@ -1,4 +1,5 @@
 /** The public booking flow (A1-A5 in docs/api.md) of the service the widget was loaded from. */
+import { idempotencyKeys } from './idempotency.js';
 
 export const REQUEST_TIMEOUT_MS = 20000;
 
@@ -23,34 +24,36 @@ export class ApiError extends Error {
 export function createApi(base, opts, io = {}) {
   const doFetch = io.fetch || ((/** @type {Parameters<typeof fetch>} */ ...args) => fetch(...args));
   const timeoutMs = io.timeoutMs || REQUEST_TIMEOUT_MS;
+  const retryable = idempotencyKeys();
 
   /**
    * @param {'GET'|'POST'} method
    * @param {string} path relative to base
    * @param {Record<string, string | undefined>} query empty values are left out
    * @param {object} [body]
+   * @param {boolean} [idempotent] send an Idempotency-Key (reserve, book)
    * @returns {Promise<any>} the JSON answer, null for 204
    */
-  async function call(method, path, query, body) {
+  async function call(method, path, query, body, idempotent = false) {
     const url = new URL(path, base);
     for (const [k, v] of Object.entries(query)) if (v) url.searchParams.set(k, v);
     const ctrl = new AbortController();
     const timer = setTimeout(() => ctrl.abort(), timeoutMs);
+    const text = body ? JSON.stringify(body) : undefined;
+    const attempt = idempotent ? retryable.keyFor(url.toString(), text) : null;
+    /** @type {Record<string, string>} */
+    const headers = body ? { 'Content-Type': 'application/json', Accept: 'application/json' } : { Accept: 'application/json' };
+    if (attempt) headers['Idempotency-Key'] = attempt.key;
     let res;
     try {
-      res = await doFetch(url.toString(), {
-        method,
-        mode: 'cors',
-        credentials: 'omit',
-        headers: body ? { 'Content-Type': 'application/json', Accept: 'application/json' } : { Accept: 'application/json' },
-        body: body ? JSON.stringify(body) : undefined,
-        signal: ctrl.signal,
-      });
+      res = await doFetch(url.toString(), { method, mode: 'cors', credentials: 'omit', headers, body: text, signal: ctrl.signal });
     } catch {
+      if (attempt) retryable.failed(attempt);
       throw new ApiError(0, []);
     } finally {
       clearTimeout(timer);
     }
+    if (attempt) retryable.answered();
     if (res.status === 204) return null;
     let data = null;
     try {
@@ -73,9 +76,9 @@ export function createApi(base, opts, io = {}) {
     bookables: (prdRef, languageTag) =>
       call('GET', `resources/${enc(opts.ref)}/upcoming_bookables`, { channelKey: ch, prdRef, groupFormat: 'yyyy-MM-dd', timeFormat: 'HH:mm', languageTag }),
     /** A2 @param {object} body */
-    reserve: (body) => call('POST', `rest/1/resources/${enc(opts.ref)}/reserve_appointment`, { channelKey: ch }, body),
+    reserve: (body) => call('POST', `rest/1/resources/${enc(opts.ref)}/reserve_appointment`, { channelKey: ch }, body, true),
     /** A3 @param {object} body */
-    book: (body) => call('POST', `resources/${enc(opts.ref)}/create_appointment_with_consumer`, { timeFormat: 'HH:mm' }, body),
+    book: (body) => call('POST', `resources/${enc(opts.ref)}/create_appointment_with_consumer`, { timeFormat: 'HH:mm' }, body, true),
   };
 }
 

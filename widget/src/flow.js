@@ -112,6 +112,8 @@ export function createActions(w) {
   /** Reserves a bookable (A2) and moves on to the form. @param {any} b */
   async function pickSlot(b) {
     if (s.busy) return;
+    // a host page that only wants the choice (the manage page moving a booking) takes it here
+    if (w.options.onPick) return w.options.onPick(b);
     s.busy = true;
     s.busySlot = slotKey(b);
     w.showAlert(null);

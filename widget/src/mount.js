@@ -25,6 +25,7 @@ const VIEWS = { loading: viewLoading, products: viewProducts, slots: viewSlots, 
  * @property {'de'|'en'} [lang]
  * @property {string} [baseUrl] service base URL; default: where widget.js came from
  * @property {number} [headingLevel] level of the widget's title (steps get one more); default 2
+ * @property {(slot: any) => void} [onPick] called with the chosen bookable instead of reserving it
  */
 
 /**

@@ -56,6 +56,18 @@ export const de: Wording = {
       subject: (v) => `Stornierung: ${v.what} am ${v.day} (${v.participant})`,
       body: (v) => [`${v.participant} hat folgenden Termin über den Stornierungslink abgesagt. Der Platz ist wieder frei.`],
     },
+    'booking-rescheduled': {
+      subject: (v) => `Termin verschoben: ${v.what} am ${v.day}`,
+      body: (v) => [`Ihr Termin wurde verschoben${v.previousPeriod ? ` (bisher: ${v.previousPeriod})` : ''}. Hier ist die neue Zeit.`],
+    },
+    'booking-rescheduled-notification': {
+      subject: (v) => `Termin verschoben: ${v.what} am ${v.day} (${v.participant})`,
+      body: (v) => [`${v.participant} hat den Termin${v.previousPeriod ? ` vom ${v.previousPeriod}` : ''} über den Buchungslink auf folgende Zeit verschoben. Der bisherige Platz ist wieder frei.`],
+    },
+    'booking-reminder': {
+      subject: (v) => `Erinnerung: ${v.what} am ${v.day}`,
+      body: () => ['wir möchten Sie an Ihren Termin erinnern.'],
+    },
   },
   verification: {
     subject: () => 'Bitte bestätigen Sie Ihre E-Mail-Adresse',
@@ -67,6 +79,7 @@ export const de: Wording = {
   greeting: (name) => (name ? `Hallo ${name},` : 'Guten Tag,'),
   labels: {
     when: 'Wann',
+    previously: 'Bisher',
     what: 'Was',
     where: 'Wo',
     contact: 'Kontakt',

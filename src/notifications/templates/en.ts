@@ -56,6 +56,18 @@ export const en: Wording = {
       subject: (v) => `Cancellation: ${v.what} on ${v.day} (${v.participant})`,
       body: (v) => [`${v.participant} has cancelled the following appointment through the cancellation link. The place is free again.`],
     },
+    'booking-rescheduled': {
+      subject: (v) => `Appointment moved: ${v.what} on ${v.day}`,
+      body: (v) => [`Your appointment has been moved${v.previousPeriod ? ` (previously: ${v.previousPeriod})` : ''}. This is the new time.`],
+    },
+    'booking-rescheduled-notification': {
+      subject: (v) => `Appointment moved: ${v.what} on ${v.day} (${v.participant})`,
+      body: (v) => [`${v.participant} has moved the appointment${v.previousPeriod ? ` of ${v.previousPeriod}` : ''} to the following time through the booking link. The previous place is free again.`],
+    },
+    'booking-reminder': {
+      subject: (v) => `Reminder: ${v.what} on ${v.day}`,
+      body: () => ['This is a reminder of your upcoming appointment.'],
+    },
   },
   verification: {
     subject: () => 'Please confirm your email address',
@@ -67,6 +79,7 @@ export const en: Wording = {
   greeting: (name) => (name ? `Hello ${name},` : 'Hello,'),
   labels: {
     when: 'When',
+    previously: 'Previously',
     what: 'What',
     where: 'Where',
     contact: 'Contact',

@@ -13,6 +13,8 @@ export interface AppointmentVars {
   participant: string;
   provider: string;
   resource: string | null;
+  /** the period before a reschedule (booking-rescheduled*), else null */
+  previousPeriod: string | null;
 }
 
 export interface VerificationVars {
@@ -32,6 +34,8 @@ export interface Wording {
   greeting(name: string | null): string;
   labels: {
     when: string;
+    /** the time before a reschedule */
+    previously: string;
     what: string;
     where: string;
     contact: string;

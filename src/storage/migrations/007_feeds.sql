@@ -1,4 +1,4 @@
--- Calendar feeds (DESIGN 7.4): a secret URL per feed serves the provider's (or one resource's)
+-- Calendar feeds (docs/provider-links.md): a secret URL per feed serves the provider's (or one resource's)
 -- appointments as iCalendar. Only the SHA-256 of the URL's token is kept, so reading the database
 -- does not reveal a working feed URL. Deleting the feed (or its provider or resource) ends the URL.
 CREATE TABLE calendar_feeds (

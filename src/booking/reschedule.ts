@@ -1,0 +1,113 @@
+/**
+ * The consumer moves a booking through the signed link of their mails (docs/lifecycle.md):
+ * `POST /rest/1/bookings/{token}/reschedule` with A3's slot fields. One transaction takes the new
+ * place (claim_place, the same kernel as A2/A3) and frees the old one; the participation keeps its
+ * id and reference, the cancel link stays valid, and the calendar entry its UID (SEQUENCE raised).
+ * A refusal (412 "201" taken, 412 BOOKING_WINDOW, 409 inside the cancel notice) changes nothing.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Deps } from '../context.js';
+import { DomainError, notFound } from '../errors.js';
+import { DEFAULT_CHANNEL_KEY, isChannelKey, type ChannelKey } from '../offerings/channels.js';
+import { enqueueParticipationMails } from '../notifications/compose.js';
+import { mailSources } from '../offerings/contact.js';
+import type { AppointmentRow, ParticipationRow } from '../scheduling/capacity.js';
+import type { Queryable } from '../storage/db.js';
+import { recordAppointmentEvent, recordParticipationEvent } from '../webhooks/events.js';
+import { viewOf } from './bookableView.js';
+import { cancelLinkFor } from '../notifications/cancelToken.js';
+import { claimSlot, type SlotTarget } from './claimSlot.js';
+import { createdAppointmentView } from './createdAppointmentView.js';
+import { assertStillChangeable, loadView, participationOf, type CancelView } from './selfCancel.js';
+import { assertSlotFields, bookableResource, requestedProduct, requestTimes } from './slotRequest.js';
+import { DEFAULT_TIME_FORMAT, localeOf, timePattern } from './upcomingBookables.js';
+
+export interface RescheduleInput {
+  token: string;
+  start: string;
+  end: string;
+  /** a timeslot's UUID, or the UUID of the slot's appointment (as in A3) */
+  timeslotUuid: string;
+  /** default: the product the booking has now */
+  productUuid?: string;
+  timeFormat?: string;
+}
+
+const FIELDS = { start: 'body.start', end: 'body.end' };
+const MOVABLE: ReadonlySet<ParticipationRow['state']> = new Set(['BOOKED', 'REQUESTED']);
+
+type LockedParticipation = ParticipationRow & { ics_sequence: string | null };
+
+/** Only a booking or a request that has not started and is outside the cancel notice can move. */
+function assertMovable(deps: Deps, view: CancelView): void {
+  if (!MOVABLE.has(view.state)) {
+    throw new DomainError('INVALID_TRANSITION', `only a booked or requested appointment can be moved; this one is ${view.state}`);
+  }
+  assertStillChangeable(deps, view);
+}
+
+const liveCount = async (db: Queryable, appointmentId: string, now: Date) =>
+  (
+    await db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM participations WHERE appointment_id = $1 AND (state IN ('REQUESTED', 'BOOKED') OR (state = 'RESERVED' AND hold_until > $2))`,
+      [appointmentId, now],
+    )
+  )[0].n;
+
+/** SEQUENCE of the moved entry: above every calendar part sent so far (compose.ts icsSequence). */
+const raisedSequence = (stored: string | null) => Math.max(Math.floor(Date.now() / 1000), Number(stored ?? 0)) + 1;
+
+export async function rescheduleByToken(deps: Deps, input: RescheduleInput) {
+  assertSlotFields(input.start, input.end, FIELDS);
+  const timeFormat = timePattern(input.timeFormat, 'query.timeFormat', DEFAULT_TIME_FORMAT);
+  const id = await participationOf(deps.db, deps, input.token);
+  const current = await loadView(deps.db, id);
+  assertMovable(deps, current);
+  if (!current.resourceId) throw notFound('the resource of this booking no longer exists');
+
+  // The new slot is one of the same resource, read with its products and contact in one query.
+  const booking = await bookableResource(deps.db, current.resourceId, input.timeslotUuid, { withContact: true });
+  const { resource, slotAppointment } = booking;
+  const channelKey: ChannelKey = current.channelKey && isChannelKey(current.channelKey) ? current.channelKey : DEFAULT_CHANNEL_KEY;
+  const product = await requestedProduct(deps.db, booking, channelKey, input.productUuid ?? current.productId ?? undefined);
+  const { start, end } = requestTimes(resource, input.start, input.end, FIELDS);
+  const target: SlotTarget = slotAppointment ? { appointmentId: slotAppointment.id } : { timeslotId: input.timeslotUuid };
+  const view = viewOf(resource, booking.products, channelKey, booking.contact);
+  const locale = localeOf(current.language?.slice(0, 2).toLowerCase());
+  const respond = (appointment: AppointmentRow, liveAfter: number, cancelLink: string) =>
+    createdAppointmentView({ appointment, liveAfter, view, product, timeFormat, locale, cancelLink });
+
+  return deps.db.transaction(async (tx) => {
+    // The participation's row lock first, as a cancellation takes it: the state read after it is final.
+    const [row] = await tx.query<LockedParticipation>('SELECT * FROM participations WHERE id = $1 FOR UPDATE', [id]);
+    const before = await loadView(tx, id);
+    assertMovable(deps, before);
+    const now = deps.clock.now();
+    const cancelLink = await cancelLinkFor(tx, deps.config, id);
+    // Moving to where it already is changes nothing and mails nobody.
+    if (slotAppointment && slotAppointment.id === row.appointment_id) return respond(slotAppointment, await liveCount(tx, slotAppointment.id, now), cancelLink);
+
+    const [{ prepare_move: released }] = await tx.query<{ prepare_move: boolean }>('SELECT prepare_move($1)', [id]);
+    const claim = await claimSlot(tx, {
+      booking,
+      product,
+      target,
+      start,
+      end,
+      now,
+      fields: FIELDS,
+      // a stand-in takes the place under the new appointment's lock; the participation then moves into it
+      participation: { crmId: row.crm_id, providerId: row.provider_id, reference: `${randomUUID()}@reschedule`, customerId: row.customer_id, state: 'REQUESTED', channelKey },
+      // the stand-in is no booking of its own: the move is reported below, as one event
+      source: null,
+    });
+    await tx.query('SELECT move_participation($1, $2, $3, $4)', [id, claim.participation.id, raisedSequence(row.ics_sequence), released]);
+    // The one place where a booking is moved: its webhook events, in this transaction like the mails.
+    if (claim.created) await recordAppointmentEvent(tx, { appointmentId: claim.appointment.id, type: 'appointment.created', source: 'cancel-link' });
+    await recordParticipationEvent(tx, { participationId: id, type: 'participation.rescheduled', source: 'cancel-link', previousState: row.state });
+    await enqueueParticipationMails(tx, mailSources(deps.config), id, ['booking-rescheduled', 'booking-rescheduled-notification'], {
+      previous: { start: before.start, end: before.end },
+    });
+    return respond(claim.appointment, claim.liveBefore + 1, cancelLink);
+  });
+}

@@ -1,0 +1,83 @@
+/**
+ * The Idempotency-Key header on A2, A3 and reschedule (docs/lifecycle.md): route hooks around the
+ * handler. The key is claimed after validation (a 400 from the schema never touches it), the
+ * handler runs only for a claim, and its answer is stored unless it is 400 or 429. A retry with the
+ * same key, method, path and body gets the stored status and body with `Idempotent-Replayed: true`;
+ * another body is 422, and a retry while the first request still runs is 409.
+ */
+import { createHash } from 'node:crypto';
+import type { FastifyReply, FastifyRequest, onSendHookHandler, preHandlerAsyncHookHandler } from 'fastify';
+import type { Deps } from '../context.js';
+import { DomainError, invalid } from '../errors.js';
+import { claimKey, releaseKey, storeAnswer, type KeyScope } from '../storage/idempotencyKeys.js';
+
+export const IDEMPOTENCY_HEADER = 'idempotency-key';
+const NOT_STORED = new Set([400, 429]);
+const KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** The header's key: a structured-field string ("...") or, as most clients send it, the bare token. */
+export function parseKey(raw: string | string[] | undefined): string | null {
+  if (raw === undefined) return null;
+  const value = (Array.isArray(raw) ? raw.join(',') : raw).trim();
+  const key = /^"(.*)"$/.exec(value)?.[1] ?? value;
+  if (!KEY.test(key)) throw invalid('header Idempotency-Key must be 1 to 255 visible ASCII characters');
+  return key;
+}
+
+/** Key order does not matter; the same content is the same request. */
+function canonical(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(canonical);
+  if (value && typeof value === 'object') {
+    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]));
+  }
+  return value;
+}
+
+/** What makes two requests under one key "the same": query and body, by content. */
+export const requestFingerprint = (query: unknown, body: unknown) =>
+  createHash('sha256').update(JSON.stringify(canonical({ query: query ?? {}, body: body ?? null }))).digest('base64url');
+
+export function idempotencyHooks(deps: Deps): { preHandler: preHandlerAsyncHookHandler; onSend: onSendHookHandler } {
+  const claims = new WeakMap<FastifyRequest, KeyScope>();
+
+  async function preHandler(request: FastifyRequest, reply: FastifyReply) {
+    const key = parseKey(request.headers[IDEMPOTENCY_HEADER]);
+    if (!key) return;
+    const scope: KeyScope = { method: request.method, path: request.url.split('?')[0], key };
+    const claim = await claimKey(deps.db, scope, requestFingerprint(request.query, request.body), deps.clock.now());
+    switch (claim.kind) {
+      case 'run':
+        claims.set(request, scope);
+        return;
+      case 'replay':
+        reply.code(claim.status).header('idempotent-replayed', 'true');
+        if (claim.contentType) reply.type(claim.contentType);
+        return reply.send(claim.body);
+      case 'reused':
+        throw new DomainError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with another request body; use a new key for a new request');
+      case 'in-use':
+        reply.header('retry-after', '1');
+        throw new DomainError('IDEMPOTENCY_KEY_IN_USE', 'a request with this Idempotency-Key is still being processed; retry shortly');
+    }
+  }
+
+  async function onSend(request: FastifyRequest, reply: FastifyReply, payload: unknown) {
+    const scope = claims.get(request);
+    if (!scope) return payload;
+    claims.delete(request);
+    try {
+      if (NOT_STORED.has(reply.statusCode)) await releaseKey(deps.db, scope);
+      else {
+        const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
+        const contentType = reply.getHeader('content-type');
+        await storeAnswer(deps.db, scope, { status: reply.statusCode, contentType: typeof contentType === 'string' ? contentType : null, body });
+      }
+    } catch (err) {
+      // the answer still goes out; a retry finds the key running until its lease ends
+      request.log.error({ err }, 'idempotency key could not be updated');
+    }
+    return payload;
+  }
+
+  return { preHandler, onSend };
+}
