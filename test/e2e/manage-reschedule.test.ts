@@ -64,7 +64,7 @@ describe.skipIf(skipBrowserTests)('manage page', () => {
     await page.getByRole('button', { name: 'Choose another time' }).click();
     await page.getByRole('heading', { name: 'Choose a date and time' }).waitFor();
     await page.screenshot({ path: artifactPath('manage-picker.png'), fullPage: true });
-    await page.locator('.bw-slot', { hasText: '11:00' }).click();
+    await page.locator('.bw-slot[data-start*="T11:00:00"]').click();
     await page.getByText('Move the appointment to').waitFor();
     const move = page.waitForRequest((req) => req.url().includes('/reschedule'));
     await page.getByRole('button', { name: 'Confirm the move' }).click();
