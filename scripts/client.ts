@@ -9,12 +9,14 @@ import openapiTS, { astToString, COMMENT_HEADER } from 'openapi-typescript';
 import { buildApp } from '../src/app.js';
 import { testConfig } from '../src/config.js';
 import { openDb } from '../src/storage/db.js';
+import { migrate } from '../src/storage/migrate.js';
 
 const DIR = 'clients/typescript';
 
 async function generated(): Promise<Record<string, string>> {
   // The document needs only the routes: nothing is read from this (empty) database.
   const db = await openDb({ databaseUrl: 'memory://', dataDir: '' });
+  await migrate(db); // building the app reads settings (reminder defaults)
   const app = await buildApp({ config: testConfig(), db, logger: false });
   await app.ready();
   const doc = app.swagger() as Record<string, unknown>;
