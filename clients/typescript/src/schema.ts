@@ -11,12 +11,14 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The consumer's cancel page: the appointment and a cancel button (changes nothing) */
+        /** The consumer's manage page: the appointment, another time to choose (the widget's slot picker) and a cancel button (changes nothing) */
         get: {
             parameters: {
                 query?: {
                     /** @description de or en; overrides the booking language */
                     lang?: string;
+                    /** @description set by the manage page after a move: shows that it was moved */
+                    rescheduled?: string;
                 };
                 header?: never;
                 path: {
@@ -72,7 +74,7 @@ export interface paths {
                         "text/html": string;
                     };
                 };
-                /** @description the appointment has already started; nothing changed */
+                /** @description the appointment has already started, or less than the resource's cancel notice is left; nothing changed */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -99,6 +101,8 @@ export interface paths {
                 query?: {
                     /** @description de or en; overrides the booking language */
                     lang?: string;
+                    /** @description set by the manage page after a move: shows that it was moved */
+                    rescheduled?: string;
                 };
                 header?: never;
                 path: {
@@ -161,7 +165,7 @@ export interface paths {
                         "text/html": string;
                     };
                 };
-                /** @description the appointment has already started; nothing changed */
+                /** @description the appointment has already started, or less than the resource's cancel notice is left; nothing changed */
                 409: {
                     headers: {
                         [name: string]: unknown;
@@ -710,6 +714,7 @@ export interface paths {
                         ownerReference: string;
                         phone?: string | null;
                         reference: string;
+                        reminderMinutesBefore?: number[] | null;
                         subbranch?: string | null;
                         /** @description IANA time zone; default DEFAULT_TIME_ZONE */
                         timeZone?: string;
@@ -738,6 +743,7 @@ export interface paths {
                                 ownerReference: string | null;
                                 phone: string | null;
                                 reference: string;
+                                reminderMinutesBefore: number[] | null;
                                 subbranch: string | null;
                                 timeZone: string;
                                 uuid: string;
@@ -766,6 +772,7 @@ export interface paths {
                                 ownerReference: string | null;
                                 phone: string | null;
                                 reference: string;
+                                reminderMinutesBefore: number[] | null;
                                 subbranch: string | null;
                                 timeZone: string;
                                 uuid: string;
@@ -3779,6 +3786,11 @@ export interface paths {
                                 zip: string;
                             } | null;
                             archived: boolean;
+                            bookingWindow: {
+                                cancelNoticeMinutes: number | null;
+                                maxAdvanceDays: number | null;
+                                minNoticeMinutes: number | null;
+                            };
                             channels: {
                                 CALENDAR_PUBLIC: {
                                     bookingProcess: string;
@@ -3922,6 +3934,11 @@ export interface paths {
                             street: string;
                             zip: string;
                         } | null;
+                        bookingWindow?: {
+                            cancelNoticeMinutes?: number | null;
+                            maxAdvanceDays?: number | null;
+                            minNoticeMinutes?: number | null;
+                        } | null;
                         /** @description bookingProcess per channelKey (RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC); default IMMEDIATE */
                         channels?: {
                             CALENDAR_PUBLIC?: {
@@ -3975,6 +3992,11 @@ export interface paths {
                                 zip: string;
                             } | null;
                             archived: boolean;
+                            bookingWindow: {
+                                cancelNoticeMinutes: number | null;
+                                maxAdvanceDays: number | null;
+                                minNoticeMinutes: number | null;
+                            };
                             channels: {
                                 CALENDAR_PUBLIC: {
                                     bookingProcess: string;
@@ -4132,6 +4154,11 @@ export interface paths {
                         } | null;
                         /** @description archived resources cannot be booked */
                         archived?: boolean;
+                        bookingWindow?: {
+                            cancelNoticeMinutes?: number | null;
+                            maxAdvanceDays?: number | null;
+                            minNoticeMinutes?: number | null;
+                        } | null;
                         /** @description bookingProcess per channelKey (RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC); default IMMEDIATE */
                         channels?: {
                             CALENDAR_PUBLIC?: {
@@ -4183,6 +4210,11 @@ export interface paths {
                                 zip: string;
                             } | null;
                             archived: boolean;
+                            bookingWindow: {
+                                cancelNoticeMinutes: number | null;
+                                maxAdvanceDays: number | null;
+                                minNoticeMinutes: number | null;
+                            };
                             channels: {
                                 CALENDAR_PUBLIC: {
                                     bookingProcess: string;
@@ -5322,6 +5354,7 @@ export interface paths {
                                 ownerReference: string | null;
                                 phone: string | null;
                                 reference: string;
+                                reminderMinutesBefore: number[] | null;
                                 subbranch: string | null;
                                 timeZone: string;
                                 uuid: string;
@@ -5440,6 +5473,7 @@ export interface paths {
                         name?: string;
                         ownerReference?: string;
                         phone?: string | null;
+                        reminderMinutesBefore?: number[] | null;
                         subbranch?: string | null;
                         /** @description IANA time zone; default DEFAULT_TIME_ZONE */
                         timeZone?: string;
@@ -5468,6 +5502,7 @@ export interface paths {
                                 ownerReference: string | null;
                                 phone: string | null;
                                 reference: string;
+                                reminderMinutesBefore: number[] | null;
                                 subbranch: string | null;
                                 timeZone: string;
                                 uuid: string;
@@ -8052,7 +8087,10 @@ export interface paths {
                     /** @description Java-style pattern of formattedStart/formattedEnd; default yyyy-MM-dd HH:mm */
                     timeFormat?: string;
                 };
-                header?: never;
+                header?: {
+                    /** @description makes a retry safe: the same key, path and body within 24 h replays the first answer (Idempotent-Replayed: true) */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     /** @description resourceId@providerUuid@platform, resourceId@platform, or the resource UUID */
                     ref: string;
@@ -8216,6 +8254,23 @@ export interface paths {
                 };
                 /** @description Error body of every endpoint */
                 412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            "api-info": {
+                                version: string;
+                            };
+                            errors: {
+                                errorCode: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error body of every endpoint */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
@@ -8653,6 +8708,232 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/rest/1/bookings/{token}/reschedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Moves the booking of a cancel link to another slot of its resource (same participation, new place taken and old one freed in one transaction) */
+        post: {
+            parameters: {
+                query?: {
+                    /** @description Java-style pattern of formattedStart/formattedEnd; default yyyy-MM-dd HH:mm */
+                    timeFormat?: string;
+                };
+                header?: {
+                    /** @description makes a retry safe: the same key, path and body within 24 h replays the first answer (Idempotent-Replayed: true) */
+                    "idempotency-key"?: string;
+                };
+                path: {
+                    /** @description the signed token of the cancel link */
+                    token: string;
+                };
+                cookie?: never;
+            };
+            requestBody: {
+                content: {
+                    "application/json": {
+                        /** @description ISO 8601 */
+                        end: string;
+                        product_uuid?: string | null;
+                        /** @description ISO 8601 */
+                        start: string;
+                        /**
+                         * Format: uuid
+                         * @description the timeslot, or the appointment of an already booked slot
+                         */
+                        timeslot_uuid: string;
+                    };
+                };
+            };
+            responses: {
+                /** @description Default Response */
+                200: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            "api-info": {
+                                version: string;
+                            };
+                            createdAppointment: {
+                                appointment_uuid: string;
+                                /** @description signed URL with which the consumer cancels on their own */
+                                cancelLink: string;
+                                capacity: number;
+                                capacity_left: number;
+                                contact_channel: {
+                                    type: string;
+                                    value: string;
+                                } | null;
+                                end: string;
+                                formattedEnd: string;
+                                formattedStart: string;
+                                /** @description models.Bookable or models.LotAppointment */
+                                kind: string;
+                                product_name: string;
+                                product_uuid: string | null;
+                                products: {
+                                    name: string;
+                                    uuid: string;
+                                }[];
+                                resource_name: string;
+                                resource_uuid: string;
+                                start: string;
+                                timeslot_uuid: string;
+                            };
+                        };
+                    };
+                };
+                /** @description Error body of every endpoint */
+                400: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            "api-info": {
+                                version: string;
+                            };
+                            errors: {
+                                errorCode: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error body of every endpoint */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            "api-info": {
+                                version: string;
+                            };
+                            errors: {
+                                errorCode: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error body of every endpoint */
+                403: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            "api-info": {
+                                version: string;
+                            };
+                            errors: {
+                                errorCode: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error body of every endpoint */
+                404: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            "api-info": {
+                                version: string;
+                            };
+                            errors: {
+                                errorCode: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error body of every endpoint */
+                409: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            "api-info": {
+                                version: string;
+                            };
+                            errors: {
+                                errorCode: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error body of every endpoint */
+                412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            "api-info": {
+                                version: string;
+                            };
+                            errors: {
+                                errorCode: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error body of every endpoint */
+                422: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            "api-info": {
+                                version: string;
+                            };
+                            errors: {
+                                errorCode: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error body of every endpoint */
+                429: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            "api-info": {
+                                version: string;
+                            };
+                            errors: {
+                                errorCode: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+        };
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/rest/1/resources/{ref}/reserve_appointment": {
         parameters: {
             query?: never;
@@ -8671,7 +8952,10 @@ export interface paths {
                     /** @description resource or channel reference (informational) */
                     ref?: string;
                 };
-                header?: never;
+                header?: {
+                    /** @description makes a retry safe: the same key, path and body within 24 h replays the first answer (Idempotent-Replayed: true) */
+                    "idempotency-key"?: string;
+                };
                 path: {
                     /** @description resourceId@providerUuid@platform, resourceId@platform, or the resource UUID */
                     ref: string;
@@ -8839,6 +9123,23 @@ export interface paths {
                 };
                 /** @description Error body of every endpoint */
                 412: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/json": {
+                            "api-info": {
+                                version: string;
+                            };
+                            errors: {
+                                errorCode: string;
+                                message: string;
+                            }[];
+                        };
+                    };
+                };
+                /** @description Error body of every endpoint */
+                422: {
                     headers: {
                         [name: string]: unknown;
                     };
