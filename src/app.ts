@@ -1,4 +1,5 @@
 import Fastify, { type FastifyInstance } from 'fastify';
+import compress from '@fastify/compress';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
@@ -23,6 +24,7 @@ import { widgetRoutes } from './http/widget.js';
 import { canonicalHostRedirect } from './http/canonicalHost.js';
 import { registerMetrics } from './http/metrics.js';
 import { registerRateLimits } from './http/rateLimits.js';
+import { COMPRESS_THRESHOLD_BYTES } from './http/representation.js';
 import { Lifecycle } from './lifecycle.js';
 import type { SharedCounters } from './storage/redis.js';
 import { webhookRoutes } from './http/webhooks.js';
@@ -82,6 +84,8 @@ export async function buildApp({ config, db, clock = systemClock, logger, counte
   canonicalHostRedirect(app, config);
   registerMetrics(app);
   await registerRateLimits(app, counters);
+  // answers of 1 KiB or more in br or gzip as the client accepts; request bodies are taken as sent (no decompression)
+  await app.register(compress, { encodings: ['br', 'gzip'], threshold: COMPRESS_THRESHOLD_BYTES, globalDecompression: false });
   app.addHook('onRequest', async (_request, reply) => {
     if (lifecycle.draining) reply.header('connection', 'close');
   });

@@ -4,10 +4,9 @@
  */
 import { DateTime } from 'luxon';
 import type { ChannelKey } from '../offerings/channels.js';
-import { loadResourceContact, type ResolvedContact } from '../offerings/contact.js';
-import type { Queryable } from '../storage/db.js';
+import type { ResolvedContact } from '../offerings/contact.js';
 import type { CompiledPattern } from './datePattern.js';
-import { onChannel, productRef, productsOfResources, type ProductRow } from './publicProducts.js';
+import { onChannel, productRef, type ProductRow } from './publicProducts.js';
 import type { PublicResource } from './publicResources.js';
 
 export interface ContactChannelView {
@@ -37,19 +36,6 @@ export function contactChannelOf(type: string | null, contact: ResolvedContact |
 export function viewOf(resource: PublicResource, products: ProductRow[], channel: ChannelKey, contact: ResolvedContact | null): ResourceView {
   const onKey = onChannel(products, channel);
   return { resource, products: onKey, productRefs: onKey.map(productRef), contactChannel: contactChannelOf(resource.contact_channel_type, contact) };
-}
-
-/** The view of a resource whose products are known; reads the contact when the resource shows one. */
-export async function resourceView(db: Queryable, resource: PublicResource, products: ProductRow[], channel: ChannelKey): Promise<ResourceView> {
-  const contact = resource.contact_channel_type ? await loadResourceContact(db, resource.id) : null;
-  return viewOf(resource, products, channel, contact);
-}
-
-export async function loadResourceViews(db: Queryable, resources: PublicResource[], channel: ChannelKey): Promise<Map<string, ResourceView>> {
-  const products = await productsOfResources(db, resources.map((r) => r.id));
-  const out = new Map<string, ResourceView>();
-  for (const resource of resources) out.set(resource.id, await resourceView(db, resource, products.get(resource.id)!, channel));
-  return out;
 }
 
 /** The product a slot shows when nothing more specific is known: the resource's only product. */
@@ -123,14 +109,37 @@ export interface SlotFacts {
   capacityLeft: number;
 }
 
+/**
+ * The item as the wire shows it. Two object literals, one per kind, so every item of a kind has
+ * the same hidden class and JSON.stringify takes its fast path over a listing of hundreds.
+ */
 export function slotItem(facts: SlotFacts, view: ResourceView, fmt: InstantFormatter, timeFormat: CompiledPattern): SlotItem {
+  const product = facts.product;
+  if (!facts.appointmentId) {
+    return {
+      kind: facts.kind,
+      timeslot_uuid: facts.timeslotId,
+      product_uuid: product ? product.id : null,
+      resource_uuid: view.resource.id,
+      product_name: product ? product.name : '',
+      resource_name: view.resource.public_name,
+      start: fmt.iso(facts.startMs),
+      end: fmt.iso(facts.endMs),
+      formattedStart: fmt.format(facts.startMs, timeFormat),
+      formattedEnd: fmt.format(facts.endMs, timeFormat),
+      contact_channel: view.contactChannel,
+      capacity: facts.capacity,
+      capacity_left: facts.capacityLeft,
+      products: view.productRefs,
+    };
+  }
   return {
     kind: facts.kind,
-    ...(facts.appointmentId ? { appointment_uuid: facts.appointmentId } : {}),
+    appointment_uuid: facts.appointmentId,
     timeslot_uuid: facts.timeslotId,
-    product_uuid: facts.product?.id ?? null,
+    product_uuid: product ? product.id : null,
     resource_uuid: view.resource.id,
-    product_name: facts.product?.name ?? '',
+    product_name: product ? product.name : '',
     resource_name: view.resource.public_name,
     start: fmt.iso(facts.startMs),
     end: fmt.iso(facts.endMs),

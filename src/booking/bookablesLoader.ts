@@ -1,10 +1,18 @@
 /**
- * The two reads of A1, shaped for the slot engine: timeslots overlapping the window, and the
- * live appointments of the resources with their live participation counts (one query each).
+ * A1's reads, in one round trip: each listed resource with its products and contact, the product
+ * prdRef names, the offering timeslots reaching into the window, and the live appointments with
+ * their live participation counts. Instants travel as epoch milliseconds inside compact JSON
+ * arrays, so no row object or Date is built per slot.
  */
+import { notFound } from '../errors.js';
+import { contactFromRow, resourceContactJsonSql, type ContactRow } from '../offerings/contact.js';
+import type { ChannelKey } from '../offerings/channels.js';
 import { LIVE_PARTICIPATION_SQL } from '../scheduling/capacity.js';
 import type { TimeslotRow } from '../scheduling/repo.js';
 import type { Queryable } from '../storage/db.js';
+import { viewOf, type ResourceView } from './bookableView.js';
+import { productLookupJsonSql, productsJsonSql, type ProductRow } from './publicProducts.js';
+import { PUBLIC_RESOURCE_COLUMNS, PUBLIC_RESOURCE_FROM, type PublicResource } from './publicResources.js';
 import type { EngineAppointment, EngineTimeslot } from './slotEngine.js';
 
 /** An engine appointment plus what the public item shows about its product. */
@@ -31,62 +39,95 @@ export function asEngineTimeslot(t: EngineTimeslotRow): EngineTimeslot {
   };
 }
 
-/** Offering timeslots (BOOKABLE, accepting bookings, capacity > 0) of the resources that reach into [from, until). */
-export async function loadTimeslots(db: Queryable, resourceIds: string[], from: Date, until: Date): Promise<EngineTimeslot[]> {
-  const rows = await db.query<EngineTimeslotRow>(
-    `SELECT id, resource_id, start_at, end_at, raster, default_capacity, default_accept_bookings, state
-       FROM timeslots
-      WHERE resource_id = ANY($1::uuid[]) AND end_at > $2 AND start_at < $3
-        AND state = 'BOOKABLE' AND default_accept_bookings AND default_capacity > 0`,
-    [resourceIds, from, until],
-  );
-  return rows.map(asEngineTimeslot);
+export interface ListingData {
+  /** the listed resources that are not archived, in the order asked, channel applied to their products */
+  views: Map<string, ResourceView>;
+  /** the product prdRef names */
+  prd: ProductRow | null;
+  timeslots: EngineTimeslot[];
+  appointments: LoadedAppointment[];
 }
 
-interface AppointmentRow {
-  id: string;
-  resource_id: string;
-  timeslot_id: string | null;
-  product_id: string | null;
-  start_at: Date;
-  end_at: Date;
-  blocked_from: Date;
-  blocked_until: Date;
-  capacity: number;
-  accept_bookings: boolean;
-  live: number;
-  next_hold_expiry: Date | null;
-  product_name: string | null;
-  exclusive: boolean | null;
+export interface ListingDataQuery {
+  resourceIds: string[];
+  channelKey: ChannelKey;
+  prdRef?: string;
+  nowMs: number;
+  untilMs: number;
 }
 
-/** Live (ACTIVE, not archived) appointments of the resources blocking time in [from, until), with live counts at `now`. */
-export async function loadAppointments(db: Queryable, resourceIds: string[], from: Date, until: Date, now: Date): Promise<LoadedAppointment[]> {
-  const rows = await db.query<AppointmentRow>(
-    `SELECT a.id, a.resource_id, a.timeslot_id, a.product_id, a.start_at, a.end_at, a.blocked_from, a.blocked_until, a.capacity, a.accept_bookings,
-            COALESCE(a.product_name, pr.name) AS product_name, pr.exclusive,
-            (SELECT count(*)::int FROM participations WHERE appointment_id = a.id AND ${LIVE_PARTICIPATION_SQL}) AS live,
-            (SELECT min(hold_until) FROM participations WHERE appointment_id = a.id AND state = 'RESERVED' AND hold_until > $2) AS next_hold_expiry
-       FROM appointments a LEFT JOIN products pr ON pr.id = a.product_id
-      WHERE a.resource_id = ANY($1::uuid[]) AND a.state = 'ACTIVE' AND NOT a.archived AND a.blocked_until > $3 AND a.blocked_from < $4`,
-    [resourceIds, now, from, until],
-  );
-  return rows.map((r) => ({
-    id: r.id,
-    resourceId: r.resource_id,
-    timeslotId: r.timeslot_id,
-    productId: r.product_id,
-    startMs: r.start_at.getTime(),
-    endMs: r.end_at.getTime(),
-    blockedFromMs: r.blocked_from.getTime(),
-    blockedUntilMs: r.blocked_until.getTime(),
-    capacity: r.capacity,
-    acceptBookings: r.accept_bookings,
-    live: r.live,
-    state: 'ACTIVE',
-    archived: false,
-    productName: r.product_name,
-    productExclusive: r.exclusive === true,
-    nextHoldExpiryMs: r.next_hold_expiry ? r.next_hold_expiry.getTime() : null,
-  }));
+const ms = (column: string) => `(extract(epoch FROM ${column}) * 1000)::bigint`;
+
+// [id, start, end, raster, default_capacity]: only offering timeslots (BOOKABLE, accepting, capacity > 0)
+type TimeslotTuple = [string, number, number, number, number];
+// [id, timeslot_id, product_id, start, end, blocked_from, blocked_until, capacity, accept_bookings, product name, exclusive, live, next hold expiry]
+type AppointmentTuple = [string, string | null, string | null, number, number, number, number, number, boolean, string | null, boolean | null, number, number | null];
+
+interface Row extends PublicResource {
+  products: ProductRow[];
+  contact: ContactRow | null;
+  prd: ProductRow | null;
+  timeslots: TimeslotTuple[] | null;
+  appointments: AppointmentTuple[] | null;
+}
+
+/**
+ * Appointments may block a slot through a product's buffers, so they are read that much further
+ * both ways: the largest buffer among the resource's products, plus a day.
+ */
+const APPOINTMENT_MARGIN = `(SELECT COALESCE(max(COALESCE(pr.lead_time_minutes, 0) + COALESCE(pr.follow_up_time_minutes, 0)), 0) * interval '1 minute' + interval '1 day'
+    FROM resource_products rp JOIN products pr ON pr.id = rp.product_id WHERE rp.resource_id = r.id)`;
+
+const sql = (prdRef: string | undefined) => `
+  SELECT ${PUBLIC_RESOURCE_COLUMNS},
+         ${productsJsonSql('r.id')} AS products,
+         CASE WHEN r.contact_channel_type IS NOT NULL THEN ${resourceContactJsonSql('r.id')} END AS contact,
+         ${prdRef === undefined ? 'NULL' : productLookupJsonSql(prdRef, '$4', 'ARRAY(SELECT provider_id FROM resources WHERE id = ANY($1::uuid[]))')} AS prd,
+         (SELECT json_agg(json_build_array(t.id, ${ms('t.start_at')}, ${ms('t.end_at')}, t.raster, t.default_capacity))
+            FROM timeslots t
+           WHERE t.resource_id = r.id AND t.end_at > $2 AND t.start_at < $3
+             AND t.state = 'BOOKABLE' AND t.default_accept_bookings AND t.default_capacity > 0) AS timeslots,
+         (SELECT json_agg(json_build_array(a.id, a.timeslot_id, a.product_id, ${ms('a.start_at')}, ${ms('a.end_at')},
+                                           ${ms('a.blocked_from')}, ${ms('a.blocked_until')}, a.capacity, a.accept_bookings,
+                                           COALESCE(a.product_name, pr.name), pr.exclusive, places.live, ${ms('places.next_hold_expiry')}))
+            FROM appointments a
+            LEFT JOIN products pr ON pr.id = a.product_id
+            CROSS JOIN LATERAL (SELECT count(*) FILTER (WHERE ${LIVE_PARTICIPATION_SQL}) AS live,
+                                       min(hold_until) FILTER (WHERE state = 'RESERVED' AND hold_until > $2) AS next_hold_expiry
+                                  FROM participations WHERE appointment_id = a.id AND state IN ('RESERVED', 'REQUESTED', 'BOOKED')) places
+           WHERE a.resource_id = r.id AND a.state = 'ACTIVE' AND NOT a.archived
+             AND a.blocked_until > $2::timestamptz - ${APPOINTMENT_MARGIN} AND a.blocked_from < $3::timestamptz + ${APPOINTMENT_MARGIN}) AS appointments
+    ${PUBLIC_RESOURCE_FROM}
+   WHERE r.id = ANY($1::uuid[])`;
+
+function timeslotOf(resourceId: string, [id, startMs, endMs, rasterMin, defaultCapacity]: TimeslotTuple): EngineTimeslot {
+  return { id, resourceId, startMs, endMs, rasterMin, defaultCapacity, defaultAcceptBookings: true, state: 'BOOKABLE' };
+}
+
+function appointmentOf(resourceId: string, a: AppointmentTuple): LoadedAppointment {
+  const [id, timeslotId, productId, startMs, endMs, blockedFromMs, blockedUntilMs, capacity, acceptBookings, productName, exclusive, live, nextHoldExpiryMs] = a;
+  return {
+    id, resourceId, timeslotId, productId, startMs, endMs, blockedFromMs, blockedUntilMs, capacity, acceptBookings, live,
+    state: 'ACTIVE', archived: false, productName, productExclusive: exclusive === true, nextHoldExpiryMs,
+  };
+}
+
+/** What A1 computes from; 404 naming query.prdRef when prdRef names no product of the resources' providers. */
+export async function loadListingData(db: Queryable, q: ListingDataQuery): Promise<ListingData> {
+  const params: unknown[] = [q.resourceIds, new Date(q.nowMs), new Date(q.untilMs)];
+  if (q.prdRef !== undefined) params.push(q.prdRef);
+  const rows = await db.query<Row>(sql(q.prdRef), params);
+  const prd = rows.find((r) => r.prd)?.prd ?? null;
+  if (q.prdRef !== undefined && !prd) throw notFound(`no product found for query.prdRef ${q.prdRef}`);
+  const byId = new Map(rows.map((r) => [r.id, r]));
+  const data: ListingData = { views: new Map(), prd, timeslots: [], appointments: [] };
+  for (const id of q.resourceIds) {
+    const row = byId.get(id);
+    if (!row || row.archived) continue; // archived resources list nothing (nor deleted ones, since the version was read)
+    const { products, contact, prd: _prd, timeslots, appointments, ...resource } = row;
+    data.views.set(id, viewOf(resource, products, q.channelKey, contactFromRow(contact)));
+    for (const t of timeslots ?? []) data.timeslots.push(timeslotOf(id, t));
+    for (const a of appointments ?? []) data.appointments.push(appointmentOf(id, a));
+  }
+  return data;
 }

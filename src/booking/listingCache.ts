@@ -4,8 +4,14 @@
  * resource it covers still has the version it was computed at, and only within the time it stays
  * true (until the first listed slot starts, the next live hold expires, or MAX_AGE_MS passes), so
  * it never shows what the database would not. One cache per database handle (per service instance).
+ *
+ * Concurrent misses for the same request shape and versions share one computation: a request
+ * whose version read (made after it arrived) equals the versions of a computation in flight knows
+ * nothing the listing depends on was committed since that computation read its data, so its
+ * result is as fresh as a computation of its own would be.
  */
 import type { Db } from '../storage/db.js';
+import { listingMetrics } from './metrics.js';
 
 export interface CachedListing {
   /** JSON of the answer; null: nothing bookable */
@@ -23,15 +29,18 @@ export const MAX_AGE_MS = 60_000;
 const BUDGET_BYTES = 16 * 1024 * 1024;
 const MAX_ENTRY_BYTES = 8 * 1024 * 1024;
 
+const validAt = (e: CachedListing, nowMs: number) => nowMs >= e.computedAtMs && nowMs < e.validUntilMs;
+
 export class ListingCache {
   private readonly entries = new Map<string, Entry>();
+  private readonly computing = new Map<string, Promise<CachedListing>>();
   private bytes = 0;
   constructor(private readonly budgetBytes = BUDGET_BYTES) {}
 
   get(key: string, versions: string, nowMs: number): CachedListing | undefined {
     const e = this.entries.get(key);
     if (!e) return undefined;
-    if (e.versions !== versions || nowMs < e.computedAtMs || nowMs >= e.validUntilMs) {
+    if (e.versions !== versions || !validAt(e, nowMs)) {
       this.remove(key, e);
       return undefined;
     }
@@ -51,6 +60,34 @@ export class ListingCache {
     for (const [k, e] of this.entries) {
       if (this.bytes <= this.budgetBytes) break;
       this.remove(k, e);
+    }
+  }
+
+  /** The cached answer, else the one being computed for the same versions, else `compute`'s (then cached). */
+  async answer(key: string, versions: string, nowMs: number, compute: () => Promise<CachedListing>): Promise<CachedListing> {
+    const hit = this.get(key, versions, nowMs);
+    if (hit) {
+      listingMetrics.answers.inc({ source: 'cache' });
+      return hit;
+    }
+    const flight = `${versions}|${key}`;
+    const running = this.computing.get(flight);
+    if (running) {
+      const shared = await running;
+      if (validAt(shared, nowMs)) {
+        listingMetrics.answers.inc({ source: 'shared' });
+        return shared;
+      }
+    }
+    const started = compute();
+    this.computing.set(flight, started);
+    try {
+      const computed = await started;
+      listingMetrics.answers.inc({ source: 'computed' });
+      this.set(key, versions, computed);
+      return computed;
+    } finally {
+      if (this.computing.get(flight) === started) this.computing.delete(flight);
     }
   }
 

@@ -1,12 +1,11 @@
-/** A1's computation: load what the listing needs, run the pure slot engine, group and format. */
+/** A1's computation: load what the listing needs (one query), run the pure slot engine, group and serialize. */
 import type { Deps } from '../context.js';
 import type { ChannelKey } from '../offerings/channels.js';
-import { loadAppointments, loadTimeslots, type LoadedAppointment } from './bookablesLoader.js';
-import { InstantFormatter, loadResourceViews, singleProduct, slotItem, type ResourceView, type SlotItem } from './bookableView.js';
+import { loadListingData, type LoadedAppointment } from './bookablesLoader.js';
+import { InstantFormatter, singleProduct, slotItem, type ResourceView, type SlotItem } from './bookableView.js';
 import { publicVisible } from './channels.js';
 import type { CompiledPattern } from './datePattern.js';
-import { engineProduct, findProduct, type ProductRow } from './publicProducts.js';
-import type { PublicResource } from './publicResources.js';
+import { engineProduct, type ProductRow } from './publicProducts.js';
 import { compareBookables, computeBookables } from './slotEngine.js';
 import { bookingWindowOf, insideWindow, nextDayStartMs, startBounds, type StartBounds } from '../offerings/bookingWindow.js';
 
@@ -14,10 +13,9 @@ import { bookingWindowOf, insideWindow, nextDayStartMs, startBounds, type StartB
 export const BOOKING_HORIZON_DAYS = 90;
 const DAY_MS = 86_400_000;
 
-export type UpcomingResult = Record<string, SlotItem[] | boolean> & { public_visible: boolean };
-
 export interface ListingRequest {
-  resources: PublicResource[];
+  /** the listed resources, as resolved from the references, in order */
+  resourceIds: string[];
   channelKey: ChannelKey;
   prdRef?: string;
   groupFormat: CompiledPattern;
@@ -27,8 +25,8 @@ export interface ListingRequest {
 }
 
 export interface Listing {
-  /** null: nothing bookable */
-  result: UpcomingResult | null;
+  /** the A1 answer as JSON; null: nothing bookable */
+  json: string | null;
   /** the listing stays true until then: the first listed slot starts or a live hold expires */
   changesAtMs: number;
 }
@@ -43,17 +41,20 @@ function productOf(view: ResourceView, prd: ProductRow | null, appt: LoadedAppoi
 }
 
 export async function computeListing(deps: Deps, q: ListingRequest): Promise<Listing> {
-  const { db } = deps;
-  const prd = q.prdRef ? await findProduct(db, q.prdRef, [...new Set(q.resources.map((r) => r.provider_id))], 'query.prdRef') : null;
-  const views = await loadResourceViews(db, q.resources.filter((r) => !r.archived), q.channelKey);
+  const untilMs = q.nowMs + BOOKING_HORIZON_DAYS * DAY_MS;
+  const { views, prd, ...loaded } = await loadListingData(deps.db, {
+    resourceIds: q.resourceIds,
+    channelKey: q.channelKey,
+    prdRef: q.prdRef,
+    nowMs: q.nowMs,
+    untilMs,
+  });
   for (const [id, view] of views) {
     if (prd && !view.products.some((p) => p.id === prd.id)) views.delete(id);
   }
-  if (views.size === 0) return { result: null, changesAtMs: Infinity };
+  if (views.size === 0) return { json: null, changesAtMs: Infinity };
 
   const ids = [...views.keys()];
-  const now = new Date(q.nowMs);
-  const until = new Date(q.nowMs + BOOKING_HORIZON_DAYS * DAY_MS);
   // Without prdRef, a resource's only product is the slot's product, so its rules apply there too.
   const runs = prd
     ? [{ ids, product: engineProduct(prd) }]
@@ -61,14 +62,10 @@ export async function computeListing(deps: Deps, q: ListingRequest): Promise<Lis
         const single = singleProduct(views.get(id)!);
         return { ids: [id], product: single ? engineProduct(single) : null };
       });
-  // Appointments can block a slot through the product's buffers, so look that much further both ways.
-  const buffers = Math.max(0, ...runs.map((r) => (r.product ? r.product.leadMin + r.product.followUpMin : 0)));
-  const margin = buffers * 60_000 + DAY_MS;
-  const [timeslots, appointments] = await Promise.all([
-    loadTimeslots(db, ids, now, until),
-    loadAppointments(db, ids, new Date(q.nowMs - margin), new Date(until.getTime() + margin), now),
-  ]);
-  const window = { nowMs: q.nowMs, untilMs: until.getTime() };
+  const listed = (x: { resourceId: string }) => views.has(x.resourceId);
+  const timeslots = loaded.timeslots.filter(listed);
+  const appointments = loaded.appointments.filter(listed);
+  const window = { nowMs: q.nowMs, untilMs };
   const bookables =
     runs.length === 1
       ? computeBookables(timeslots, appointments, { ...window, product: runs[0].product })
@@ -79,7 +76,8 @@ export async function computeListing(deps: Deps, q: ListingRequest): Promise<Lis
           })
           .sort(compareBookables);
 
-  let changesAtMs = Math.min(Infinity, ...appointments.map((a) => a.nextHoldExpiryMs ?? Infinity));
+  let changesAtMs = Infinity;
+  for (const a of appointments) if (a.nextHoldExpiryMs !== null && a.nextHoldExpiryMs < changesAtMs) changesAtMs = a.nextHoldExpiryMs;
   // Each resource's booking window, applied here so the cached answer is exact: a slot leaves the
   // listing when it comes closer than minNotice (changesAtMs below), and slots enter with the
   // maxAdvanceDays horizon at the provider's midnight, when the entry expires too.
@@ -91,7 +89,10 @@ export async function computeListing(deps: Deps, q: ListingRequest): Promise<Lis
   }
   const byId = new Map(appointments.map((a) => [a.id, a]));
   const formatters = new Map<string, InstantFormatter>();
-  const groups = new Map<string, SlotItem[]>();
+  // an object, as the answer is one: its keys keep JavaScript's order (array-index keys such as '2026' first);
+  // no prototype, so a group text such as '__proto__' is a key like any other
+  const groups: Record<string, SlotItem[] | boolean> = Object.create(null);
+  let empty = true;
   for (const b of bookables) {
     const view = views.get(b.resourceId)!;
     const appt = b.kind === 'models.LotAppointment' ? byId.get(b.appointmentId) : undefined;
@@ -119,10 +120,12 @@ export async function computeListing(deps: Deps, q: ListingRequest): Promise<Lis
       q.timeFormat,
     );
     const key = fmt.format(b.startMs, q.groupFormat);
-    const group = groups.get(key);
-    if (group) group.push(item);
-    else groups.set(key, [item]);
+    const group = groups[key];
+    if (Array.isArray(group)) group.push(item);
+    else groups[key] = [item];
+    empty = false;
   }
-  if (groups.size === 0) return { result: null, changesAtMs };
-  return { result: { ...Object.fromEntries(groups), public_visible: publicVisible(q.channelKey) } as UpcomingResult, changesAtMs };
+  if (empty) return { json: null, changesAtMs };
+  groups.public_visible = publicVisible(q.channelKey);
+  return { json: JSON.stringify(groups), changesAtMs };
 }

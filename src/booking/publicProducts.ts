@@ -13,12 +13,27 @@ export type ProductRow = Omit<OfferingProductRow, 'crm_id'>;
 const COLUMNS = `pr.id, pr.provider_id, pr.reference, pr.name, pr.description, pr.min_duration, pr.max_duration,
   pr.lead_time_minutes, pr.follow_up_time_minutes, pr.exclusive`;
 
-/** The products of the resource `resourceId` (an SQL expression) as a JSON array of ProductRow, in the resource's order. */
-export const productsJsonSql = (resourceId: string) => `(SELECT COALESCE(json_agg(json_build_object(
+const PRODUCT_JSON = `json_build_object(
     'id', pr.id, 'provider_id', pr.provider_id, 'reference', pr.reference, 'name', pr.name, 'description', pr.description,
     'min_duration', pr.min_duration, 'max_duration', pr.max_duration, 'lead_time_minutes', pr.lead_time_minutes,
-    'follow_up_time_minutes', pr.follow_up_time_minutes, 'exclusive', pr.exclusive) ORDER BY rp.position, pr.name, pr.id), '[]'::json)
+    'follow_up_time_minutes', pr.follow_up_time_minutes, 'exclusive', pr.exclusive)`;
+
+/** The products of the resource `resourceId` (an SQL expression) as a JSON array of ProductRow, in the resource's order. */
+export const productsJsonSql = (resourceId: string) => `(SELECT COALESCE(json_agg(${PRODUCT_JSON} ORDER BY rp.position, pr.name, pr.id), '[]'::json)
   FROM resource_products rp JOIN products pr ON pr.id = rp.product_id WHERE rp.resource_id = ${resourceId})`;
+
+/**
+ * Which product a reference names among the products of providers `providerIds` (an SQL
+ * uuid[] expression): the UUID, else the reference (the first by id when several providers use it).
+ * `refParam` is the placeholder holding the reference.
+ */
+function productLookup(ref: string, refParam: string, providerIds: string): string {
+  const byRef = isUuid(ref) ? `pr.id = ${refParam}::uuid` : `pr.reference = ${refParam}`;
+  return `FROM products pr WHERE ${byRef} AND pr.provider_id = ANY(${providerIds}) ORDER BY pr.id LIMIT 1`;
+}
+
+/** The product `ref` names (see productLookup) as one ProductRow JSON value, null when none. */
+export const productLookupJsonSql = (ref: string, refParam: string, providerIds: string) => `(SELECT ${PRODUCT_JSON} ${productLookup(ref, refParam, providerIds)})`;
 
 /** Every product of each resource (channel not applied), in the resource's order. */
 export async function productsOfResources(db: Queryable, resourceIds: string[]): Promise<Map<string, ProductRow[]>> {
@@ -41,12 +56,7 @@ export function onChannel(products: ProductRow[], channel: ChannelKey): ProductR
 
 /** A product by UUID, or by reference among the given providers' products; 404 when none. */
 export async function findProduct(db: Queryable, ref: string, providerIds: string[], field: string): Promise<ProductRow> {
-  const rows = isUuid(ref)
-    ? await db.query<ProductRow>(`SELECT ${COLUMNS} FROM products pr WHERE pr.id = $1 AND pr.provider_id = ANY($2::uuid[])`, [ref, providerIds])
-    : await db.query<ProductRow>(
-        `SELECT ${COLUMNS} FROM products pr WHERE pr.reference = $1 AND pr.provider_id = ANY($2::uuid[]) ORDER BY pr.id LIMIT 1`,
-        [ref, providerIds],
-      );
+  const rows = await db.query<ProductRow>(`SELECT ${COLUMNS} ${productLookup(ref, '$1', '$2::uuid[]')}`, [ref, providerIds]);
   if (!rows[0]) throw notFound(`no product found for ${field} ${ref}`);
   return rows[0];
 }

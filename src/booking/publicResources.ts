@@ -39,12 +39,13 @@ export interface PublicResource {
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (value: string) => UUID.test(value);
 
-const COLUMNS = `r.id, r.crm_id, r.provider_id, r.reference, r.public_name, r.description, r.website, r.img_url,
+/** The columns of PublicResource, of `resources r` joined with `providers p` (PUBLIC_RESOURCE_FROM). */
+export const PUBLIC_RESOURCE_COLUMNS = `r.id, r.crm_id, r.provider_id, r.reference, r.public_name, r.description, r.website, r.img_url,
        r.msg_help_text, r.contact_channel_type, r.contact_user_id, r.archived, r.address, r.channels, r.booking_window,
        p.time_zone, p.name AS provider_name, p.email AS provider_email, p.phone AS provider_phone, p.description AS provider_description,
        p.is_theming_allowed, p.is_localisation_allowed, p.are_custom_fields_allowed`;
-const FROM = 'FROM resources r JOIN providers p ON p.id = r.provider_id';
-const SELECT = `SELECT ${COLUMNS} ${FROM}`;
+export const PUBLIC_RESOURCE_FROM = 'FROM resources r JOIN providers p ON p.id = r.provider_id';
+const SELECT = `SELECT ${PUBLIC_RESOURCE_COLUMNS} ${PUBLIC_RESOURCE_FROM}`;
 
 type RefQuery = { where: string; params: unknown[] };
 
@@ -87,7 +88,7 @@ export function resolveResource(db: Queryable, ref: string, field = 'ref'): Prom
  * `extraColumns` may use $1..$n for `leading`.
  */
 export function resolveResourceWith<T>(db: Queryable, ref: string, field: string, extraColumns: string, leading: unknown[]): Promise<PublicResource & T> {
-  return resolveWith<PublicResource & T>(db, `SELECT ${COLUMNS}, ${extraColumns} ${FROM}`, ref, field, leading);
+  return resolveWith<PublicResource & T>(db, `SELECT ${PUBLIC_RESOURCE_COLUMNS}, ${extraColumns} ${PUBLIC_RESOURCE_FROM}`, ref, field, leading);
 }
 
 async function resolveAll<T extends { id: string }>(refs: { ref: string; field: string }[], one: (ref: string, field: string) => Promise<T>): Promise<T[]> {

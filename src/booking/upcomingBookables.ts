@@ -1,6 +1,6 @@
 /**
  * A1 upcoming_bookables: validates the query, resolves the resources (with their listing
- * versions), and answers from the listing cache or computes the listing afresh.
+ * versions), and answers from the listing cache, from a computation in flight, or computes the listing afresh.
  */
 import type { Deps } from '../context.js';
 import { invalid } from '../errors.js';
@@ -8,7 +8,7 @@ import type { ChannelKey } from '../offerings/channels.js';
 import { compilePattern, localeFromLanguageTag, PatternError, type CompiledPattern } from './datePattern.js';
 import { listingCacheFor, MAX_AGE_MS } from './listingCache.js';
 import { computeListing } from './listingCompute.js';
-import { resolveListingVersions, resolveResources } from './publicResources.js';
+import { resolveListingVersions } from './publicResources.js';
 
 export { BOOKING_HORIZON_DAYS } from './listingCompute.js';
 export const DEFAULT_GROUP_FORMAT = 'yyyy-MM-dd';
@@ -52,21 +52,19 @@ export async function upcomingBookables(deps: Deps, q: UpcomingQuery): Promise<B
   const resources = await resolveListingVersions(deps.db, q.refs);
   const key = JSON.stringify([resources.map((r) => r.id), q.channelKey, q.prdRef ?? null, groupFormat, timeFormat, locale]);
   const versions = resources.map((r) => r.listing_version).join(',');
-  const cache = listingCacheFor(deps.db);
   const nowMs = deps.clock.now().getTime();
-  const hit = cache.get(key, versions, nowMs);
-  if (hit) return hit.json;
-
-  const listing = await computeListing(deps, {
-    resources: await resolveResources(deps.db, q.refs),
-    channelKey: q.channelKey,
-    prdRef: q.prdRef,
-    groupFormat: compiled.group,
-    timeFormat: compiled.time,
-    locale,
-    nowMs,
+  const answer = await listingCacheFor(deps.db).answer(key, versions, nowMs, async () => {
+    const listing = await computeListing(deps, {
+      resourceIds: resources.map((r) => r.id),
+      channelKey: q.channelKey,
+      prdRef: q.prdRef,
+      groupFormat: compiled.group,
+      timeFormat: compiled.time,
+      locale,
+      nowMs,
+    });
+    const json = listing.json === null ? null : Buffer.from(listing.json);
+    return { json, computedAtMs: nowMs, validUntilMs: Math.min(listing.changesAtMs, nowMs + MAX_AGE_MS) };
   });
-  const json = listing.result ? Buffer.from(JSON.stringify(listing.result)) : null;
-  cache.set(key, versions, { json, computedAtMs: nowMs, validUntilMs: Math.min(listing.changesAtMs, nowMs + MAX_AGE_MS) });
-  return json;
+  return answer.json;
 }

@@ -68,12 +68,3 @@ export async function serveFeed(deps: Deps, cache: FeedCache, token: string, loc
   cache.set(key, rendered);
   return rendered;
 }
-
-/** If-None-Match (RFC 9110 13.1.2): `*` or any listed tag, weak or strong, equal to ours. */
-export function notModified(ifNoneMatch: string | undefined, etag: string): boolean {
-  if (!ifNoneMatch) return false;
-  return ifNoneMatch.split(',').some((tag) => {
-    const t = tag.trim();
-    return t === '*' || t.replace(/^W\//, '') === etag;
-  });
-}

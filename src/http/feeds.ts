@@ -1,7 +1,8 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../context.js';
 import { createFeed, listFeeds, revokeFeed } from '../feeds/feeds.js';
-import { FeedCache, notModified, serveFeed } from '../feeds/serveFeed.js';
+import { FeedCache, serveFeed } from '../feeds/serveFeed.js';
+import { notModified } from './representation.js';
 import { mailLocale } from '../notifications/format.js';
 import { Enveloped, envelope, errorResponses, ErrorResponse, Nullable } from './reply.js';
 

@@ -26,6 +26,11 @@ import {
   UpcomingResponse,
 } from './publicSchemas.js';
 import { envelope } from './reply.js';
+import { sendCachedJson } from './representation.js';
+
+const UpcomingHeaders = Type.Object({
+  'if-none-match': Type.Optional(Type.String({ description: 'the ETag of a listing the client has: 304 while it is still the current one' })),
+});
 
 const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(Type.String({ description: 'makes a retry safe: the same key, path and body within 24 h replays the first answer (Idempotent-Replayed: true)' })),
@@ -52,12 +57,20 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
   app.get(
     PATHS.upcoming,
     {
+      compress: false, // sendCachedJson compresses each cached listing once
       schema: {
         tags,
         summary: 'A1 upcoming bookable slots of one or more resources, grouped',
+        description: 'The answer carries an ETag (If-None-Match with it gives 304 while the listing is unchanged) and comes in br or gzip as Accept-Encoding allows.',
         params: RefParams,
         querystring: UpcomingQuery,
-        response: { 200: UpcomingResponse, 204: Type.Null({ description: 'nothing bookable' }), ...publicErrors },
+        headers: UpcomingHeaders,
+        response: {
+          200: UpcomingResponse,
+          204: Type.Null({ description: 'nothing bookable' }),
+          304: Type.Null({ description: 'unchanged since the ETag given in If-None-Match' }),
+          ...publicErrors,
+        },
       },
     },
     async (request, reply) => {
@@ -72,7 +85,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
       });
       if (!json) return reply.code(204).send(null);
       // already serialized (and cached) by the domain, exactly to UpcomingResponse: a Buffer skips the serializer
-      return reply.type('application/json; charset=utf-8').send(json as unknown as Static<typeof UpcomingResponse>);
+      return sendCachedJson(request, reply, json);
     },
   );
 

@@ -1,9 +1,4 @@
-import { Counter, register } from 'prom-client';
-
-function counter(name: string, help: string, labelNames: string[]): Counter<string> {
-  // several workers (and test files) in one process share the default registry
-  return (register.getSingleMetric(name) as Counter<string> | undefined) ?? new Counter({ name, help, labelNames });
-}
+import { sharedCounter as counter } from '../metrics.js';
 
 export const mailMetrics = {
   sent: counter('booking_mail_sent_total', 'Mails delivered (SMTP accepted or .eml written)', ['template', 'transport']),

@@ -1,9 +1,4 @@
-import { Counter, Gauge, register } from 'prom-client';
-
-// several workers (and test files) in one process share the default registry
-const counter = (name: string, help: string, labelNames: string[]) =>
-  (register.getSingleMetric(name) as Counter<string> | undefined) ?? new Counter({ name, help, labelNames });
-const gauge = (name: string, help: string) => (register.getSingleMetric(name) as Gauge | undefined) ?? new Gauge({ name, help });
+import { sharedCounter as counter, sharedGauge as gauge } from '../metrics.js';
 
 export const webhookMetrics = {
   /** outcome: succeeded, retrying (an attempt failed, another follows), failed (given up) */
