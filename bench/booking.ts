@@ -4,7 +4,8 @@
  */
 import autocannon from 'autocannon';
 import type { Db } from '../src/storage/db.js';
-import { nthSlot, type BookingData, type Slot } from './seed.js';
+import type { Send, Timed } from './http.js';
+import { nthSlot, slotCount, type BookingData, type Slot } from './seed.js';
 
 export interface BookingRun {
   booked: number;
@@ -17,12 +18,17 @@ export interface BookingRun {
   errors: number;
 }
 
-/** A source of slots no other consumer of this bench process gets. */
+/**
+ * A source of places no other consumer of this bench process gets: the slots in nthSlot's order,
+ * round after round while they have places left (one round when a slot has one place).
+ */
 export function slotCounter(data: BookingData): () => { n: number; slot: Slot } {
+  const slots = slotCount(data);
   let next = 0;
   return () => {
     const n = next++;
-    return { n, slot: nthSlot(data, n) };
+    if (n >= slots * data.capacity) throw new Error('the bench ran out of seeded places');
+    return { n, slot: nthSlot(data, n % slots) };
   };
 }
 
@@ -40,6 +46,16 @@ export function createBody(data: BookingData, slot: Slot, n: number, placeholder
 }
 
 export const clientHeaders = (n: number) => ({ 'content-type': 'application/json', 'x-forwarded-for': addressOf(n) });
+
+/** One consumer's booking through a client: reserve the place, then, when it is held, create the booking. */
+export async function bookOnce(send: Send, data: BookingData, { n, slot }: { n: number; slot: Slot }): Promise<{ reserved: Timed; created?: Timed }> {
+  const headers = clientHeaders(n);
+  const reserved = await send('POST', `/rest/1/resources/${slot.resourceUuid}/reserve_appointment`, headers, reserveBody(data, slot));
+  if (reserved.status !== 201) return { reserved };
+  const placeholder = JSON.parse(reserved.body).participation.customer_uuid;
+  const created = await send('POST', `/resources/${slot.resourceUuid}/create_appointment_with_consumer`, headers, createBody(data, slot, n, placeholder));
+  return { reserved, created };
+}
 
 export async function bookingRun(serverUrl: string, data: BookingData, consumers: number, seconds: number, take = slotCounter(data)): Promise<BookingRun> {
   let booked = 0;

@@ -1,10 +1,26 @@
 /** A closed-loop HTTP client for mixed workloads: each request timed on its own, per operation. */
-import { Agent, request } from 'node:http';
+import { Agent, request, type IncomingHttpHeaders } from 'node:http';
+import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib';
 
 export interface Timed {
   status: number;
-  body: string;
   ms: number;
+  headers: IncomingHttpHeaders;
+  /** the body as it came over the wire: still compressed when the answer has a Content-Encoding */
+  wire: Buffer;
+  /** the body as text, its Content-Encoding undone (decoded when first read) */
+  readonly body: string;
+}
+
+export type Send = ReturnType<typeof client>;
+
+const DECODERS: Record<string, (wire: Buffer) => Buffer> = { br: brotliDecompressSync, gzip: gunzipSync, deflate: inflateSync };
+
+function decoded(wire: Buffer, encoding: string | undefined): Buffer {
+  if (!encoding || encoding === 'identity') return wire;
+  const decode = DECODERS[encoding];
+  if (!decode) throw new Error(`unknown Content-Encoding ${encoding}`);
+  return decode(wire);
 }
 
 export function client(baseUrl: string, connections: number) {
@@ -17,10 +33,22 @@ export function client(baseUrl: string, connections: number) {
       const req = request(
         { agent, host: base.hostname, port: base.port, method, path, headers: payload ? { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : headers },
         (res) => {
-          let text = '';
-          res.setEncoding('utf8');
-          res.on('data', (c) => (text += c));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text, ms: performance.now() - started }));
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => {
+            const ms = performance.now() - started;
+            const wire = Buffer.concat(chunks);
+            let text: string | undefined;
+            resolve({
+              status: res.statusCode ?? 0,
+              ms,
+              headers: res.headers,
+              wire,
+              get body() {
+                return (text ??= decoded(wire, res.headers['content-encoding']).toString('utf8'));
+              },
+            });
+          });
         },
       );
       req.on('error', reject);

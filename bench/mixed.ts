@@ -4,11 +4,10 @@
  * touches the listing of every resource it concerns; consumers reserve and book distinct slots.
  */
 import { DateTime } from 'luxon';
-import { clientHeaders, createBody, reserveBody, slotCounter } from './booking.js';
-import { client, Latencies } from './http.js';
+import { bookOnce, slotCounter } from './booking.js';
+import { client, Latencies, type Send } from './http.js';
 import type { BookingData } from './seed.js';
 
-type Send = ReturnType<typeof client>;
 type PartnerOp = (send: Send, i: number) => Promise<{ status: number; ms: number }>;
 
 function partnerOps(data: BookingData): Record<string, PartnerOp> {
@@ -65,13 +64,9 @@ export async function mixedRun(serverUrl: string, data: BookingData, partners: n
   const take = slotCounter(data);
   const consumer = async () => {
     while (Date.now() < deadline) {
-      const { n, slot } = take();
-      const headers = clientHeaders(n);
-      const reserved = await send('POST', `/rest/1/resources/${slot.resourceUuid}/reserve_appointment`, headers, reserveBody(data, slot));
+      const { reserved, created } = await bookOnce(send, data, take());
       record('reserve', reserved, 201);
-      if (reserved.status !== 201) continue;
-      const placeholder = JSON.parse(reserved.body).participation.customer_uuid;
-      const created = await send('POST', `/resources/${slot.resourceUuid}/create_appointment_with_consumer`, headers, createBody(data, slot, n, placeholder));
+      if (!created) continue;
       record('create', created, 201);
       if (created.status === 201) booked++;
     }

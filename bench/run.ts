@@ -7,7 +7,10 @@
  *  W2-hot  50 consumers on distinct slots of ONE resource for 20 s
  *  W3      12 clients of mixed partner writes on one provider with 25 resources while 25 consumers book
  *  FEED    the calendar feed of W1's resource polled by 10 connections: full answers, then 304s
- * Each booking workload's provider also has a history of 20,000 past consumers and bookings.
+ *  COLD    100 times in a row: one booking on W1's listing (20 places a slot), then the first A1 after it
+ *  RUSH    that listing (A1, br/gzip welcome) polled by 20 viewers while 20 consumers book its places, 15 s
+ * Each booking workload's provider (RUSH's and COLD's too) also has a history of 20,000 past consumers
+ * and bookings. COLD and RUSH share their resource; COLD runs first, on the quiet service.
  * Only a part: `npm run bench -- W2-hot W3` (names as above).
  */
 import { randomBytes } from 'node:crypto';
@@ -18,17 +21,19 @@ import { testConfig } from '../src/config.js';
 import { openDb, type Db } from '../src/storage/db.js';
 import { migrate } from '../src/storage/migrate.js';
 import { cpuMeter, type CpuSpent } from './cpu.js';
-import { bookingRun, overbookingCheck, type BookingRun } from './booking.js';
+import { bookingRun, overbookingCheck, slotCounter, type BookingRun } from './booking.js';
+import { COLD_BOOKINGS, coldRun } from './cold.js';
 import { FEED_CONNECTIONS, FEED_SECONDS, feedRun } from './feed.js';
 import { mixedRun } from './mixed.js';
-import { seedBooking, seedHistory, seedW1, type BookingData } from './seed.js';
+import { RUSH_BOOKERS, RUSH_SECONDS, RUSH_VIEWERS, rushRun } from './rush.js';
+import { seedBooking, seedHistory, seedRush, seedW1, type BookingData } from './seed.js';
 import { sampleRss, startChild, stop, type Child } from './service.js';
 import { W1_CONNECTIONS, W1_SECONDS, w1 } from './w1.js';
 
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /** past consumers (and bookings) each booking workload's provider has, as in a database in service */
 const HISTORY = 20_000;
-const WORKLOADS = ['W1', 'W2', 'W2-hot', 'W3', 'FEED'];
+const WORKLOADS = ['W1', 'W2', 'W2-hot', 'W3', 'FEED', 'COLD', 'RUSH'];
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : WORKLOADS;
 
 async function admin(sql: string): Promise<void> {
@@ -63,16 +68,48 @@ async function runFeed(service: Child, data: Awaited<ReturnType<typeof seedW1>>)
   console.log(`    304     : p50 ${ms(r.notModified.p50)}  p99 ${ms(r.notModified.p99)}  ${r.notModified.rps.toFixed(0)} req/s  (If-None-Match with the ETag; non-2xx here are the 304s: ${r.notModified.non2xx})`);
 }
 
-async function printBookings(db: Db, [r, cpu]: [BookingRun, CpuSpent], data: BookingData, target: number | null) {
-  const check = await overbookingCheck(db, data.resourceUuids);
+function printBooked(r: BookingRun) {
   console.log(`    completed bookings: ${r.booked} in ${r.seconds.toFixed(1)} s = ${r.perSecond.toFixed(0)} bookings/s  (requests p50 ${ms(r.p50)}, p99 ${ms(r.p99)}, longest ${ms(r.max)}; errors ${r.errors})`);
   console.log(`    failed steps: ${JSON.stringify(r.failures)}`);
+}
+
+/** Prints the overbooking check of the data's resources; true when clean. */
+async function printOverbooking(db: Db, data: BookingData): Promise<boolean> {
+  const check = await overbookingCheck(db, data.resourceUuids);
+  console.log(`    overbooking check: ${check.appointments} appointments, ${check.booked} BOOKED participations, ${check.overbooked} over capacity, ${check.overlapping} overlapping appointments`);
+  return check.overbooked === 0 && check.overlapping === 0;
+}
+
+async function printBookings(db: Db, [r, cpu]: [BookingRun, CpuSpent], data: BookingData, target: number | null) {
+  printBooked(r);
   const per = (spent: number) => (r.booked ? spent / r.booked : NaN);
   const total = per(cpu.serviceMs) + per(cpu.postgresMs) + per(cpu.benchMs);
   console.log(`    CPU per booking: service ${ms(per(cpu.serviceMs))}, PostgreSQL ${ms(per(cpu.postgresMs))}, bench client ${ms(per(cpu.benchMs))} = ${ms(total)} (${cpus().length} cores: at most ${((cpus().length * 1000) / total).toFixed(0)} bookings/s with the client on the same machine)`);
-  console.log(`    overbooking check: ${check.appointments} appointments, ${check.booked} BOOKED participations, ${check.overbooked} over capacity, ${check.overlapping} overlapping appointments`);
-  const clean = check.overbooked === 0 && check.overlapping === 0;
+  const clean = await printOverbooking(db, data);
   console.log(`    targets : ${target ? `>= ${target} bookings/s: ${met(r.perSecond >= target)}; ` : ''}zero overbookings: ${met(clean)}`);
+}
+
+type Take = ReturnType<typeof slotCounter>;
+
+async function runCold(service: Child, data: BookingData, take: Take) {
+  console.log(`\nCOLD  ${COLD_BOOKINGS} times in a row: one booking (reserve + create) on ONE resource (28 days 08:00-18:00, raster 30, 20 places a slot), then ONE A1 (accept-encoding: br, gzip)`);
+  const r = await coldRun(service.url, data, take);
+  console.log(`    cold A1 : p50 ${ms(r.p50)}  p99 ${ms(r.p99)}  longest ${ms(r.max)}  (non-200 ${r.failed}; Content-Encoding seen: ${r.encodings.join(', ')})`);
+  console.log(`    changed : ${r.differed} of ${r.n} answers differed from the previous one (compared by ${r.withETag === r.n ? 'ETag' : r.withETag ? `ETag, by body where it had none (${r.n - r.withETag})` : 'body: no ETag'}); failed bookings ${r.failedBookings}`);
+  console.log(`    targets : cold A1 p50 <= 10 ms: ${met(r.p50 <= 10)}`);
+}
+
+async function runRush(db: Db, service: Child, data: BookingData, take: Take) {
+  console.log(`\nRUSH  A1 of ONE resource (28 days 08:00-18:00, raster 30, 20 places a slot) polled by ${RUSH_VIEWERS} viewers (accept-encoding: br, gzip) while ${RUSH_BOOKERS} consumers book its places, ${RUSH_SECONDS} s`);
+  const { a1, bookings } = await rushRun(service.url, data, take);
+  const encodings = Object.entries(a1.encodings).map(([e, n]) => `${e} ${n}`).join(', ') || 'none';
+  console.log(`    A1      : p50 ${ms(a1.p50)}  p99 ${ms(a1.p99)}  longest ${ms(a1.max)}  ${a1.perSecond.toFixed(0)} req/s  (non-2xx ${a1.non2xx}, errors ${a1.errors})`);
+  console.log(`    on wire : ${a1.wireMean.toFixed(0)} bytes per answer (largest ${a1.wireMax}), Content-Encoding seen: ${encodings}`);
+  const contents = (c: NonNullable<typeof a1.last>) => `${c.bytes} bytes (${(c.bytes / 1024).toFixed(0)} KiB), ${c.items} bookables (${c.lots} LotAppointments)`;
+  console.log(`    uncompressed: before the rush ${contents(a1.first)}; last answer ${a1.last ? contents(a1.last) : 'none'}`);
+  printBooked(bookings);
+  const clean = await printOverbooking(db, data);
+  console.log(`    targets : A1 p99 <= 50 ms: ${met(a1.p99 <= 50)}; answer <= 30 KB on the wire: ${met(a1.wireMax <= 30_000)}; zero overbookings: ${met(clean)}`);
 }
 
 async function measured(service: Child, run: () => Promise<BookingRun>): Promise<[BookingRun, CpuSpent]> {
@@ -104,7 +141,8 @@ async function main(): Promise<void> {
     const w2Data = chosen.includes('W2') ? await seedBooking(seeder, db, { resources: 25, days: 30, raster: 10 }) : undefined;
     const hotData = chosen.includes('W2-hot') ? await seedBooking(seeder, db, { resources: 1, days: 150, raster: 5 }) : undefined;
     const w3Data = chosen.includes('W3') ? await seedBooking(seeder, db, { resources: 25, days: 30, raster: 10 }) : undefined;
-    for (const data of [w2Data, hotData, w3Data]) if (data) await seedHistory(seeder, db, data, HISTORY);
+    const rushData = chosen.includes('COLD') || chosen.includes('RUSH') ? await seedRush(seeder, db) : undefined;
+    for (const data of [w2Data, hotData, w3Data, rushData]) if (data) await seedHistory(seeder, db, data, HISTORY);
     await seeder.close();
     // statistics and visibility as a database in service has them, not autovacuum's first pass mid-run
     await db.exec('VACUUM ANALYZE');
@@ -138,6 +176,11 @@ async function main(): Promise<void> {
       const check = await overbookingCheck(db, w3Data.resourceUuids);
       console.log(`    overbooking check: ${check.overbooked} over capacity, ${check.overlapping} overlapping appointments`);
       console.log(`    targets : partner writes p99 <= 100 ms: ${ms(worstP99)} ${met(worstP99 <= 100)}; no answer over 1 s: ${ms(longest)} ${met(longest <= 1000)}`);
+    }
+    if (rushData) {
+      const take = slotCounter(rushData); // COLD's bookings, then RUSH's: the places of one listing
+      if (chosen.includes('COLD')) await runCold(service, rushData, take);
+      if (chosen.includes('RUSH')) await runRush(db, service, rushData, take);
     }
   } finally {
     if (service) await stop(service.child);

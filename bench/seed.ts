@@ -4,6 +4,9 @@
  *     appointments (100 single, booked full; 50 groups of 3 with one participant).
  * Booking workloads (W2, W2-hot, W3): a provider with some resources and long days of
  *     availability, far more slots than a run can book.
+ * RUSH and COLD: W1's listing (one resource, 28 days 08:00-18:00 at raster 30: 560 slots) as a
+ *     booking workload's resource, with 20 places per slot: every booking changes the listing, and
+ *     15 s of booking cannot use up its 11,200 places.
  */
 import { randomBytes } from 'node:crypto';
 import { DateTime } from 'luxon';
@@ -75,8 +78,12 @@ export async function seedW1(app: App, db: Db): Promise<W1Data> {
 export interface BookingShape {
   resources: number;
   days: number;
-  /** minutes per slot; the days run 06:00-22:00 */
+  /** minutes per slot */
   raster: number;
+  /** the days' opening hours, local time; default 06:00-22:00 */
+  hours?: [from: number, to: number];
+  /** places per slot (the timeslots' defaultCapacity); default 1 */
+  capacity?: number;
 }
 
 export interface BookingData {
@@ -92,10 +99,14 @@ export interface BookingData {
   raster: number;
   slotsPerDay: number;
   dayStartsMs: number[];
+  /** places per slot */
+  capacity: number;
 }
 
 /** A provider whose resources share one product and one contact (with a general profile), each with long bookable days. */
 export async function seedBooking(app: App, db: Db, shape: BookingShape): Promise<BookingData> {
+  const [from, to] = shape.hours ?? [6, 22];
+  const capacity = shape.capacity ?? 1;
   const { call, ...access } = await partner(app, db);
   const base = `/provider/${access.providerRef}`;
   const product = (await call('POST', `${base}/products`, { reference: 'visit@bench', name: 'Visit' })).product;
@@ -115,8 +126,8 @@ export async function seedBooking(app: App, db: Db, shape: BookingShape): Promis
     for (let d = 0; d < days.length; d += 100) {
       const created = await call('POST', `${base}/timeslots`, {
         timeslots: days.slice(d, d + 100).map((dt) => ({
-          resourceReference: reference, start: wall(dt.set({ hour: 6 })), end: wall(dt.set({ hour: 22 })),
-          raster: shape.raster, defaultCapacity: 1, defaultAcceptBookings: true, state: 'BOOKABLE',
+          resourceReference: reference, start: wall(dt.set({ hour: from })), end: wall(dt.set({ hour: to })),
+          raster: shape.raster, defaultCapacity: capacity, defaultAcceptBookings: true, state: 'BOOKABLE',
         })),
       });
       uuids.push(...created.timeslots.map((ts: { uuid: string }) => ts.uuid));
@@ -132,10 +143,14 @@ export async function seedBooking(app: App, db: Db, shape: BookingShape): Promis
     productRef: 'visit@bench',
     contactRef,
     raster: shape.raster,
-    slotsPerDay: (16 * 60) / shape.raster,
-    dayStartsMs: days.map((d) => d.set({ hour: 6 }).toMillis()),
+    slotsPerDay: ((to - from) * 60) / shape.raster,
+    dayStartsMs: days.map((d) => d.set({ hour: from }).toMillis()),
+    capacity,
   };
 }
+
+/** RUSH's and COLD's data (see the top of this file). */
+export const seedRush = (app: App, db: Db): Promise<BookingData> => seedBooking(app, db, { resources: 1, days: 28, raster: 30, hours: [8, 18], capacity: 20 });
 
 export interface Slot {
   resourceUuid: string;
@@ -143,6 +158,9 @@ export interface Slot {
   from: string;
   to: string;
 }
+
+/** How many distinct (resource, slot) the data has. */
+export const slotCount = (data: BookingData) => data.resourceUuids.length * data.dayStartsMs.length * data.slotsPerDay;
 
 /** The n-th distinct (resource, slot) of the data: resources round-robin, then slots in time order. */
 export function nthSlot(data: BookingData, n: number): Slot {

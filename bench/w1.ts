@@ -9,6 +9,12 @@ import { startChild, stop } from './service.js';
 export const W1_SECONDS = 10;
 export const W1_CONNECTIONS = 10;
 
+/** The bookables of an A1 answer (every group of it). */
+export function bookablesOf(json: string): { kind: string }[] {
+  const body = JSON.parse(json) as Record<string, unknown>;
+  return Object.entries(body).filter(([k]) => k !== 'public_visible').flatMap(([, v]) => v as { kind: string }[]);
+}
+
 async function measureGet(url: string) {
   await autocannon({ url, connections: W1_CONNECTIONS, duration: 3 }); // warm-up
   const r = await autocannon({ url, connections: W1_CONNECTIONS, duration: W1_SECONDS });
@@ -19,8 +25,7 @@ export async function w1(serverUrl: string, data: W1Data) {
   const path = `/resources/${data.resourceUuid}/upcoming_bookables?prdRef=${data.productUuid}`;
   const sample = await fetch(`${serverUrl}${path}`);
   const bytes = Buffer.from(await sample.arrayBuffer());
-  const body = JSON.parse(bytes.toString('utf8')) as Record<string, unknown>;
-  const items = Object.entries(body).filter(([k]) => k !== 'public_visible').flatMap(([, v]) => v as { kind: string }[]);
+  const items = bookablesOf(bytes.toString('utf8'));
   const service = await measureGet(`${serverUrl}${path}`);
   // every request another timeFormat: a cache miss each time, so the whole listing is computed
   let n = 0;
