@@ -65,6 +65,8 @@ export async function buildApp({ config, db, clock = systemClock, logger, counte
   const deps: Deps = { db, config, clock };
   await applyDefaultReminders(db, config);
 
+  // answers of 1 KiB or more in br or gzip as the client accepts; request bodies are taken as sent (no decompression)
+  await app.register(compress, { encodings: ['br', 'gzip'], threshold: COMPRESS_THRESHOLD_BYTES, globalDecompression: false });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -84,8 +86,6 @@ export async function buildApp({ config, db, clock = systemClock, logger, counte
   canonicalHostRedirect(app, config);
   registerMetrics(app);
   await registerRateLimits(app, counters);
-  // answers of 1 KiB or more in br or gzip as the client accepts; request bodies are taken as sent (no decompression)
-  await app.register(compress, { encodings: ['br', 'gzip'], threshold: COMPRESS_THRESHOLD_BYTES, globalDecompression: false });
   app.addHook('onRequest', async (_request, reply) => {
     if (lifecycle.draining) reply.header('connection', 'close');
   });

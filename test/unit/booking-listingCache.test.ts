@@ -35,4 +35,70 @@ describe('ListingCache', () => {
     expect(cache.get('huge', 'v', 1_500)).toBeUndefined();
     expect(cache.size).toBe(2);
   });
+
+  describe('answer', () => {
+    /** A computation that finishes when told to, counting how often it started. */
+    function gated(value = entry('{"n":1}')) {
+      let release!: () => void;
+      let fail!: (err: Error) => void;
+      const done = new Promise<typeof value>((resolve, reject) => {
+        release = () => resolve(value);
+        fail = reject;
+      });
+      const compute = { starts: 0, release: () => release(), fail: (err: Error) => fail(err), run: () => (compute.starts++, done) };
+      return compute;
+    }
+
+    it('lets requests for the same versions wait for the computation in flight instead of starting their own', async () => {
+      const cache = new ListingCache();
+      const c = gated();
+      const first = cache.answer('k', 'v1', 1_500, c.run);
+      const second = cache.answer('k', 'v1', 1_600, c.run);
+      c.release();
+      const [a, b] = await Promise.all([first, second]);
+      expect(c.starts).toBe(1);
+      expect(b.json).toBe(a.json);
+      expect((await cache.answer('k', 'v1', 1_700, c.run)).json).toBe(a.json); // now from the cache
+      expect(c.starts).toBe(1);
+    });
+
+    it('computes afresh for other versions: a change committed since makes the running computation stale', async () => {
+      const cache = new ListingCache();
+      const old = gated(entry('{"old":1}'));
+      const fresh = gated(entry('{"new":1}'));
+      const first = cache.answer('k', 'v1', 1_500, old.run);
+      const second = cache.answer('k', 'v2', 1_500, fresh.run);
+      fresh.release();
+      expect((await second).json?.toString()).toBe('{"new":1}');
+      old.release();
+      await first;
+      expect(old.starts + fresh.starts).toBe(2);
+    });
+
+    it('does not hand a joined result to a request it is no longer true for', async () => {
+      const cache = new ListingCache();
+      const c = gated(entry('{"n":1}', 1_000, 2_000));
+      const later = gated(entry('{"n":2}', 2_500, 3_000));
+      const first = cache.answer('k', 'v', 1_000, c.run);
+      const second = cache.answer('k', 'v', 2_500, later.run);
+      c.release();
+      await first;
+      later.release();
+      expect((await second).json?.toString()).toBe('{"n":2}');
+    });
+
+    it('passes a failed computation to those waiting for it and caches nothing', async () => {
+      const cache = new ListingCache();
+      const c = gated();
+      const first = cache.answer('k', 'v', 1_500, c.run);
+      const second = cache.answer('k', 'v', 1_500, c.run);
+      c.fail(new Error('database gone'));
+      await expect(first).rejects.toThrow('database gone');
+      await expect(second).rejects.toThrow('database gone');
+      const retry = gated(entry('{"ok":1}'));
+      const third = cache.answer('k', 'v', 1_500, retry.run);
+      retry.release();
+      expect((await third).json?.toString()).toBe('{"ok":1}');
+    });
+  });
 });

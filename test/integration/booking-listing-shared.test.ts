@@ -1,0 +1,156 @@
+/**
+ * A1 under a rush (issue 19): identical requests arriving together share one computation, and
+ * none of them is ever answered with a listing older than its own arrival; the answer carries an
+ * ETag (If-None-Match gives 304 while it is current) and comes in br or gzip as accepted.
+ */
+import { brotliDecompressSync, gunzipSync } from 'node:zlib';
+import type { LightMyRequestResponse } from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../helpers/app.js';
+import { book, bookBodyFor, createTimeslots, flatten, publicCall, setupBooking, type Booking } from '../helpers/bookingFixtures.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ bookingRateLimitPerMinute: 10_000, maxHoldsPerIp: 1_000 });
+});
+afterAll(() => t.close());
+
+const a1 = (b: Booking, headers: Record<string, string> = {}, ref = b.resource.uuid) => publicCall(t, 'GET', `/resources/${ref}/upcoming_bookables`, undefined, undefined, headers);
+
+/** The body as the client gets it once the Content-Encoding is undone. */
+function decoded(res: LightMyRequestResponse): string {
+  const encoding = res.headers['content-encoding'];
+  if (encoding === 'br') return brotliDecompressSync(res.rawPayload).toString('utf8');
+  if (encoding === 'gzip') return gunzipSync(res.rawPayload).toString('utf8');
+  expect(encoding).toBeUndefined();
+  return res.body;
+}
+
+/** booking_listing_answers_total by source, read from /metrics. */
+async function answersBySource(): Promise<Record<string, number>> {
+  const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+  const out: Record<string, number> = { cache: 0, shared: 0, computed: 0 };
+  for (const m of text.matchAll(/^booking_listing_answers_total\{source="(\w+)"\} (\d+)$/gm)) out[m[1]] = Number(m[2]);
+  return out;
+}
+
+/** A resource with a day of 30-minute slots (a listing of some KiB) and room for group bookings. */
+async function busyResource(): Promise<Booking> {
+  const b = await setupBooking(t);
+  await createTimeslots(b, [{ start: '2026-06-02T08:00', end: '2026-06-02T18:00', defaultCapacity: 5 }]);
+  return b;
+}
+
+describe('A1 shared by concurrent requests', () => {
+  it('computes the listing once for identical requests arriving together, and answers all alike', async () => {
+    const b = await busyResource();
+    const before = await answersBySource();
+    const answers = await Promise.all(Array.from({ length: 12 }, () => a1(b)));
+    const after = await answersBySource();
+    expect(answers.map((r) => r.statusCode)).toEqual(Array(12).fill(200));
+    expect(new Set(answers.map((r) => r.body)).size).toBe(1);
+    expect(flatten(answers[0])).toHaveLength(20);
+    expect(after.computed - before.computed).toBe(1);
+  });
+
+  it('shares one computation between references to the same resource (UUID and short form)', async () => {
+    const b = await busyResource();
+    const before = await answersBySource();
+    const [byUuid, byRef] = await Promise.all([a1(b), a1(b, {}, encodeURIComponent(b.resource.reference))]);
+    const after = await answersBySource();
+    expect(byRef.body).toBe(byUuid.body);
+    expect(after.computed - before.computed).toBe(1);
+    expect(after.shared + after.cache - before.shared - before.cache).toBe(1);
+  });
+
+  it('never answers a request with a listing from before a booking committed ahead of it', async () => {
+    const b = await busyResource();
+    for (let round = 0; round < 4; round++) {
+      const [slot] = flatten(await a1(b));
+      const earlier = Array.from({ length: 5 }, () => a1(b)); // may still be computing while the booking commits
+      const booked = await book(t, b.resource.uuid, bookBodyFor(slot, b.product.uuid));
+      expect(booked.statusCode, booked.body).toBe(201);
+      const later = await Promise.all(Array.from({ length: 5 }, () => a1(b)));
+      await Promise.all(earlier);
+      for (const res of later) expect(flatten(res)[0]).toMatchObject({ start: slot.start, kind: 'models.LotAppointment', capacity_left: 4 - round });
+    }
+  });
+});
+
+describe('A1 conditional requests', () => {
+  it('carries a weak ETag that If-None-Match turns into a 304 while the listing is current', async () => {
+    const b = await busyResource();
+    const first = await a1(b, { origin: 'https://shop.example' });
+    expect(first.statusCode).toBe(200);
+    const etag = String(first.headers.etag);
+    expect(etag).toMatch(/^W\/"[\w-]+"$/);
+    expect(first.headers['cache-control']).toBe('no-cache');
+    expect(String(first.headers.vary)).toMatch(/Origin/);
+    expect(String(first.headers.vary)).toMatch(/Accept-Encoding/);
+
+    for (const ifNoneMatch of [etag, etag.slice(2), `"other", ${etag}`, '*']) {
+      const again = await a1(b, { 'if-none-match': ifNoneMatch, origin: 'https://shop.example' });
+      expect(again.statusCode, ifNoneMatch).toBe(304);
+      expect(again.rawPayload.length).toBe(0);
+      expect(again.headers.etag).toBe(etag);
+      expect(again.headers['access-control-allow-origin']).toBe('https://shop.example');
+    }
+    expect((await a1(b, { 'if-none-match': 'W/"stale"' })).statusCode).toBe(200);
+  });
+
+  it('gives a new ETag, and a full answer to the old one, once a booking changed the listing', async () => {
+    const b = await busyResource();
+    const first = await a1(b);
+    const [slot] = flatten(first);
+    expect((await book(t, b.resource.uuid, bookBodyFor(slot, b.product.uuid))).statusCode).toBe(201);
+    const after = await a1(b, { 'if-none-match': String(first.headers.etag) });
+    expect(after.statusCode).toBe(200);
+    expect(after.headers.etag).not.toBe(first.headers.etag);
+    expect(flatten(after)[0]).toMatchObject({ kind: 'models.LotAppointment', capacity_left: 4 });
+  });
+
+  it('answers 204 with no ETag when nothing is bookable', async () => {
+    const b = await setupBooking(t);
+    const res = await a1(b);
+    expect(res.statusCode).toBe(204);
+    expect(res.headers.etag).toBeUndefined();
+  });
+});
+
+describe('A1 compression', () => {
+  it('answers in br or gzip as Accept-Encoding prefers, the same JSON as uncompressed and the same ETag', async () => {
+    const b = await busyResource();
+    const plain = await a1(b);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    const size = plain.rawPayload.length;
+    expect(size).toBeGreaterThan(8_000);
+    for (const [accept, expected] of [['gzip, deflate, br', 'br'], ['gzip', 'gzip'], ['br;q=0, gzip', 'gzip'], ['gzip;q=0.5, br;q=0.9', 'br'], ['*', 'br']] as const) {
+      const res = await a1(b, { 'accept-encoding': accept });
+      expect(res.statusCode).toBe(200);
+      expect(res.headers['content-encoding'], accept).toBe(expected);
+      expect(res.rawPayload.length).toBeLessThan(size / 5);
+      expect(decoded(res)).toBe(plain.body);
+      expect(res.headers.etag).toBe(plain.headers.etag);
+      expect(res.headers['content-type']).toMatch(/^application\/json/);
+    }
+    for (const accept of ['identity', 'deflate', '']) expect((await a1(b, { 'accept-encoding': accept })).headers['content-encoding']).toBeUndefined();
+  });
+
+  it('sends a small listing as it is', async () => {
+    const b = await setupBooking(t);
+    await createTimeslots(b, [{ start: '2026-06-02T09:00', end: '2026-06-02T09:30' }]);
+    const res = await a1(b, { 'accept-encoding': 'br, gzip' });
+    expect(res.statusCode).toBe(200);
+    expect(res.rawPayload.length).toBeLessThan(1024);
+    expect(res.headers['content-encoding']).toBeUndefined();
+  });
+
+  it('compresses other JSON answers of 1 KiB or more (the OpenAPI document) and leaves small ones', async () => {
+    const doc = await t.app.inject({ method: 'GET', url: '/openapi.json', headers: { 'accept-encoding': 'gzip' } });
+    expect(doc.statusCode).toBe(200);
+    expect(doc.headers['content-encoding']).toBe('gzip');
+    expect(JSON.parse(gunzipSync(doc.rawPayload).toString('utf8')).openapi).toBe('3.1.0');
+    const health = await t.app.inject({ method: 'GET', url: '/healthz', headers: { 'accept-encoding': 'gzip' } });
+    expect(health.headers['content-encoding']).toBeUndefined();
+  });
+});
