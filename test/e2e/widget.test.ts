@@ -139,7 +139,12 @@ describe.skipIf(skipBrowserTests)('booking in the browser', () => {
   it('completes a booking (German, desktop): days, times, hold countdown, inline 400, confirmation, partner API and mails', async () => {
     const r = await setupWidgetResource(svc, { dayOffsets: [1, 2, 3, 4, 5, 6, 7, 8, 9] });
     const { page, errors } = await newPage(1280, 640);
+    const listing = page.waitForResponse((res) => res.url().includes('/upcoming_bookables'));
     await page.goto(widgetUrl(r, { lang: 'de' }));
+    // the listing travels compressed, as the browser accepts it, and carries its ETag
+    const listingHeaders = await (await listing).allHeaders();
+    expect(['br', 'gzip']).toContain(listingHeaders['content-encoding']);
+    expect(listingHeaders.etag).toMatch(/^W\/"/);
 
     await expect.poll(() => page.getByRole('heading', { name: 'Datum und Uhrzeit wählen' }).isVisible()).toBe(true);
     await expect.poll(() => page.getByRole('heading', { level: 1 }).textContent()).toBe('Wohnung Lindenstraße 12');
