@@ -8318,7 +8318,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A1 upcoming bookable slots of one or more resources, grouped */
+        /**
+         * A1 upcoming bookable slots of one or more resources, grouped
+         * @description The answer carries an ETag (If-None-Match with it gives 304 while the listing is unchanged) and comes in br or gzip as Accept-Encoding allows.
+         */
         get: {
             parameters: {
                 query?: {
@@ -8335,7 +8338,10 @@ export interface paths {
                     /** @description Java-style pattern of formattedStart/formattedEnd; default yyyy-MM-dd HH:mm */
                     timeFormat?: string;
                 };
-                header?: never;
+                header?: {
+                    /** @description the ETag of a listing the client has: 304 while it is still the current one */
+                    "if-none-match"?: string;
+                };
                 path: {
                     /** @description resourceId@providerUuid@platform, resourceId@platform, or the resource UUID */
                     ref: string;
@@ -8383,6 +8389,13 @@ export interface paths {
                 };
                 /** @description nothing bookable */
                 204: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content?: never;
+                };
+                /** @description unchanged since the ETag given in If-None-Match */
+                304: {
                     headers: {
                         [name: string]: unknown;
                     };
