@@ -18,7 +18,7 @@ declare module 'autocannon' {
     }
     interface Result {
       latency: { p50: number; p99: number; max: number };
-      requests: { average: number };
+      requests: { average: number; total: number };
       non2xx: number;
       errors: number;
     }

@@ -49,12 +49,12 @@ const met = (ok: boolean) => (ok ? 'met' : 'MISSED');
 async function runW1(service: Child, data: Awaited<ReturnType<typeof seedW1>>) {
   console.log(`\nW1  GET upcoming_bookables?prdRef (28 days 08:00-18:00, raster 30, 150 appointments), ${W1_CONNECTIONS} connections, ${W1_SECONDS} s`);
   const peakRss = sampleRss(service.child.pid!);
-  const r = await w1(service.url, data);
+  const r = await w1(service.url, service.child.pid!, data);
   const rss = peakRss();
   console.log(`    response: ${r.status}, ${r.items} bookables (${r.lots} LotAppointments), ${(r.bytes / 1024).toFixed(0)} KiB`);
-  console.log(`    service : p50 ${ms(r.service.p50)}  p99 ${ms(r.service.p99)}  ${r.service.rps.toFixed(0)} req/s  (non-2xx ${r.service.non2xx}, errors ${r.service.errors})`);
+  console.log(`    service : p50 ${ms(r.service.p50)}  p99 ${ms(r.service.p99)}  ${r.service.rps.toFixed(0)} req/s  (non-2xx ${r.service.non2xx}, errors ${r.service.errors}); CPU ${(r.service.cpuMsPerRequest * 1000).toFixed(0)} µs per request`);
   console.log(`    uncached: p50 ${ms(r.computed.p50)}  p99 ${ms(r.computed.p99)}  ${r.computed.rps.toFixed(0)} req/s  (every request computes the listing: cache miss forced)`);
-  console.log(`    ceiling : p50 ${ms(r.ceiling.p50)}  p99 ${ms(r.ceiling.p99)}  ${r.ceiling.rps.toFixed(0)} req/s  (bare Fastify, same bytes)`);
+  console.log(`    ceiling : p50 ${ms(r.ceiling.p50)}  p99 ${ms(r.ceiling.p99)}  ${r.ceiling.rps.toFixed(0)} req/s  (bare Fastify, same bytes); CPU ${(r.ceiling.cpuMsPerRequest * 1000).toFixed(0)} µs per request`);
   console.log(`    service RSS: peak ${rss.toFixed(0)} MiB during W1`);
   const share = r.service.rps / r.ceiling.rps;
   console.log(`    targets : p99 <= 20 ms: ${met(r.service.p99 <= 20)}; >= 70 % of ceiling: ${(share * 100).toFixed(0)} % ${met(share >= 0.7)}; RSS < 150 MiB: ${met(rss < 150)}`);

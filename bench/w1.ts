@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import autocannon from 'autocannon';
 import type { W1Data } from './seed.js';
+import { cpuMeter } from './cpu.js';
 import { startChild, stop } from './service.js';
 
 export const W1_SECONDS = 10;
@@ -15,18 +16,21 @@ export function bookablesOf(json: string): { kind: string }[] {
   return Object.entries(body).filter(([k]) => k !== 'public_visible').flatMap(([, v]) => v as { kind: string }[]);
 }
 
-async function measureGet(url: string) {
+/** Latency and rate of GETs of `url`; with `pid`, also that process's CPU time per request (load-independent). */
+async function measureGet(url: string, pid?: number) {
   await autocannon({ url, connections: W1_CONNECTIONS, duration: 3 }); // warm-up
+  const spent = pid === undefined ? undefined : cpuMeter(pid);
   const r = await autocannon({ url, connections: W1_CONNECTIONS, duration: W1_SECONDS });
-  return { p50: r.latency.p50, p99: r.latency.p99, rps: r.requests.average, non2xx: r.non2xx, errors: r.errors };
+  const cpuMsPerRequest = spent ? spent().serviceMs / r.requests.total : NaN;
+  return { p50: r.latency.p50, p99: r.latency.p99, rps: r.requests.average, non2xx: r.non2xx, errors: r.errors, cpuMsPerRequest };
 }
 
-export async function w1(serverUrl: string, data: W1Data) {
+export async function w1(serverUrl: string, servicePid: number, data: W1Data) {
   const path = `/resources/${data.resourceUuid}/upcoming_bookables?prdRef=${data.productUuid}`;
   const sample = await fetch(`${serverUrl}${path}`);
   const bytes = Buffer.from(await sample.arrayBuffer());
   const items = bookablesOf(bytes.toString('utf8'));
-  const service = await measureGet(`${serverUrl}${path}`);
+  const service = await measureGet(`${serverUrl}${path}`, servicePid);
   // every request another timeFormat: a cache miss each time, so the whole listing is computed
   let n = 0;
   const computed = await autocannon({
@@ -38,7 +42,7 @@ export async function w1(serverUrl: string, data: W1Data) {
   const file = join(mkdtempSync(join(tmpdir(), 'bench-')), 'w1.json');
   writeFileSync(file, bytes);
   const ceilingServer = await startChild(['--import', 'tsx', 'bench/ceiling.ts', file], {});
-  const ceiling = await measureGet(`${ceilingServer.url}${path}`);
+  const ceiling = await measureGet(`${ceilingServer.url}${path}`, ceilingServer.child.pid!);
   await stop(ceilingServer.child);
   return {
     status: sample.status,
