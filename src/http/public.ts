@@ -35,7 +35,7 @@ const UpcomingHeaders = Type.Object({
 const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(Type.String({ description: 'makes a retry safe: the same key, path and body within 24 h replays the first answer (Idempotent-Replayed: true)' })),
 });
-import { Type, type Static } from '@fastify/type-provider-typebox';
+import { Type } from '@fastify/type-provider-typebox';
 
 const PATHS = {
   upcoming: '/resources/:ref/upcoming_bookables',
