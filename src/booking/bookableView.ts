@@ -110,32 +110,15 @@ export interface SlotFacts {
 }
 
 /**
- * The item as the wire shows it. Two object literals, one per kind, so every item of a kind has
- * the same hidden class and JSON.stringify takes its fast path over a listing of hundreds.
+ * The item as the wire shows it. One object literal, so every item has the same hidden class and
+ * JSON.stringify takes its fast path over a listing of hundreds; a Bookable's appointment_uuid is
+ * undefined, which JSON leaves out.
  */
 export function slotItem(facts: SlotFacts, view: ResourceView, fmt: InstantFormatter, timeFormat: CompiledPattern): SlotItem {
   const product = facts.product;
-  if (!facts.appointmentId) {
-    return {
-      kind: facts.kind,
-      timeslot_uuid: facts.timeslotId,
-      product_uuid: product ? product.id : null,
-      resource_uuid: view.resource.id,
-      product_name: product ? product.name : '',
-      resource_name: view.resource.public_name,
-      start: fmt.iso(facts.startMs),
-      end: fmt.iso(facts.endMs),
-      formattedStart: fmt.format(facts.startMs, timeFormat),
-      formattedEnd: fmt.format(facts.endMs, timeFormat),
-      contact_channel: view.contactChannel,
-      capacity: facts.capacity,
-      capacity_left: facts.capacityLeft,
-      products: view.productRefs,
-    };
-  }
   return {
     kind: facts.kind,
-    appointment_uuid: facts.appointmentId,
+    appointment_uuid: facts.appointmentId || undefined,
     timeslot_uuid: facts.timeslotId,
     product_uuid: product ? product.id : null,
     resource_uuid: view.resource.id,
