@@ -101,13 +101,18 @@ async function runCold(service: Child, data: BookingData, take: Take) {
 
 async function runRush(db: Db, service: Child, data: BookingData, take: Take) {
   console.log(`\nRUSH  A1 of ONE resource (28 days 08:00-18:00, raster 30, 20 places a slot) polled by ${RUSH_VIEWERS} viewers (accept-encoding: br, gzip) while ${RUSH_BOOKERS} consumers book its places, ${RUSH_SECONDS} s`);
+  const spent = cpuMeter(service.child.pid!);
   const { a1, bookings } = await rushRun(service.url, data, take);
+  const cpu = spent();
   const encodings = Object.entries(a1.encodings).map(([e, n]) => `${e} ${n}`).join(', ') || 'none';
   console.log(`    A1      : p50 ${ms(a1.p50)}  p99 ${ms(a1.p99)}  longest ${ms(a1.max)}  ${a1.perSecond.toFixed(0)} req/s  (non-2xx ${a1.non2xx}, errors ${a1.errors})`);
   console.log(`    on wire : ${a1.wireMean.toFixed(0)} bytes per answer (largest ${a1.wireMax}), Content-Encoding seen: ${encodings}`);
   const contents = (c: NonNullable<typeof a1.last>) => `${c.bytes} bytes (${(c.bytes / 1024).toFixed(0)} KiB), ${c.items} bookables (${c.lots} LotAppointments)`;
   console.log(`    uncompressed: before the rush ${contents(a1.first)}; last answer ${a1.last ? contents(a1.last) : 'none'}`);
   printBooked(bookings);
+  const available = cpus().length * bookings.seconds;
+  const share = (spentMs: number) => `${(spentMs / 1000).toFixed(1)} s (${((100 * spentMs) / 1000 / available).toFixed(0)} %)`;
+  console.log(`    CPU     : service ${share(cpu.serviceMs)}, PostgreSQL ${share(cpu.postgresMs)}, bench client ${share(cpu.benchMs)} of ${available.toFixed(0)} core-seconds`);
   const clean = await printOverbooking(db, data);
   console.log(`    targets : A1 p99 <= 50 ms: ${met(a1.p99 <= 50)}; answer <= 30 KB on the wire: ${met(a1.wireMax <= 30_000)}; zero overbookings: ${met(clean)}`);
 }
@@ -185,7 +190,7 @@ async function main(): Promise<void> {
   } finally {
     if (service) await stop(service.child);
     await db.close();
-    await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    if (!process.env.BENCH_KEEP) await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`); else console.log("kept", name);
   }
   console.log(`\nload average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 }

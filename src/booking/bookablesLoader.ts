@@ -1,18 +1,20 @@
 /**
- * A1's reads, in one round trip: each listed resource with its products and contact, the product
- * prdRef names, the offering timeslots reaching into the window, and the live appointments with
- * their live participation counts. Instants travel as epoch milliseconds inside compact JSON
- * arrays, so no row object or Date is built per slot.
+ * A1's read, in one statement (one round trip, one snapshot): the references resolved, the listed
+ * resources' listing versions, and, unless those equal the versions the caller already has a
+ * listing for, the data: each resource with its products and contact, the product prdRef names, the
+ * offering timeslots reaching into the window, and the live appointments with their live
+ * participation counts. Instants travel as epoch milliseconds inside compact JSON arrays, so no row
+ * object or Date is built per slot.
  */
 import { notFound } from '../errors.js';
 import { contactFromRow, resourceContactJsonSql, type ContactRow } from '../offerings/contact.js';
 import type { ChannelKey } from '../offerings/channels.js';
-import { LIVE_PARTICIPATION_SQL } from '../scheduling/capacity.js';
+import { liveParticipationSql } from '../scheduling/capacity.js';
 import type { TimeslotRow } from '../scheduling/repo.js';
 import type { Queryable } from '../storage/db.js';
 import { viewOf, type ResourceView } from './bookableView.js';
 import { productLookupJsonSql, productsJsonSql, type ProductRow } from './publicProducts.js';
-import { PUBLIC_RESOURCE_COLUMNS, PUBLIC_RESOURCE_FROM, type PublicResource } from './publicResources.js';
+import { PUBLIC_RESOURCE_COLUMNS, PUBLIC_RESOURCE_FROM, refsValuesSql, resolvedIds, type AddParam, type PublicResource } from './publicResources.js';
 import type { EngineAppointment, EngineTimeslot } from './slotEngine.js';
 
 /** An engine appointment plus what the public item shows about its product. */
@@ -48,12 +50,23 @@ export interface ListingData {
   appointments: LoadedAppointment[];
 }
 
-export interface ListingDataQuery {
-  resourceIds: string[];
+export interface ListingReadQuery {
+  refs: { ref: string; field: string }[];
   channelKey: ChannelKey;
   prdRef?: string;
   nowMs: number;
   untilMs: number;
+  /** the versions of a listing the caller has (ListingRead.versions): no data is read while they hold */
+  knownVersions: string | null;
+}
+
+export interface ListingRead {
+  /** the resources the references name, in their order, duplicates dropped */
+  resourceIds: string[];
+  /** the resources' listing versions (migration 006) as one opaque text, ids included */
+  versions: string;
+  /** null when `versions` equals the known versions */
+  data: ListingData | null;
 }
 
 const ms = (column: string) => `(extract(epoch FROM ${column}) * 1000)::bigint`;
@@ -78,27 +91,48 @@ interface Row extends PublicResource {
 const APPOINTMENT_MARGIN = `(SELECT COALESCE(max(COALESCE(pr.lead_time_minutes, 0) + COALESCE(pr.follow_up_time_minutes, 0)), 0) * interval '1 minute' + interval '1 day'
     FROM resource_products rp JOIN products pr ON pr.id = rp.product_id WHERE rp.resource_id = r.id)`;
 
-const sql = (prdRef: string | undefined) => `
+/** The listed resources' rows (Row), `ids` an SQL uuid[] expression; `prd` the prdRef placeholder, if any. */
+const dataSql = (ids: string, now: string, until: string, prdRef: string | undefined, prd: string | null) => `
   SELECT ${PUBLIC_RESOURCE_COLUMNS},
          ${productsJsonSql('r.id')} AS products,
          CASE WHEN r.contact_channel_type IS NOT NULL THEN ${resourceContactJsonSql('r.id')} END AS contact,
-         ${prdRef === undefined ? 'NULL' : productLookupJsonSql(prdRef, '$4', 'ARRAY(SELECT provider_id FROM resources WHERE id = ANY($1::uuid[]))')} AS prd,
+         ${prdRef === undefined || prd === null ? 'NULL' : productLookupJsonSql(prdRef, prd, `ARRAY(SELECT provider_id FROM resources WHERE id = ANY(${ids}))`)} AS prd,
          (SELECT json_agg(json_build_array(t.id, ${ms('t.start_at')}, ${ms('t.end_at')}, t.raster, t.default_capacity))
             FROM timeslots t
-           WHERE t.resource_id = r.id AND t.end_at > $2 AND t.start_at < $3
+           WHERE t.resource_id = r.id AND t.end_at > ${now} AND t.start_at < ${until}
              AND t.state = 'BOOKABLE' AND t.default_accept_bookings AND t.default_capacity > 0) AS timeslots,
          (SELECT json_agg(json_build_array(a.id, a.timeslot_id, a.product_id, ${ms('a.start_at')}, ${ms('a.end_at')},
                                            ${ms('a.blocked_from')}, ${ms('a.blocked_until')}, a.capacity, a.accept_bookings,
                                            COALESCE(a.product_name, pr.name), pr.exclusive, places.live, ${ms('places.next_hold_expiry')}))
             FROM appointments a
             LEFT JOIN products pr ON pr.id = a.product_id
-            CROSS JOIN LATERAL (SELECT count(*) FILTER (WHERE ${LIVE_PARTICIPATION_SQL}) AS live,
-                                       min(hold_until) FILTER (WHERE state = 'RESERVED' AND hold_until > $2) AS next_hold_expiry
+            CROSS JOIN LATERAL (SELECT count(*) FILTER (WHERE ${liveParticipationSql(now)}) AS live,
+                                       min(hold_until) FILTER (WHERE state = 'RESERVED' AND hold_until > ${now}) AS next_hold_expiry
                                   FROM participations WHERE appointment_id = a.id AND state IN ('RESERVED', 'REQUESTED', 'BOOKED')) places
            WHERE a.resource_id = r.id AND a.state = 'ACTIVE' AND NOT a.archived
-             AND a.blocked_until > $2::timestamptz - ${APPOINTMENT_MARGIN} AND a.blocked_from < $3::timestamptz + ${APPOINTMENT_MARGIN}) AS appointments
+             AND a.blocked_until > ${now}::timestamptz - ${APPOINTMENT_MARGIN} AND a.blocked_from < ${until}::timestamptz + ${APPOINTMENT_MARGIN}) AS appointments
     ${PUBLIC_RESOURCE_FROM}
-   WHERE r.id = ANY($1::uuid[])`;
+   WHERE r.id = ANY(${ids})`;
+
+/**
+ * The references resolved (`matches`: the ids each matches, at most two), the versions of the
+ * resources they name, and the data when those differ from the known versions and every reference
+ * names exactly one resource.
+ */
+function readSql(q: ListingReadQuery, param: AddParam): string {
+  const now = param(new Date(q.nowMs));
+  const until = param(new Date(q.untilMs));
+  const prd = q.prdRef === undefined ? null : param(q.prdRef);
+  const known = param(q.knownVersions);
+  return `
+  WITH refs (i, ids) AS (VALUES ${refsValuesSql(q.refs, param)}),
+       listed AS (SELECT ids[1] AS id, min(i) AS i FROM refs WHERE cardinality(ids) = 1 GROUP BY ids[1]),
+       current AS (SELECT array_agg(id ORDER BY i) AS ids, string_agg(id || '=' || listing_version(id), ',' ORDER BY i) AS versions FROM listed)
+  SELECT (SELECT json_agg(ids ORDER BY i) FROM refs) AS matches, current.versions,
+         CASE WHEN current.versions IS DISTINCT FROM ${known}::text AND NOT EXISTS (SELECT 1 FROM refs WHERE cardinality(ids) <> 1)
+              THEN (SELECT json_agg(d) FROM (${dataSql('current.ids', now, until, q.prdRef, prd)}) d) END AS data
+    FROM current`;
+}
 
 function timeslotOf(resourceId: string, [id, startMs, endMs, rasterMin, defaultCapacity]: TimeslotTuple): EngineTimeslot {
   return { id, resourceId, startMs, endMs, rasterMin, defaultCapacity, defaultAcceptBookings: true, state: 'BOOKABLE' };
@@ -112,18 +146,28 @@ function appointmentOf(resourceId: string, a: AppointmentTuple): LoadedAppointme
   };
 }
 
-/** What A1 computes from; 404 naming query.prdRef when prdRef names no product of the resources' providers. */
-export async function loadListingData(db: Queryable, q: ListingDataQuery): Promise<ListingData> {
-  const params: unknown[] = [q.resourceIds, new Date(q.nowMs), new Date(q.untilMs)];
-  if (q.prdRef !== undefined) params.push(q.prdRef);
-  const rows = await db.query<Row>(sql(q.prdRef), params);
+/**
+ * A1's read; 404 or 400 naming the field of a reference that names no single resource, 404 naming
+ * query.prdRef when the data was read and prdRef names no product of the resources' providers.
+ */
+export async function readListing(db: Queryable, q: ListingReadQuery): Promise<ListingRead> {
+  const params: unknown[] = [];
+  const [row] = await db.query<{ matches: string[][]; versions: string; data: Row[] | null }>(
+    readSql(q, (value) => `$${params.push(value)}`),
+    params,
+  );
+  const resourceIds = resolvedIds(q.refs, row.matches);
+  return { resourceIds, versions: row.versions, data: row.data && listingData(row.data, resourceIds, q) };
+}
+
+function listingData(rows: Row[], resourceIds: string[], q: ListingReadQuery): ListingData {
   const prd = rows.find((r) => r.prd)?.prd ?? null;
   if (q.prdRef !== undefined && !prd) throw notFound(`no product found for query.prdRef ${q.prdRef}`);
   const byId = new Map(rows.map((r) => [r.id, r]));
   const data: ListingData = { views: new Map(), prd, timeslots: [], appointments: [] };
-  for (const id of q.resourceIds) {
+  for (const id of resourceIds) {
     const row = byId.get(id);
-    if (!row || row.archived) continue; // archived resources list nothing (nor deleted ones, since the version was read)
+    if (!row || row.archived) continue; // archived resources list nothing
     const { products, contact, prd: _prd, timeslots, appointments, ...resource } = row;
     data.views.set(id, viewOf(resource, products, q.channelKey, contactFromRow(contact)));
     for (const t of timeslots ?? []) data.timeslots.push(timeslotOf(id, t));

@@ -50,6 +50,12 @@ export class ListingCache {
     return e;
   }
 
+  /** The versions the entry for `key` was computed at, while it is valid in time; null otherwise. */
+  versionsOf(key: string, nowMs: number): string | null {
+    const e = this.entries.get(key);
+    return e && validAt(e, nowMs) ? e.versions : null;
+  }
+
   set(key: string, versions: string, value: CachedListing): void {
     const size = (value.json?.length ?? 0) + key.length;
     if (size > Math.min(MAX_ENTRY_BYTES, this.budgetBytes)) return;

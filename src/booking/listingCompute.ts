@@ -1,7 +1,6 @@
-/** A1's computation: load what the listing needs (one query), run the pure slot engine, group and serialize. */
-import type { Deps } from '../context.js';
+/** A1's computation from what readListing read: run the pure slot engine, group and serialize. */
 import type { ChannelKey } from '../offerings/channels.js';
-import { loadListingData, type LoadedAppointment } from './bookablesLoader.js';
+import type { ListingData, LoadedAppointment } from './bookablesLoader.js';
 import { InstantFormatter, singleProduct, slotItem, type ResourceView, type SlotItem } from './bookableView.js';
 import { publicVisible } from './channels.js';
 import type { CompiledPattern } from './datePattern.js';
@@ -14,8 +13,6 @@ export const BOOKING_HORIZON_DAYS = 90;
 const DAY_MS = 86_400_000;
 
 export interface ListingRequest {
-  /** the listed resources, as resolved from the references, in order */
-  resourceIds: string[];
   channelKey: ChannelKey;
   prdRef?: string;
   groupFormat: CompiledPattern;
@@ -40,15 +37,12 @@ function productOf(view: ResourceView, prd: ProductRow | null, appt: LoadedAppoi
   return single ? { id: single.id, name: single.name } : null;
 }
 
-export async function computeListing(deps: Deps, q: ListingRequest): Promise<Listing> {
-  const untilMs = q.nowMs + BOOKING_HORIZON_DAYS * DAY_MS;
-  const { views, prd, ...loaded } = await loadListingData(deps.db, {
-    resourceIds: q.resourceIds,
-    channelKey: q.channelKey,
-    prdRef: q.prdRef,
-    nowMs: q.nowMs,
-    untilMs,
-  });
+/** The end of the window A1 lists at `nowMs`. */
+export const listingUntilMs = (nowMs: number) => nowMs + BOOKING_HORIZON_DAYS * DAY_MS;
+
+/** The listing of `data`, read at q.nowMs (its views are changed: resources without prdRef's product go). */
+export function computeListing({ views, prd, ...loaded }: ListingData, q: ListingRequest): Listing {
+  const untilMs = listingUntilMs(q.nowMs);
   for (const [id, view] of views) {
     if (prd && !view.products.some((p) => p.id === prd.id)) views.delete(id);
   }

@@ -7,7 +7,6 @@ import { invalid, notFound } from '../errors.js';
 import type { BookingWindow } from '../offerings/bookingWindow.js';
 import type { StoredChannels } from '../offerings/channels.js';
 import type { Queryable } from '../storage/db.js';
-import { FreshReads } from '../storage/freshReads.js';
 
 export interface PublicResource {
   id: string;
@@ -47,31 +46,35 @@ export const PUBLIC_RESOURCE_COLUMNS = `r.id, r.crm_id, r.provider_id, r.referen
 export const PUBLIC_RESOURCE_FROM = 'FROM resources r JOIN providers p ON p.id = r.provider_id';
 const SELECT = `SELECT ${PUBLIC_RESOURCE_COLUMNS} ${PUBLIC_RESOURCE_FROM}`;
 
-type RefQuery = { where: string; params: unknown[] };
+/** Adds a parameter to the statement being built and gives its placeholder. */
+export type AddParam = (value: unknown) => string;
 
-/** The WHERE of a reference; its placeholders start after `offset` leading parameters. */
-function refQuery(ref: string, offset = 0): RefQuery | null {
-  const $1 = `$${offset + 1}`;
-  const $2 = `$${offset + 2}`;
-  if (isUuid(ref)) return { where: `r.id = ${$1}`, params: [ref] };
+/** The WHERE (over `resources r`) matching a reference, null when it has no valid form. */
+function refWhere(ref: string, param: AddParam): string | null {
+  if (isUuid(ref)) return `r.id = ${param(ref)}`;
   const parts = ref.split('@');
   if (parts.length === 3 && parts.every(Boolean)) {
     const [resourceId, providerUuid, platform] = parts;
     if (!isUuid(providerUuid)) return null;
-    return { where: `r.provider_id = ${$1} AND r.reference = ${$2}`, params: [providerUuid, `${resourceId}@${platform}`] };
+    return `r.provider_id = ${param(providerUuid)} AND r.reference = ${param(`${resourceId}@${platform}`)}`;
   }
-  if (parts.length === 2 && parts.every(Boolean)) return { where: `r.reference = ${$1}`, params: [ref] };
+  if (parts.length === 2 && parts.every(Boolean)) return `r.reference = ${param(ref)}`;
   return null;
 }
 
-async function resolveWith<T>(db: Queryable, select: string, ref: string, field: string, leading: unknown[] = []): Promise<T> {
-  const q = refQuery(ref, leading.length);
-  if (!q) throw notFound(`no resource found for ${field} ${ref}`);
-  const rows = await db.query<T>(`${select} WHERE ${q.where} LIMIT 2`, [...leading, ...q.params]);
-  if (rows.length === 0) throw notFound(`no resource found for ${field} ${ref}`);
-  if (rows.length > 1) {
+/** 404 when a reference matches no resource, 400 when a short one matches resources of several providers. */
+function checkMatches(matches: number, ref: string, field: string): void {
+  if (matches === 0) throw notFound(`no resource found for ${field} ${ref}`);
+  if (matches > 1) {
     throw invalid(`${field} ${ref} is ambiguous: several providers have a resource with this reference; use the full form resourceId@providerUuid@platform`);
   }
+}
+
+async function resolveWith<T>(db: Queryable, select: string, ref: string, field: string, leading: unknown[] = []): Promise<T> {
+  const params = [...leading];
+  const where = refWhere(ref, (value) => `$${params.push(value)}`);
+  const rows = where ? await db.query<T>(`${select} WHERE ${where} LIMIT 2`, params) : [];
+  checkMatches(rows.length, ref, field);
   return rows[0];
 }
 
@@ -91,34 +94,33 @@ export function resolveResourceWith<T>(db: Queryable, ref: string, field: string
   return resolveWith<PublicResource & T>(db, `SELECT ${PUBLIC_RESOURCE_COLUMNS}, ${extraColumns} ${PUBLIC_RESOURCE_FROM}`, ref, field, leading);
 }
 
-async function resolveAll<T extends { id: string }>(refs: { ref: string; field: string }[], one: (ref: string, field: string) => Promise<T>): Promise<T[]> {
-  const out = new Map<string, T>();
+/** Resolves several references, keeping their order and dropping duplicates. */
+export async function resolveResources(db: Queryable, refs: { ref: string; field: string }[]): Promise<PublicResource[]> {
+  const out = new Map<string, PublicResource>();
   for (const { ref, field } of refs) {
-    const r = await one(ref, field);
+    const r = await resolveResource(db, ref, field);
     if (!out.has(r.id)) out.set(r.id, r);
   }
   return [...out.values()];
 }
 
-/** Resolves several references, keeping their order and dropping duplicates. */
-export function resolveResources(db: Queryable, refs: { ref: string; field: string }[]): Promise<PublicResource[]> {
-  return resolveAll(refs, (ref, field) => resolveResource(db, ref, field));
+/**
+ * SQL resolving references inside a larger statement: a `refs (i, ids)` VALUES list for a WITH, the
+ * ids (at most two) each reference matches. `resolvedIds` then checks them as resolveResources does.
+ */
+export function refsValuesSql(refs: { ref: string }[], param: AddParam): string {
+  return refs
+    .map(({ ref }, i) => {
+      const where = refWhere(ref, param);
+      return `(${i}, ${where ? `ARRAY(SELECT r.id FROM resources r WHERE ${where} LIMIT 2)` : `'{}'::uuid[]`})`;
+    })
+    .join(', ');
 }
 
-// listing_version (migration 006): how many changes that can alter the resource's listing were committed
-const VERSION_SELECT = 'SELECT r.id, listing_version(r.id)::text AS listing_version FROM resources r';
-
-type ListingVersion = { id: string; listing_version: string };
-const versionReads = new WeakMap<Queryable, FreshReads<ListingVersion[]>>();
-
-/**
- * Like resolveResources, but only ids and listing versions: what a cached listing is checked
- * against. Concurrent lookups of the same references share one fresh read (see FreshReads).
- */
-export function resolveListingVersions(db: Queryable, refs: { ref: string; field: string }[]): Promise<ListingVersion[]> {
-  let reads = versionReads.get(db);
-  if (!reads) versionReads.set(db, (reads = new FreshReads()));
-  return reads.read(JSON.stringify(refs), () => resolveAll(refs, (ref, field) => resolveWith(db, VERSION_SELECT, ref, field)));
+/** The ids the references resolved to (their matches per reference, in order), duplicates dropped; errors as resolveResource. */
+export function resolvedIds(refs: { ref: string; field: string }[], matches: string[][]): string[] {
+  refs.forEach(({ ref, field }, i) => checkMatches(matches[i].length, ref, field));
+  return [...new Set(matches.map((ids) => ids[0]))];
 }
 
 /** The resource by id, for code that already knows it (the resource of a timeslot or appointment). */

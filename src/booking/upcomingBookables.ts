@@ -1,15 +1,15 @@
 /**
- * A1 upcoming_bookables: validates the query, resolves the resources (with their listing
- * versions), and answers from the listing cache, from a computation in flight, or computes the
- * listing afresh.
+ * A1 upcoming_bookables: validates the query, reads the resources' listing versions (and the data
+ * when they changed) in one statement, and answers from the listing cache, from a computation in
+ * flight, or computes the listing afresh.
  */
 import type { Deps } from '../context.js';
 import { invalid } from '../errors.js';
 import type { ChannelKey } from '../offerings/channels.js';
+import { readListing } from './bookablesLoader.js';
 import { compilePattern, localeFromLanguageTag, PatternError, type CompiledPattern } from './datePattern.js';
-import { listingCacheFor, MAX_AGE_MS } from './listingCache.js';
-import { computeListing } from './listingCompute.js';
-import { resolveListingVersions } from './publicResources.js';
+import { listingCacheFor, MAX_AGE_MS, type CachedListing } from './listingCache.js';
+import { computeListing, listingUntilMs } from './listingCompute.js';
 import type { Db } from '../storage/db.js';
 import { FreshReads } from '../storage/freshReads.js';
 
@@ -45,40 +45,46 @@ export function localeOf(languageTag: string | undefined): string {
   }
 }
 
-/** The listing as JSON (the A1 object of group texts plus public_visible), or null when nothing is bookable. */
-export async function upcomingBookables(deps: Deps, q: UpcomingQuery): Promise<Buffer | null> {
+/** The listing (the A1 object of group texts plus public_visible) with its ready-made representation, or null when nothing is bookable. */
+export async function upcomingBookables(deps: Deps, q: UpcomingQuery): Promise<CachedListing['json']> {
   const groupFormat = q.groupFormat ?? DEFAULT_GROUP_FORMAT;
   const timeFormat = q.timeFormat ?? DEFAULT_TIME_FORMAT;
   const patterns = { group: timePattern(groupFormat, 'query.groupFormat', ''), time: timePattern(timeFormat, 'query.timeFormat', '') };
-  const shape = { refs: q.refs, channelKey: q.channelKey, prdRef: q.prdRef, groupFormat, timeFormat, locale: localeOf(q.languageTag) };
+  const shape: Shape = { refs: q.refs, channelKey: q.channelKey, prdRef: q.prdRef, groupFormat, timeFormat, locale: localeOf(q.languageTag) };
   // Identical requests arriving together share one answer, read after each of them arrived (FreshReads):
-  // while the listing changes with every booking of a rush, it is computed at most once per read, not once per viewer.
+  // while the listing changes with every booking of a rush, it is read at most once per round trip, not once per viewer.
   let reads = listingReads.get(deps.db);
   if (!reads) listingReads.set(deps.db, (reads = new FreshReads()));
-  return reads.read(JSON.stringify(shape), () => currentListing(deps, shape, patterns));
+  const shapeKey = JSON.stringify(shape);
+  return reads.read(shapeKey, () => currentListing(deps, shapeKey, shape, patterns));
 }
 
 type Shape = Omit<UpcomingQuery, 'groupFormat' | 'timeFormat' | 'languageTag'> & { groupFormat: string; timeFormat: string; locale: string };
 
-const listingReads = new WeakMap<Db, FreshReads<Buffer | null>>();
+const listingReads = new WeakMap<Db, FreshReads<CachedListing['json']>>();
+/** per request shape, the cache key (resolved resource ids and the rest of the shape) it had last */
+const lastKeys = new WeakMap<Db, Map<string, string>>();
+const MAX_REMEMBERED_SHAPES = 10_000;
 
 /** The listing at the resources' current versions: cached, being computed, or computed now. */
-async function currentListing(deps: Deps, shape: Shape, patterns: { group: CompiledPattern; time: CompiledPattern }): Promise<Buffer | null> {
-  const resources = await resolveListingVersions(deps.db, shape.refs);
-  const ids = resources.map((r) => r.id);
-  const key = JSON.stringify([ids, shape.channelKey, shape.prdRef ?? null, shape.groupFormat, shape.timeFormat, shape.locale]);
-  const versions = resources.map((r) => r.listing_version).join(',');
+async function currentListing(deps: Deps, shapeKey: string, shape: Shape, patterns: { group: CompiledPattern; time: CompiledPattern }): Promise<CachedListing['json']> {
+  const cache = listingCacheFor(deps.db);
+  let keys = lastKeys.get(deps.db);
+  if (!keys) lastKeys.set(deps.db, (keys = new Map()));
   const nowMs = deps.clock.now().getTime();
-  const answer = await listingCacheFor(deps.db).answer(key, versions, nowMs, async () => {
-    const listing = await computeListing(deps, {
-      resourceIds: ids,
-      channelKey: shape.channelKey,
-      prdRef: shape.prdRef,
-      groupFormat: patterns.group,
-      timeFormat: patterns.time,
-      locale: shape.locale,
-      nowMs,
-    });
+  const lastKey = keys.get(shapeKey);
+  const query = { refs: shape.refs, channelKey: shape.channelKey, prdRef: shape.prdRef, nowMs, untilMs: listingUntilMs(nowMs) };
+  // The versions of the listing cached for this shape: while the resources still have them, the statement reads no data.
+  const read = await readListing(deps.db, { ...query, knownVersions: lastKey === undefined ? null : cache.versionsOf(lastKey, nowMs) });
+  const key = JSON.stringify([read.resourceIds, shape.channelKey, shape.prdRef ?? null, shape.groupFormat, shape.timeFormat, shape.locale]);
+  if (keys.get(shapeKey) !== key) {
+    if (keys.size >= MAX_REMEMBERED_SHAPES) keys.clear();
+    keys.set(shapeKey, key);
+  }
+  const answer = await cache.answer(key, read.versions, nowMs, async () => {
+    // the entry was evicted since its versions were passed: read the data anew (a later snapshot, never a staler one)
+    const data = read.data ?? (await readListing(deps.db, { ...query, knownVersions: null })).data!;
+    const listing = computeListing(data, { channelKey: shape.channelKey, prdRef: shape.prdRef, groupFormat: patterns.group, timeFormat: patterns.time, locale: shape.locale, nowMs });
     const json = listing.json === null ? null : Buffer.from(listing.json);
     return { json, computedAtMs: nowMs, validUntilMs: Math.min(listing.changesAtMs, nowMs + MAX_AGE_MS) };
   });

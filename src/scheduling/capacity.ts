@@ -126,7 +126,9 @@ export async function lockAppointment(tx: Queryable, appointmentId: string): Pro
 }
 
 /** RESERVED with a live hold, REQUESTED and BOOKED count; an expired hold counts for nothing, swept or not. */
-export const LIVE_PARTICIPATION_SQL = `(state IN ('REQUESTED', 'BOOKED') OR (state = 'RESERVED' AND hold_until > $2))`;
+export const liveParticipationSql = (now: string) => `(state IN ('REQUESTED', 'BOOKED') OR (state = 'RESERVED' AND hold_until > ${now}))`;
+/** liveParticipationSql with `now` in $2. */
+export const LIVE_PARTICIPATION_SQL = liveParticipationSql('$2');
 
 export interface ParticipationRow {
   id: string;

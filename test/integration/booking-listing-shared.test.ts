@@ -77,6 +77,46 @@ describe('A1 shared by concurrent requests', () => {
   });
 });
 
+describe('A1 references, resolved on every request', () => {
+  it('answers 400 for a short reference once a second provider uses it, though its listing is cached', async () => {
+    const b = await busyResource();
+    const byRef = (headers: Record<string, string> = {}) => a1(b, headers, encodeURIComponent(b.resource.reference));
+    const cached = await byRef();
+    expect(cached.statusCode).toBe(200);
+    const before = await answersBySource();
+    expect((await byRef({ 'if-none-match': String(cached.headers.etag) })).statusCode).toBe(304); // served from the cache
+    expect((await answersBySource()).cache - before.cache).toBe(1);
+
+    await setupBooking(t, { resource: { reference: b.resource.reference } }); // nothing of b's listing changed
+    const ambiguous = await byRef({ 'if-none-match': String(cached.headers.etag) });
+    expect(ambiguous.statusCode).toBe(400);
+    expect(ambiguous.json().errors[0].message).toMatch(/resourceId@providerUuid@platform/);
+    expect((await a1(b)).body).toBe(cached.body); // by UUID, still the cached listing
+  });
+
+  it('names the reference that matches nothing: the path or query.ref', async () => {
+    const b = await busyResource();
+    const unknownPath = await publicCall(t, 'GET', '/resources/nobody@nowhere/upcoming_bookables');
+    expect(unknownPath.statusCode).toBe(404);
+    expect(unknownPath.json().errors[0].message).toBe('no resource found for ref nobody@nowhere');
+    const unknownQuery = await publicCall(t, 'GET', `/resources/${b.resource.uuid}/upcoming_bookables`, undefined, { ref: [b.resource.reference, 'nobody@nowhere'] });
+    expect(unknownQuery.statusCode).toBe(404);
+    expect(unknownQuery.json().errors[0].message).toBe('no resource found for query.ref nobody@nowhere');
+  });
+
+  it('lists each resource once when references repeat it, in the order first named', async () => {
+    const b = await busyResource();
+    const other = await setupBooking(t, { partner: b.p });
+    await createTimeslots(other, [{ start: '2026-06-02T07:00', end: '2026-06-02T08:00', defaultCapacity: 5 }]);
+    const one = flatten(await a1(b));
+    const both = await publicCall(t, 'GET', `/resources/${b.resource.uuid}/upcoming_bookables`, undefined, { ref: [other.resource.uuid, b.resource.reference] });
+    expect(both.statusCode).toBe(200);
+    const listed = flatten(both);
+    expect(listed).toHaveLength(one.length + 2);
+    expect(listed.filter((i) => i.resource_uuid === b.resource.uuid)).toEqual(one);
+  });
+});
+
 describe('A1 conditional requests', () => {
   it('carries a weak ETag that If-None-Match turns into a 304 while the listing is current', async () => {
     const b = await busyResource();
