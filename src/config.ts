@@ -34,6 +34,8 @@ export interface Config {
   redisKeyPrefix: string;
   /** PostgreSQL connections per instance for requests (the background jobs have their own JOB_POOL_SIZE) */
   databasePoolSize: number;
+  /** PostgreSQL connections per instance kept for A1's listing reads, so bookings never make them queue */
+  listingPoolSize: number;
   jobPoolSize: number;
   /** false: unnamed statements only (PgBouncer < 1.21 in transaction pooling) */
   preparedStatements: boolean;
@@ -181,6 +183,7 @@ export function loadConfig(env: Env = process.env): Config {
     redisUrl: parseRedisUrl(env.REDIS_URL),
     redisKeyPrefix: env.REDIS_KEY_PREFIX || 'booking:',
     databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+    listingPoolSize: int(env, 'LISTING_POOL_SIZE', 2, 1, 100),
     jobPoolSize: int(env, 'JOB_POOL_SIZE', 2, 1, 100),
     preparedStatements: bool(env, 'DATABASE_PREPARED_STATEMENTS', true),
     holdSweepMs: int(env, 'HOLD_SWEEP_SECONDS', 15, 1, 86400) * 1000,

@@ -75,7 +75,7 @@ async function currentListing(deps: Deps, shapeKey: string, shape: Shape, patter
   const lastKey = keys.get(shapeKey);
   const query = { refs: shape.refs, channelKey: shape.channelKey, prdRef: shape.prdRef, nowMs, untilMs: listingUntilMs(nowMs) };
   // The versions of the listing cached for this shape: while the resources still have them, the statement reads no data.
-  const read = await readListing(deps.db, { ...query, knownVersions: lastKey === undefined ? null : cache.versionsOf(lastKey, nowMs) });
+  const read = await readListing(deps.db.listingReads, { ...query, knownVersions: lastKey === undefined ? null : cache.versionsOf(lastKey, nowMs) });
   const key = JSON.stringify([read.resourceIds, shape.channelKey, shape.prdRef ?? null, shape.groupFormat, shape.timeFormat, shape.locale]);
   if (keys.get(shapeKey) !== key) {
     if (keys.size >= MAX_REMEMBERED_SHAPES) keys.clear();
@@ -83,7 +83,7 @@ async function currentListing(deps: Deps, shapeKey: string, shape: Shape, patter
   }
   const answer = await cache.answer(key, read.versions, nowMs, async () => {
     // the entry was evicted since its versions were passed: read the data anew (a later snapshot, never a staler one)
-    const data = read.data ?? (await readListing(deps.db, { ...query, knownVersions: null })).data!;
+    const data = read.data ?? (await readListing(deps.db.listingReads, { ...query, knownVersions: null })).data!;
     const listing = computeListing(data, { channelKey: shape.channelKey, prdRef: shape.prdRef, groupFormat: patterns.group, timeFormat: patterns.time, locale: shape.locale, nowMs });
     const json = listing.json === null ? null : Buffer.from(listing.json);
     return { json, computedAtMs: nowMs, validUntilMs: Math.min(listing.changesAtMs, nowMs + MAX_AGE_MS) };

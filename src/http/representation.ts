@@ -19,8 +19,9 @@ const ENCODINGS: Encoding[] = ['br', 'gzip'];
 export const COMPRESS_THRESHOLD_BYTES = 1024;
 
 const compressors: Record<Encoding, (body: Buffer) => Buffer> = {
-  // quality 4 (as @fastify/compress): ~1 ms and 18 KB for a 315 KiB listing; quality 11 saves a fifth more at 250 times the cost
-  br: (body) => brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 4, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } }),
+  // quality 3: 0.7 ms and 18.7 KB for a 315 KiB listing, the size of quality 4 (@fastify/compress's) at three quarters of
+  // its cost; quality 11 saves a fifth more at 300 times the cost
+  br: (body) => brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 3, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } }),
   gzip: (body) => gzipSync(body, { level: 6 }),
 };
 

@@ -14,6 +14,11 @@ export interface Queryable {
 
 export interface Db extends Queryable {
   readonly kind: 'pglite' | 'postgres';
+  /**
+   * Connections kept for A1's listing reads (LISTING_POOL_SIZE), so that a rush of bookings never
+   * makes the listing queue for a connection; the database itself where none are kept (PGlite).
+   */
+  readonly listingReads: Queryable;
   /** Runs fn in one transaction; retried on serialization failures and deadlocks. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -46,6 +51,7 @@ class Mutex {
 
 class PgliteDb implements Db {
   readonly kind = 'pglite' as const;
+  readonly listingReads: Queryable = this; // one session: nothing to keep apart
   private readonly lock = new Mutex();
   constructor(
     private readonly pglite: PGlite,
@@ -118,12 +124,20 @@ const isStalePlan = (err: unknown) => sqlState(err) === '0A000' && /cached plan/
 
 class PostgresDb implements Db {
   readonly kind = 'postgres' as const;
+  readonly listingReads: Queryable;
   private readonly statements: StatementNames;
   constructor(
     readonly pool: pg.Pool,
     namedStatements: boolean,
+    private readonly listingPool: pg.Pool | null,
   ) {
     this.statements = new StatementNames(namedStatements);
+    this.listingReads = listingPool
+      ? {
+          query: async <T>(sql: string, params: unknown[] = []) => (await this.statements.run(listingPool, sql, params, false)) as T[],
+          exec: async (sql: string) => void (await listingPool.query(sql)),
+        }
+      : this;
   }
 
   async query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
@@ -154,8 +168,8 @@ class PostgresDb implements Db {
     });
   }
 
-  close(): Promise<void> {
-    return this.pool.end();
+  async close(): Promise<void> {
+    await Promise.all([this.pool.end(), this.listingPool?.end()]);
   }
 }
 
@@ -167,15 +181,20 @@ export interface OpenDbOptions {
   databaseUrl: string | undefined;
   dataDir: string;
   poolSize?: number;
+  /** connections kept for the listing reads (Db.listingReads); 0: none, they share the pool */
+  listingPoolSize?: number;
   /** named (server-side cached) prepared statements; default true */
   preparedStatements?: boolean;
 }
 
-export async function openDb({ databaseUrl, dataDir, poolSize = 10, preparedStatements = true }: OpenDbOptions): Promise<Db> {
+export async function openDb({ databaseUrl, dataDir, poolSize = 10, listingPoolSize = 0, preparedStatements = true }: OpenDbOptions): Promise<Db> {
   if (databaseUrl && databaseUrl.startsWith('postgres')) {
-    const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize });
-    pool.on('error', () => undefined); // idle client errors surface on the next query
-    return new PostgresDb(pool, preparedStatements);
+    const newPool = (max: number) => {
+      const pool = new pg.Pool({ connectionString: databaseUrl, max });
+      pool.on('error', () => undefined); // idle client errors surface on the next query
+      return pool;
+    };
+    return new PostgresDb(newPool(poolSize), preparedStatements, listingPoolSize > 0 ? newPool(listingPoolSize) : null);
   }
   // Loaded only when used: a service on a PostgreSQL server never loads the embedded engine.
   const [{ PGlite }, { btree_gist }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite/contrib/btree_gist')]);
@@ -196,7 +215,7 @@ export async function openDb({ databaseUrl, dataDir, poolSize = 10, preparedStat
 }
 
 export interface InstanceDbs {
-  /** for requests: DATABASE_POOL_SIZE connections */
+  /** for requests: DATABASE_POOL_SIZE connections, and LISTING_POOL_SIZE more for the listing reads */
   db: Db;
   /** for the background jobs: JOB_POOL_SIZE connections of their own (PGlite: the same single session) */
   jobsDb: Db;
@@ -205,10 +224,10 @@ export interface InstanceDbs {
 
 /** The database connections of one service instance, as its configuration says. */
 export async function openInstanceDbs(
-  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'databasePoolSize' | 'jobPoolSize' | 'preparedStatements'>,
+  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'databasePoolSize' | 'listingPoolSize' | 'jobPoolSize' | 'preparedStatements'>,
 ): Promise<InstanceDbs> {
   const options = { databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.preparedStatements };
-  const db = await openDb({ ...options, poolSize: config.databasePoolSize });
+  const db = await openDb({ ...options, poolSize: config.databasePoolSize, listingPoolSize: config.listingPoolSize });
   if (db.kind === 'pglite') return { db, jobsDb: db, close: () => db.close() };
   const jobsDb = await openDb({ ...options, poolSize: config.jobPoolSize });
   return { db, jobsDb, close: async () => void (await Promise.all([db.close(), jobsDb.close()])) };

@@ -4,6 +4,10 @@
  * every answer was read after its caller arrived, so sharing never makes an answer staler than an
  * unshared read would be. Under load, one read per key is in flight and one queued, whatever the
  * number of callers.
+ *
+ * A queued read starts one turn of the event loop after it may (after the caller that queued it
+ * arrived, or after the read before it ended), so callers arriving together, as a burst of requests
+ * read from the network in one turn does, share it.
  */
 export class FreshReads<T> {
   private readonly inFlight = new Map<string, Promise<T>>();
@@ -12,10 +16,9 @@ export class FreshReads<T> {
   read(key: string, load: () => Promise<T>): Promise<T> {
     const queued = this.queued.get(key);
     if (queued) return queued;
-    const running = this.inFlight.get(key);
-    if (!running) return this.start(key, load);
     const settled = () => undefined;
-    const next = running.then(settled, settled).then(() => {
+    const free = this.inFlight.get(key)?.then(settled, settled) ?? Promise.resolve();
+    const next = free.then(nextTurn).then(() => {
       this.queued.delete(key);
       return this.start(key, load);
     });
@@ -33,3 +36,5 @@ export class FreshReads<T> {
     return p;
   }
 }
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));

@@ -74,6 +74,7 @@ export interface ListedBookable {
   appointment_uuid?: string;
   timeslot_uuid: string;
   product_uuid: string | null;
+  resource_uuid: string;
   start: string;
   end: string;
   capacity: number;

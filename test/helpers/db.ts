@@ -58,14 +58,14 @@ export async function createTestDatabase(backend: Backend = currentBackend()): P
     };
   }
   const created = await createPostgresDatabase();
-  const db = await openDb({ databaseUrl: created.url, dataDir: '', poolSize: 20 });
+  const db = await openDb({ databaseUrl: created.url, dataDir: '', poolSize: 20, listingPoolSize: 2 });
   await migrate(db);
   const others: Db[] = [];
   return {
     db,
     url: created.url,
     openAnother: async () => {
-      const other = await openDb({ databaseUrl: created.url, dataDir: '', poolSize: 20 });
+      const other = await openDb({ databaseUrl: created.url, dataDir: '', poolSize: 20, listingPoolSize: 2 });
       others.push(other);
       return other;
     },

@@ -77,6 +77,31 @@ describe('A1 shared by concurrent requests', () => {
   });
 });
 
+describe('A1 reads on connections of their own', () => {
+  it.runIf(process.env.TEST_BACKEND === 'postgres')('answers while every connection of the request pool is taken by a transaction', async () => {
+    const b = await busyResource();
+    const [slot] = flatten(await a1(b));
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    // as many open transactions as the request pool has connections (test/helpers/db.ts: 20)
+    const blockers = Array.from({ length: 20 }, () =>
+      t.db.transaction(async (tx) => {
+        await tx.query('SELECT 1');
+        await gate;
+      }),
+    );
+    await new Promise((r) => setTimeout(r, 50)); // every blocker holds its connection
+    const booked = book(t, b.resource.uuid, bookBodyFor(slot, b.product.uuid)); // queues for a request connection
+    const listing = await a1(b); // on a shared pool, this would wait for the gate, which opens only below: a timeout
+    expect(listing.statusCode).toBe(200);
+    expect(flatten(listing)[0]).toMatchObject({ start: slot.start, kind: 'models.Bookable', capacity_left: 5 });
+    release();
+    await Promise.all(blockers);
+    expect((await booked).statusCode).toBe(201);
+    expect(flatten(await a1(b))[0]).toMatchObject({ start: slot.start, kind: 'models.LotAppointment', capacity_left: 4 });
+  });
+});
+
 describe('A1 references, resolved on every request', () => {
   it('answers 400 for a short reference once a second provider uses it, though its listing is cached', async () => {
     const b = await busyResource();

@@ -11,11 +11,17 @@ function manualLoads() {
   return { started, load };
 }
 
+/** Lets the event loop turn twice: a read queued now starts on the first turn after its caller's microtasks. */
+const turn = async () => {
+  for (let i = 0; i < 2; i++) await new Promise((r) => setImmediate(r));
+};
+
 describe('FreshReads', () => {
   it('never hands a caller a read that started before it asked: late callers share the next read', async () => {
     const reads = new FreshReads<number>();
     const { started, load } = manualLoads();
     const first = reads.read('k', load);
+    await turn();
     expect(started).toHaveLength(1);
     // two callers arrive while read 1 is in flight: they wait for one new read, not for read 1
     const second = reads.read('k', load);
@@ -23,23 +29,36 @@ describe('FreshReads', () => {
     expect(started).toHaveLength(1);
     started[0].resolve(1);
     expect(await first).toBe(1);
-    await new Promise((r) => setImmediate(r));
+    await turn();
     expect(started).toHaveLength(2);
     started[1].resolve(2);
     expect(await second).toBe(2);
     expect(await third).toBe(2);
   });
 
-  it('starts at once when nothing is in flight, and keeps keys apart', async () => {
+  it('starts on the next turn of the event loop when nothing is in flight, shared by the callers of this turn', async () => {
+    const reads = new FreshReads<number>();
+    const { started, load } = manualLoads();
+    const burst = [reads.read('k', load), reads.read('k', load), reads.read('k', load)];
+    expect(started).toHaveLength(0);
+    await turn();
+    expect(started).toHaveLength(1);
+    started[0].resolve(7);
+    expect(await Promise.all(burst)).toEqual([7, 7, 7]);
+  });
+
+  it('keeps keys apart', async () => {
     const reads = new FreshReads<number>();
     const { started, load } = manualLoads();
     const a = reads.read('a', load);
     const b = reads.read('b', load);
+    await turn();
     expect(started).toHaveLength(2);
     started[0].resolve(10);
     started[1].resolve(20);
     expect([await a, await b]).toEqual([10, 20]);
     const again = reads.read('a', load);
+    await turn();
     expect(started).toHaveLength(3);
     started[2].resolve(11);
     expect(await again).toBe(11);
@@ -49,13 +68,15 @@ describe('FreshReads', () => {
     const reads = new FreshReads<number>();
     const { started, load } = manualLoads();
     const first = reads.read('k', load);
+    await turn();
     const joined = reads.read('k', load);
     started[0].reject(new Error('first failed'));
     await expect(first).rejects.toThrow('first failed');
-    await new Promise((r) => setImmediate(r));
+    await turn();
     started[1].reject(new Error('second failed'));
     await expect(joined).rejects.toThrow('second failed');
     const later = reads.read('k', load);
+    await turn();
     expect(started).toHaveLength(3);
     started[2].resolve(3);
     expect(await later).toBe(3);
