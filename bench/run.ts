@@ -190,7 +190,8 @@ async function main(): Promise<void> {
   } finally {
     if (service) await stop(service.child);
     await db.close();
-    if (!process.env.BENCH_KEEP) await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`); else console.log("kept", name);
+    if (process.env.BENCH_KEEP) console.log(`\nkept the database ${name} (BENCH_KEEP): drop it when done`);
+    else await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   }
   console.log(`\nload average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
 }
