@@ -152,20 +152,27 @@ async function main(): Promise<void> {
     // statistics and visibility as a database in service has them, not autovacuum's first pass mid-run
     await db.exec('VACUUM ANALYZE');
     await db.exec('CHECKPOINT');
+    // Between workloads, what autovacuum does on a server in service: the CI machine's PostgreSQL runs
+    // with autovacuum off, and without it the dead rows a workload leaves (the listing change log
+    // folds ~200 rows a second) slow every later one (COLD's p50 was 57-66 ms after the booking workloads, 4-5 ms alone).
+    const settle = () => db.exec('VACUUM ANALYZE');
     // As in production: a configured cancel-link secret.
     service = await startChild([...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), 'bench/server.mjs'], { DATABASE_URL: process.env.BENCH_SERVICE_DATABASE_URL?.replace('{db}', name) ?? databaseUrl, LOG_LEVEL: 'silent', CANCEL_LINK_SECRET: randomBytes(32).toString('hex') });
 
     if (w1Data && chosen.includes('W1')) await runW1(service, w1Data);
-    if (w1Data && chosen.includes('FEED')) await runFeed(service, w1Data);
+    if (w1Data && chosen.includes('FEED')) await settle().then(() => runFeed(service!, w1Data));
     if (w2Data) {
+      await settle();
       console.log('\nW2  50 concurrent consumers, reserve + create on distinct slots of 25 resources, 20 s');
       await printBookings(db, (await measured(service, () => bookingRun(service!.url, w2Data, 50, 20))), w2Data, null);
     }
     if (hotData) {
+      await settle();
       console.log('\nW2-hot  50 concurrent consumers, reserve + create on distinct slots of ONE resource, 20 s');
       await printBookings(db, (await measured(service, () => bookingRun(service!.url, hotData, 50, 20))), hotData, 500);
     }
     if (w3Data) {
+      await settle();
       console.log('\nW3  12 partner clients (provider PUT, product update, profile PUT, resource update, timeslot create) on one provider with 25 resources, while 25 consumers book, 20 s');
       const r = await mixedRun(service.url, w3Data, 12, 25, 20);
       let worstP99 = 0;
@@ -184,8 +191,8 @@ async function main(): Promise<void> {
     }
     if (rushData) {
       const take = slotCounter(rushData); // COLD's bookings, then RUSH's: the places of one listing
-      if (chosen.includes('COLD')) await runCold(service, rushData, take);
-      if (chosen.includes('RUSH')) await runRush(db, service, rushData, take);
+      if (chosen.includes('COLD')) await settle().then(() => runCold(service!, rushData, take));
+      if (chosen.includes('RUSH')) await settle().then(() => runRush(db, service!, rushData, take));
     }
   } finally {
     if (service) await stop(service.child);
