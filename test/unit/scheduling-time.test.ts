@@ -58,6 +58,15 @@ describe('formatInstant', () => {
   it('writes UTC with Z', () => {
     expect(formatInstant(new Date('2026-06-01T08:00:00Z'), 'UTC')).toBe('2026-06-01T08:00:00Z');
   });
+
+  it('answers one instant in each zone with that zone\'s offset, however often and in whatever order asked', () => {
+    const expected: Record<string, string> = { [BERLIN]: '2026-06-01T10:00:00+02:00', 'America/New_York': '2026-06-01T04:00:00-04:00', UTC: '2026-06-01T08:00:00Z' };
+    for (let round = 0; round < 2; round++) {
+      for (const zone of round ? Object.keys(expected).reverse() : Object.keys(expected)) {
+        expect(formatInstant(new Date(`2026-06-01T08:00:00.${round ? '999' : '000'}Z`), zone)).toBe(expected[zone]);
+      }
+    }
+  });
 });
 
 describe('series helpers', () => {
