@@ -47,6 +47,19 @@ describe('FreshReads', () => {
     expect(await Promise.all(burst)).toEqual([7, 7, 7]);
   });
 
+  it('with a start delay, shares the read with callers arriving before it starts', async () => {
+    const reads = new FreshReads<number>();
+    const { started, load } = manualLoads();
+    const first = reads.read('k', load, 30);
+    await turn();
+    expect(started).toHaveLength(0); // waiting for the rest of the burst
+    const late = reads.read('k', load, 30);
+    await new Promise((r) => setTimeout(r, 60));
+    expect(started).toHaveLength(1);
+    started[0].resolve(5);
+    expect([await first, await late]).toEqual([5, 5]);
+  });
+
   it('keeps keys apart', async () => {
     const reads = new FreshReads<number>();
     const { started, load } = manualLoads();
