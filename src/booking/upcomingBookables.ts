@@ -8,7 +8,7 @@ import { invalid } from '../errors.js';
 import type { ChannelKey } from '../offerings/channels.js';
 import { readListing } from './bookablesLoader.js';
 import { compilePattern, localeFromLanguageTag, PatternError, type CompiledPattern } from './datePattern.js';
-import { listingCacheFor, MAX_AGE_MS, type CachedListing } from './listingCache.js';
+import { listingCacheFor, MAX_AGE_MS } from './listingCache.js';
 import { computeListing, listingUntilMs } from './listingCompute.js';
 import type { Db } from '../storage/db.js';
 import { FreshReads } from '../storage/freshReads.js';
@@ -45,8 +45,8 @@ export function localeOf(languageTag: string | undefined): string {
   }
 }
 
-/** The listing (the A1 object of group texts plus public_visible) with its ready-made representation, or null when nothing is bookable. */
-export async function upcomingBookables(deps: Deps, q: UpcomingQuery): Promise<CachedListing['json']> {
+/** The listing as JSON (the A1 object of group texts plus public_visible), or null when nothing is bookable. */
+export async function upcomingBookables(deps: Deps, q: UpcomingQuery): Promise<Buffer | null> {
   const groupFormat = q.groupFormat ?? DEFAULT_GROUP_FORMAT;
   const timeFormat = q.timeFormat ?? DEFAULT_TIME_FORMAT;
   const patterns = { group: timePattern(groupFormat, 'query.groupFormat', ''), time: timePattern(timeFormat, 'query.timeFormat', '') };
@@ -62,7 +62,7 @@ export async function upcomingBookables(deps: Deps, q: UpcomingQuery): Promise<C
 
 type Shape = Omit<UpcomingQuery, 'groupFormat' | 'timeFormat' | 'languageTag'> & { groupFormat: string; timeFormat: string; locale: string };
 
-const listingReads = new WeakMap<Db, FreshReads<CachedListing['json']>>();
+const listingReads = new WeakMap<Db, FreshReads<Buffer | null>>();
 /**
  * While a listing keeps changing (its last read found new versions: a rush), its next read starts
  * this long after its first request, so a burst of requests shares it (FreshReads). In the bench's
@@ -86,7 +86,7 @@ function shapesOf(db: Db): Map<string, ShapeState> {
 }
 
 /** The listing at the resources' current versions: cached, being computed, or computed now. */
-async function currentListing(deps: Deps, shapeKey: string, shape: Shape, patterns: { group: CompiledPattern; time: CompiledPattern }): Promise<CachedListing['json']> {
+async function currentListing(deps: Deps, shapeKey: string, shape: Shape, patterns: { group: CompiledPattern; time: CompiledPattern }): Promise<Buffer | null> {
   const cache = listingCacheFor(deps.db);
   const shapes = shapesOf(deps.db);
   const nowMs = deps.clock.now().getTime();
@@ -98,7 +98,7 @@ async function currentListing(deps: Deps, shapeKey: string, shape: Shape, patter
   if (!shapes.has(shapeKey) && shapes.size >= MAX_REMEMBERED_SHAPES) shapes.clear();
   shapes.set(shapeKey, { key, changing: read.data !== null });
   const answer = await cache.answer(key, read.versions, nowMs, async () => {
-    // the entry was evicted since its versions were passed: read the data anew (a later snapshot, never a staler one)
+    // No data means the versions equalled the cached entry's; evicted since, it is read anew (a later snapshot, never a staler one).
     const data = read.data ?? (await readListing(deps.db.listingReads, { ...query, knownVersions: null })).data!;
     const listing = computeListing(data, { channelKey: shape.channelKey, prdRef: shape.prdRef, groupFormat: patterns.group, timeFormat: patterns.time, locale: shape.locale, nowMs });
     const json = listing.json === null ? null : Buffer.from(listing.json);
