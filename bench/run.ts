@@ -160,7 +160,10 @@ async function main(): Promise<void> {
     service = await startChild([...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), 'bench/server.mjs'], { DATABASE_URL: process.env.BENCH_SERVICE_DATABASE_URL?.replace('{db}', name) ?? databaseUrl, LOG_LEVEL: 'silent', CANCEL_LINK_SECRET: randomBytes(32).toString('hex') });
 
     if (w1Data && chosen.includes('W1')) await runW1(service, w1Data);
-    if (w1Data && chosen.includes('FEED')) await settle().then(() => runFeed(service!, w1Data));
+    if (w1Data && chosen.includes('FEED')) {
+      await settle();
+      await runFeed(service, w1Data);
+    }
     if (w2Data) {
       await settle();
       console.log('\nW2  50 concurrent consumers, reserve + create on distinct slots of 25 resources, 20 s');
@@ -191,8 +194,14 @@ async function main(): Promise<void> {
     }
     if (rushData) {
       const take = slotCounter(rushData); // COLD's bookings, then RUSH's: the places of one listing
-      if (chosen.includes('COLD')) await settle().then(() => runCold(service!, rushData, take));
-      if (chosen.includes('RUSH')) await settle().then(() => runRush(db, service!, rushData, take));
+      if (chosen.includes('COLD')) {
+        await settle();
+        await runCold(service, rushData, take);
+      }
+      if (chosen.includes('RUSH')) {
+        await settle();
+        await runRush(db, service, rushData, take);
+      }
     }
   } finally {
     if (service) await stop(service.child);

@@ -91,12 +91,12 @@ interface Row extends PublicResource {
 const APPOINTMENT_MARGIN = `(SELECT COALESCE(max(COALESCE(pr.lead_time_minutes, 0) + COALESCE(pr.follow_up_time_minutes, 0)), 0) * interval '1 minute' + interval '1 day'
     FROM resource_products rp JOIN products pr ON pr.id = rp.product_id WHERE rp.resource_id = r.id)`;
 
-/** The listed resources' rows (Row), `ids` an SQL uuid[] expression; `prd` the prdRef placeholder, if any. */
-const dataSql = (ids: string, now: string, until: string, prdRef: string | undefined, prd: string | null) => `
+/** The listed resources' rows (Row), `ids` an SQL uuid[] expression; `prd` prdRef and its placeholder, if any. */
+const dataSql = (ids: string, now: string, until: string, prd: { ref: string; param: string } | null) => `
   SELECT ${PUBLIC_RESOURCE_COLUMNS},
          ${productsJsonSql('r.id')} AS products,
          CASE WHEN r.contact_channel_type IS NOT NULL THEN ${resourceContactJsonSql('r.id')} END AS contact,
-         ${prdRef === undefined || prd === null ? 'NULL' : productLookupJsonSql(prdRef, prd, `ARRAY(SELECT provider_id FROM resources WHERE id = ANY(${ids}))`)} AS prd,
+         ${prd === null ? 'NULL' : productLookupJsonSql(prd.ref, prd.param, `ARRAY(SELECT provider_id FROM resources WHERE id = ANY(${ids}))`)} AS prd,
          (SELECT json_agg(json_build_array(t.id, ${ms('t.start_at')}, ${ms('t.end_at')}, t.raster, t.default_capacity))
             FROM timeslots t
            WHERE t.resource_id = r.id AND t.end_at > ${now} AND t.start_at < ${until}
@@ -122,7 +122,7 @@ const dataSql = (ids: string, now: string, until: string, prdRef: string | undef
 function readSql(q: ListingReadQuery, param: AddParam): string {
   const now = param(new Date(q.nowMs));
   const until = param(new Date(q.untilMs));
-  const prd = q.prdRef === undefined ? null : param(q.prdRef);
+  const prd = q.prdRef === undefined ? null : { ref: q.prdRef, param: param(q.prdRef) };
   const known = param(q.knownVersions);
   return `
   WITH refs (i, ids) AS (VALUES ${refsValuesSql(q.refs, param)}),
@@ -130,7 +130,7 @@ function readSql(q: ListingReadQuery, param: AddParam): string {
        current AS (SELECT array_agg(id ORDER BY i) AS ids, string_agg(id || '=' || listing_version(id), ',' ORDER BY i) AS versions FROM listed)
   SELECT (SELECT json_agg(ids ORDER BY i) FROM refs) AS matches, current.versions,
          CASE WHEN current.versions IS DISTINCT FROM ${known}::text AND NOT EXISTS (SELECT 1 FROM refs WHERE cardinality(ids) <> 1)
-              THEN (SELECT json_agg(d) FROM (${dataSql('current.ids', now, until, q.prdRef, prd)}) d) END AS data
+              THEN (SELECT json_agg(d) FROM (${dataSql('current.ids', now, until, prd)}) d) END AS data
     FROM current`;
 }
 
