@@ -1,10 +1,14 @@
 /**
  * A1's read, in one statement (one round trip, one snapshot): the references resolved, the listed
  * resources' listing versions, and, unless those equal the versions the caller already has a
- * listing for, the data: each resource with its products and contact, the product prdRef names, the
- * offering timeslots reaching into the window, and the live appointments with their live
- * participation counts. Instants travel as epoch milliseconds inside compact JSON arrays, so no row
- * object or Date is built per slot.
+ * listing for, what changed:
+ * - when the caller has the data of an earlier read and every change committed since that read's
+ *   snapshot names an appointment (migration 012), only those appointments (`changes`);
+ * - else the data: each resource with its products and contact, the product prdRef names, the
+ *   offering timeslots reaching into the window, and the live appointments with their live
+ *   participation counts.
+ * Instants travel as epoch milliseconds inside compact JSON arrays, so no row object or Date is
+ * built per slot.
  */
 import { notFound } from '../errors.js';
 import { contactFromRow, resourceContactJsonSql, type ContactRow } from '../offerings/contact.js';
@@ -50,14 +54,28 @@ export interface ListingData {
   appointments: LoadedAppointment[];
 }
 
+/** What the caller has of an earlier read of the same resources. */
+export interface KnownListing {
+  /** the versions of the listing it has (ListingRead.versions): nothing is read while they hold */
+  versions: string | null;
+  /** with the data that read gave (ListingRead.snapshot and .total): only the changes since are read */
+  since: { snapshot: string; total: string } | null;
+}
+
 export interface ListingReadQuery {
   refs: { ref: string; field: string }[];
   channelKey: ChannelKey;
   prdRef?: string;
   nowMs: number;
+  /** the data reaches this far (timeslots starting before it, appointments blocking before it) */
   untilMs: number;
-  /** the versions of a listing the caller has (ListingRead.versions): no data is read while they hold */
-  knownVersions: string | null;
+  known: KnownListing | null;
+}
+
+/** The appointments changed since the known snapshot: their ids, and those of them still listed, read now. */
+export interface ListingChanges {
+  ids: string[];
+  appointments: LoadedAppointment[];
 }
 
 export interface ListingRead {
@@ -65,9 +83,18 @@ export interface ListingRead {
   resourceIds: string[];
   /** the resources' listing versions (migration 006) as one opaque text, ids included */
   versions: string;
-  /** null when `versions` equals the known versions */
+  /** the sum of those versions, as text (a bigint) */
+  total: string;
+  /** the statement's snapshot (pg_snapshot as text): the changes after it are the ones it did not see */
+  snapshot: string;
+  /** null when `versions` equals the known versions, or when only `changes` were read */
   data: ListingData | null;
+  /** read instead of the data when the known listing's changes since could be named */
+  changes: ListingChanges | null;
 }
+
+/** Above this many changes since the known snapshot, reading everything is as cheap. */
+const MAX_CHANGES_READ = 200;
 
 const ms = (column: string) => `(extract(epoch FROM ${column}) * 1000)::bigint`;
 
@@ -88,8 +115,25 @@ interface Row extends PublicResource {
  * Appointments may block a slot through a product's buffers, so they are read that much further
  * both ways: the largest buffer among the resource's products, plus a day.
  */
-const APPOINTMENT_MARGIN = `(SELECT COALESCE(max(COALESCE(pr.lead_time_minutes, 0) + COALESCE(pr.follow_up_time_minutes, 0)), 0) * interval '1 minute' + interval '1 day'
-    FROM resource_products rp JOIN products pr ON pr.id = rp.product_id WHERE rp.resource_id = r.id)`;
+const appointmentMargin = (resourceId: string) => `(SELECT COALESCE(max(COALESCE(pr.lead_time_minutes, 0) + COALESCE(pr.follow_up_time_minutes, 0)), 0) * interval '1 minute' + interval '1 day'
+    FROM resource_products rp JOIN products pr ON pr.id = rp.product_id WHERE rp.resource_id = ${resourceId})`;
+
+/**
+ * Appointments `a` of the listing's window (live ones only), each as an AppointmentTuple; `wrap` may
+ * wrap the tuple. `resourceId` names the resource for the margin: outside `a`, the window bounds
+ * are values for the index scan.
+ */
+const appointmentsJsonSql = (where: string, resourceId: string, now: string, until: string, wrap = (tuple: string) => tuple) => `
+         (SELECT json_agg(${wrap(`json_build_array(a.id, a.timeslot_id, a.product_id, ${ms('a.start_at')}, ${ms('a.end_at')},
+                                           ${ms('a.blocked_from')}, ${ms('a.blocked_until')}, a.capacity, a.accept_bookings,
+                                           COALESCE(a.product_name, pr.name), pr.exclusive, places.live, ${ms('places.next_hold_expiry')})`)})
+            FROM appointments a
+            LEFT JOIN products pr ON pr.id = a.product_id
+            CROSS JOIN LATERAL (SELECT count(*) FILTER (WHERE ${liveParticipationSql(now)}) AS live,
+                                       min(hold_until) FILTER (WHERE state = 'RESERVED' AND hold_until > ${now}) AS next_hold_expiry
+                                  FROM participations WHERE appointment_id = a.id AND state IN ('RESERVED', 'REQUESTED', 'BOOKED')) places
+           WHERE ${where} AND a.state = 'ACTIVE' AND NOT a.archived
+             AND a.blocked_until > ${now}::timestamptz - ${appointmentMargin(resourceId)} AND a.blocked_from < ${until}::timestamptz + ${appointmentMargin(resourceId)})`;
 
 /** The listed resources' rows (Row), `ids` an SQL uuid[] expression; `prd` prdRef and its placeholder, if any. */
 const dataSql = (ids: string, now: string, until: string, prd: { ref: string; param: string } | null) => `
@@ -101,36 +145,41 @@ const dataSql = (ids: string, now: string, until: string, prd: { ref: string; pa
             FROM timeslots t
            WHERE t.resource_id = r.id AND t.end_at > ${now} AND t.start_at < ${until}
              AND t.state = 'BOOKABLE' AND t.default_accept_bookings AND t.default_capacity > 0) AS timeslots,
-         (SELECT json_agg(json_build_array(a.id, a.timeslot_id, a.product_id, ${ms('a.start_at')}, ${ms('a.end_at')},
-                                           ${ms('a.blocked_from')}, ${ms('a.blocked_until')}, a.capacity, a.accept_bookings,
-                                           COALESCE(a.product_name, pr.name), pr.exclusive, places.live, ${ms('places.next_hold_expiry')}))
-            FROM appointments a
-            LEFT JOIN products pr ON pr.id = a.product_id
-            CROSS JOIN LATERAL (SELECT count(*) FILTER (WHERE ${liveParticipationSql(now)}) AS live,
-                                       min(hold_until) FILTER (WHERE state = 'RESERVED' AND hold_until > ${now}) AS next_hold_expiry
-                                  FROM participations WHERE appointment_id = a.id AND state IN ('RESERVED', 'REQUESTED', 'BOOKED')) places
-           WHERE a.resource_id = r.id AND a.state = 'ACTIVE' AND NOT a.archived
-             AND a.blocked_until > ${now}::timestamptz - ${APPOINTMENT_MARGIN} AND a.blocked_from < ${until}::timestamptz + ${APPOINTMENT_MARGIN}) AS appointments
+         ${appointmentsJsonSql('a.resource_id = r.id', 'r.id', now, until)} AS appointments
     ${PUBLIC_RESOURCE_FROM}
    WHERE r.id = ANY(${ids})`;
 
 /**
  * The references resolved (`matches`: the ids each matches, at most two), the versions of the
- * resources they name, and the data when those differ from the known versions and every reference
- * names exactly one resource.
+ * resources they name and the statement's snapshot; when those versions differ from the known ones
+ * and every reference names exactly one resource, the changes since the known snapshot if they can
+ * be named (`delta`: each change names an appointment, and they are all the versions moved by:
+ * none was compacted away meanwhile), else the data.
  */
 function readSql(q: ListingReadQuery, param: AddParam): string {
   const now = param(new Date(q.nowMs));
   const until = param(new Date(q.untilMs));
   const prd = q.prdRef === undefined ? null : { ref: q.prdRef, param: param(q.prdRef) };
-  const known = param(q.knownVersions);
+  const known = param(q.known?.versions ?? null);
+  const snapshot = param(q.known?.since?.snapshot ?? null);
+  const knownTotal = param(q.known?.since?.total ?? null);
   return `
   WITH refs (i, ids) AS (VALUES ${refsValuesSql(q.refs, param)}),
-       listed AS (SELECT ids[1] AS id, min(i) AS i FROM refs WHERE cardinality(ids) = 1 GROUP BY ids[1]),
-       current AS (SELECT array_agg(id ORDER BY i) AS ids, string_agg(id || '=' || listing_version(id), ',' ORDER BY i) AS versions FROM listed)
-  SELECT (SELECT json_agg(ids ORDER BY i) FROM refs) AS matches, current.versions,
-         CASE WHEN current.versions IS DISTINCT FROM ${known}::text AND NOT EXISTS (SELECT 1 FROM refs WHERE cardinality(ids) <> 1)
-              THEN (SELECT json_agg(d) FROM (${dataSql('current.ids', now, until, prd)}) d) END AS data
+       listed AS (SELECT ids[1] AS id, min(i) AS i, listing_version(ids[1]) AS version FROM refs WHERE cardinality(ids) = 1 GROUP BY ids[1]),
+       current AS (SELECT array_agg(id ORDER BY i) AS ids, string_agg(id || '=' || version, ',' ORDER BY i) AS versions, sum(version) AS total FROM listed),
+       wanted AS (SELECT current.versions IS DISTINCT FROM ${known}::text AND NOT EXISTS (SELECT 1 FROM refs WHERE cardinality(ids) <> 1) AS yes FROM current),
+       delta AS (SELECT count(*) AS n, count(*) FILTER (WHERE c.appointment_id IS NULL) AS unnamed, array_agg(DISTINCT c.appointment_id) AS ids
+                   FROM listed JOIN listing_changes c ON c.resource_id = listed.id
+                  WHERE ${snapshot}::text IS NOT NULL AND NOT pg_visible_in_snapshot(c.xid, ${snapshot}::pg_snapshot)),
+       incremental AS (SELECT COALESCE(delta.unnamed = 0 AND delta.n <= ${MAX_CHANGES_READ}
+                                       AND current.total - ${knownTotal}::numeric = delta.n, false) AS yes
+                            FROM current, delta)
+  SELECT (SELECT json_agg(ids ORDER BY i) FROM refs) AS matches, current.versions, current.total::text AS total, pg_current_snapshot()::text AS snapshot,
+         CASE WHEN (SELECT yes FROM wanted) THEN CASE WHEN (SELECT yes FROM incremental)
+              THEN json_build_object('ids', (SELECT ids FROM delta),
+                                     'appointments', ${appointmentsJsonSql('a.id IN (SELECT unnest(ids) FROM delta) AND a.resource_id = ANY(current.ids)', 'a.resource_id', now, until, (tuple) => `json_build_array(a.resource_id, ${tuple})`)}) END END AS changes,
+         CASE WHEN (SELECT yes FROM wanted) THEN CASE WHEN NOT (SELECT yes FROM incremental)
+              THEN (SELECT json_agg(d) FROM (${dataSql('current.ids', now, until, prd)}) d) END END AS data
     FROM current`;
 }
 
@@ -152,12 +201,32 @@ function appointmentOf(resourceId: string, a: AppointmentTuple): LoadedAppointme
  */
 export async function readListing(db: Queryable, q: ListingReadQuery): Promise<ListingRead> {
   const params: unknown[] = [];
-  const [row] = await db.query<{ matches: string[][]; versions: string; data: Row[] | null }>(
+  const [row] = await db.query<{ matches: string[][]; versions: string; total: string; snapshot: string; data: Row[] | null; changes: ChangesJson | null }>(
     readSql(q, (value) => `$${params.push(value)}`),
     params,
   );
   const resourceIds = resolvedIds(q.refs, row.matches);
-  return { resourceIds, versions: row.versions, data: row.data && listingData(row.data, resourceIds, q) };
+  return {
+    resourceIds,
+    versions: row.versions,
+    total: row.total,
+    snapshot: row.snapshot,
+    data: row.data && listingData(row.data, resourceIds, q),
+    changes: row.changes && { ids: row.changes.ids ?? [], appointments: (row.changes.appointments ?? []).map(([resourceId, a]) => appointmentOf(resourceId, a)) },
+  };
+}
+
+interface ChangesJson {
+  ids: string[] | null;
+  appointments: [string, AppointmentTuple][] | null;
+}
+
+/** `data` with the changed appointments replaced by what was read of them now (those no longer listed gone). */
+export function withChanges(data: ListingData, changes: ListingChanges): ListingData {
+  const changed = new Set(changes.ids);
+  const appointments = data.appointments.filter((a) => !changed.has(a.id));
+  for (const a of changes.appointments) if (data.views.has(a.resourceId)) appointments.push(a);
+  return { ...data, appointments };
 }
 
 function listingData(rows: Row[], resourceIds: string[], q: ListingReadQuery): ListingData {

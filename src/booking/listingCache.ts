@@ -11,13 +11,31 @@
  * result is as fresh as a computation of its own would be.
  */
 import type { Db } from '../storage/db.js';
+import type { KnownListing, ListingData } from './bookablesLoader.js';
 import { listingMetrics } from './metrics.js';
+
+/**
+ * The data an answer was computed from, with what the read that gave it saw (its versions, their
+ * total and its snapshot): the next read after a change reads only the changed appointments and
+ * brings this data up to date (booking/bookablesLoader.ts).
+ */
+export interface ListingBase {
+  data: ListingData;
+  versions: string;
+  total: string;
+  snapshot: string;
+  /** its timeslots and appointments reach far enough for a listing computed before this (the window moves with the clock) */
+  windowEndsMs: number;
+  /** the data stays true at any time before this (windowEndsMs, or a hold in it expires), but for the changes committed since its snapshot */
+  reusableUntilMs: number;
+}
 
 export interface CachedListing {
   /** JSON of the answer; null: nothing bookable */
   json: Buffer | null;
   computedAtMs: number;
   validUntilMs: number;
+  base?: ListingBase;
 }
 
 interface Entry extends CachedListing {
@@ -50,14 +68,27 @@ export class ListingCache {
     return e;
   }
 
-  /** The versions the entry for `key` was computed at, while it is valid in time; null otherwise. */
-  versionsOf(key: string, nowMs: number): string | null {
+  /**
+   * What the entry for `key` offers a read: the versions it was computed at, while it is valid in
+   * time; the snapshot and total of its data, while that data can be brought up to date.
+   */
+  knownOf(key: string, nowMs: number): KnownListing | null {
     const e = this.entries.get(key);
-    return e && validAt(e, nowMs) ? e.versions : null;
+    if (!e) return null;
+    const base = e.base && nowMs >= e.computedAtMs && nowMs < e.base.reusableUntilMs ? e.base : null;
+    const versions = validAt(e, nowMs) ? e.versions : null;
+    if (versions === null && base === null) return null;
+    return { versions, since: base && { snapshot: base.snapshot, total: base.total } };
+  }
+
+  /** The data of the entry for `key` when its read had `snapshot` and it can still be brought up to date at `nowMs`. */
+  baseOf(key: string, snapshot: string, nowMs: number): ListingBase | undefined {
+    const base = this.entries.get(key)?.base;
+    return base && base.snapshot === snapshot && nowMs < base.reusableUntilMs ? base : undefined;
   }
 
   set(key: string, versions: string, value: CachedListing): void {
-    const size = (value.json?.length ?? 0) + key.length;
+    const size = sizeOf(key, value);
     if (size > Math.min(MAX_ENTRY_BYTES, this.budgetBytes)) return;
     const old = this.entries.get(key);
     if (old) this.remove(key, old);
@@ -103,8 +134,14 @@ export class ListingCache {
 
   private remove(key: string, e: Entry): void {
     this.entries.delete(key);
-    this.bytes -= (e.json?.length ?? 0) + key.length;
+    this.bytes -= sizeOf(key, e);
   }
+}
+
+/** An entry's bytes: its JSON and key, and a rough measure of its data's objects. */
+function sizeOf(key: string, e: CachedListing): number {
+  const data = e.base?.data;
+  return (e.json?.length ?? 0) + key.length + (data ? 200 * (data.appointments.length + data.timeslots.length) + 2000 * data.views.size : 0);
 }
 
 const caches = new WeakMap<Db, ListingCache>();

@@ -40,12 +40,11 @@ function productOf(view: ResourceView, prd: ProductRow | null, appt: LoadedAppoi
 /** The end of the window A1 lists at `nowMs`. */
 export const listingUntilMs = (nowMs: number) => nowMs + BOOKING_HORIZON_DAYS * DAY_MS;
 
-/** The listing of `data`, read at q.nowMs (its views are changed: resources without prdRef's product go). */
-export function computeListing({ views, prd, ...loaded }: ListingData, q: ListingRequest): Listing {
+/** The listing of `data` at q.nowMs (data is left as it is: it may serve again, brought up to date). */
+export function computeListing({ views: loadedViews, prd, ...loaded }: ListingData, q: ListingRequest): Listing {
   const untilMs = listingUntilMs(q.nowMs);
-  for (const [id, view] of views) {
-    if (prd && !view.products.some((p) => p.id === prd.id)) views.delete(id);
-  }
+  // resources without prdRef's product list nothing
+  const views = new Map([...loadedViews].filter(([, view]) => !prd || view.products.some((p) => p.id === prd.id)));
   if (views.size === 0) return { json: null, changesAtMs: Infinity };
 
   const ids = [...views.keys()];

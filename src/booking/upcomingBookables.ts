@@ -6,9 +6,10 @@
 import type { Deps } from '../context.js';
 import { invalid } from '../errors.js';
 import type { ChannelKey } from '../offerings/channels.js';
-import { readListing } from './bookablesLoader.js';
+import { readListing, withChanges, type ListingData, type ListingRead, type ListingReadQuery } from './bookablesLoader.js';
+import { listingMetrics } from './metrics.js';
 import { compilePattern, localeFromLanguageTag, PatternError, type CompiledPattern } from './datePattern.js';
-import { listingCacheFor, MAX_AGE_MS } from './listingCache.js';
+import { listingCacheFor, MAX_AGE_MS, type ListingBase } from './listingCache.js';
 import { computeListing, listingUntilMs } from './listingCompute.js';
 import type { Db } from '../storage/db.js';
 import { FreshReads } from '../storage/freshReads.js';
@@ -57,7 +58,7 @@ export async function upcomingBookables(deps: Deps, q: UpcomingQuery): Promise<B
   if (!reads) listingReads.set(deps.db, (reads = new FreshReads()));
   const shapeKey = JSON.stringify(shape);
   const delay = shapesOf(deps.db).get(shapeKey)?.changing ? CHANGING_READ_DELAY_MS : 0;
-  return reads.read(shapeKey, () => currentListing(deps, shapeKey, shape, patterns), delay);
+  return reads.read(shapeKey, (readDone) => currentListing(deps, shapeKey, shape, patterns, readDone), delay);
 }
 
 type Shape = Omit<UpcomingQuery, 'groupFormat' | 'timeFormat' | 'languageTag'> & { groupFormat: string; timeFormat: string; locale: string };
@@ -85,24 +86,50 @@ function shapesOf(db: Db): Map<string, ShapeState> {
   return shapes;
 }
 
+/**
+ * The data is read this far beyond the listing's window, so that it can be brought up to date with
+ * the changes since for this long (ListingBase): the window moves with the clock.
+ */
+const DATA_REUSE_MS = MAX_AGE_MS;
+
 /** The listing at the resources' current versions: cached, being computed, or computed now. */
-async function currentListing(deps: Deps, shapeKey: string, shape: Shape, patterns: { group: CompiledPattern; time: CompiledPattern }): Promise<Buffer | null> {
+async function currentListing(deps: Deps, shapeKey: string, shape: Shape, patterns: { group: CompiledPattern; time: CompiledPattern }, readDone: () => void): Promise<Buffer | null> {
   const cache = listingCacheFor(deps.db);
   const shapes = shapesOf(deps.db);
   const nowMs = deps.clock.now().getTime();
   const lastKey = shapes.get(shapeKey)?.key;
-  const query = { refs: shape.refs, channelKey: shape.channelKey, prdRef: shape.prdRef, nowMs, untilMs: listingUntilMs(nowMs) };
-  // The versions of the listing cached for this shape: while the resources still have them, the statement reads no data.
-  const read = await readListing(deps.db.listingReads, { ...query, knownVersions: lastKey === undefined ? null : cache.versionsOf(lastKey, nowMs) });
+  const query = { refs: shape.refs, channelKey: shape.channelKey, prdRef: shape.prdRef, nowMs, untilMs: listingUntilMs(nowMs) + DATA_REUSE_MS };
+  // What the entry cached for this shape offers: while the resources still have its versions, the
+  // statement reads no data; while its data can be brought up to date, only the changes since.
+  const known = lastKey === undefined ? null : cache.knownOf(lastKey, nowMs);
+  const read = await countedRead(deps, { ...query, known });
+  readDone(); // the next read of this shape may start: it will see what this one saw and what came since
   const key = JSON.stringify([read.resourceIds, shape.channelKey, shape.prdRef ?? null, shape.groupFormat, shape.timeFormat, shape.locale]);
   if (!shapes.has(shapeKey) && shapes.size >= MAX_REMEMBERED_SHAPES) shapes.clear();
-  shapes.set(shapeKey, { key, changing: read.data !== null });
+  shapes.set(shapeKey, { key, changing: read.data !== null || read.changes !== null });
+  // the data the changes bring up to date: taken before answer(), which drops an entry of other versions
+  const since = key === lastKey && read.changes && known?.since ? cache.baseOf(key, known.since.snapshot, nowMs) : undefined;
   const answer = await cache.answer(key, read.versions, nowMs, async () => {
-    // No data means the versions equalled the cached entry's; evicted since, it is read anew (a later snapshot, never a staler one).
-    const data = read.data ?? (await readListing(deps.db.listingReads, { ...query, knownVersions: null })).data!;
+    // No data means the versions equalled the cached entry's, or only changes were read for data
+    // replaced or evicted since: then it is read anew (a later snapshot, never a staler one).
+    const from = read.data || since ? read : await countedRead(deps, { ...query, known: null });
+    const data = from.data ?? withChanges(since!.data, read.changes!);
     const listing = computeListing(data, { channelKey: shape.channelKey, prdRef: shape.prdRef, groupFormat: patterns.group, timeFormat: patterns.time, locale: shape.locale, nowMs });
     const json = listing.json === null ? null : Buffer.from(listing.json);
-    return { json, computedAtMs: nowMs, validUntilMs: Math.min(listing.changesAtMs, nowMs + MAX_AGE_MS) };
+    return { json, computedAtMs: nowMs, validUntilMs: Math.min(listing.changesAtMs, nowMs + MAX_AGE_MS), base: baseOf(data, from, since?.windowEndsMs ?? nowMs + DATA_REUSE_MS) };
   });
   return answer.json;
+}
+
+async function countedRead(deps: Deps, q: ListingReadQuery): Promise<ListingRead> {
+  const read = await readListing(deps.db.listingReads, q);
+  listingMetrics.reads.inc({ read: read.data ? 'full' : read.changes ? 'changes' : 'versions' });
+  return read;
+}
+
+/** The base of a computed answer: its data can be brought up to date until its window runs out or a hold in it expires. */
+function baseOf(data: ListingData, read: ListingRead, windowEndsMs: number): ListingBase {
+  let reusableUntilMs = windowEndsMs;
+  for (const a of data.appointments) if (a.nextHoldExpiryMs !== null && a.nextHoldExpiryMs < reusableUntilMs) reusableUntilMs = a.nextHoldExpiryMs;
+  return { data, versions: read.versions, total: read.total, snapshot: read.snapshot, windowEndsMs, reusableUntilMs };
 }

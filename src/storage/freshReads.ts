@@ -5,22 +5,26 @@
  * unshared read would be. Under load, one read per key is in flight and one queued, whatever the
  * number of callers.
  *
+ * A load may say when its reading is done (`readDone`: say, its statement answered, so its snapshot
+ * was taken), before it settles (the answer is still being computed from what it read): the next
+ * read may start then, so computing one answer overlaps reading the next.
+ *
  * A queued read starts `startDelayMs` (given by the caller that queues it) after it may: after that
- * caller arrived, or after the read before it ended; 0: on the next turn of the event loop. Every
+ * caller arrived, or after the read before it was done; 0: on the next turn of the event loop. Every
  * caller arriving meanwhile shares it. Requests come in bursts (viewers answered together come back
  * together, a few milliseconds apart): a short delay lets a whole burst share one read instead of
  * its first request starting a read that all the others must wait out before theirs, the way
  * PostgreSQL's commit_delay groups commits.
  */
 export class FreshReads<T> {
-  private readonly inFlight = new Map<string, Promise<T>>();
+  /** per key, the read in flight: settles when it is done reading */
+  private readonly inFlight = new Map<string, Promise<void>>();
   private readonly queued = new Map<string, Promise<T>>();
 
-  read(key: string, load: () => Promise<T>, startDelayMs = 0): Promise<T> {
+  read(key: string, load: (readDone: () => void) => Promise<T>, startDelayMs = 0): Promise<T> {
     const queued = this.queued.get(key);
     if (queued) return queued;
-    const settled = () => undefined;
-    const free = this.inFlight.get(key)?.then(settled, settled) ?? Promise.resolve();
+    const free = this.inFlight.get(key) ?? Promise.resolve();
     const next = free
       .then(() => new Promise<void>((resolve) => (startDelayMs > 0 ? setTimeout(resolve, startDelayMs) : setImmediate(resolve))))
       .then(() => {
@@ -31,12 +35,16 @@ export class FreshReads<T> {
     return next;
   }
 
-  private start(key: string, load: () => Promise<T>): Promise<T> {
-    const p = load();
-    this.inFlight.set(key, p);
+  private start(key: string, load: (readDone: () => void) => Promise<T>): Promise<T> {
+    let readDone!: () => void;
+    const reading = new Promise<void>((resolve) => (readDone = resolve));
+    this.inFlight.set(key, reading);
     const done = () => {
-      if (this.inFlight.get(key) === p) this.inFlight.delete(key);
+      if (this.inFlight.get(key) === reading) this.inFlight.delete(key);
+      readDone();
     };
+    reading.then(done);
+    const p = load(readDone);
     p.then(done, done);
     return p;
   }

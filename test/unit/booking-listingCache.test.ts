@@ -22,6 +22,22 @@ describe('ListingCache', () => {
     expect(cache.get('k', 'v', 2_000)).toBeUndefined();
   });
 
+  it('offers a read its versions while the answer holds, and its data while that can be brought up to date', () => {
+    const cache = new ListingCache();
+    const data = { views: new Map(), prd: null, timeslots: [], appointments: [] };
+    const base = { data, versions: 'v', total: '7', snapshot: '10:12:10,11', windowEndsMs: 5_000, reusableUntilMs: 3_000 };
+    cache.set('k', 'v', { ...entry('{}', 1_000, 2_000), base });
+    expect(cache.knownOf('k', 1_500)).toEqual({ versions: 'v', since: { snapshot: '10:12:10,11', total: '7' } });
+    // the answer expired (a slot started), the data did not: only the changes since its snapshot are read
+    expect(cache.knownOf('k', 2_500)).toEqual({ versions: null, since: { snapshot: '10:12:10,11', total: '7' } });
+    expect(cache.baseOf('k', '10:12:10,11', 2_500)?.data).toBe(data);
+    expect(cache.baseOf('k', '10:13:', 2_500)).toBeUndefined(); // the data of another read
+    // a hold in the data expired: it must be read again
+    expect(cache.knownOf('k', 3_000)).toBeNull();
+    expect(cache.baseOf('k', '10:12:10,11', 3_000)).toBeUndefined();
+    expect(cache.knownOf('other', 1_500)).toBeNull();
+  });
+
   it('keeps within its byte budget by dropping the least recently used entries', () => {
     const cache = new ListingCache(250);
     cache.set('a', 'v', entry('x'.repeat(99)));

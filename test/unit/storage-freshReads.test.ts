@@ -3,10 +3,10 @@ import { FreshReads } from '../../src/storage/freshReads.js';
 
 /** A load whose answers the test releases by hand; it records when each load started. */
 function manualLoads() {
-  const started: { n: number; resolve: (v: number) => void; reject: (e: Error) => void }[] = [];
-  const load = () =>
+  const started: { n: number; resolve: (v: number) => void; reject: (e: Error) => void; readDone: () => void }[] = [];
+  const load = (readDone: () => void) =>
     new Promise<number>((resolve, reject) => {
-      started.push({ n: started.length + 1, resolve, reject });
+      started.push({ n: started.length + 1, resolve, reject, readDone });
     });
   return { started, load };
 }
@@ -93,5 +93,26 @@ describe('FreshReads', () => {
     expect(started).toHaveLength(3);
     started[2].resolve(3);
     expect(await later).toBe(3);
+  });
+
+  it('starts the next read once the one in flight says its reading is done, before it settles', async () => {
+    const reads = new FreshReads<number>();
+    const { started, load } = manualLoads();
+    const first = reads.read('k', load);
+    await turn();
+    const second = reads.read('k', load);
+    await turn();
+    expect(started).toHaveLength(1); // still reading: the second waits
+    started[0].readDone(); // read, still computing its answer
+    await turn();
+    expect(started).toHaveLength(2);
+    const third = reads.read('k', load); // arrived after the second started: not handed its answer
+    started[1].resolve(2);
+    started[0].resolve(1);
+    expect([await first, await second]).toEqual([1, 2]);
+    await turn();
+    expect(started).toHaveLength(3);
+    started[2].resolve(3);
+    expect(await third).toBe(3);
   });
 });

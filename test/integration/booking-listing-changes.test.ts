@@ -1,0 +1,170 @@
+/**
+ * After a change, A1 reads only the changed appointments and brings the data of its cached listing
+ * up to date (migration 012, booking/bookablesLoader.ts). Every answer must equal the listing
+ * computed from a full read at the same clock, whatever the change, and a change committed by a
+ * transaction that began before the previous read must still show.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readListing } from '../../src/booking/bookablesLoader.js';
+import { compactListingChanges } from '../../src/booking/listingCompactor.js';
+import { computeListing, listingUntilMs } from '../../src/booking/listingCompute.js';
+import { DEFAULT_GROUP_FORMAT, DEFAULT_TIME_FORMAT, localeOf, timePattern } from '../../src/booking/upcomingBookables.js';
+import { currentBackend } from '../helpers/db.js';
+import { startTestApp, uniqueId, type TestApp } from '../helpers/app.js';
+import { book, bookBodyFor, consumer, createTimeslots, flatten, reserve, reserveBodyFor, setupBooking, upcoming, type Booking, type ListedBookable } from '../helpers/bookingFixtures.js';
+
+let t: TestApp;
+beforeAll(async () => {
+  t = await startTestApp({ bookingRateLimitPerMinute: 10_000, maxHoldsPerIp: 1_000 });
+});
+afterAll(() => t.close());
+
+const enc = encodeURIComponent;
+
+/** booking_listing_reads_total by what was read, from /metrics. */
+async function readsByKind(): Promise<Record<string, number>> {
+  const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+  const out: Record<string, number> = { versions: 0, changes: 0, full: 0 };
+  for (const m of text.matchAll(/^booking_listing_reads_total\{read="(\w+)"\} (\d+)$/gm)) out[m[1]] = Number(m[2]);
+  return out;
+}
+
+/** The A1 answer computed from a full read now, as the first request of a fresh instance would: the oracle. */
+async function fromFullRead(b: Booking): Promise<unknown> {
+  const nowMs = t.clock.now().getTime();
+  const read = await readListing(t.db, {
+    refs: [{ ref: b.resource.uuid, field: 'ref' }], channelKey: 'RESOURCE_PUBLIC', nowMs, untilMs: listingUntilMs(nowMs), known: null,
+  });
+  const listing = computeListing(read.data!, {
+    channelKey: 'RESOURCE_PUBLIC', groupFormat: timePattern(DEFAULT_GROUP_FORMAT, 'g', ''), timeFormat: timePattern(DEFAULT_TIME_FORMAT, 't', ''), locale: localeOf(undefined), nowMs,
+  });
+  return listing.json === null ? null : JSON.parse(listing.json);
+}
+
+/** A1 through HTTP, checked against the oracle; returns the listed items and what the read read. */
+async function listed(b: Booking): Promise<{ items: ListedBookable[]; read: string }> {
+  const before = await readsByKind();
+  const res = await upcoming(t, b.resource.uuid);
+  const after = await readsByKind();
+  expect(res.statusCode === 204 ? null : res.json()).toEqual(await fromFullRead(b));
+  const read = Object.keys(after).filter((k) => after[k] > before[k]);
+  expect(read).toHaveLength(1);
+  return { items: res.statusCode === 204 ? [] : flatten(res), read: read[0] };
+}
+
+async function groupAppointment(b: Booking, start: string, capacity = 3): Promise<string> {
+  const reference = `${uniqueId('apt')}@crm`;
+  const res = await b.p.call('POST', `${b.base}/appointments`, {
+    reference, start, end: start.replace(/T(\d\d):00/, 'T$1:30'), resourceReference: b.resource.reference, productReference: b.product.reference, capacity, acceptBookings: true,
+  });
+  expect(res.statusCode, res.body).toBe(201);
+  return reference;
+}
+
+async function customer(b: Booking): Promise<string> {
+  const res = await b.p.call('POST', `${b.base}/customers`, { customerReference: `${uniqueId('c')}@crm`, providerReference: b.provider.providerRef, userName: 'Eva', email: `${uniqueId('e')}@example.com` });
+  expect(res.statusCode, res.body).toBe(201);
+  return res.json().customer.customerReference;
+}
+
+describe('A1 after a change', () => {
+  it('reads only the changed appointments after bookings, holds and partner changes, and answers as a full read would', async () => {
+    const b = await setupBooking(t);
+    await createTimeslots(b, [
+      { start: '2026-06-02T09:00', end: '2026-06-02T11:00', defaultCapacity: 2 },
+      { start: '2026-06-03T09:00', end: '2026-06-03T10:00', defaultCapacity: 1 },
+    ]);
+    expect((await listed(b)).read).toBe('full');
+    expect((await listed(b)).read).toBe('versions');
+
+    // the public flow: a hold, then a booking of another slot
+    let { items } = await listed(b);
+    expect((await reserve(t, b.resource.uuid, reserveBodyFor(items[0], b.product.uuid))).statusCode).toBe(201);
+    ({ items } = await listed(b));
+    expect(items[0]).toMatchObject({ kind: 'models.LotAppointment', capacity_left: 1 });
+    expect((await book(t, b.resource.uuid, bookBodyFor(items[1], b.product.uuid))).statusCode).toBe(201);
+    expect((await listed(b)).read).toBe('changes');
+
+    // the partner API: an appointment, a participation added and cancelled, the appointment cancelled, one deleted
+    const appointment = await groupAppointment(b, '2026-06-04T09:00');
+    expect((await listed(b)).read).toBe('changes');
+    const participation = `${uniqueId('part')}@crm`;
+    const added = await b.p.call('POST', `${b.base}/participations`, { reference: participation, appointmentReference: appointment, customerReference: await customer(b), state: 'BOOKED' });
+    expect(added.statusCode, added.body).toBe(201);
+    expect((await listed(b)).items.find((x) => x.start.startsWith('2026-06-04'))).toMatchObject({ capacity_left: 2 });
+    expect((await b.p.call('POST', `${b.base}/participations/${enc(participation)}`, { state: 'CANCELED' })).statusCode).toBe(200);
+    expect((await listed(b)).items.find((x) => x.start.startsWith('2026-06-04'))).toMatchObject({ capacity_left: 3 });
+    const cancelled = await b.p.call('DELETE', `${b.base}/appointments`, { appointmentReference: appointment });
+    expect(cancelled.statusCode, cancelled.body).toBe(200);
+    const afterCancel = await listed(b);
+    expect(afterCancel.read).toBe('changes');
+    expect(afterCancel.items.some((x) => x.start.startsWith('2026-06-04'))).toBe(false);
+    const other = await groupAppointment(b, '2026-06-05T09:00');
+    expect((await listed(b)).items.some((x) => x.start.startsWith('2026-06-05'))).toBe(true);
+    const deleted = await b.p.call('DELETE', `${b.base}/appointments/withoutNotification`, { appointmentReference: other });
+    expect(deleted.statusCode, deleted.body).toBe(200);
+    expect((await listed(b)).items.some((x) => x.start.startsWith('2026-06-05'))).toBe(false);
+
+    // a change that names no appointment (a timeslot) reads everything
+    await createTimeslots(b, [{ start: '2026-06-06T09:00', end: '2026-06-06T09:30' }]);
+    expect((await listed(b)).read).toBe('full');
+  });
+
+  it('frees the place of a hold that expired with no change in the database, then goes on reading changes', async () => {
+    const b = await setupBooking(t);
+    await createTimeslots(b, [{ start: '2026-06-02T09:00', end: '2026-06-02T10:00', defaultCapacity: 1 }]);
+    const { items } = await listed(b);
+    expect((await reserve(t, b.resource.uuid, reserveBodyFor(items[0], b.product.uuid))).statusCode).toBe(201);
+    expect((await listed(b)).items).toHaveLength(1);
+    try {
+      t.clock.advance(181_000); // the hold is over: its data is not brought up to date any more, it is read again
+      const after = await listed(b);
+      expect(after.read).toBe('full');
+      expect(after.items).toHaveLength(2);
+      expect((await book(t, b.resource.uuid, bookBodyFor(after.items[1], b.product.uuid, undefined, consumer()))).statusCode).toBe(201);
+      const booked = await listed(b);
+      expect(booked.read).toBe('changes');
+      expect(booked.items).toHaveLength(1);
+    } finally {
+      t.clock.set('2026-06-01T08:00:00Z');
+    }
+  });
+
+  it('reads everything when the changes since were compacted away', async () => {
+    const b = await setupBooking(t);
+    await createTimeslots(b, [{ start: '2026-06-02T09:00', end: '2026-06-02T10:00' }]);
+    const { items } = await listed(b);
+    expect((await book(t, b.resource.uuid, bookBodyFor(items[0], b.product.uuid))).statusCode).toBe(201);
+    await compactListingChanges(t.db);
+    const after = await listed(b);
+    expect(after.read).toBe('full');
+    expect(after.items).toHaveLength(1);
+  });
+});
+
+describe.runIf(currentBackend() === 'postgres')('A1 after a change committed late', () => {
+  it('shows a change whose transaction began before the last read and committed after it', async () => {
+    const b = await setupBooking(t);
+    await createTimeslots(b, [{ start: '2026-06-02T09:00', end: '2026-06-02T10:00', defaultCapacity: 3 }]);
+    const appointment = await groupAppointment(b, '2026-06-03T09:00', 3);
+    const slow = await t.database.openAnother(); // closed with the test database
+    await slow.transaction(async (tx) => {
+      // a participation written, not yet committed: its xid is running at the next read
+      await tx.query(
+        `INSERT INTO participations (crm_id, provider_id, appointment_id, reference, customer_id, state)
+         SELECT a.crm_id, a.provider_id, a.id, $2, NULL, 'BOOKED' FROM appointments a WHERE a.reference = $1`,
+        [appointment, `${uniqueId('late')}@crm`],
+      );
+      // meanwhile a booking commits and A1 reads it (only the changes): the late one is not visible yet
+      const { items } = await listed(b);
+      expect((await book(t, b.resource.uuid, bookBodyFor(items[0], b.product.uuid))).statusCode).toBe(201);
+      const meanwhile = await listed(b);
+      expect(meanwhile.read).toBe('changes');
+      expect(meanwhile.items.find((x) => x.start.startsWith('2026-06-03'))).toMatchObject({ capacity_left: 3 });
+    });
+    // committed after that read: a log ordered by insertion would have it behind the read; the snapshot does not
+    const after = await listed(b);
+    expect(after.read).toBe('changes');
+    expect(after.items.find((x) => x.start.startsWith('2026-06-03'))).toMatchObject({ capacity_left: 2 });
+  });
+});
