@@ -32,6 +32,8 @@ export interface ClaimRequest {
   holdLimit?: { ip: string; max: number };
   /** webhook source of the place's events (default public); null: the caller reports the change itself */
   source?: EventSource | null;
+  /** A2: the appointment's live participations read in the same statement */
+  listLive?: boolean;
 }
 
 export const slotTaken = (message: string) => new DomainError('SLOT_TAKEN', message);
@@ -122,7 +124,7 @@ function publicRefusal(err: PlaceRefused): DomainError {
 export async function claimSlot(q: Queryable, req: ClaimRequest): Promise<ClaimedPlace> {
   const placement = 'appointmentId' in req.target ? joinExisting(req.target.appointmentId, req) : createFromTimeslot(req.target.timeslotId, req);
   try {
-    return await claimPlace(q, { ...placement, participation: req.participation, now: req.now, publicProduct: req.product.id, holdLimit: req.holdLimit, source: req.source === undefined ? 'public' : req.source });
+    return await claimPlace(q, { ...placement, participation: req.participation, now: req.now, publicProduct: req.product.id, holdLimit: req.holdLimit, source: req.source === undefined ? 'public' : req.source, listLive: req.listLive });
   } catch (err) {
     throw err instanceof PlaceRefused ? publicRefusal(err) : err;
   }

@@ -4,34 +4,18 @@
  * bearer secret that turns a hold into a booking).
  */
 import { addressText } from '../notifications/compose.js';
-import { LIVE_PARTICIPATION_SQL } from '../scheduling/capacity.js';
 import type { ClaimedPlace } from '../scheduling/claimPlace.js';
 import { formatInstant } from '../scheduling/time.js';
-import type { Queryable } from '../storage/db.js';
 import type { ProductRow } from './publicProducts.js';
 import type { PublicResource } from './publicResources.js';
 
-interface LiveRow {
-  id: string;
-  placeholder_id: string;
-  state: string;
-}
-
 const utc = (d: Date) => formatInstant(d, 'UTC');
 
-export async function reservationView(
-  db: Queryable,
-  r: { resource: PublicResource; product: ProductRow; claim: ClaimedPlace; now: Date },
-) {
+/** `claim` made with listLive: its appointment's live participations came with it. */
+export function reservationView(r: { resource: PublicResource; product: ProductRow; claim: ClaimedPlace }) {
   const { resource, product } = r;
   const { appointment: a, participation: p } = r.claim;
-  // a new appointment holds nothing but this reservation
-  const live = r.claim.created
-    ? [{ id: p.id, placeholder_id: p.placeholder_id, state: p.state }]
-    : await db.query<LiveRow>(
-        `SELECT id, placeholder_id, state FROM participations WHERE appointment_id = $1 AND ${LIVE_PARTICIPATION_SQL} ORDER BY created_at, id`,
-        [a.id, r.now],
-      );
+  const live = r.claim.live ?? [{ id: p.id, placeholder_id: p.placeholder_id, state: p.state }];
   const capacityLeft = Math.max(0, a.capacity - live.length);
   return {
     participation: {

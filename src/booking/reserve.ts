@@ -54,6 +54,7 @@ export async function reserveAppointment(deps: Deps, input: ReserveInput) {
       channelKey: input.channelKey,
     },
     holdLimit: { ip: input.clientIp, max: deps.config.maxHoldsPerIp },
+    listLive: true,
   });
-  return reservationView(deps.db, { resource, product, claim, now });
+  return reservationView({ resource, product, claim });
 }

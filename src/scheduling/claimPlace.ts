@@ -81,6 +81,15 @@ export interface PlaceClaim {
   holdLimit?: { ip: string; max: number };
   /** who takes the place, for the webhook events written in the same statement; null: no events (a stand-in the caller reports itself) */
   source: EventSource | null;
+  /** read the appointment's live participations after the claim, in the same statement (ClaimedPlace.live) */
+  listLive?: boolean;
+}
+
+/** A live participation of the appointment, as A2's answer shows it. */
+export interface LiveParticipation {
+  id: string;
+  placeholder_id: string;
+  state: string;
 }
 
 export interface ClaimedPlace {
@@ -89,6 +98,8 @@ export interface ClaimedPlace {
   /** live participations of the appointment before this one */
   liveBefore: number;
   created: boolean;
+  /** with listLive: the appointment's live participations after the claim, this one included, oldest first */
+  live?: LiveParticipation[];
 }
 
 function participationJson(p: PlaceHolder) {
@@ -138,8 +149,9 @@ function appointmentJson(a: NewAppointment & { id: string }, buffers: Buffers) {
 export async function claimPlace(q: Queryable, c: PlaceClaim): Promise<ClaimedPlace> {
   try {
     // The place's webhook events are written by the same statement, after claim_place.
-    const [r] = await q.query<{ appointment: Record<string, unknown>; participation: Record<string, unknown>; live_before: number; created: boolean; events: number }>(
-      `SELECT c.*, CASE WHEN $9::text IS NULL THEN 0 ELSE ${placeEventsSql('$9')} END AS events
+    const [r] = await q.query<{ appointment: Record<string, unknown>; participation: Record<string, unknown>; live_before: number; created: boolean; events: number; live: LiveParticipation[] | null }>(
+      `SELECT c.*, CASE WHEN $9::text IS NULL THEN 0 ELSE ${placeEventsSql('$9')} END AS events,
+              CASE WHEN $10 THEN live_participants((c.appointment->>'id')::uuid, $2) END AS live
          FROM claim_place(p_participation => $1, p_now => $2, p_join => $3, p_new => $4, p_public_product => $5,
                           p_ignore_capacity => $6, p_hold_ip => $7, p_max_holds => $8) c`,
       [
@@ -152,10 +164,11 @@ export async function claimPlace(q: Queryable, c: PlaceClaim): Promise<ClaimedPl
         c.holdLimit?.ip ?? null,
         c.holdLimit?.max ?? null,
         c.source,
+        c.listLive ?? false,
       ],
     );
     if (r.events > 0) eventsWritten();
-    return { appointment: reviveRow(r.appointment), participation: reviveRow(r.participation), liveBefore: r.live_before, created: r.created };
+    return { appointment: reviveRow(r.appointment), participation: reviveRow(r.participation), liveBefore: r.live_before, created: r.created, ...(r.live ? { live: r.live } : {}) };
   } catch (err) {
     const refused = refusalFrom(err);
     if (refused) throw refused;
