@@ -8,7 +8,7 @@ import { loadConfig } from '../dist/config.js';
 import { openDb } from '../dist/storage/db.js';
 
 const config = loadConfig();
-const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize, listingPoolSize: config.listingPoolSize });
+const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: config.databasePoolSize, listingPoolSize: config.listingPoolSize, keepConnections: true });
 const app = await buildApp({ config, db, logger: false });
 const log = { error: (obj, msg) => console.error(msg, obj) };
 const jobs = [startHoldSweeper(db, log, config.holdSweepMs), startListingCompactor(db, log, config.listingCompactMs)];

@@ -185,16 +185,26 @@ export interface OpenDbOptions {
   listingPoolSize?: number;
   /** named (server-side cached) prepared statements; default true */
   preparedStatements?: boolean;
+  /**
+   * A service instance's pools: every connection opened at once and kept while idle, so a rush
+   * after a quiet spell does not begin by starting PostgreSQL backends (default: opened on demand,
+   * closed after 10 s idle).
+   */
+  keepConnections?: boolean;
 }
 
-export async function openDb({ databaseUrl, dataDir, poolSize = 10, listingPoolSize = 0, preparedStatements = true }: OpenDbOptions): Promise<Db> {
+export async function openDb({ databaseUrl, dataDir, poolSize = 10, listingPoolSize = 0, preparedStatements = true, keepConnections = false }: OpenDbOptions): Promise<Db> {
   if (databaseUrl && databaseUrl.startsWith('postgres')) {
-    const newPool = (max: number) => {
-      const pool = new pg.Pool({ connectionString: databaseUrl, max });
+    const newPool = async (max: number) => {
+      const pool = new pg.Pool({ connectionString: databaseUrl, max, ...(keepConnections ? { idleTimeoutMillis: 0 } : {}) });
       pool.on('error', () => undefined); // idle client errors surface on the next query
+      if (keepConnections) {
+        const clients = await Promise.all(Array.from({ length: max }, () => pool.connect()));
+        for (const c of clients) c.release();
+      }
       return pool;
     };
-    return new PostgresDb(newPool(poolSize), preparedStatements, listingPoolSize > 0 ? newPool(listingPoolSize) : null);
+    return new PostgresDb(await newPool(poolSize), preparedStatements, listingPoolSize > 0 ? await newPool(listingPoolSize) : null);
   }
   // Loaded only when used: a service on a PostgreSQL server never loads the embedded engine.
   const [{ PGlite }, { btree_gist }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite/contrib/btree_gist')]);
@@ -226,7 +236,7 @@ export interface InstanceDbs {
 export async function openInstanceDbs(
   config: Pick<Config, 'databaseUrl' | 'dataDir' | 'databasePoolSize' | 'listingPoolSize' | 'jobPoolSize' | 'preparedStatements'>,
 ): Promise<InstanceDbs> {
-  const options = { databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.preparedStatements };
+  const options = { databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.preparedStatements, keepConnections: true };
   const db = await openDb({ ...options, poolSize: config.databasePoolSize, listingPoolSize: config.listingPoolSize });
   if (db.kind === 'pglite') return { db, jobsDb: db, close: () => db.close() };
   const jobsDb = await openDb({ ...options, poolSize: config.jobPoolSize });

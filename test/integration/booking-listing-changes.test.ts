@@ -140,6 +140,20 @@ describe('A1 after a change', () => {
     expect(after.read).toBe('full');
     expect(after.items).toHaveLength(1);
   });
+
+  it('goes on reading only changes when compaction folds what was committed before its previous run (the compactor job)', async () => {
+    const b = await setupBooking(t);
+    await createTimeslots(b, [{ start: '2026-06-02T09:00', end: '2026-06-02T11:00' }]);
+    const { items } = await listed(b);
+    const [{ snapshot }] = await t.db.query<{ snapshot: string }>('SELECT pg_current_snapshot()::text AS snapshot');
+    expect((await book(t, b.resource.uuid, bookBodyFor(items[0], b.product.uuid))).statusCode).toBe(201);
+    await compactListingChanges(t.db, () => false, snapshot); // the booking came after that snapshot: it stays
+    const [{ n }] = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM listing_changes WHERE resource_id = $1', [b.resource.uuid]);
+    expect(n).toBeGreaterThan(0);
+    const after = await listed(b);
+    expect(after.read).toBe('changes');
+    expect(after.items).toHaveLength(3);
+  });
 });
 
 describe.runIf(currentBackend() === 'postgres')('A1 after a change committed late', () => {
