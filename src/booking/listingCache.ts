@@ -15,13 +15,12 @@ import type { KnownListing, ListingData } from './bookablesLoader.js';
 import { listingMetrics } from './metrics.js';
 
 /**
- * The data an answer was computed from, with what the read that gave it saw (its versions, their
- * total and its snapshot): the next read after a change reads only the changed appointments and
- * brings this data up to date (booking/bookablesLoader.ts).
+ * The data an answer was computed from, with what the read that gave it saw (its versions' total
+ * and its snapshot): the next read after a change reads only the changed appointments and brings
+ * this data up to date (booking/bookablesLoader.ts).
  */
 export interface ListingBase {
   data: ListingData;
-  versions: string;
   total: string;
   snapshot: string;
   /** its timeslots and appointments reach far enough for a listing computed before this (the window moves with the clock) */

@@ -133,5 +133,5 @@ async function countedRead(deps: Deps, q: ListingReadQuery): Promise<ListingRead
 function baseOf(data: ListingData, read: ListingRead, windowEndsMs: number): ListingBase {
   let reusableUntilMs = windowEndsMs;
   for (const a of data.appointments) if (a.nextHoldExpiryMs !== null && a.nextHoldExpiryMs < reusableUntilMs) reusableUntilMs = a.nextHoldExpiryMs;
-  return { data, versions: read.versions, total: read.total, snapshot: read.snapshot, windowEndsMs, reusableUntilMs };
+  return { data, total: read.total, snapshot: read.snapshot, windowEndsMs, reusableUntilMs };
 }
