@@ -115,10 +115,9 @@ async function currentListing(deps: Deps, shapeKey: string, shape: Shape, patter
     const from = read.data || since ? read : await countedRead(deps, { ...query, known: null });
     const data = from.data ?? withChanges(since!.data, read.changes!);
     const listing = computeListing(data, { channelKey: shape.channelKey, prdRef: shape.prdRef, groupFormat: patterns.group, timeFormat: patterns.time, locale: shape.locale, nowMs });
-    const json = listing.json === null ? null : Buffer.from(listing.json);
     // The data is kept for a request shape asked for again (lastKey): kept for every one-off query
     // (W1 computing 460 listings a second), it outlived the young generation and raised the peak RSS by 60 MiB.
-    return { json, computedAtMs: nowMs, validUntilMs: Math.min(listing.changesAtMs, nowMs + MAX_AGE_MS), base: key === lastKey ? baseOf(data, from, since?.windowEndsMs ?? nowMs + DATA_REUSE_MS) : undefined };
+    return { json: listing.json, computedAtMs: nowMs, validUntilMs: Math.min(listing.changesAtMs, nowMs + MAX_AGE_MS), base: key === lastKey ? baseOf(data, from, since?.windowEndsMs ?? nowMs + DATA_REUSE_MS) : undefined };
   });
   return answer.json;
 }

@@ -38,7 +38,7 @@ async function fromFullRead(b: Booking): Promise<unknown> {
   const listing = computeListing(read.data!, {
     channelKey: 'RESOURCE_PUBLIC', groupFormat: timePattern(DEFAULT_GROUP_FORMAT, 'g', ''), timeFormat: timePattern(DEFAULT_TIME_FORMAT, 't', ''), locale: localeOf(undefined), nowMs,
   });
-  return listing.json === null ? null : JSON.parse(listing.json);
+  return listing.json === null ? null : JSON.parse(listing.json.toString());
 }
 
 /** A1 through HTTP, checked against the oracle; returns the listed items and what the read read. */

@@ -1,0 +1,28 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { jsonBytes } from '../../src/booking/listingCompute.js';
+
+/** A listing-shaped object: group texts (any string, array indices and '__proto__' among them) to items, and a flag. */
+function withoutPrototype(entries: [string, unknown][]): Record<string, unknown> {
+  const object: Record<string, unknown> = Object.create(null);
+  for (const [key, value] of entries) object[key] = value;
+  return object;
+}
+
+describe('jsonBytes', () => {
+  it('is the UTF-8 of JSON.stringify, member order included', () => {
+    const key = fc.oneof(fc.string(), fc.constantFrom('2026', '0', '10', '__proto__', 'Mär 1', '😀 ✓'));
+    const value = fc.oneof(fc.jsonValue(), fc.constant(undefined));
+    fc.assert(
+      fc.property(fc.array(fc.tuple(key, value)), (entries) => {
+        const object = withoutPrototype(entries);
+        expect(jsonBytes(object).equals(Buffer.from(JSON.stringify(object)))).toBe(true);
+      }),
+    );
+  });
+
+  it('serializes an empty object and one whose members are all undefined as {}', () => {
+    expect(jsonBytes({}).toString()).toBe('{}');
+    expect(jsonBytes({ a: undefined }).toString()).toBe('{}');
+  });
+});
