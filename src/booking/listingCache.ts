@@ -12,6 +12,7 @@
  */
 import type { Db } from '../storage/db.js';
 import type { KnownListing, ListingData } from './bookablesLoader.js';
+import type { SerializedDays } from './listingCompute.js';
 import { listingMetrics } from './metrics.js';
 
 /**
@@ -27,6 +28,8 @@ export interface ListingBase {
   windowEndsMs: number;
   /** the data stays true at any time before this (windowEndsMs, or a hold in it expires), but for the changes committed since its snapshot */
   reusableUntilMs: number;
+  /** the answer's days, so a computation from this data brought up to date serializes only the days that changed */
+  days: SerializedDays;
 }
 
 export interface CachedListing {
@@ -137,10 +140,14 @@ export class ListingCache {
   }
 }
 
-/** An entry's bytes: its JSON and key, and a rough measure of its data's objects. */
+/** An entry's bytes: its JSON and key, and a rough measure of its data's objects and its days' slots (their bytes are the JSON's). */
 function sizeOf(key: string, e: CachedListing): number {
-  const data = e.base?.data;
-  return (e.json?.length ?? 0) + key.length + (data ? 200 * (data.appointments.length + data.timeslots.length) + 2000 * data.views.size : 0);
+  const base = e.base;
+  if (!base) return (e.json?.length ?? 0) + key.length;
+  let slots = 0;
+  for (const day of base.days.parts.values()) slots += day.slots.length;
+  const { data } = base;
+  return (e.json?.length ?? 0) + key.length + 200 * (data.appointments.length + data.timeslots.length) + 2000 * data.views.size + 100 * slots;
 }
 
 const caches = new WeakMap<Db, ListingCache>();

@@ -1,7 +1,7 @@
 /** A1's computation from what readListing read: run the pure slot engine, group and serialize. */
 import type { ChannelKey } from '../offerings/channels.js';
 import type { ListingData, LoadedAppointment } from './bookablesLoader.js';
-import { InstantFormatter, singleProduct, slotItem, type ResourceView, type SlotItem } from './bookableView.js';
+import { InstantFormatter, singleProduct, slotItem, type ResourceView, type SlotFacts } from './bookableView.js';
 import { publicVisible } from './channels.js';
 import type { CompiledPattern } from './datePattern.js';
 import { engineProduct, type ProductRow } from './publicProducts.js';
@@ -26,6 +26,8 @@ export interface Listing {
   json: Buffer | null;
   /** the listing stays true until then: the first listed slot starts or a live hold expires */
   changesAtMs: number;
+  /** its days, for the next computation from the same views (computeListing's previous) */
+  days: SerializedDays;
 }
 
 /** The product a listed slot shows: prdRef's, else the appointment's, else the resource's only one. */
@@ -41,11 +43,11 @@ function productOf(view: ResourceView, prd: ProductRow | null, appt: LoadedAppoi
 export const listingUntilMs = (nowMs: number) => nowMs + BOOKING_HORIZON_DAYS * DAY_MS;
 
 /** The listing of `data` at q.nowMs (data is left as it is: it may serve again, brought up to date). */
-export function computeListing({ views: loadedViews, prd, ...loaded }: ListingData, q: ListingRequest): Listing {
+export function computeListing({ views: loadedViews, prd, ...loaded }: ListingData, q: ListingRequest, previous?: SerializedDays): Listing {
   const untilMs = listingUntilMs(q.nowMs);
   // resources without prdRef's product list nothing
   const views = new Map([...loadedViews].filter(([, view]) => !prd || view.products.some((p) => p.id === prd.id)));
-  if (views.size === 0) return { json: null, changesAtMs: Infinity };
+  if (views.size === 0) return { json: null, changesAtMs: Infinity, days: { views: loadedViews, parts: new Map() } };
 
   const ids = [...views.keys()];
   // Without prdRef, a resource's only product is the slot's product, so its rules apply there too.
@@ -84,7 +86,7 @@ export function computeListing({ views: loadedViews, prd, ...loaded }: ListingDa
   const formatters = new Map<string, InstantFormatter>();
   // an object, as the answer is one: its keys keep JavaScript's order (array-index keys such as '2026' first);
   // no prototype, so a group text such as '__proto__' is a key like any other
-  const groups: Record<string, SlotItem[] | boolean> = Object.create(null);
+  const groups: Record<string, ListedSlot[] | boolean> = Object.create(null);
   let empty = true;
   for (const b of bookables) {
     const view = views.get(b.resourceId)!;
@@ -97,47 +99,128 @@ export function computeListing({ views: loadedViews, prd, ...loaded }: ListingDa
     const zone = view.resource.time_zone;
     let fmt = formatters.get(zone);
     if (!fmt) formatters.set(zone, (fmt = new InstantFormatter(zone, q.locale)));
-    const item = slotItem(
-      {
-        kind: b.kind,
-        appointmentId: appt?.id,
-        timeslotId: b.kind === 'models.Bookable' ? b.timeslotId : (b.timeslotId ?? b.appointmentId),
-        product: productOf(view, prd, appt),
-        startMs: b.startMs,
-        endMs: b.endMs,
-        capacity: b.capacity,
-        capacityLeft: b.capacityLeft,
-      },
+    const slot: ListedSlot = {
+      kind: b.kind,
+      appointmentId: appt?.id,
+      timeslotId: b.kind === 'models.Bookable' ? b.timeslotId : (b.timeslotId ?? b.appointmentId),
+      product: productOf(view, prd, appt),
+      startMs: b.startMs,
+      endMs: b.endMs,
+      capacity: b.capacity,
+      capacityLeft: b.capacityLeft,
       view,
       fmt,
-      q.timeFormat,
-    );
+    };
     const key = fmt.format(b.startMs, q.groupFormat);
     const group = groups[key];
-    if (Array.isArray(group)) group.push(item);
-    else groups[key] = [item];
+    if (Array.isArray(group)) group.push(slot);
+    else groups[key] = [slot];
     empty = false;
   }
-  if (empty) return { json: null, changesAtMs };
+  if (empty) return { json: null, changesAtMs, days: { views: loadedViews, parts: new Map() } };
   groups.public_visible = publicVisible(q.channelKey);
-  return { json: jsonBytes(groups), changesAtMs };
+  const reusable = previous?.views === loadedViews ? previous.parts : undefined;
+  const parts = new Map<string, SerializedDay>();
+  const json = jsonBytes(
+    groups,
+    (key, value) => {
+      if (!Array.isArray(value)) return undefined;
+      const before = reusable?.get(key);
+      if (before && sameSlots(before.slots, value)) return before.bytes;
+      return memberBytes(key, value.map((s) => slotItem(s, s.view, s.fmt, q.timeFormat)));
+    },
+    // the kept days point into the answer's bytes: they cost no memory of their own
+    (key, bytes) => {
+      const slots = groups[key];
+      if (Array.isArray(slots)) parts.set(key, { slots, bytes });
+    },
+  );
+  return { json, changesAtMs, days: { views: loadedViews, parts } };
+}
+
+/** A listed slot before it becomes its item: what the item shows, and how its instants are formatted. */
+interface ListedSlot extends SlotFacts {
+  view: ResourceView;
+  fmt: InstantFormatter;
+}
+
+/** A day (a group) of a computed listing: its slots, and its member of the answer (`"group":[items]`). */
+interface SerializedDay {
+  slots: ListedSlot[];
+  bytes: Buffer;
 }
 
 /**
- * JSON.stringify(object) as UTF-8, serialized member by member. V8 builds the string of a whole
- * listing (300 KiB) as a rope that encoding must first flatten into one large object: that cost
- * more than the serialization itself (1.3 ms against 0.6 ms); a member's string (a day's slots,
- * about 12 KiB) stays small, and the whole costs 0.9 ms instead of 2 ms (docs/decisions.md).
+ * The days of a computed listing, kept with its data (ListingBase): a computation from the same
+ * resource views (data brought up to date with changed appointments) serializes anew only the days
+ * whose slots changed; in a rush a booking changes one day of 28.
  */
-export function jsonBytes(object: Record<string, unknown>): Buffer {
-  const parts: Buffer[] = [];
-  let separator = '{';
-  for (const key of Object.keys(object)) {
-    const value = JSON.stringify(object[key]);
-    if (value === undefined) continue;
-    parts.push(Buffer.from(`${separator}${JSON.stringify(key)}:${value}`));
-    separator = ',';
+export interface SerializedDays {
+  views: ListingData['views'];
+  parts: Map<string, SerializedDay>;
+}
+
+/** Slots whose items are equal: the same facts, of the same resource view, in the same order. */
+function sameSlots(a: ListedSlot[], b: ListedSlot[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i];
+    const y = b[i];
+    if (
+      x.startMs !== y.startMs ||
+      x.endMs !== y.endMs ||
+      x.capacityLeft !== y.capacityLeft ||
+      x.capacity !== y.capacity ||
+      x.kind !== y.kind ||
+      x.appointmentId !== y.appointmentId ||
+      x.timeslotId !== y.timeslotId ||
+      x.view !== y.view ||
+      x.product?.id !== y.product?.id ||
+      x.product?.name !== y.product?.name
+    ) {
+      return false;
+    }
   }
-  parts.push(Buffer.from(separator === '{' ? '{}' : '}'));
-  return Buffer.concat(parts);
+  return true;
+}
+
+/** `"key":value` as UTF-8; null for a value JSON leaves out of an object. */
+function memberBytes(key: string, value: unknown): Buffer | null {
+  const json = JSON.stringify(value);
+  return json === undefined ? null : Buffer.from(`${JSON.stringify(key)}:${json}`);
+}
+const OPEN = Buffer.from('{');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from('}');
+
+/**
+ * JSON.stringify(object) as UTF-8, serialized member by member: `member` may give a member's
+ * bytes (`"key":value`) itself, and `placed` learns where each member lies in the result. V8 builds the string of a whole listing (300 KiB) as a rope that
+ * encoding must first flatten into one large object: that cost more than the serialization itself
+ * (1.3 ms against 0.6 ms); a member's string (a day's slots, about 12 KiB) stays small, and the
+ * whole costs 0.9 ms instead of 2 ms (docs/decisions.md).
+ */
+export function jsonBytes(
+  object: Record<string, unknown>,
+  member: (key: string, value: unknown) => Buffer | null | undefined = () => undefined,
+  placed?: (key: string, bytes: Buffer) => void,
+): Buffer {
+  const parts: Buffer[] = [OPEN];
+  const members: { key: string; start: number; end: number }[] = [];
+  let length = OPEN.length;
+  for (const key of Object.keys(object)) {
+    const bytes = member(key, object[key]) ?? memberBytes(key, object[key]);
+    if (bytes === null) continue; // a value JSON leaves out (undefined, a function)
+    if (members.length > 0) {
+      parts.push(COMMA);
+      length += COMMA.length;
+    }
+    parts.push(bytes);
+    members.push({ key, start: length, end: length + bytes.length });
+    length += bytes.length;
+  }
+  parts.push(CLOSE);
+  const json = Buffer.concat(parts, length + CLOSE.length);
+  if (placed) for (const m of members) placed(m.key, json.subarray(m.start, m.end));
+  return json;
 }

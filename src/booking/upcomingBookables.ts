@@ -10,7 +10,7 @@ import { readListing, withChanges, type ListingData, type ListingRead, type List
 import { listingMetrics } from './metrics.js';
 import { compilePattern, localeFromLanguageTag, PatternError, type CompiledPattern } from './datePattern.js';
 import { listingCacheFor, MAX_AGE_MS, type ListingBase } from './listingCache.js';
-import { computeListing, listingUntilMs } from './listingCompute.js';
+import { computeListing, listingUntilMs, type SerializedDays } from './listingCompute.js';
 import type { Db } from '../storage/db.js';
 import { FreshReads } from '../storage/freshReads.js';
 
@@ -114,10 +114,10 @@ async function currentListing(deps: Deps, shapeKey: string, shape: Shape, patter
     // replaced or evicted since: then it is read anew (a later snapshot, never a staler one).
     const from = read.data || since ? read : await countedRead(deps, { ...query, known: null });
     const data = from.data ?? withChanges(since!.data, read.changes!);
-    const listing = computeListing(data, { channelKey: shape.channelKey, prdRef: shape.prdRef, groupFormat: patterns.group, timeFormat: patterns.time, locale: shape.locale, nowMs });
+    const listing = computeListing(data, { channelKey: shape.channelKey, prdRef: shape.prdRef, groupFormat: patterns.group, timeFormat: patterns.time, locale: shape.locale, nowMs }, since?.days);
     // The data is kept for a request shape asked for again (lastKey): kept for every one-off query
     // (W1 computing 460 listings a second), it outlived the young generation and raised the peak RSS by 60 MiB.
-    return { json: listing.json, computedAtMs: nowMs, validUntilMs: Math.min(listing.changesAtMs, nowMs + MAX_AGE_MS), base: key === lastKey ? baseOf(data, from, since?.windowEndsMs ?? nowMs + DATA_REUSE_MS) : undefined };
+    return { json: listing.json, computedAtMs: nowMs, validUntilMs: Math.min(listing.changesAtMs, nowMs + MAX_AGE_MS), base: key === lastKey ? baseOf(data, from, since?.windowEndsMs ?? nowMs + DATA_REUSE_MS, listing.days) : undefined };
   });
   return answer.json;
 }
@@ -129,8 +129,8 @@ async function countedRead(deps: Deps, q: ListingReadQuery): Promise<ListingRead
 }
 
 /** The base of a computed answer: its data can be brought up to date until its window runs out or a hold in it expires. */
-function baseOf(data: ListingData, read: ListingRead, windowEndsMs: number): ListingBase {
+function baseOf(data: ListingData, read: ListingRead, windowEndsMs: number, days: SerializedDays): ListingBase {
   let reusableUntilMs = windowEndsMs;
   for (const a of data.appointments) if (a.nextHoldExpiryMs !== null && a.nextHoldExpiryMs < reusableUntilMs) reusableUntilMs = a.nextHoldExpiryMs;
-  return { data, total: read.total, snapshot: read.snapshot, windowEndsMs, reusableUntilMs };
+  return { data, total: read.total, snapshot: read.snapshot, windowEndsMs, reusableUntilMs, days };
 }

@@ -25,7 +25,7 @@ describe('ListingCache', () => {
   it('offers a read its versions while the answer holds, and its data while that can be brought up to date', () => {
     const cache = new ListingCache();
     const data = { views: new Map(), prd: null, timeslots: [], appointments: [] };
-    const base = { data, total: '7', snapshot: '10:12:10,11', windowEndsMs: 5_000, reusableUntilMs: 3_000 };
+    const base = { data, total: '7', snapshot: '10:12:10,11', windowEndsMs: 5_000, reusableUntilMs: 3_000, days: { views: data.views, parts: new Map() } };
     cache.set('k', 'v', { ...entry('{}', 1_000, 2_000), base });
     expect(cache.knownOf('k', 1_500)).toEqual({ versions: 'v', since: { snapshot: '10:12:10,11', total: '7' } });
     // the answer expired (a slot started), the data did not: only the changes since its snapshot are read
