@@ -14,6 +14,15 @@ export async function cancelSecret(db: Queryable, config: Config): Promise<strin
 }
 
 /**
+ * The config with its link key settled: CANCEL_LINK_SECRET, else the generated one read once. The
+ * generated key never changes once written, so an instance reads it at start instead of with every
+ * link (two statements fewer per booking).
+ */
+export async function withLinkSecret(db: Queryable, config: Config): Promise<Config> {
+  return config.cancelLinkSecret ? config : { ...config, cancelLinkSecret: await cancelSecret(db, config) };
+}
+
+/**
  * What a link may do. The purpose is part of the signed text, so the consumer's cancel token and
  * the provider's decision token of one participation differ and neither works as the other.
  */

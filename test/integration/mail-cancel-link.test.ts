@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signCancelToken } from '../../src/notifications/cancelToken.js';
+import { buildApp } from '../../src/app.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { book, bookBodyFor, consumer, createTimeslots, flatten, setupBooking, upcoming } from '../helpers/bookingFixtures.js';
 import { bookedParticipant, outboxOf, participationState } from '../helpers/mailFixtures.js';
@@ -186,5 +187,22 @@ describe('forged, altered and late links', () => {
     const b = await booked({ start: '2026-06-01T10:01', end: '2026-06-01T11:00' });
     expect((await post(b.cancelPath, form, '')).statusCode).toBe(200);
     expect(await participationState(t, b.participationId)).toBe('CANCELED');
+  });
+});
+
+describe('the generated link key (no CANCEL_LINK_SECRET)', () => {
+  it('is settled when the service starts: stored once, signing every link, and shared by every instance on the database', async () => {
+    const [stored] = await t.db.query<{ value: string }>("SELECT value FROM settings WHERE key = 'cancel_link_secret'");
+    expect(stored.value).toMatch(/^[0-9a-f]{64}$/);
+    const b = await booked();
+    const token = b.cancelPath.split('/').pop()!;
+    expect(token).toBe(signCancelToken(stored.value, b.participationId));
+    // another instance started on the same database reads the stored key and honours the link
+    const second = await buildApp({ config: t.config, db: t.db, clock: t.clock, logger: false });
+    try {
+      expect((await second.inject({ method: 'GET', url: b.cancelPath })).statusCode).toBe(200);
+    } finally {
+      await second.close();
+    }
   });
 });
