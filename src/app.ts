@@ -4,7 +4,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
-import { withLinkSecret } from './notifications/cancelToken.js';
+import { settleLinkSecret } from './notifications/cancelToken.js';
 import type { Clock, Deps } from './context.js';
 import { systemClock } from './context.js';
 import type { Db } from './storage/db.js';
@@ -63,7 +63,8 @@ export async function buildApp({ config, db, clock = systemClock, logger, counte
   app.setValidatorCompiler(validatorCompiler);
   counters?.reportTo(app.log);
 
-  const deps: Deps = { db, config: await withLinkSecret(db, config), clock };
+  await settleLinkSecret(db, config);
+  const deps: Deps = { db, config, clock };
   await applyDefaultReminders(db, config);
 
   // answers of 1 KiB or more in br or gzip as the client accepts; request bodies are taken as sent (no decompression)

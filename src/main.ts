@@ -6,18 +6,16 @@ import { DataDirLockedError } from './storage/lockfile.js';
 import { migrate } from './storage/migrate.js';
 import { connectRedis, RedisUnavailableError } from './storage/redis.js';
 import { ensureKey } from './partners/apiKeys.js';
-import { withLinkSecret } from './notifications/cancelToken.js';
 import { startBackgroundJobs } from './jobs.js';
 
 /** Drain (docs/deploy.md): everything after SIGTERM happens within 10 s; past this the process is ended anyway. */
 const DRAIN_DEADLINE_MS = 9_500;
 
 async function main(): Promise<void> {
-  const loaded = loadConfig();
-  const counters = loaded.redisUrl ? await connectRedis(loaded.redisUrl, loaded.redisKeyPrefix) : undefined;
-  const dbs = await openInstanceDbs(loaded);
+  const config = loadConfig();
+  const counters = config.redisUrl ? await connectRedis(config.redisUrl, config.redisKeyPrefix) : undefined;
+  const dbs = await openInstanceDbs(config);
   await migrate(dbs.db);
-  const config = await withLinkSecret(dbs.db, loaded);
   for (const { crmId, key } of config.apiKeys) await ensureKey(dbs.db, crmId, key);
 
   const lifecycle = new Lifecycle();

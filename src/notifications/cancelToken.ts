@@ -14,12 +14,13 @@ export async function cancelSecret(db: Queryable, config: Config): Promise<strin
 }
 
 /**
- * The config with its link key settled: CANCEL_LINK_SECRET, else the generated one read once. The
- * generated key never changes once written, so an instance reads it at start instead of with every
- * link (two statements fewer per booking).
+ * Settles the links' key in the instance's config: CANCEL_LINK_SECRET, else the generated one, read
+ * once. The generated key never changes once written, so an instance reads it when it starts
+ * instead of with every link (two statements fewer per booking). The config object is the
+ * instance's own: everything holding it (routes, background jobs) signs with the settled key.
  */
-export async function withLinkSecret(db: Queryable, config: Config): Promise<Config> {
-  return config.cancelLinkSecret ? config : { ...config, cancelLinkSecret: await cancelSecret(db, config) };
+export async function settleLinkSecret(db: Queryable, config: Config): Promise<void> {
+  config.cancelLinkSecret ??= await cancelSecret(db, config);
 }
 
 /**
