@@ -38,6 +38,20 @@ describe('parseInstant', () => {
     expect(parseInstant('2026-10-25', BERLIN, 'f').toISOString()).toBe('2026-10-24T22:00:00.000Z');
   });
 
+  it('reads a value again the same way: a wall-clock time per zone, an instant whatever the zone, a Date of its own each time', () => {
+    for (let i = 0; i < 2; i++) {
+      expect(parseInstant('2026-07-01T10:00', BERLIN, 'f').toISOString()).toBe('2026-07-01T08:00:00.000Z');
+      expect(parseInstant('2026-07-01T10:00', 'America/New_York', 'f').toISOString()).toBe('2026-07-01T14:00:00.000Z');
+      expect(parseInstant('2026-07-01T10:00:00+02:00', 'America/New_York', 'f').toISOString()).toBe('2026-07-01T08:00:00.000Z');
+    }
+    const first = parseInstant('2026-07-01T10:00', BERLIN, 'f');
+    first.setTime(0);
+    expect(parseInstant('2026-07-01T10:00', BERLIN, 'f').toISOString()).toBe('2026-07-01T08:00:00.000Z');
+    // a rejected value stays rejected
+    expect(() => parseInstant('2026-07-01T25:00', BERLIN, 'f')).toThrow(DomainError);
+    expect(() => parseInstant('2026-07-01T25:00', BERLIN, 'f')).toThrow(DomainError);
+  });
+
   it.each(['', 'tomorrow', '2026-13-01T10:00', '2026-06-01 10:00', '2026-W10', '2026-06-01T25:00', '1717228800'])(
     'rejects %j with a message naming the field',
     (value) => {
