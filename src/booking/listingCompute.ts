@@ -127,7 +127,7 @@ export function computeListing({ views: loadedViews, prd, ...loaded }: ListingDa
       if (!Array.isArray(value)) return undefined;
       const before = reusable?.get(key);
       if (before && sameSlots(before.slots, value)) return before.bytes;
-      return memberBytes(key, value.map((s) => slotItem(s, s.view, s.fmt, q.timeFormat)));
+      return memberJson(key, value.map((s) => slotItem(s, s.view, s.fmt, q.timeFormat)));
     },
     // the kept days point into the answer's bytes: they cost no memory of their own
     (key, bytes) => {
@@ -184,43 +184,52 @@ function sameSlots(a: ListedSlot[], b: ListedSlot[]): boolean {
   return true;
 }
 
-/** `"key":value` as UTF-8; null for a value JSON leaves out of an object. */
-function memberBytes(key: string, value: unknown): Buffer | null {
+/** `"key":value` as JSON text; null for a value JSON leaves out of an object. */
+function memberJson(key: string, value: unknown): string | null {
   const json = JSON.stringify(value);
-  return json === undefined ? null : Buffer.from(`${JSON.stringify(key)}:${json}`);
+  return json === undefined ? null : `${JSON.stringify(key)}:${json}`;
 }
-const OPEN = Buffer.from('{');
-const COMMA = Buffer.from(',');
-const CLOSE = Buffer.from('}');
 
 /**
- * JSON.stringify(object) as UTF-8, serialized member by member: `member` may give a member's
- * bytes (`"key":value`) itself, and `placed` learns where each member lies in the result. V8 builds the string of a whole listing (300 KiB) as a rope that
- * encoding must first flatten into one large object: that cost more than the serialization itself
- * (1.3 ms against 0.6 ms); a member's string (a day's slots, about 12 KiB) stays small, and the
- * whole costs 0.9 ms instead of 2 ms (docs/decisions.md).
+ * JSON.stringify(object) as UTF-8, serialized member by member: `member` may give a member itself
+ * (`"key":value` as text, or as bytes kept from an earlier answer), and `placed` learns where each
+ * member lies in the result.
+ *
+ * V8 builds the string of a whole listing (300 KiB) as a rope that encoding must first flatten into
+ * one large object: that cost more than the serialization itself (1.3 ms against 0.6 ms). A
+ * member's text (a day's slots, about 12 KiB) stays small, and all are written into one buffer
+ * (docs/decisions.md).
  */
 export function jsonBytes(
   object: Record<string, unknown>,
-  member: (key: string, value: unknown) => Buffer | null | undefined = () => undefined,
+  member: (key: string, value: unknown) => string | Buffer | null | undefined = () => undefined,
   placed?: (key: string, bytes: Buffer) => void,
 ): Buffer {
-  const parts: Buffer[] = [OPEN];
-  const members: { key: string; start: number; end: number }[] = [];
-  let length = OPEN.length;
+  const parts: { key: string; part: string | Buffer; length: number }[] = [];
+  let length = 2; // { and }
   for (const key of Object.keys(object)) {
-    const bytes = member(key, object[key]) ?? memberBytes(key, object[key]);
-    if (bytes === null) continue; // a value JSON leaves out (undefined, a function)
-    if (members.length > 0) {
-      parts.push(COMMA);
-      length += COMMA.length;
-    }
-    parts.push(bytes);
-    members.push({ key, start: length, end: length + bytes.length });
-    length += bytes.length;
+    const part = member(key, object[key]) ?? memberJson(key, object[key]);
+    if (part === null) continue; // a value JSON leaves out (undefined, a function)
+    const partLength = typeof part === 'string' ? Buffer.byteLength(part) : part.length;
+    parts.push({ key, part, length: partLength });
+    length += partLength + (parts.length > 1 ? 1 : 0);
   }
-  parts.push(CLOSE);
-  const json = Buffer.concat(parts, length + CLOSE.length);
-  if (placed) for (const m of members) placed(m.key, json.subarray(m.start, m.end));
+  const json = Buffer.allocUnsafe(length);
+  let at = 0;
+  json[at++] = 0x7b; // {
+  parts.forEach(({ part, length: partLength }, i) => {
+    if (i > 0) json[at++] = 0x2c; // ,
+    if (typeof part === 'string') json.write(part, at);
+    else part.copy(json, at);
+    at += partLength;
+  });
+  json[at] = 0x7d; // }
+  if (placed) {
+    let start = 1;
+    for (const { key, length: partLength } of parts) {
+      placed(key, json.subarray(start, start + partLength));
+      start += partLength + 1;
+    }
+  }
   return json;
 }
