@@ -109,7 +109,6 @@ export function computeListing({ views: loadedViews, prd, ...loaded }: ListingDa
       capacity: b.capacity,
       capacityLeft: b.capacityLeft,
       view,
-      fmt,
     };
     const key = fmt.format(b.startMs, q.groupFormat);
     const group = groups[key];
@@ -127,7 +126,7 @@ export function computeListing({ views: loadedViews, prd, ...loaded }: ListingDa
       if (!Array.isArray(value)) return undefined;
       const before = reusable?.get(key);
       if (before && sameSlots(before.slots, value)) return before.bytes;
-      return memberJson(key, value.map((s) => slotItem(s, s.view, s.fmt, q.timeFormat)));
+      return memberJson(key, value.map((s) => slotItem(s, s.view, formatters.get(s.view.resource.time_zone)!, q.timeFormat)));
     },
     // the kept days point into the answer's bytes: they cost no memory of their own
     (key, bytes) => {
@@ -138,10 +137,9 @@ export function computeListing({ views: loadedViews, prd, ...loaded }: ListingDa
   return { json, changesAtMs, days: { views: loadedViews, parts } };
 }
 
-/** A listed slot before it becomes its item: what the item shows, and how its instants are formatted. */
+/** A listed slot before it becomes its item: what the item shows (it is kept with the listing's days, its formatter is not). */
 interface ListedSlot extends SlotFacts {
   view: ResourceView;
-  fmt: InstantFormatter;
 }
 
 /** A day (a group) of a computed listing: its slots, and its member of the answer (`"group":[items]`). */
