@@ -47,7 +47,8 @@ export function computeListing({ views: loadedViews, prd, ...loaded }: ListingDa
   const untilMs = listingUntilMs(q.nowMs);
   // resources without prdRef's product list nothing
   const views = new Map([...loadedViews].filter(([, view]) => !prd || view.products.some((p) => p.id === prd.id)));
-  if (views.size === 0) return { json: null, changesAtMs: Infinity, days: { views: loadedViews, parts: new Map() } };
+  const nothingListed = (changesAtMs: number): Listing => ({ json: null, changesAtMs, days: { views: loadedViews, parts: new Map() } });
+  if (views.size === 0) return nothingListed(Infinity);
 
   const ids = [...views.keys()];
   // Without prdRef, a resource's only product is the slot's product, so its rules apply there too.
@@ -116,7 +117,7 @@ export function computeListing({ views: loadedViews, prd, ...loaded }: ListingDa
     else groups[key] = [slot];
     empty = false;
   }
-  if (empty) return { json: null, changesAtMs, days: { views: loadedViews, parts: new Map() } };
+  if (empty) return nothingListed(changesAtMs);
   groups.public_visible = publicVisible(q.channelKey);
   const reusable = previous?.views === loadedViews ? previous.parts : undefined;
   const parts = new Map<string, SerializedDay>();

@@ -11,11 +11,12 @@ import type { PublicResource } from './publicResources.js';
 
 const utc = (d: Date) => formatInstant(d, 'UTC');
 
-/** `claim` made with listLive: its appointment's live participations came with it. */
+/** `claim` made with listLive: the live participations of an appointment it joined came with it. */
 export function reservationView(r: { resource: PublicResource; product: ProductRow; claim: ClaimedPlace }) {
   const { resource, product } = r;
   const { appointment: a, participation: p } = r.claim;
-  const live = r.claim.live ?? [{ id: p.id, placeholder_id: p.placeholder_id, state: p.state }];
+  // a new appointment holds nothing but this reservation
+  const live = r.claim.created ? [{ id: p.id, placeholder_id: p.placeholder_id, state: p.state }] : r.claim.live!;
   const capacityLeft = Math.max(0, a.capacity - live.length);
   return {
     participation: {

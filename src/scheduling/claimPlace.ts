@@ -81,7 +81,7 @@ export interface PlaceClaim {
   holdLimit?: { ip: string; max: number };
   /** who takes the place, for the webhook events written in the same statement; null: no events (a stand-in the caller reports itself) */
   source: EventSource | null;
-  /** read the appointment's live participations after the claim, in the same statement (ClaimedPlace.live) */
+  /** read the appointment's live participations after the claim, in the same statement (ClaimedPlace.live), unless it created the appointment */
   listLive?: boolean;
 }
 
@@ -98,7 +98,7 @@ export interface ClaimedPlace {
   /** live participations of the appointment before this one */
   liveBefore: number;
   created: boolean;
-  /** with listLive: the appointment's live participations after the claim, this one included, oldest first */
+  /** with listLive, when it joined an appointment: the appointment's live participations after the claim, this one included, oldest first */
   live?: LiveParticipation[];
 }
 
@@ -151,7 +151,7 @@ export async function claimPlace(q: Queryable, c: PlaceClaim): Promise<ClaimedPl
     // The place's webhook events are written by the same statement, after claim_place.
     const [r] = await q.query<{ appointment: Record<string, unknown>; participation: Record<string, unknown>; live_before: number; created: boolean; events: number; live: LiveParticipation[] | null }>(
       `SELECT c.*, CASE WHEN $9::text IS NULL THEN 0 ELSE ${placeEventsSql('$9')} END AS events,
-              CASE WHEN $10 THEN live_participants((c.appointment->>'id')::uuid, $2) END AS live
+              CASE WHEN $10 AND NOT c.created THEN live_participants((c.appointment->>'id')::uuid, $2) END AS live
          FROM claim_place(p_participation => $1, p_now => $2, p_join => $3, p_new => $4, p_public_product => $5,
                           p_ignore_capacity => $6, p_hold_ip => $7, p_max_holds => $8) c`,
       [
