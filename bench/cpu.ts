@@ -7,22 +7,29 @@ import { readdirSync, readFileSync } from 'node:fs';
 
 const TICK_MS = 10; // USER_HZ is 100 on Linux
 
-function processTicks(pid: number | string): number {
+/** A process's CPU ticks; with `reaped`, also those of its children that exited and were waited for. */
+function processTicks(pid: number | string, reaped = false): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]); // utime + stime
+    const own = Number(fields[11]) + Number(fields[12]); // utime + stime
+    return reaped ? own + Number(fields[13]) + Number(fields[14]) : own; // + cutime + cstime
   } catch {
     return 0; // exited meanwhile
   }
 }
 
+/**
+ * Every PostgreSQL process's ticks, including those of backends that exited (the postmaster reaps
+ * them, so their time moves into its cutime and cstime): a backend closed during a run would
+ * otherwise take its ticks out of the sum, which could then shrink.
+ */
 function postgresTicks(): number {
   let total = 0;
   for (const pid of readdirSync('/proc')) {
     if (!/^\d+$/.test(pid)) continue;
     try {
-      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') total += processTicks(pid);
+      if (readFileSync(`/proc/${pid}/comm`, 'utf8').trim() === 'postgres') total += processTicks(pid, true);
     } catch {
       // exited meanwhile
     }
