@@ -16,7 +16,8 @@ export type Send = ReturnType<typeof client>;
 
 const DECODERS: Record<string, (wire: Buffer) => Buffer> = { br: brotliDecompressSync, gzip: gunzipSync, deflate: inflateSync };
 
-function decoded(wire: Buffer, encoding: string | undefined): Buffer {
+/** A body as sent, its Content-Encoding undone. */
+export function decoded(wire: Buffer, encoding: string | undefined): Buffer {
   if (!encoding || encoding === 'identity') return wire;
   const decode = DECODERS[encoding];
   if (!decode) throw new Error(`unknown Content-Encoding ${encoding}`);

@@ -101,11 +101,14 @@ async function runCold(service: Child, data: BookingData, take: Take) {
 
 async function runRush(db: Db, service: Child, data: BookingData, take: Take) {
   console.log(`\nRUSH  A1 of ONE resource (28 days 08:00-18:00, raster 30, 20 places a slot) polled by ${RUSH_VIEWERS} viewers (accept-encoding: br, gzip) while ${RUSH_BOOKERS} consumers book its places, ${RUSH_SECONDS} s`);
+  await gaugesOf(service.url, /^nodejs_eventloop_lag_p\d+_seconds/); // the service's event-loop lag is measured afresh from here
   const spent = cpuMeter(service.child.pid!);
   const { a1, bookings } = await rushRun(service.url, data, take);
+  const lag = await gaugesOf(service.url, /^nodejs_eventloop_lag_p\d+_seconds/);
   const cpu = spent();
   const encodings = Object.entries(a1.encodings).map(([e, n]) => `${e} ${n}`).join(', ') || 'none';
   console.log(`    A1      : p50 ${ms(a1.p50)}  p99 ${ms(a1.p99)}  longest ${ms(a1.max)}  ${a1.perSecond.toFixed(0)} req/s  (non-2xx ${a1.non2xx}, errors ${a1.errors})`);
+  console.log(`    viewers : in a worker thread of their own; its event-loop lag p99 ${ms(a1.viewerLagP99)}`);
   console.log(`    on wire : ${a1.wireMean.toFixed(0)} bytes per answer (largest ${a1.wireMax}), Content-Encoding seen: ${encodings}`);
   const contents = (c: NonNullable<typeof a1.last>) => `${c.bytes} bytes (${(c.bytes / 1024).toFixed(0)} KiB), ${c.items} bookables (${c.lots} LotAppointments)`;
   console.log(`    uncompressed: before the rush ${contents(a1.first)}; last answer ${a1.last ? contents(a1.last) : 'none'}`);
@@ -113,8 +116,27 @@ async function runRush(db: Db, service: Child, data: BookingData, take: Take) {
   const available = cpus().length * bookings.seconds;
   const share = (spentMs: number) => `${(spentMs / 1000).toFixed(1)} s (${((100 * spentMs) / 1000 / available).toFixed(0)} %)`;
   console.log(`    CPU     : service ${share(cpu.serviceMs)}, PostgreSQL ${share(cpu.postgresMs)}, bench client ${share(cpu.benchMs)} of ${available.toFixed(0)} core-seconds`);
+  const counted = async (name: string) => Object.entries(await countersOf(service.url, name)).map(([label, n]) => `${label} ${n}`).join(', ');
+  console.log(`    service : A1 reads (so far) ${await counted('booking_listing_reads_total')}; reservation lookups ${await counted('booking_lookups_total')}`);
+  console.log(`    event loop lag: p50 ${ms(lag.nodejs_eventloop_lag_p50_seconds * 1000)}  p90 ${ms(lag.nodejs_eventloop_lag_p90_seconds * 1000)}  p99 ${ms(lag.nodejs_eventloop_lag_p99_seconds * 1000)}`);
   const clean = await printOverbooking(db, data);
   console.log(`    targets : A1 p99 <= 50 ms: ${met(a1.p99 <= 50)}; answer <= 30 KB on the wire: ${met(a1.wireMax <= 30_000)}; zero overbookings: ${met(clean)}`);
+}
+
+/** The service's unlabelled metrics whose names match, by name. */
+async function gaugesOf(url: string, names: RegExp): Promise<Record<string, number>> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const out: Record<string, number> = {};
+  for (const m of text.matchAll(/^(\w+) (\S+)$/gm)) if (names.test(m[1])) out[m[1]] = Number(m[2]);
+  return out;
+}
+
+/** A counter of the service's /metrics by its one label's values. */
+async function countersOf(url: string, name: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const out: Record<string, number> = {};
+  for (const m of text.matchAll(new RegExp(`^${name}\\{\\w+="([^"]*)"\\} (\\S+)$`, 'gm'))) out[m[1]] = Number(m[2]);
+  return out;
 }
 
 async function measured(service: Child, run: () => Promise<BookingRun>): Promise<[BookingRun, CpuSpent]> {

@@ -6,7 +6,8 @@
  * Content-Encoding is undone) and uncompressed, and the bookings as W2 measures them.
  */
 import { bookingRun, type BookingRun } from './booking.js';
-import { client, Latencies, type Timed } from './http.js';
+import { client, decoded, Latencies, type Timed } from './http.js';
+import { viewersInWorker } from './viewers.js';
 import type { BookingData, Slot } from './seed.js';
 import { bookablesOf } from './w1.js';
 
@@ -23,9 +24,9 @@ export const A1_HEADERS = { 'accept-encoding': 'br, gzip' };
 export const encodingOf = (r: Timed) => r.headers['content-encoding'] ?? 'identity';
 
 /** An A1 answer's size uncompressed and what it lists. */
-export function a1Contents(r: Timed) {
-  const items = bookablesOf(r.body);
-  return { bytes: Buffer.byteLength(r.body), items: items.length, lots: items.filter((i) => i.kind === 'models.LotAppointment').length };
+export function a1Contents(body: string) {
+  const items = bookablesOf(body);
+  return { bytes: Buffer.byteLength(body), items: items.length, lots: items.filter((i) => i.kind === 'models.LotAppointment').length };
 }
 
 export interface RushRun {
@@ -38,6 +39,8 @@ export interface RushRun {
     wireMax: number;
     /** 2xx answers per Content-Encoding */
     encodings: Record<string, number>;
+    /** the viewers' own event-loop lag at p99 (their worker thread's), ms */
+    viewerLagP99: number;
     /** the answer before the rush and the last 2xx answer, uncompressed */
     first: ReturnType<typeof a1Contents>;
     last: ReturnType<typeof a1Contents> | null;
@@ -52,42 +55,17 @@ export async function rushRun(serverUrl: string, data: BookingData, take: () => 
   if (warm.status !== 200) throw new Error(`A1 before the rush: ${warm.status} ${warm.body}`);
   // Every viewer has the page open, its connection too (as a browser keeps it alive): what is timed
   // is the service under the rush, not 20 TCP handshakes of the load generator in one millisecond.
-  await Promise.all(Array.from({ length: RUSH_VIEWERS }, () => send('GET', path, A1_HEADERS)));
-  const latencies = new Latencies();
-  const encodings: Record<string, number> = {};
-  let non2xx = 0;
-  let errors = 0;
-  let wireTotal = 0;
-  let wireMax = 0;
-  let last: Timed | undefined;
-  const view = async (deadline: number) => {
-    while (Date.now() < deadline) {
-      let r: Timed;
-      try {
-        r = await send('GET', path, A1_HEADERS);
-      } catch {
-        errors++;
-        continue;
-      }
-      latencies.add(r.ms);
-      if (r.status < 200 || r.status >= 300) {
-        non2xx++;
-        continue;
-      }
-      wireTotal += r.wire.length;
-      wireMax = Math.max(wireMax, r.wire.length);
-      encodings[encodingOf(r)] = (encodings[encodingOf(r)] ?? 0) + 1;
-      last = r;
-    }
-  };
+  const viewers = await viewersInWorker({ serverUrl, path, headers: A1_HEADERS, viewers: RUSH_VIEWERS });
   const started = performance.now();
-  const deadline = Date.now() + RUSH_SECONDS * 1000;
-  const [bookings] = await Promise.all([bookingRun(serverUrl, data, RUSH_BOOKERS, RUSH_SECONDS, take), ...Array.from({ length: RUSH_VIEWERS }, () => view(deadline))]);
+  const [bookings, seen] = await Promise.all([bookingRun(serverUrl, data, RUSH_BOOKERS, RUSH_SECONDS, take), viewers.start(RUSH_SECONDS)]);
   const seconds = (performance.now() - started) / 1000;
+  const latencies = new Latencies();
+  for (const ms of seen.ms) latencies.add(ms);
   const s = latencies.summary();
-  const full = s.n - non2xx;
+  const full = s.n - seen.non2xx;
+  const last = seen.last && a1Contents(decoded(Buffer.from(seen.last.wire), seen.last.encoding).toString('utf8'));
   return {
-    a1: { ...s, perSecond: s.n / seconds, non2xx, errors, wireMean: full ? wireTotal / full : NaN, wireMax, encodings, first: a1Contents(warm), last: last ? a1Contents(last) : null },
+    a1: { ...s, perSecond: s.n / seconds, non2xx: seen.non2xx, errors: seen.errors, wireMean: full ? seen.wireTotal / full : NaN, wireMax: seen.wireMax, encodings: seen.encodings, first: a1Contents(warm.body), last, viewerLagP99: seen.lagP99 },
     bookings,
   };
 }
