@@ -14,7 +14,6 @@ import { asEngineTimeslot } from './bookablesLoader.js';
 import { engineProduct, type ProductRow } from './publicProducts.js';
 import type { EventSource } from '../webhooks/events.js';
 import type { BookableResource } from './slotRequest.js';
-import type { LookupCheck } from './bookingLookups.js';
 import { computeBookables, isOfferingTimeslot, type EngineTimeslot } from './slotEngine.js';
 
 export type SlotTarget = { timeslotId: string } | { appointmentId: string };
@@ -35,8 +34,6 @@ export interface ClaimRequest {
   source?: EventSource | null;
   /** A2: the appointment's live participations read in the same statement */
   listLive?: boolean;
-  /** a kept lookup `booking` came from, checked by the claim's statement (bookingLookups.ts) */
-  lookup?: LookupCheck;
 }
 
 export const slotTaken = (message: string) => new DomainError('SLOT_TAKEN', message);
@@ -58,7 +55,7 @@ export function assertInBookingWindow(resource: BookableResource['resource'], st
   assertBookable(bookingWindowOf(resource.booking_window), start, now, resource.time_zone, field);
 }
 
-export type Placement = Pick<PlaceClaim, 'join' | 'create'>;
+type Placement = Pick<PlaceClaim, 'join' | 'create'>;
 
 function joinExisting(appointmentId: string, req: ClaimRequest): Placement {
   const appt = req.booking.slotAppointment;
@@ -120,18 +117,14 @@ function publicRefusal(err: PlaceRefused): DomainError {
   }
 }
 
-/** Checks the request against its slot, writing nothing: where the place is to be taken. */
-export function slotPlacement(req: ClaimRequest): Placement {
-  return 'appointmentId' in req.target ? joinExisting(req.target.appointmentId, req) : createFromTimeslot(req.target.timeslotId, req);
-}
-
 /**
- * Takes a place in one statement, where slotPlacement decided. Committed on its own (A2) the
- * appointment's lock is never held across a round trip; A3 runs it last in its transaction.
+ * Checks the request against its slot and takes a place in one statement. Committed on its own
+ * (A2) the appointment's lock is never held across a round trip; A3 runs it last in its transaction.
  */
-export async function claimSlot(q: Queryable, req: ClaimRequest, placement: Placement = slotPlacement(req)): Promise<ClaimedPlace> {
+export async function claimSlot(q: Queryable, req: ClaimRequest): Promise<ClaimedPlace> {
+  const placement = 'appointmentId' in req.target ? joinExisting(req.target.appointmentId, req) : createFromTimeslot(req.target.timeslotId, req);
   try {
-    return await claimPlace(q, { ...placement, participation: req.participation, now: req.now, publicProduct: req.product.id, holdLimit: req.holdLimit, source: req.source === undefined ? 'public' : req.source, listLive: req.listLive, lookup: req.lookup });
+    return await claimPlace(q, { ...placement, participation: req.participation, now: req.now, publicProduct: req.product.id, holdLimit: req.holdLimit, source: req.source === undefined ? 'public' : req.source, listLive: req.listLive });
   } catch (err) {
     throw err instanceof PlaceRefused ? publicRefusal(err) : err;
   }

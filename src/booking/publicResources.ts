@@ -49,12 +49,6 @@ const SELECT = `SELECT ${PUBLIC_RESOURCE_COLUMNS} ${PUBLIC_RESOURCE_FROM}`;
 /** Adds a parameter to the statement being built and gives its placeholder. */
 export type AddParam = (value: unknown) => string;
 
-/** The short form `resourceId@platform` of a reference, which may come to name several resources; null for other forms. */
-export function shortReference(ref: string): string | null {
-  const parts = ref.split('@');
-  return !isUuid(ref) && parts.length === 2 && parts.every(Boolean) ? ref : null;
-}
-
 /** The WHERE (over `resources r`) matching a reference, null when it has no valid form. */
 function refWhere(ref: string, param: AddParam): string | null {
   if (isUuid(ref)) return `r.id = ${param(ref)}`;
@@ -64,8 +58,8 @@ function refWhere(ref: string, param: AddParam): string | null {
     if (!isUuid(providerUuid)) return null;
     return `r.provider_id = ${param(providerUuid)} AND r.reference = ${param(`${resourceId}@${platform}`)}`;
   }
-  const short = shortReference(ref);
-  return short ? `r.reference = ${param(short)}` : null;
+  if (parts.length === 2 && parts.every(Boolean)) return `r.reference = ${param(ref)}`;
+  return null;
 }
 
 /** 404 when a reference matches no resource, 400 when a short one matches resources of several providers. */

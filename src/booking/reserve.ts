@@ -3,10 +3,9 @@ import { randomUUID } from 'node:crypto';
 import type { Deps } from '../context.js';
 import { invalid } from '../errors.js';
 import type { ChannelKey } from '../offerings/channels.js';
-import { withBookingLookup } from './bookingLookups.js';
-import { claimSlot, slotPlacement, type ClaimRequest, type SlotTarget } from './claimSlot.js';
+import { claimSlot, type SlotTarget } from './claimSlot.js';
 import { reservationView } from './reservationView.js';
-import { assertSlotFields, requestedProduct, requestTimes } from './slotRequest.js';
+import { assertSlotFields, bookableResource, requestedProduct, requestTimes } from './slotRequest.js';
 
 export interface ReserveInput {
   ref: string;
@@ -22,48 +21,40 @@ export interface ReserveInput {
 const FIELDS = { start: 'body.from', end: 'body.to' };
 
 /**
- * Decides on the resource and the slot (kept from an earlier reservation of the slot, else read),
- * then takes the place in one statement that commits on its own. One client may hold at most
- * maxHoldsPerIp live reservations, so nobody can hold a provider's whole calendar: claim_place
- * counts them under a per-address advisory lock (public_live_holds).
+ * Reads the resource and the slot, then takes the place in one statement that commits on its own.
+ * One client may hold at most maxHoldsPerIp live reservations, so nobody can hold a provider's
+ * whole calendar: claim_place counts them under a per-address advisory lock (public_live_holds).
  */
 export async function reserveAppointment(deps: Deps, input: ReserveInput) {
   assertSlotFields(input.from, input.to, FIELDS);
   if (!input.timeslotUuid && !input.appointmentUuid) throw invalid('body.timeslot_uuid or body.appointment_uuid is required');
   const target: SlotTarget = input.appointmentUuid ? { appointmentId: input.appointmentUuid } : { timeslotId: input.timeslotUuid! };
 
-  return withBookingLookup(deps.db, input.ref, input.appointmentUuid ?? input.timeslotUuid!, {
-    async decide(booking) {
-      const { resource } = booking;
-      const product = await requestedProduct(deps.db, booking, input.channelKey, input.productUuid);
-      const { start, end } = requestTimes(resource, input.from, input.to, FIELDS);
-      const now = deps.clock.now();
-      const req: ClaimRequest = {
-        booking,
-        product,
-        target,
-        start,
-        end,
-        now,
-        fields: FIELDS,
-        participation: {
-          crmId: resource.crm_id,
-          providerId: resource.provider_id,
-          reference: `${randomUUID()}@booking`,
-          customerId: null,
-          state: 'RESERVED',
-          holdUntil: new Date(now.getTime() + deps.config.reservationHoldSeconds * 1000),
-          clientIp: input.clientIp,
-          channelKey: input.channelKey,
-        },
-        holdLimit: { ip: input.clientIp, max: deps.config.maxHoldsPerIp },
-        listLive: true,
-      };
-      return { req, placement: slotPlacement(req) };
+  const booking = await bookableResource(deps.db, input.ref, input.appointmentUuid ?? input.timeslotUuid!);
+  const { resource } = booking;
+  const product = await requestedProduct(deps.db, booking, input.channelKey, input.productUuid);
+  const { start, end } = requestTimes(resource, input.from, input.to, FIELDS);
+  const now = deps.clock.now();
+  const claim = await claimSlot(deps.db, {
+    booking,
+    product,
+    target,
+    start,
+    end,
+    now,
+    fields: FIELDS,
+    participation: {
+      crmId: resource.crm_id,
+      providerId: resource.provider_id,
+      reference: `${randomUUID()}@booking`,
+      customerId: null,
+      state: 'RESERVED',
+      holdUntil: new Date(now.getTime() + deps.config.reservationHoldSeconds * 1000),
+      clientIp: input.clientIp,
+      channelKey: input.channelKey,
     },
-    async write({ req, placement }, booking, lookup) {
-      const claim = await claimSlot(deps.db, { ...req, lookup }, placement);
-      return reservationView({ resource: booking.resource, product: req.product, claim });
-    },
+    holdLimit: { ip: input.clientIp, max: deps.config.maxHoldsPerIp },
+    listLive: true,
   });
+  return reservationView({ resource, product, claim });
 }

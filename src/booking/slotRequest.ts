@@ -25,8 +25,6 @@ export interface BookableResource {
   slotAppointment: AppointmentRow | null;
   /** the timeslot the slot uuid names on this resource, when it names one */
   slotTimeslot: SlotTimeslotRow | null;
-  /** the resource's configuration version when this was read (listing_config_version, migration 015) */
-  configVersion: string;
 }
 
 /** A reservation (A2) and its appointment, as A3 finds it by its placeholder id. */
@@ -48,7 +46,6 @@ interface Row extends PublicResource {
   slot_timeslot: Record<string, unknown> | null;
   hold: { participation: Record<string, unknown>; appointment: Record<string, unknown> } | null;
   contact: ContactRow | null;
-  config_version: string;
 }
 
 /**
@@ -72,16 +69,14 @@ export async function bookableResource(
                                     FROM timeslots WHERE id = $1::uuid AND resource_id = r.id) t) AS slot_timeslot,
      (SELECT json_build_object('participation', row_to_json(p), 'appointment', row_to_json(a))
         FROM participations p JOIN appointments a ON a.id = p.appointment_id WHERE p.placeholder_id = $2::uuid) AS hold,
-     ${lookup.withContact ? resourceContactJsonSql('r.id') : 'NULL'} AS contact,
-     listing_config_version(r.id)::text AS config_version`,
+     ${lookup.withContact ? resourceContactJsonSql('r.id') : 'NULL'} AS contact`,
     [slotUuid, lookup.placeholderId ?? null],
   );
   if (row.archived) throw notFound(`resource ${ref} is archived and cannot be booked`);
-  const { products, slot_appointment, slot_timeslot, hold, contact, config_version, ...resource } = row;
+  const { products, slot_appointment, slot_timeslot, hold, contact, ...resource } = row;
   return {
     resource,
     products,
-    configVersion: config_version,
     slotAppointment: reviveOptionalRow<AppointmentRow>(slot_appointment),
     slotTimeslot: reviveOptionalRow<SlotTimeslotRow>(slot_timeslot),
     hold: hold && { participation: reviveRow(hold.participation), appointment: reviveRow(hold.appointment) },

@@ -31,9 +31,6 @@ export class PlaceRefused extends Error {
   }
 }
 
-/** The kept lookup a claim was decided on no longer holds (checked_lookup, migration 015): decide again from a fresh one. */
-export class StaleLookup extends Error {}
-
 /** The kernel's refusal a database error carries (SQLSTATE class BK), if it is one. */
 export function refusalFrom(err: unknown): PlaceRefused | undefined {
   const reason = REFUSALS[sqlState(err) ?? ''];
@@ -86,8 +83,6 @@ export interface PlaceClaim {
   source: EventSource | null;
   /** read the appointment's live participations after the claim, in the same statement (ClaimedPlace.live), unless it created the appointment */
   listLive?: boolean;
-  /** a kept lookup the claim was decided on, checked before claim_place runs (checked_lookup: StaleLookup when it no longer holds) */
-  lookup?: Record<string, unknown>;
 }
 
 /** A live participation of the appointment, as A2's answer shows it. */
@@ -157,7 +152,7 @@ export async function claimPlace(q: Queryable, c: PlaceClaim): Promise<ClaimedPl
     const [r] = await q.query<{ appointment: Record<string, unknown>; participation: Record<string, unknown>; live_before: number; created: boolean; events: number; live: LiveParticipation[] | null }>(
       `SELECT c.*, CASE WHEN $9::text IS NULL THEN 0 ELSE ${placeEventsSql('$9')} END AS events,
               CASE WHEN $10 AND NOT c.created THEN live_participants((c.appointment->>'id')::uuid, $2) END AS live
-         FROM claim_place(p_participation => $1, p_now => checked_lookup($11, $2), p_join => $3, p_new => $4, p_public_product => $5,
+         FROM claim_place(p_participation => $1, p_now => $2, p_join => $3, p_new => $4, p_public_product => $5,
                           p_ignore_capacity => $6, p_hold_ip => $7, p_max_holds => $8) c`,
       [
         JSON.stringify(participationJson(c.participation)),
@@ -170,13 +165,11 @@ export async function claimPlace(q: Queryable, c: PlaceClaim): Promise<ClaimedPl
         c.holdLimit?.max ?? null,
         c.source,
         c.listLive ?? false,
-        c.lookup ? JSON.stringify(c.lookup) : null,
       ],
     );
     if (r.events > 0) eventsWritten();
     return { appointment: reviveRow(r.appointment), participation: reviveRow(r.participation), liveBefore: r.live_before, created: r.created, ...(r.live ? { live: r.live } : {}) };
   } catch (err) {
-    if (sqlState(err) === 'BKSTL') throw new StaleLookup((err as Error).message);
     const refused = refusalFrom(err);
     if (refused) throw refused;
     if (sqlState(err) === '23505' && constraintName(err) === 'participations_one_per_customer') {
