@@ -182,7 +182,7 @@ export function loadConfig(env: Env = process.env): Config {
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     redisUrl: parseRedisUrl(env.REDIS_URL),
     redisKeyPrefix: env.REDIS_KEY_PREFIX || 'booking:',
-    databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 10, 1, 1000),
+    databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 7, 1, 1000),
     listingPoolSize: int(env, 'LISTING_POOL_SIZE', 2, 1, 100),
     jobPoolSize: int(env, 'JOB_POOL_SIZE', 2, 1, 100),
     preparedStatements: bool(env, 'DATABASE_PREPARED_STATEMENTS', true),
