@@ -5,8 +5,8 @@
  * ETag, or its body when it has none): all should differ, which shows each was computed afresh.
  */
 import { bookOnce } from './booking.js';
-import { client, Latencies, type Timed } from './http.js';
-import { a1Path, A1_HEADERS, encodingOf } from './rush.js';
+import { client, encodingOf, Latencies, type Timed } from './http.js';
+import { a1Path, A1_HEADERS } from './rush.js';
 import type { BookingData, Slot } from './seed.js';
 
 export const COLD_BOOKINGS = 100;

@@ -57,6 +57,9 @@ export function client(baseUrl: string, connections: number) {
     });
 }
 
+/** The Content-Encoding of an answer, `identity` when it has none. */
+export const encodingOf = (r: Timed) => r.headers['content-encoding'] ?? 'identity';
+
 /** Latencies of one operation. */
 export class Latencies {
   private readonly values: number[] = [];

@@ -101,10 +101,10 @@ async function runCold(service: Child, data: BookingData, take: Take) {
 
 async function runRush(db: Db, service: Child, data: BookingData, take: Take) {
   console.log(`\nRUSH  A1 of ONE resource (28 days 08:00-18:00, raster 30, 20 places a slot) polled by ${RUSH_VIEWERS} viewers (accept-encoding: br, gzip) while ${RUSH_BOOKERS} consumers book its places, ${RUSH_SECONDS} s`);
-  await gaugesOf(service.url, /^nodejs_eventloop_lag_p\d+_seconds/); // the service's event-loop lag is measured afresh from here
+  await metricsOf(service.url); // prom-client's event-loop lag histogram restarts at each read: measured from here
   const spent = cpuMeter(service.child.pid!);
   const { a1, bookings } = await rushRun(service.url, data, take);
-  const lag = await gaugesOf(service.url, /^nodejs_eventloop_lag_p\d+_seconds/);
+  const lag = await metricsOf(service.url);
   const cpu = spent();
   const encodings = Object.entries(a1.encodings).map(([e, n]) => `${e} ${n}`).join(', ') || 'none';
   console.log(`    A1      : p50 ${ms(a1.p50)}  p99 ${ms(a1.p99)}  longest ${ms(a1.max)}  ${a1.perSecond.toFixed(0)} req/s  (non-2xx ${a1.non2xx}, errors ${a1.errors})`);
@@ -117,9 +117,9 @@ async function runRush(db: Db, service: Child, data: BookingData, take: Take) {
   const share = (spentMs: number) => `${(spentMs / 1000).toFixed(1)} s (${((100 * spentMs) / 1000 / available).toFixed(0)} %)`;
   console.log(`    CPU     : service ${share(cpu.serviceMs)}, PostgreSQL ${share(cpu.postgresMs)}, bench client ${share(cpu.benchMs)} of ${available.toFixed(0)} core-seconds`);
   console.log(`    service : A1 reads (so far) ${await countedOf(service.url, 'booking_listing_reads_total')}`);
-  // prom-client samples the lag with a 10 ms timer, and Node's histogram counts that interval in
-  const lagMs = (seconds: number) => ms(Math.max(0, seconds * 1000 - LAG_SAMPLING_MS));
-  console.log(`    service event-loop lag: p50 ${lagMs(lag.nodejs_eventloop_lag_p50_seconds)}  p90 ${lagMs(lag.nodejs_eventloop_lag_p90_seconds)}  p99 ${lagMs(lag.nodejs_eventloop_lag_p99_seconds)}`);
+  // prom-client samples the lag with a 10 ms timer, and Node's histogram includes that interval
+  const lagMs = (p: number) => ms(Math.max(0, (lag.get(`nodejs_eventloop_lag_p${p}_seconds`) ?? NaN) * 1000 - LAG_SAMPLING_MS));
+  console.log(`    service event-loop lag: p50 ${lagMs(50)}  p90 ${lagMs(90)}  p99 ${lagMs(99)}`);
   const clean = await printOverbooking(db, data);
   console.log(`    targets : A1 p99 <= 50 ms: ${met(a1.p99 <= 50)}; answer <= 30 KB on the wire: ${met(a1.wireMax <= 30_000)}; zero overbookings: ${met(clean)}`);
 }
@@ -127,27 +127,20 @@ async function runRush(db: Db, service: Child, data: BookingData, take: Take) {
 /** prom-client's event-loop monitoring resolution (its default) */
 const LAG_SAMPLING_MS = 10;
 
-/** The service's unlabelled metrics whose names match, by name. */
-async function gaugesOf(url: string, names: RegExp): Promise<Record<string, number>> {
+/** The service's /metrics samples, by name with labels as exposed (`name` or `name{label="x"}`). */
+async function metricsOf(url: string): Promise<Map<string, number>> {
   const text = await (await fetch(`${url}/metrics`)).text();
-  const out: Record<string, number> = {};
-  for (const m of text.matchAll(/^(\w+) (\S+)$/gm)) if (names.test(m[1])) out[m[1]] = Number(m[2]);
-  return out;
+  return new Map([...text.matchAll(/^(\w+(?:\{[^}]*\})?) (\S+)$/gm)].map((m) => [m[1], Number(m[2])]));
 }
 
-/** A counter of the service's /metrics by its one label's values. */
-async function countersOf(url: string, name: string): Promise<Record<string, number>> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const out: Record<string, number> = {};
-  for (const m of text.matchAll(new RegExp(`^${name}\\{\\w+="([^"]*)"\\} (\\S+)$`, 'gm'))) out[m[1]] = Number(m[2]);
-  return out;
+/** A counter with one label as text: `value n, value n`. */
+async function countedOf(url: string, name: string): Promise<string> {
+  const samples = [...(await metricsOf(url))].flatMap(([key, n]) => {
+    const label = new RegExp(`^${name}\\{\\w+="([^"]*)"\\}$`).exec(key);
+    return label ? [`${label[1]} ${n}`] : [];
+  });
+  return samples.join(', ');
 }
-
-/** A labelled counter of the service as text: `label n, label n`. */
-const countedOf = async (url: string, name: string) =>
-  Object.entries(await countersOf(url, name))
-    .map(([label, n]) => `${label} ${n}`)
-    .join(', ');
 
 async function measured(service: Child, run: () => Promise<BookingRun>): Promise<[BookingRun, CpuSpent]> {
   const spent = cpuMeter(service.child.pid!);

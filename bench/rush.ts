@@ -6,7 +6,7 @@
  * Content-Encoding is undone) and uncompressed, and the bookings as W2 measures them.
  */
 import { bookingRun, type BookingRun } from './booking.js';
-import { client, decoded, Latencies, type Timed } from './http.js';
+import { client, decoded, Latencies } from './http.js';
 import { viewersInWorker } from './viewers.js';
 import type { BookingData, Slot } from './seed.js';
 import { bookablesOf } from './w1.js';
@@ -20,8 +20,6 @@ export const a1Path = (data: BookingData) => `/resources/${data.resourceUuids[0]
 /** What a browser sends: compressed answers are welcome. */
 export const A1_HEADERS = { 'accept-encoding': 'br, gzip' };
 
-/** The Content-Encoding of an answer, `identity` when it has none. */
-export const encodingOf = (r: Timed) => r.headers['content-encoding'] ?? 'identity';
 
 /** An A1 answer's size uncompressed and what it lists. */
 export function a1Contents(body: string) {

@@ -6,7 +6,7 @@
  */
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { client, type Timed } from './http.js';
+import { client, encodingOf, type Timed } from './http.js';
 
 export interface ViewRun {
   /** every answer's time, ms */
@@ -56,8 +56,7 @@ async function view(job: Job, go: () => Promise<number>): Promise<ViewRun> {
       }
       run.wireTotal += r.wire.length;
       run.wireMax = Math.max(run.wireMax, r.wire.length);
-      const encoding = r.headers['content-encoding'] ?? 'identity';
-      run.encodings[encoding] = (run.encodings[encoding] ?? 0) + 1;
+      run.encodings[encodingOf(r)] = (run.encodings[encodingOf(r)] ?? 0) + 1;
       last = r;
     }
   };
