@@ -43,31 +43,50 @@ export function singleProduct(view: ResourceView): ProductRow | null {
   return view.products.length === 1 ? view.products[0] : null;
 }
 
-type Instant = { dt: DateTime; iso: string };
-// Slots recur from request to request; a luxon DateTime in a named zone costs microseconds to build.
-const shared = new Map<string, Instant>();
-const SHARED_LIMIT = 50_000;
+interface Instant {
+  dt: DateTime;
+  iso: string;
+  /** its texts by pattern, a few at most (a listing formats each instant with its group and time patterns) */
+  formatted?: Map<CompiledPattern, string>;
+}
+// Slots recur from request to request, and so do their texts: a luxon DateTime in a named zone costs
+// microseconds to build, a pattern a microsecond to apply. Kept per zone and locale, keyed by the
+// instant itself (no key text to build per slot); compiled patterns are shared (compilePattern's
+// cache), so a repeated pattern finds its texts.
+const instantsOf = new Map<string, Map<number, Instant>>();
+let instantCount = 0;
+const INSTANT_LIMIT = 50_000;
+const TEXTS_PER_INSTANT = 4;
 
-/** Formats instants of one zone and locale, each instant once per request (slot ends are the next slot's start). */
+function instantsIn(zone: string, locale: string): Map<number, Instant> {
+  const key = `${zone}|${locale}`;
+  let instants = instantsOf.get(key);
+  if (!instants) instantsOf.set(key, (instants = new Map()));
+  return instants;
+}
+
+/** Formats instants of one zone and locale; an instant's DateTime, ISO text and pattern texts are made once. */
 export class InstantFormatter {
-  private readonly cache = new Map<number, Instant>();
+  private readonly instants: Map<number, Instant>;
   constructor(
     readonly zone: string,
     readonly locale: string,
-  ) {}
+  ) {
+    this.instants = instantsIn(zone, locale);
+  }
 
   private entry(ms: number): Instant {
-    let e = this.cache.get(ms);
+    let e = this.instants.get(ms);
     if (e) return e;
-    const key = `${this.zone}|${this.locale}|${ms}`;
-    e = shared.get(key);
-    if (!e) {
-      const dt = DateTime.fromMillis(ms, { zone: this.zone, locale: this.locale });
-      e = { dt, iso: dt.toISO({ suppressMilliseconds: true })! };
-      if (shared.size >= SHARED_LIMIT) shared.clear();
-      shared.set(key, e);
+    if (instantCount >= INSTANT_LIMIT) {
+      // emptied in place: formatters in use keep their maps
+      for (const instants of instantsOf.values()) instants.clear();
+      instantCount = 0;
     }
-    this.cache.set(ms, e);
+    const dt = DateTime.fromMillis(ms, { zone: this.zone, locale: this.locale });
+    e = { dt, iso: dt.toISO({ suppressMilliseconds: true })! };
+    this.instants.set(ms, e);
+    instantCount++;
     return e;
   }
 
@@ -76,7 +95,14 @@ export class InstantFormatter {
   }
 
   format(ms: number, pattern: CompiledPattern): string {
-    return pattern(this.entry(ms).dt);
+    const e = this.entry(ms);
+    const texts = (e.formatted ??= new Map());
+    let text = texts.get(pattern);
+    if (text === undefined) {
+      if (texts.size >= TEXTS_PER_INSTANT) texts.clear();
+      texts.set(pattern, (text = pattern(e.dt)));
+    }
+    return text;
   }
 }
 

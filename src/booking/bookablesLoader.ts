@@ -224,8 +224,20 @@ interface ChangesJson {
 /** `data` with the changed appointments replaced by what was read of them now (those no longer listed gone). */
 export function withChanges(data: ListingData, changes: ListingChanges): ListingData {
   const changed = new Set(changes.ids);
-  const appointments = data.appointments.filter((a) => !changed.has(a.id));
-  for (const a of changes.appointments) if (data.views.has(a.resourceId)) appointments.push(a);
+  const now = new Map<string, LoadedAppointment>();
+  for (const a of changes.appointments) if (data.views.has(a.resourceId)) now.set(a.id, a);
+  // an appointment still listed keeps its place (a booking changes its count, not its times), so
+  // the data stays in the order it was loaded in and the slot engine finds it sorted
+  const appointments: LoadedAppointment[] = [];
+  for (const a of data.appointments) {
+    if (!changed.has(a.id)) appointments.push(a);
+    else {
+      const current = now.get(a.id);
+      if (current) appointments.push(current);
+      now.delete(a.id);
+    }
+  }
+  for (const a of now.values()) appointments.push(a);
   return { ...data, appointments };
 }
 

@@ -135,17 +135,24 @@ interface BlockIndex {
   maxEnds: Float64Array;
 }
 
-/** Sorts `appts` in place (the engine's own per-resource array, never the caller's). */
+const blockedFrom = (a: EngineAppointment) => a.blockedFromMs ?? a.startMs;
+const byBlockedFrom = (x: EngineAppointment, y: EngineAppointment) => blockedFrom(x) - blockedFrom(y);
+
+/** Sorts `appts` in place (the engine's own per-resource array, never the caller's) unless they come sorted, as loaded. */
 function buildBlockIndex(appts: EngineAppointment[]): BlockIndex {
-  const from = (a: EngineAppointment) => a.blockedFromMs ?? a.startMs;
-  appts.sort((x, y) => from(x) - from(y));
   const n = appts.length;
+  for (let i = 1; i < n; i++) {
+    if (blockedFrom(appts[i - 1]) > blockedFrom(appts[i])) {
+      appts.sort(byBlockedFrom);
+      break;
+    }
+  }
   const starts = new Float64Array(n);
   const maxEnds = new Float64Array(n);
   let maxEnd = -Infinity;
   for (let i = 0; i < n; i++) {
     const a = appts[i];
-    starts[i] = from(a);
+    starts[i] = blockedFrom(a);
     const until = a.blockedUntilMs ?? a.endMs;
     if (until > maxEnd) maxEnd = until;
     maxEnds[i] = maxEnd;

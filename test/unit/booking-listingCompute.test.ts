@@ -72,3 +72,31 @@ describe('computeListing from an earlier computation (its days)', () => {
     expect(days.parts.size).toBe(4);
   });
 });
+
+describe('withChanges', () => {
+  it('keeps a changed appointment in its place, drops one no longer listed and appends a new one', () => {
+    const data = { ...listingData(), appointments: [booked('a1', 0, 8, 1), booked('a2', 1, 8, 1), booked('a3', 2, 8, 1)] };
+    const next = withChanges(data, { ids: ['a2', 'a1', 'a4', 'a5'], appointments: [booked('a4', 3, 9, 1), booked('a2', 1, 8, 2), { ...booked('a5', 3, 10, 1), resourceId: 'other' }] });
+    expect(next.appointments.map((a) => [a.id, a.live])).toEqual([
+      ['a2', 2],
+      ['a3', 1],
+      ['a4', 1],
+    ]);
+    expect(data.appointments.map((a) => a.id)).toEqual(['a1', 'a2', 'a3']); // the data it came from is left as it was
+  });
+});
+
+describe('the texts of listed instants', () => {
+  it('follow each request’s patterns and locale, whatever was formatted before for the same instants', () => {
+    const data = listingData();
+    const firstItem = (r: ListingRequest) => Object.values(parse(computeListing(data, r).json) as Record<string, { formattedStart: string }[]>)[0][0];
+    expect(firstItem(request).formattedStart).toBe('09:00'); // 08:00 UTC in Berlin (winter time)
+    // more patterns for the same instants than an instant keeps texts for
+    for (let n = 0; n < 6; n++) expect(firstItem({ ...request, timeFormat: compilePattern(`HH:mm '${n}'`) }).formattedStart).toBe(`09:00 ${n}`);
+    expect(firstItem({ ...request, timeFormat: compilePattern('EEEE HH:mm') }).formattedStart).toBe('Saturday 09:00');
+    expect(firstItem({ ...request, timeFormat: compilePattern('EEEE HH:mm'), locale: 'de' }).formattedStart).toBe('Samstag 09:00');
+    expect(firstItem(request).formattedStart).toBe('09:00');
+    const groups = Object.keys(parse(computeListing(data, { ...request, groupFormat: compilePattern('EEEE') }).json));
+    expect(groups).toEqual(['Saturday', 'Sunday', 'Monday', 'Tuesday', 'public_visible']);
+  });
+});
