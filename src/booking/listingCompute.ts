@@ -196,34 +196,39 @@ function memberJson(key: string, value: unknown): string | null {
  *
  * V8 builds the string of a whole listing (300 KiB) as a rope that encoding must first flatten into
  * one large object: that cost more than the serialization itself (1.3 ms against 0.6 ms). A
- * member's text (a day's slots, about 12 KiB) stays small; each is encoded with `Buffer.from` and
- * copied into one buffer. Node 20 encodes a string that way about three times as fast as
- * `buf.write` does into a larger buffer (0.1 ms against 0.33 ms for a listing's 28 days), and
- * needs no `Buffer.byteLength` pass before (docs/decisions.md).
+ * member's text (a day's slots, about 12 KiB) stays small, and all are written into one buffer
+ * (docs/decisions.md).
  */
 export function jsonBytes(
   object: Record<string, unknown>,
   member: (key: string, value: unknown) => string | Buffer | null | undefined = () => undefined,
   placed?: (key: string, bytes: Buffer) => void,
 ): Buffer {
-  const parts: { key: string; bytes: Buffer }[] = [];
+  const parts: { key: string; part: string | Buffer; length: number }[] = [];
   let length = 2; // { and }
   for (const key of Object.keys(object)) {
     const part = member(key, object[key]) ?? memberJson(key, object[key]);
     if (part === null) continue; // a value JSON leaves out (undefined, a function)
-    const bytes = typeof part === 'string' ? Buffer.from(part) : part;
-    parts.push({ key, bytes });
-    length += bytes.length + (parts.length > 1 ? 1 : 0);
+    const partLength = typeof part === 'string' ? Buffer.byteLength(part) : part.length;
+    parts.push({ key, part, length: partLength });
+    length += partLength + (parts.length > 1 ? 1 : 0);
   }
   const json = Buffer.allocUnsafe(length);
   let at = 0;
   json[at++] = 0x7b; // {
-  for (const { key, bytes } of parts) {
-    if (at > 1) json[at++] = 0x2c; // ,
-    bytes.copy(json, at);
-    placed?.(key, json.subarray(at, at + bytes.length));
-    at += bytes.length;
-  }
+  parts.forEach(({ part, length: partLength }, i) => {
+    if (i > 0) json[at++] = 0x2c; // ,
+    if (typeof part === 'string') json.write(part, at);
+    else part.copy(json, at);
+    at += partLength;
+  });
   json[at] = 0x7d; // }
+  if (placed) {
+    let start = 1;
+    for (const { key, length: partLength } of parts) {
+      placed(key, json.subarray(start, start + partLength));
+      start += partLength + 1;
+    }
+  }
   return json;
 }
