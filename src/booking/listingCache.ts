@@ -5,6 +5,10 @@
  * true (until the first listed slot starts, the next live hold expires, or MAX_AGE_MS passes), so
  * it never shows what the database would not. One cache per database handle (per service instance).
  *
+ * An answer also keeps the data it was computed from (ListingBase), which serves every request
+ * shape of the same data (resources, channel and product, whatever the formats and locale): a shape
+ * asked for the first time reads only what changed since and computes from that data.
+ *
  * Concurrent misses for the same request shape and versions share one computation: a request
  * whose version read (made after it arrived) equals the versions of a computation in flight knows
  * nothing the listing depends on was committed since that computation read its data, so its
@@ -21,6 +25,8 @@ import { listingMetrics } from './metrics.js';
  * this data up to date (booking/bookablesLoader.ts).
  */
 export interface ListingBase {
+  /** what the data is of (resource ids, channel and product): the same for every request shape of it */
+  dataKey: string;
   data: ListingData;
   total: string;
   snapshot: string;
@@ -28,8 +34,6 @@ export interface ListingBase {
   windowEndsMs: number;
   /** the data stays true at any time before this (windowEndsMs, or a hold in it expires), but for the changes committed since its snapshot */
   reusableUntilMs: number;
-  /** the answer's days, so a computation from this data brought up to date serializes only the days that changed */
-  days: SerializedDays;
 }
 
 export interface CachedListing {
@@ -38,6 +42,8 @@ export interface CachedListing {
   computedAtMs: number;
   validUntilMs: number;
   base?: ListingBase;
+  /** the answer's days, so a computation of the same shape from its data brought up to date serializes only the days that changed */
+  days?: SerializedDays;
 }
 
 interface Entry extends CachedListing {
@@ -54,6 +60,8 @@ const validAt = (e: CachedListing, nowMs: number) => nowMs >= e.computedAtMs && 
 export class ListingCache {
   private readonly entries = new Map<string, Entry>();
   private readonly computing = new Map<string, Promise<CachedListing>>();
+  /** per data key, the entry whose base is the latest of that data */
+  private readonly dataOwners = new Map<string, string>();
   private bytes = 0;
   constructor(private readonly budgetBytes = BUDGET_BYTES) {}
 
@@ -71,22 +79,34 @@ export class ListingCache {
   }
 
   /**
-   * What the entry for `key` offers a read: the versions it was computed at, while it is valid in
-   * time; the snapshot and total of its data, while that data can be brought up to date.
+   * What a read of the shape cached as `key` can be spared: the versions of its answer, while that
+   * is valid in time; the snapshot and total of the latest data kept for `dataKey`, while that data
+   * can be brought up to date.
    */
-  knownOf(key: string, nowMs: number): KnownListing | null {
-    const e = this.entries.get(key);
-    if (!e) return null;
-    const base = e.base && nowMs >= e.computedAtMs && nowMs < e.base.reusableUntilMs ? e.base : null;
-    const versions = validAt(e, nowMs) ? e.versions : null;
-    if (versions === null && base === null) return null;
-    return { versions, since: base && { snapshot: base.snapshot, total: base.total } };
+  knownOf(key: string | undefined, dataKey: string | undefined, nowMs: number): KnownListing | null {
+    const e = key === undefined ? undefined : this.entries.get(key);
+    const versions = e && validAt(e, nowMs) ? e.versions : null;
+    const base = dataKey === undefined ? undefined : this.latestBase(dataKey, nowMs);
+    if (versions === null && !base) return null;
+    return { versions, since: base ? { snapshot: base.snapshot, total: base.total } : null };
   }
 
-  /** The data of the entry for `key` when its read had `snapshot` and it can still be brought up to date at `nowMs`. */
-  baseOf(key: string, snapshot: string, nowMs: number): ListingBase | undefined {
-    const base = this.entries.get(key)?.base;
-    return base && base.snapshot === snapshot && nowMs < base.reusableUntilMs ? base : undefined;
+  /** The latest data kept for `dataKey` when its read had `snapshot` and it can still be brought up to date at `nowMs`. */
+  baseOf(dataKey: string, snapshot: string, nowMs: number): ListingBase | undefined {
+    const base = this.latestBase(dataKey, nowMs);
+    return base?.snapshot === snapshot ? base : undefined;
+  }
+
+  /** The days of the answer cached as `key`, whatever its versions. */
+  daysOf(key: string): SerializedDays | undefined {
+    return this.entries.get(key)?.days;
+  }
+
+  private latestBase(dataKey: string, nowMs: number): ListingBase | undefined {
+    const owner = this.dataOwners.get(dataKey);
+    const e = owner === undefined ? undefined : this.entries.get(owner);
+    const base = e?.base;
+    return base && base.dataKey === dataKey && nowMs >= e.computedAtMs && nowMs < base.reusableUntilMs ? base : undefined;
   }
 
   set(key: string, versions: string, value: CachedListing): void {
@@ -95,6 +115,7 @@ export class ListingCache {
     const old = this.entries.get(key);
     if (old) this.remove(key, old);
     this.entries.set(key, { ...value, versions });
+    if (value.base) this.dataOwners.set(value.base.dataKey, key);
     this.bytes += size;
     for (const [k, e] of this.entries) {
       if (this.bytes <= this.budgetBytes) break;
@@ -136,18 +157,17 @@ export class ListingCache {
 
   private remove(key: string, e: Entry): void {
     this.entries.delete(key);
+    if (e.base && this.dataOwners.get(e.base.dataKey) === key) this.dataOwners.delete(e.base.dataKey);
     this.bytes -= sizeOf(key, e);
   }
 }
 
-/** An entry's bytes: its JSON and key, and a rough measure of its data's objects and its days' slots (their bytes are the JSON's). */
+/** An entry's bytes: its JSON and key, a rough measure of its data's objects, and of its days' slots (their bytes are the JSON's). */
 function sizeOf(key: string, e: CachedListing): number {
-  const base = e.base;
-  if (!base) return (e.json?.length ?? 0) + key.length;
-  let slots = 0;
-  for (const day of base.days.parts.values()) slots += day.slots.length;
-  const { data } = base;
-  return (e.json?.length ?? 0) + key.length + 200 * (data.appointments.length + data.timeslots.length) + 2000 * data.views.size + 100 * slots;
+  let size = (e.json?.length ?? 0) + key.length;
+  if (e.base) size += 200 * (e.base.data.appointments.length + e.base.data.timeslots.length) + 2000 * e.base.data.views.size;
+  if (e.days) for (const day of e.days.parts.values()) size += 100 * day.slots.length;
+  return size;
 }
 
 const caches = new WeakMap<Db, ListingCache>();

@@ -10,7 +10,7 @@ import { readListing, withChanges, type ListingData, type ListingRead, type List
 import { listingMetrics } from './metrics.js';
 import { compilePattern, localeFromLanguageTag, PatternError, type CompiledPattern } from './datePattern.js';
 import { listingCacheFor, MAX_AGE_MS, type ListingBase } from './listingCache.js';
-import { computeListing, listingUntilMs, type SerializedDays } from './listingCompute.js';
+import { computeListing, listingUntilMs } from './listingCompute.js';
 import type { Db } from '../storage/db.js';
 import { FreshReads } from '../storage/freshReads.js';
 
@@ -72,18 +72,37 @@ const listingReads = new WeakMap<Db, FreshReads<Buffer | null>>();
  */
 const CHANGING_READ_DELAY_MS = 2;
 
-/** What the last read of a request shape found: its cache key (resolved resource ids and the rest of the shape), and whether the listing had changed. */
+/**
+ * What the last read of a request shape found: its cache key (resolved resource ids and the rest of
+ * the shape), its data key (resolved resource ids, channel and product: what every shape of the
+ * same data shares), and whether the listing had changed.
+ */
 interface ShapeState {
   key: string;
+  dataKey: string;
   changing: boolean;
 }
 const shapeStates = new WeakMap<Db, Map<string, ShapeState>>();
 const MAX_REMEMBERED_SHAPES = 10_000;
 
+/** Per references, channel and product: the data key they resolved to last (what a shape asked for the first time may start from). */
+const refsDataKeys = new WeakMap<Db, Map<string, string>>();
+
 function shapesOf(db: Db): Map<string, ShapeState> {
   let shapes = shapeStates.get(db);
   if (!shapes) shapeStates.set(db, (shapes = new Map()));
   return shapes;
+}
+
+function dataKeysOf(db: Db): Map<string, string> {
+  let keys = refsDataKeys.get(db);
+  if (!keys) refsDataKeys.set(db, (keys = new Map()));
+  return keys;
+}
+
+function remember<T>(map: Map<string, T>, key: string, value: T): void {
+  if (!map.has(key) && map.size >= MAX_REMEMBERED_SHAPES) map.clear();
+  map.set(key, value);
 }
 
 /**
@@ -97,27 +116,40 @@ async function currentListing(deps: Deps, shapeKey: string, shape: Shape, patter
   const cache = listingCacheFor(deps.db);
   const shapes = shapesOf(deps.db);
   const nowMs = deps.clock.now().getTime();
-  const lastKey = shapes.get(shapeKey)?.key;
+  const refsKey = JSON.stringify([shape.refs, shape.channelKey, shape.prdRef ?? null]);
+  const dataKeys = dataKeysOf(deps.db);
+  const last = shapes.get(shapeKey);
+  const lastDataKey = last?.dataKey ?? dataKeys.get(refsKey);
   const query = { refs: shape.refs, channelKey: shape.channelKey, prdRef: shape.prdRef, nowMs, untilMs: listingUntilMs(nowMs) + DATA_REUSE_MS };
-  // What the entry cached for this shape offers: while the resources still have its versions, the
-  // statement reads no data; while its data can be brought up to date, only the changes since.
-  const known = lastKey === undefined ? null : cache.knownOf(lastKey, nowMs);
+  // What the cache offers: while the resources still have the versions of this shape's answer, the
+  // statement reads no data; while the data of any shape of the same resources can be brought up
+  // to date, only the changes since.
+  const known = cache.knownOf(last?.key, lastDataKey, nowMs);
   const read = await countedRead(deps, { ...query, known });
   readDone(); // the next read of this shape may start: it will see what this one saw and what came since
-  const key = JSON.stringify([read.resourceIds, shape.channelKey, shape.prdRef ?? null, shape.groupFormat, shape.timeFormat, shape.locale]);
-  if (!shapes.has(shapeKey) && shapes.size >= MAX_REMEMBERED_SHAPES) shapes.clear();
-  shapes.set(shapeKey, { key, changing: read.data !== null || read.changes !== null });
-  // the data the changes bring up to date: taken before answer(), which drops an entry of other versions
-  const since = key === lastKey && read.changes && known?.since ? cache.baseOf(key, known.since.snapshot, nowMs) : undefined;
+  const dataKey = JSON.stringify([read.resourceIds, shape.channelKey, shape.prdRef ?? null]);
+  const key = JSON.stringify([dataKey, shape.groupFormat, shape.timeFormat, shape.locale]);
+  remember(shapes, shapeKey, { key, dataKey, changing: read.data !== null || read.changes !== null });
+  remember(dataKeys, refsKey, dataKey);
+  // taken before answer(), which drops an entry of other versions
+  const since = dataKey === lastDataKey && read.changes && known?.since ? cache.baseOf(dataKey, known.since.snapshot, nowMs) : undefined;
+  const days = key === last?.key ? cache.daysOf(key) : undefined;
   const answer = await cache.answer(key, read.versions, nowMs, async () => {
     // No data means the versions equalled the cached entry's, or only changes were read for data
     // replaced or evicted since: then it is read anew (a later snapshot, never a staler one).
     const from = read.data || since ? read : await countedRead(deps, { ...query, known: null });
-    const data = from.data ?? withChanges(since!.data, read.changes!);
-    const listing = computeListing(data, { channelKey: shape.channelKey, prdRef: shape.prdRef, groupFormat: patterns.group, timeFormat: patterns.time, locale: shape.locale, nowMs }, since?.days);
-    // The data is kept for a request shape asked for again (lastKey): kept for every one-off query
-    // (W1 computing 460 listings a second), it outlived the young generation and raised the peak RSS by 60 MiB.
-    return { json: listing.json, computedAtMs: nowMs, validUntilMs: Math.min(listing.changesAtMs, nowMs + MAX_AGE_MS), base: key === lastKey ? baseOf(data, from, since?.windowEndsMs ?? nowMs + DATA_REUSE_MS, listing.days) : undefined };
+    const data = from.data ?? (read.changes!.ids.length === 0 ? since!.data : withChanges(since!.data, read.changes!));
+    const listing = computeListing(data, { channelKey: shape.channelKey, prdRef: shape.prdRef, groupFormat: patterns.group, timeFormat: patterns.time, locale: shape.locale, nowMs }, days);
+    // The days are kept for a request shape asked for again (last): kept for every one-off query
+    // (W1 computing 460 listings a second), they outlived the young generation and raised the peak RSS.
+    // The data is kept with every answer: all shapes of the same resources share it.
+    return {
+      json: listing.json,
+      computedAtMs: nowMs,
+      validUntilMs: Math.min(listing.changesAtMs, nowMs + MAX_AGE_MS),
+      base: baseOf(dataKey, data, from, since?.windowEndsMs ?? nowMs + DATA_REUSE_MS),
+      days: key === last?.key ? listing.days : undefined,
+    };
   });
   return answer.json;
 }
@@ -129,8 +161,8 @@ async function countedRead(deps: Deps, q: ListingReadQuery): Promise<ListingRead
 }
 
 /** The base of a computed answer: its data can be brought up to date until its window runs out or a hold in it expires. */
-function baseOf(data: ListingData, read: ListingRead, windowEndsMs: number, days: SerializedDays): ListingBase {
+function baseOf(dataKey: string, data: ListingData, read: ListingRead, windowEndsMs: number): ListingBase {
   let reusableUntilMs = windowEndsMs;
   for (const a of data.appointments) if (a.nextHoldExpiryMs !== null && a.nextHoldExpiryMs < reusableUntilMs) reusableUntilMs = a.nextHoldExpiryMs;
-  return { data, total: read.total, snapshot: read.snapshot, windowEndsMs, reusableUntilMs, days };
+  return { dataKey, data, total: read.total, snapshot: read.snapshot, windowEndsMs, reusableUntilMs };
 }

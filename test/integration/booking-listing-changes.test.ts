@@ -86,12 +86,11 @@ describe('A1 after a change', () => {
     expect((await listed(b)).read).toBe('full');
     expect((await listed(b)).read).toBe('versions');
 
-    // the public flow: a hold, then a booking of another slot; the first change is read in full (a
-    // listing asked for once keeps no data), the ones after it only as changes
+    // the public flow: a hold, then a booking of another slot, each read only as changes
     let { items } = await listed(b);
     expect((await reserve(t, b.resource.uuid, reserveBodyFor(items[0], b.product.uuid))).statusCode).toBe(201);
     const held = await listed(b);
-    expect(held.read).toBe('full');
+    expect(held.read).toBe('changes');
     ({ items } = held);
     expect(items[0]).toMatchObject({ kind: 'models.LotAppointment', capacity_left: 1 });
     expect((await book(t, b.resource.uuid, bookBodyFor(items[1], b.product.uuid))).statusCode).toBe(201);
@@ -120,6 +119,29 @@ describe('A1 after a change', () => {
     // a change that names no appointment (a timeslot) reads everything
     await createTimeslots(b, [{ start: '2026-06-06T09:00', end: '2026-06-06T09:30' }]);
     expect((await listed(b)).read).toBe('full');
+  });
+
+  it('answers a request shape asked for the first time from the data of another shape of the same resource, brought up to date', async () => {
+    const b = await setupBooking(t);
+    await createTimeslots(b, [{ start: '2026-06-02T09:00', end: '2026-06-02T11:00', defaultCapacity: 2 }]);
+    expect((await listed(b)).read).toBe('full');
+    const { items } = await listed(b);
+    expect((await book(t, b.resource.uuid, bookBodyFor(items[0], b.product.uuid))).statusCode).toBe(201);
+    // other formats and another language: no answer of their own yet, the data of the default shape and the booking since
+    const shapes = [{ timeFormat: 'HH:mm' }, { groupFormat: 'EEEE d MMMM', languageTag: 'de-DE' }, { timeFormat: "yyyy-MM-dd'T'HH:mm" }];
+    for (const query of shapes) {
+      const before = await readsByKind();
+      const res = await upcoming(t, b.resource.uuid, query);
+      const after = await readsByKind();
+      expect(res.statusCode, res.body).toBe(200);
+      expect(after.full - before.full, JSON.stringify(query)).toBe(0);
+      expect(after.changes + after.versions - before.changes - before.versions).toBe(1);
+      const shown = flatten(res);
+      expect(shown).toHaveLength(items.length);
+      expect(shown[0]).toMatchObject({ capacity_left: 1 });
+    }
+    expect(flatten(await upcoming(t, b.resource.uuid, { timeFormat: "yyyy-MM-dd'T'HH:mm" }))[0].start).toBe(items[0].start.replace(' ', 'T'));
+    expect(Object.keys((await upcoming(t, b.resource.uuid, { groupFormat: 'EEEE d MMMM', languageTag: 'de-DE' })).json())[0]).toBe('Dienstag 2 Juni');
   });
 
   it('frees the place of a hold that expired with no change in the database, then goes on reading changes', async () => {
