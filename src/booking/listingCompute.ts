@@ -150,7 +150,7 @@ interface SerializedDay {
 }
 
 /**
- * The days of a computed listing, kept with its data (ListingBase): a computation from the same
+ * The days of a computed listing, kept with the cached answer (CachedListing): a computation from the same
  * resource views (data brought up to date with changed appointments) serializes anew only the days
  * whose slots changed; in a rush a booking changes one day of 28.
  */

@@ -128,7 +128,7 @@ describe('A1 after a change', () => {
     const { items } = await listed(b);
     expect((await book(t, b.resource.uuid, bookBodyFor(items[0], b.product.uuid))).statusCode).toBe(201);
     // other formats and another language: no answer of their own yet, the data of the default shape and the booking since
-    const shapes = [{ timeFormat: 'HH:mm' }, { groupFormat: 'EEEE d MMMM', languageTag: 'de-DE' }, { timeFormat: "yyyy-MM-dd'T'HH:mm" }];
+    const shapes: Record<string, string>[] = [{ timeFormat: 'HH:mm' }, { groupFormat: 'EEEE d MMMM', languageTag: 'de-DE' }, { timeFormat: "yyyy-MM-dd'T'HH:mm" }];
     for (const query of shapes) {
       const before = await readsByKind();
       const res = await upcoming(t, b.resource.uuid, query);
