@@ -15,7 +15,7 @@
  * result is as fresh as a computation of its own would be.
  */
 import type { Db } from '../storage/db.js';
-import type { KnownListing, ListingData } from './bookablesLoader.js';
+import type { ListingData } from './bookablesLoader.js';
 import type { SerializedDays } from './listingCompute.js';
 import { listingMetrics } from './metrics.js';
 
@@ -80,21 +80,13 @@ export class ListingCache {
 
   /**
    * What a read of the shape cached as `key` can be spared: the versions of its answer, while that
-   * is valid in time; the snapshot and total of the latest data kept for `dataKey`, while that data
-   * can be brought up to date.
+   * is valid in time; the latest data kept for `dataKey`, while that can be brought up to date
+   * (its snapshot and total name what the read need not read again). The data is an immutable
+   * value: it stays the base of that read even if a newer one replaces it meanwhile.
    */
-  knownOf(key: string | undefined, dataKey: string | undefined, nowMs: number): KnownListing | null {
+  knownOf(key: string | undefined, dataKey: string | undefined, nowMs: number): { versions: string | null; base: ListingBase | undefined } {
     const e = key === undefined ? undefined : this.entries.get(key);
-    const versions = e && validAt(e, nowMs) ? e.versions : null;
-    const base = dataKey === undefined ? undefined : this.latestBase(dataKey, nowMs);
-    if (versions === null && !base) return null;
-    return { versions, since: base ? { snapshot: base.snapshot, total: base.total } : null };
-  }
-
-  /** The latest data kept for `dataKey` when its read had `snapshot` and it can still be brought up to date at `nowMs`. */
-  baseOf(dataKey: string, snapshot: string, nowMs: number): ListingBase | undefined {
-    const base = this.latestBase(dataKey, nowMs);
-    return base?.snapshot === snapshot ? base : undefined;
+    return { versions: e && validAt(e, nowMs) ? e.versions : null, base: dataKey === undefined ? undefined : this.latestBase(dataKey, nowMs) };
   }
 
   /** The days of the answer cached as `key`, whatever its versions. */
@@ -102,7 +94,8 @@ export class ListingCache {
     return this.entries.get(key)?.days;
   }
 
-  private latestBase(dataKey: string, nowMs: number): ListingBase | undefined {
+  /** The latest data kept for `dataKey`, while it can still be brought up to date at `nowMs`. */
+  latestBase(dataKey: string, nowMs: number): ListingBase | undefined {
     const owner = this.dataOwners.get(dataKey);
     const e = owner === undefined ? undefined : this.entries.get(owner);
     const base = e?.base;

@@ -124,19 +124,22 @@ async function currentListing(deps: Deps, shapeKey: string, shape: Shape, patter
   // What the cache offers: while the resources still have the versions of this shape's answer, the
   // statement reads no data; while the data of any shape of the same resources can be brought up
   // to date, only the changes since.
-  const known = cache.knownOf(last?.key, lastDataKey, nowMs);
+  const offered = cache.knownOf(last?.key, lastDataKey, nowMs);
+  const base = offered.base;
+  const known = offered.versions === null && !base ? null : { versions: offered.versions, since: base ? { snapshot: base.snapshot, total: base.total } : null };
   const read = await countedRead(deps, { ...query, known });
   readDone(); // the next read of this shape may start: it will see what this one saw and what came since
   const dataKey = JSON.stringify([read.resourceIds, shape.channelKey, shape.prdRef ?? null]);
   const key = JSON.stringify([dataKey, shape.groupFormat, shape.timeFormat, shape.locale]);
   remember(shapes, shapeKey, { key, dataKey, changing: read.data !== null || read.changes !== null });
   remember(dataKeys, refsKey, dataKey);
-  // taken before answer(), which drops an entry of other versions
-  const since = dataKey === lastDataKey && read.changes && known?.since ? cache.baseOf(dataKey, known.since.snapshot, nowMs) : undefined;
+  // the data the changes were read against (another shape's computation may have kept newer data since)
+  const since = dataKey === lastDataKey && read.changes ? base : undefined;
   const days = key === last?.key ? cache.daysOf(key) : undefined;
   const answer = await cache.answer(key, read.versions, nowMs, async () => {
-    // No data means the versions equalled the cached entry's, or only changes were read for data
-    // replaced or evicted since: then it is read anew (a later snapshot, never a staler one).
+    // No data means the versions equalled the cached entry's, or changes were read against the data
+    // of other resources (a reference that names another one now): then it is read anew (a later
+    // snapshot, never a staler one).
     const from = read.data || since ? read : await countedRead(deps, { ...query, known: null });
     const data = from.data ?? (read.changes!.ids.length === 0 ? since!.data : withChanges(since!.data, read.changes!));
     const listing = computeListing(data, { channelKey: shape.channelKey, prdRef: shape.prdRef, groupFormat: patterns.group, timeFormat: patterns.time, locale: shape.locale, nowMs }, days);

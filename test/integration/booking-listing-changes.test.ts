@@ -144,6 +144,25 @@ describe('A1 after a change', () => {
     expect(Object.keys((await upcoming(t, b.resource.uuid, { groupFormat: 'EEEE d MMMM', languageTag: 'de-DE' })).json())[0]).toBe('Dienstag 2 Juni');
   });
 
+  it('keeps every shape of one resource up to date when they are asked for together, reading only changes', async () => {
+    const b = await setupBooking(t);
+    await createTimeslots(b, [{ start: '2026-06-02T09:00', end: '2026-06-02T12:00', defaultCapacity: 3 }]);
+    expect((await listed(b)).read).toBe('full');
+    const shapes: (Record<string, string> | undefined)[] = [undefined, { timeFormat: 'HH:mm' }, { languageTag: 'de-DE', groupFormat: 'd MMMM' }];
+    const placesLeft = (res: Awaited<ReturnType<typeof upcoming>>) => flatten(res).map((x) => x.capacity_left);
+    for (let round = 0; round < 4; round++) {
+      const { items } = await listed(b);
+      expect((await book(t, b.resource.uuid, bookBodyFor(items[round % items.length], b.product.uuid))).statusCode).toBe(201);
+      const before = await readsByKind();
+      const answers = await Promise.all(shapes.map((query) => upcoming(t, b.resource.uuid, query)));
+      const after = await readsByKind();
+      expect(after.full - before.full).toBe(0);
+      const oracle = ((await fromFullRead(b)) ?? {}) as Record<string, unknown>;
+      const oracleLeft = Object.values(oracle).flatMap((v) => (Array.isArray(v) ? v.map((x: { capacity_left: number }) => x.capacity_left) : []));
+      for (const res of answers) expect(placesLeft(res)).toEqual(oracleLeft);
+    }
+  });
+
   it('frees the place of a hold that expired with no change in the database, then goes on reading changes', async () => {
     const b = await setupBooking(t);
     await createTimeslots(b, [{ start: '2026-06-02T09:00', end: '2026-06-02T10:00', defaultCapacity: 1 }]);

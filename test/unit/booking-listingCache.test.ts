@@ -27,15 +27,13 @@ describe('ListingCache', () => {
     const data = { views: new Map(), prd: null, timeslots: [], appointments: [] };
     const base = { dataKey: 'd', data, total: '7', snapshot: '10:12:10,11', windowEndsMs: 5_000, reusableUntilMs: 3_000 };
     cache.set('k', 'v', { ...entry('{}', 1_000, 2_000), base });
-    expect(cache.knownOf('k', 'd', 1_500)).toEqual({ versions: 'v', since: { snapshot: '10:12:10,11', total: '7' } });
+    expect(cache.knownOf('k', 'd', 1_500)).toEqual({ versions: 'v', base });
     // the answer expired (a slot started), the data did not: only the changes since its snapshot are read
-    expect(cache.knownOf('k', 'd', 2_500)).toEqual({ versions: null, since: { snapshot: '10:12:10,11', total: '7' } });
-    expect(cache.baseOf('d', '10:12:10,11', 2_500)?.data).toBe(data);
-    expect(cache.baseOf('d', '10:13:', 2_500)).toBeUndefined(); // the data of another read
+    expect(cache.knownOf('k', 'd', 2_500)).toEqual({ versions: null, base });
     // a hold in the data expired: it must be read again
-    expect(cache.knownOf('k', 'd', 3_000)).toBeNull();
-    expect(cache.baseOf('d', '10:12:10,11', 3_000)).toBeUndefined();
-    expect(cache.knownOf('other', undefined, 1_500)).toBeNull();
+    expect(cache.knownOf('k', 'd', 3_000)).toEqual({ versions: null, base: undefined });
+    expect(cache.knownOf('other', undefined, 1_500)).toEqual({ versions: null, base: undefined });
+    expect(cache.knownOf('k', 'd', 999)).toEqual({ versions: null, base: undefined }); // the clock went back
   });
 
   it('offers the data of one request shape to another shape of the same data, the latest kept', () => {
@@ -44,14 +42,13 @@ describe('ListingCache', () => {
     const base = (snapshot: string) => ({ dataKey: 'd', data, total: '7', snapshot, windowEndsMs: 5_000, reusableUntilMs: 3_000 });
     cache.set('en', 'v', { ...entry('{}'), base: base('10:12:') });
     // a shape never asked for: no versions of its own, the data of the other shape
-    expect(cache.knownOf('de', 'd', 1_500)).toEqual({ versions: null, since: { snapshot: '10:12:', total: '7' } });
-    expect(cache.knownOf('de', 'other data', 1_500)).toBeNull();
+    expect(cache.knownOf('de', 'd', 1_500)).toEqual({ versions: null, base: base('10:12:') });
+    expect(cache.knownOf('de', 'other data', 1_500).base).toBeUndefined();
     cache.set('de', 'v', { ...entry('{}'), base: base('10:14:') });
-    expect(cache.baseOf('d', '10:14:', 1_500)).toBeDefined();
-    expect(cache.baseOf('d', '10:12:', 1_500)).toBeUndefined(); // not the latest any more
+    expect(cache.latestBase('d', 1_500)?.snapshot).toBe('10:14:');
     // the entry holding the latest data gone (evicted, or replaced by one without data): none is offered
     cache.set('de', 'v', entry('{}'));
-    expect(cache.knownOf('en', 'd', 1_500)).toEqual({ versions: 'v', since: null });
+    expect(cache.knownOf('en', 'd', 1_500)).toEqual({ versions: 'v', base: undefined });
   });
 
   it('keeps within its byte budget by dropping the least recently used entries', () => {
