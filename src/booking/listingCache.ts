@@ -14,7 +14,7 @@
  * nothing the listing depends on was committed since that computation read its data, so its
  * result is as fresh as a computation of its own would be.
  */
-import type { Db } from '../storage/db.js';
+import { perDb } from '../storage/db.js';
 import type { ListingData } from './bookablesLoader.js';
 import type { SerializedDays } from './listingCompute.js';
 import { listingMetrics } from './metrics.js';
@@ -163,10 +163,4 @@ function sizeOf(key: string, e: CachedListing): number {
   return size;
 }
 
-const caches = new WeakMap<Db, ListingCache>();
-
-export function listingCacheFor(db: Db): ListingCache {
-  let cache = caches.get(db);
-  if (!cache) caches.set(db, (cache = new ListingCache()));
-  return cache;
-}
+export const listingCacheFor = perDb(() => new ListingCache());

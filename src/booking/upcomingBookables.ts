@@ -11,7 +11,7 @@ import { listingMetrics } from './metrics.js';
 import { compilePattern, localeFromLanguageTag, PatternError, type CompiledPattern } from './datePattern.js';
 import { listingCacheFor, MAX_AGE_MS, type ListingBase } from './listingCache.js';
 import { computeListing, listingUntilMs } from './listingCompute.js';
-import type { Db } from '../storage/db.js';
+import { perDb } from '../storage/db.js';
 import { FreshReads } from '../storage/freshReads.js';
 
 export { BOOKING_HORIZON_DAYS } from './listingCompute.js';
@@ -54,8 +54,7 @@ export async function upcomingBookables(deps: Deps, q: UpcomingQuery): Promise<B
   const shape: Shape = { refs: q.refs, channelKey: q.channelKey, prdRef: q.prdRef, groupFormat, timeFormat, locale: localeOf(q.languageTag) };
   // Identical requests arriving together share one answer, read after each of them arrived (FreshReads):
   // while the listing changes with every booking of a rush, it is read at most once per round trip, not once per viewer.
-  let reads = listingReads.get(deps.db);
-  if (!reads) listingReads.set(deps.db, (reads = new FreshReads()));
+  const reads = listingReadsOf(deps.db);
   const shapeKey = JSON.stringify(shape);
   const delay = shapesOf(deps.db).get(shapeKey)?.changing ? CHANGING_READ_DELAY_MS : 0;
   return reads.read(shapeKey, (readDone) => currentListing(deps, shapeKey, shape, patterns, readDone), delay);
@@ -63,7 +62,7 @@ export async function upcomingBookables(deps: Deps, q: UpcomingQuery): Promise<B
 
 type Shape = Omit<UpcomingQuery, 'groupFormat' | 'timeFormat' | 'languageTag'> & { groupFormat: string; timeFormat: string; locale: string };
 
-const listingReads = new WeakMap<Db, FreshReads<Buffer | null>>();
+const listingReadsOf = perDb(() => new FreshReads<Buffer | null>());
 /**
  * While a listing keeps changing (its last read found new versions: a rush), its next read starts
  * this long after its first request, so a burst of requests shares it (FreshReads). In the bench's
@@ -82,23 +81,11 @@ interface ShapeState {
   dataKey: string;
   changing: boolean;
 }
-const shapeStates = new WeakMap<Db, Map<string, ShapeState>>();
+const shapesOf = perDb(() => new Map<string, ShapeState>());
 const MAX_REMEMBERED_SHAPES = 10_000;
 
 /** Per references, channel and product: the data key they resolved to last (what a shape asked for the first time may start from). */
-const refsDataKeys = new WeakMap<Db, Map<string, string>>();
-
-function shapesOf(db: Db): Map<string, ShapeState> {
-  let shapes = shapeStates.get(db);
-  if (!shapes) shapeStates.set(db, (shapes = new Map()));
-  return shapes;
-}
-
-function dataKeysOf(db: Db): Map<string, string> {
-  let keys = refsDataKeys.get(db);
-  if (!keys) refsDataKeys.set(db, (keys = new Map()));
-  return keys;
-}
+const dataKeysOf = perDb(() => new Map<string, string>());
 
 function remember<T>(map: Map<string, T>, key: string, value: T): void {
   if (!map.has(key) && map.size >= MAX_REMEMBERED_SHAPES) map.clear();
