@@ -56,7 +56,10 @@ export async function upcomingBookables(deps: Deps, q: UpcomingQuery): Promise<B
   // while the listing changes with every booking of a rush, it is read at most once per round trip, not once per viewer.
   const reads = listingReadsOf(deps.db);
   const shapeKey = JSON.stringify(shape);
-  const delay = shapesOf(deps.db).get(shapeKey)?.changing ? CHANGING_READ_DELAY_MS : 0;
+  const waiting = waitingOf(deps.db);
+  waiting.set(shapeKey, (waiting.get(shapeKey) ?? 0) + 1);
+  const last = shapesOf(deps.db).get(shapeKey);
+  const delay = last?.changing && last.shared ? CHANGING_READ_DELAY_MS : 0;
   return reads.read(shapeKey, (readDone) => currentListing(deps, shapeKey, shape, patterns, readDone), delay);
 }
 
@@ -64,22 +67,28 @@ type Shape = Omit<UpcomingQuery, 'groupFormat' | 'timeFormat' | 'languageTag'> &
 
 const listingReadsOf = perDb(() => new FreshReads<Buffer | null>());
 /**
- * While a listing keeps changing (its last read found new versions: a rush), its next read starts
- * this long after its first request, so a burst of requests shares it (FreshReads). In the bench's
- * rush: fewer reads, A1 p50 40 -> 34 ms and more bookings, for 2 ms more on the first request
- * after a change (docs/decisions.md). A listing served from the cache is not delayed.
+ * While a listing keeps changing (its last read found new versions: a rush) and is asked for by
+ * many (its last read answered more than one request), its next read starts this long after its
+ * first request, so a burst of requests shares it (FreshReads). In the bench's rush: fewer reads,
+ * A1 p50 40 -> 34 ms and more bookings. A listing served from the cache is not delayed, nor one
+ * asked for by one client at a time: the first request after a change waits for nobody
+ * (docs/decisions.md).
  */
 const CHANGING_READ_DELAY_MS = 2;
+
+/** Per request shape, the requests that have asked since its last read started (they share the next one). */
+const waitingOf = perDb(() => new Map<string, number>());
 
 /**
  * What the last read of a request shape found: its cache key (resolved resource ids and the rest of
  * the shape), its data key (resolved resource ids, channel and product: what every shape of the
- * same data shares), and whether the listing had changed.
+ * same data shares), whether the listing had changed, and whether the read answered more than one request.
  */
 interface ShapeState {
   key: string;
   dataKey: string;
   changing: boolean;
+  shared: boolean;
 }
 const shapesOf = perDb(() => new Map<string, ShapeState>());
 const MAX_REMEMBERED_SHAPES = 10_000;
@@ -100,6 +109,9 @@ const DATA_REUSE_MS = MAX_AGE_MS;
 
 /** The listing at the resources' current versions: cached, being computed, or computed now. */
 async function currentListing(deps: Deps, shapeKey: string, shape: Shape, patterns: { group: CompiledPattern; time: CompiledPattern }, readDone: () => void): Promise<Buffer | null> {
+  const waiting = waitingOf(deps.db);
+  const shared = (waiting.get(shapeKey) ?? 0) > 1;
+  waiting.delete(shapeKey); // who asks from now on shares the next read
   const cache = listingCacheFor(deps.db);
   const shapes = shapesOf(deps.db);
   const nowMs = deps.clock.now().getTime();
@@ -118,7 +130,7 @@ async function currentListing(deps: Deps, shapeKey: string, shape: Shape, patter
   readDone(); // the next read of this shape may start: it will see what this one saw and what came since
   const dataKey = JSON.stringify([read.resourceIds, shape.channelKey, shape.prdRef ?? null]);
   const key = JSON.stringify([dataKey, shape.groupFormat, shape.timeFormat, shape.locale]);
-  remember(shapes, shapeKey, { key, dataKey, changing: read.data !== null || read.changes !== null });
+  remember(shapes, shapeKey, { key, dataKey, changing: read.data !== null || read.changes !== null, shared });
   remember(dataKeys, refsKey, dataKey);
   // the data the changes were read against (another shape's computation may have kept newer data since)
   const since = dataKey === lastDataKey && read.changes ? base : undefined;

@@ -5,7 +5,8 @@
  */
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { LightMyRequestResponse } from 'fastify';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { FreshReads } from '../../src/storage/freshReads.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { book, bookBodyFor, createTimeslots, flatten, publicCall, setupBooking, type Booking } from '../helpers/bookingFixtures.js';
 
@@ -73,6 +74,43 @@ describe('A1 shared by concurrent requests', () => {
       const later = await Promise.all(Array.from({ length: 5 }, () => a1(b)));
       await Promise.all(earlier);
       for (const res of later) expect(flatten(res)[0]).toMatchObject({ start: slot.start, kind: 'models.LotAppointment', capacity_left: 4 - round });
+    }
+  });
+});
+
+describe('A1 reads while the listing changes', () => {
+  /** booking_listing_reads_total, all kinds together, read from /metrics. */
+  async function listingReads(): Promise<number> {
+    const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    return [...text.matchAll(/^booking_listing_reads_total\{read="\w+"\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
+  }
+
+  it('waits a moment to gather a burst only for a listing many ask for, never for a single client', async () => {
+    const b = await busyResource();
+    const slots = flatten(await a1(b));
+    const bookSlot = async (i: number) => expect((await book(t, b.resource.uuid, bookBodyFor(slots[i], b.product.uuid))).statusCode).toBe(201);
+    const reads = vi.spyOn(FreshReads.prototype, 'read');
+    try {
+      /** The start delay of the read a lone A1 queues. */
+      const delayOfLoneRead = async () => {
+        const calls = reads.mock.calls.length;
+        expect((await a1(b)).statusCode).toBe(200);
+        expect(reads.mock.calls.length).toBe(calls + 1);
+        return reads.mock.calls[calls][2];
+      };
+      await bookSlot(0);
+      expect(await delayOfLoneRead()).toBe(0); // the listing changed, but its last read answered one request
+      await bookSlot(1);
+      const before = await listingReads();
+      const burst = await Promise.all(Array.from({ length: 6 }, () => a1(b)));
+      expect(burst.map((r) => r.statusCode)).toEqual(Array(6).fill(200));
+      expect((await listingReads()) - before).toBe(1); // one read, shared by six, finding the change
+      await bookSlot(2);
+      expect(await delayOfLoneRead()).toBeGreaterThan(0); // changing and asked for by many: gathers the next burst
+      await bookSlot(3);
+      expect(await delayOfLoneRead()).toBe(0); // that read answered one request again
+    } finally {
+      reads.mockRestore();
     }
   });
 });
