@@ -56,11 +56,9 @@ export async function upcomingBookables(deps: Deps, q: UpcomingQuery): Promise<B
   // while the listing changes with every booking of a rush, it is read at most once per round trip, not once per viewer.
   const reads = listingReadsOf(deps.db);
   const shapeKey = JSON.stringify(shape);
-  const waiting = waitingOf(deps.db);
-  waiting.set(shapeKey, (waiting.get(shapeKey) ?? 0) + 1);
   const last = shapesOf(deps.db).get(shapeKey);
   const delay = last?.changing && last.shared ? CHANGING_READ_DELAY_MS : 0;
-  return reads.read(shapeKey, (readDone) => currentListing(deps, shapeKey, shape, patterns, readDone), delay);
+  return reads.read(shapeKey, (readDone, callers) => currentListing(deps, shapeKey, shape, patterns, readDone, callers > 1), delay);
 }
 
 type Shape = Omit<UpcomingQuery, 'groupFormat' | 'timeFormat' | 'languageTag'> & { groupFormat: string; timeFormat: string; locale: string };
@@ -75,9 +73,6 @@ const listingReadsOf = perDb(() => new FreshReads<Buffer | null>());
  * (docs/decisions.md).
  */
 const CHANGING_READ_DELAY_MS = 2;
-
-/** Per request shape, the requests that have asked since its last read started (they share the next one). */
-const waitingOf = perDb(() => new Map<string, number>());
 
 /**
  * What the last read of a request shape found: its cache key (resolved resource ids and the rest of
@@ -107,11 +102,15 @@ function remember<T>(map: Map<string, T>, key: string, value: T): void {
  */
 const DATA_REUSE_MS = MAX_AGE_MS;
 
-/** The listing at the resources' current versions: cached, being computed, or computed now. */
-async function currentListing(deps: Deps, shapeKey: string, shape: Shape, patterns: { group: CompiledPattern; time: CompiledPattern }, readDone: () => void): Promise<Buffer | null> {
-  const waiting = waitingOf(deps.db);
-  const shared = (waiting.get(shapeKey) ?? 0) > 1;
-  waiting.delete(shapeKey); // who asks from now on shares the next read
+/** The listing at the resources' current versions: cached, being computed, or computed now; `shared`: this read answers more than one request. */
+async function currentListing(
+  deps: Deps,
+  shapeKey: string,
+  shape: Shape,
+  patterns: { group: CompiledPattern; time: CompiledPattern },
+  readDone: () => void,
+  shared: boolean,
+): Promise<Buffer | null> {
   const cache = listingCacheFor(deps.db);
   const shapes = shapesOf(deps.db);
   const nowMs = deps.clock.now().getTime();

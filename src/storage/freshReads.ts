@@ -7,7 +7,8 @@
  *
  * A load may say when its reading is done (`readDone`: say, its statement answered, so its snapshot
  * was taken), before it settles (the answer is still being computed from what it read): the next
- * read may start then, so computing one answer overlaps reading the next.
+ * read may start then, so computing one answer overlaps reading the next. It also learns how many
+ * callers share it (`callers`).
  *
  * A queued read starts `startDelayMs` (given by the caller that queues it) after it may: after that
  * caller arrived, or after the read before it was done; 0: on the next turn of the event loop. Every
@@ -19,20 +20,27 @@
 export class FreshReads<T> {
   /** per key, the read in flight: settles when it is done reading */
   private readonly inFlight = new Map<string, Promise<void>>();
-  private readonly queued = new Map<string, Promise<T>>();
+  /** per key, the read queued to start next and how many callers joined it */
+  private readonly queued = new Map<string, { read: Promise<T>; callers: number }>();
 
-  read(key: string, load: (readDone: () => void) => Promise<T>, startDelayMs = 0): Promise<T> {
+  read(key: string, load: (readDone: () => void, callers: number) => Promise<T>, startDelayMs = 0): Promise<T> {
     const queued = this.queued.get(key);
-    if (queued) return queued;
+    if (queued) {
+      queued.callers++;
+      return queued.read;
+    }
     const free = this.inFlight.get(key) ?? Promise.resolve();
-    const next = free
-      .then(() => new Promise<void>((resolve) => (startDelayMs > 0 ? setTimeout(resolve, startDelayMs) : setImmediate(resolve))))
-      .then(() => {
-        this.queued.delete(key);
-        return this.start(key, load);
-      });
+    const next: { read: Promise<T>; callers: number } = {
+      callers: 1,
+      read: free
+        .then(() => new Promise<void>((resolve) => (startDelayMs > 0 ? setTimeout(resolve, startDelayMs) : setImmediate(resolve))))
+        .then((): Promise<T> => {
+          this.queued.delete(key);
+          return this.start(key, (readDone) => load(readDone, next.callers));
+        }),
+    };
     this.queued.set(key, next);
-    return next;
+    return next.read;
   }
 
   private start(key: string, load: (readDone: () => void) => Promise<T>): Promise<T> {

@@ -17,6 +17,19 @@ const turn = async () => {
 };
 
 describe('FreshReads', () => {
+  it('tells each load how many callers share it', async () => {
+    const reads = new FreshReads<number>();
+    const callers: number[] = [];
+    const load = (readDone: () => void, n: number) => {
+      callers.push(n);
+      readDone();
+      return Promise.resolve(n);
+    };
+    expect(await Promise.all([reads.read('k', load), reads.read('k', load), reads.read('k', load)])).toEqual([3, 3, 3]);
+    expect(await reads.read('k', load)).toBe(1);
+    expect(callers).toEqual([3, 1]);
+  });
+
   it('never hands a caller a read that started before it asked: late callers share the next read', async () => {
     const reads = new FreshReads<number>();
     const { started, load } = manualLoads();
