@@ -5,9 +5,9 @@
  * For reference, the same answer serialized as one string and then encoded, as A1 did before.
  */
 import { viewOf } from '../src/booking/bookableView.js';
-import { withChanges, type ListingData, type LoadedAppointment } from '../src/booking/bookablesLoader.js';
+import { withChanges, type ListingData, type LoadedAppointment } from '../src/listing/bookablesLoader.js';
 import { compilePattern } from '../src/booking/datePattern.js';
-import { computeListing, type ListingRequest } from '../src/booking/listingCompute.js';
+import { computeListing, type ListingRequest } from '../src/listing/listingCompute.js';
 import type { PublicResource } from '../src/booking/publicResources.js';
 
 const HOUR = 3_600_000;

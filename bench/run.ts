@@ -17,7 +17,7 @@ import { randomBytes } from 'node:crypto';
 import { cpus, loadavg } from 'node:os';
 import pg from 'pg';
 import { buildApp } from '../src/app.js';
-import { compactListingChanges } from '../src/booking/listingCompactor.js';
+import { compactListingChanges } from '../src/listing/listingCompactor.js';
 import { testConfig } from '../src/config.js';
 import { openDb, type Db } from '../src/storage/db.js';
 import { migrate } from '../src/storage/migrate.js';

@@ -1,4 +1,5 @@
-// Copies what the compiled service reads besides its JavaScript (the SQL migrations) into dist/.
+// Copies what the compiled service reads besides its JavaScript into dist/: the SQL migrations and
+// the repeatable SQL definitions that live beside the TypeScript calling them.
 import { cpSync } from 'node:fs';
 
-cpSync('src/storage/migrations', 'dist/storage/migrations', { recursive: true });
+cpSync('src', 'dist', { recursive: true, filter: (path) => !/\.ts$/.test(path) });

@@ -6,6 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import { settleLinkSecret } from './notifications/cancelToken.js';
 import type { Clock, Deps } from './context.js';
+import { createListingState } from './listing/state.js';
 import { systemClock } from './context.js';
 import type { Db } from './storage/db.js';
 import { frameworkErrors, MAX_PARAM_LENGTH, registerErrorHandling } from './http/errors.js';
@@ -64,7 +65,7 @@ export async function buildApp({ config, db, clock = systemClock, logger, counte
   counters?.reportTo(app.log);
 
   await settleLinkSecret(db, config);
-  const deps: Deps = { db, config, clock };
+  const deps: Deps = { db, config, clock, listing: createListingState() };
   await applyDefaultReminders(db, config);
 
   // answers of 1 KiB or more in br or gzip as the client accepts; request bodies are taken as sent (no decompression)

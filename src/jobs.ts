@@ -3,7 +3,7 @@ import type { Config } from './config.js';
 import type { Db } from './storage/db.js';
 import { startMailWorker } from './notifications/worker.js';
 import { startHoldSweeper } from './booking/holdSweeper.js';
-import { startListingCompactor } from './booking/listingCompactor.js';
+import { startListingCompactor } from './listing/listingCompactor.js';
 import { startWebhookWorker } from './webhooks/worker.js';
 import { startReminderJob } from './booking/reminders.js';
 import { runEvery } from './periodic.js';

@@ -13,7 +13,7 @@ import { bookingProcessOf, type ChannelKey } from '../offerings/channels.js';
 import { needsCancelLink, needsDecisionLink, participationMails, type ParticipationFacts } from '../notifications/compose.js';
 import { enqueueMails } from '../notifications/outbox.js';
 import type { MailTemplate } from '../notifications/templateNames.js';
-import type { AppointmentRow, ParticipationRow } from '../scheduling/capacity.js';
+import { holdsPlace, type AppointmentRow, type ParticipationRow } from '../scheduling/capacity.js';
 import type { Queryable } from '../storage/db.js';
 import { viewOf } from './bookableView.js';
 import { cancelLinkFor, decisionLinkFor } from '../notifications/cancelToken.js';
@@ -24,7 +24,7 @@ import { createdAppointmentView } from './createdAppointmentView.js';
 import type { ProductRow } from './publicProducts.js';
 import type { PublicResource } from './publicResources.js';
 import { assertSlotFields, bookableResource, requestedProduct, requestTimes, type HoldRow } from './slotRequest.js';
-import { DEFAULT_TIME_FORMAT, localeOf, timePattern } from './upcomingBookables.js';
+import { DEFAULT_TIME_FORMAT, localeOf, timePattern } from './timeFormats.js';
 
 export interface BookInput extends Omit<ConsumerInput, 'language'> {
   ref: string;
@@ -60,7 +60,7 @@ interface Booked {
  * requested slot (else 400), whose appointment is still open (else 412). null: none to convert.
  */
 function liveHold(hold: HoldRow | null, slot: { start: Date; end: Date; resourceId: string }, now: Date): HoldRow | null {
-  if (!hold || hold.participation.state !== 'RESERVED' || !(hold.participation.hold_until! > now)) return null;
+  if (!hold || hold.participation.state !== 'RESERVED' || !holdsPlace(hold.participation, now)) return null;
   const a = hold.appointment;
   if (a.resource_id !== slot.resourceId || a.start_at.getTime() !== slot.start.getTime() || a.end_at.getTime() !== slot.end.getTime()) {
     throw invalid('body.placeholder_id belongs to a reservation of another slot');

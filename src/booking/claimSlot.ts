@@ -10,7 +10,7 @@ import { DomainError, invalid, notFound } from '../errors.js';
 import { assertBookable, bookingWindowOf } from '../offerings/bookingWindow.js';
 import { claimPlace, PlaceRefused, type ClaimedPlace, type PlaceClaim, type PlaceHolder } from '../scheduling/claimPlace.js';
 import type { Queryable } from '../storage/db.js';
-import { asEngineTimeslot } from './bookablesLoader.js';
+import { asEngineTimeslot } from './engineTimeslot.js';
 import { engineProduct, type ProductRow } from './publicProducts.js';
 import type { EventSource } from '../webhooks/events.js';
 import type { BookableResource } from './slotRequest.js';

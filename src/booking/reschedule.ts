@@ -11,7 +11,7 @@ import { DomainError, notFound } from '../errors.js';
 import { DEFAULT_CHANNEL_KEY, isChannelKey, type ChannelKey } from '../offerings/channels.js';
 import { enqueueParticipationMails } from '../notifications/compose.js';
 import { mailSources } from '../offerings/contact.js';
-import type { AppointmentRow, ParticipationRow } from '../scheduling/capacity.js';
+import { LIVE_PARTICIPATION_SQL, type AppointmentRow, type ParticipationRow } from '../scheduling/capacity.js';
 import type { Queryable } from '../storage/db.js';
 import { recordAppointmentEvent, recordParticipationEvent } from '../webhooks/events.js';
 import { viewOf } from './bookableView.js';
@@ -20,7 +20,7 @@ import { claimSlot, type SlotTarget } from './claimSlot.js';
 import { createdAppointmentView } from './createdAppointmentView.js';
 import { assertStillChangeable, loadView, participationOf, type CancelView } from './selfCancel.js';
 import { assertSlotFields, bookableResource, requestedProduct, requestTimes } from './slotRequest.js';
-import { DEFAULT_TIME_FORMAT, localeOf, timePattern } from './upcomingBookables.js';
+import { DEFAULT_TIME_FORMAT, localeOf, timePattern } from './timeFormats.js';
 
 export interface RescheduleInput {
   token: string;
@@ -49,7 +49,7 @@ function assertMovable(deps: Deps, view: CancelView): void {
 const liveCount = async (db: Queryable, appointmentId: string, now: Date) =>
   (
     await db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM participations WHERE appointment_id = $1 AND (state IN ('REQUESTED', 'BOOKED') OR (state = 'RESERVED' AND hold_until > $2))`,
+      `SELECT count(*)::int AS n FROM participations WHERE appointment_id = $1 AND ${LIVE_PARTICIPATION_SQL}`,
       [appointmentId, now],
     )
   )[0].n;

@@ -10,7 +10,7 @@ import type { ChannelKey } from '../offerings/channels.js';
 import { contactFromRow, resourceContactJsonSql, type ContactRow, type ResolvedContact } from '../offerings/contact.js';
 import type { AppointmentRow, ParticipationRow } from '../scheduling/capacity.js';
 import { parseInstant } from '../scheduling/time.js';
-import type { EngineTimeslotRow } from './bookablesLoader.js';
+import type { EngineTimeslotRow } from './engineTimeslot.js';
 import { productVisibleOn } from './channels.js';
 import { findProduct, onChannel, productsJsonSql, type ProductRow } from './publicProducts.js';
 import { resolveResourceWith, type PublicResource } from './publicResources.js';

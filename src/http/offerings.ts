@@ -1,6 +1,6 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { Deps } from '../context.js';
-import { deleteResource } from '../offerings/deleteResource.js';
+import { deleteResource } from '../scheduling/deleteResource.js';
 import * as products from '../offerings/products.js';
 import * as profiles from '../offerings/profiles.js';
 import * as resources from '../offerings/resources.js';

@@ -3,7 +3,7 @@ import { createAppointmentWithConsumer } from '../booking/book.js';
 import { activeProducts, publicData } from '../booking/publicOfferings.js';
 import { reserveAppointment } from '../booking/reserve.js';
 import { rescheduleByToken } from '../booking/reschedule.js';
-import { upcomingBookables } from '../booking/upcomingBookables.js';
+import { upcomingBookables } from '../listing/upcomingBookables.js';
 import type { Deps } from '../context.js';
 import { publicCors } from './cors.js';
 import { idempotencyHooks } from './idempotency.js';

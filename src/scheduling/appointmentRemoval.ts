@@ -4,7 +4,7 @@ import { invalid, notFound } from '../errors.js';
 import { requireProvider } from '../partners/providers.js';
 import type { MailTemplate } from '../notifications/templateNames.js';
 import type { Queryable } from '../storage/db.js';
-import { lockAppointment, type ParticipationRow } from './capacity.js';
+import { LIVE_PARTICIPATION_SQL, lockAppointment, type ParticipationRow } from './capacity.js';
 import { changeParticipationState } from './participations.js';
 import { recordAppointmentEvent, recordParticipationEvent } from '../webhooks/events.js';
 
@@ -41,7 +41,7 @@ export async function deleteAppointments(deps: Deps, crmId: string, providerRef:
     // Partners learn of the participations that go with them (expired holds count as gone already).
     const live = await tx.query<{ id: string; state: string }>(
       `SELECT id, state FROM participations
-        WHERE appointment_id = ANY($1::uuid[]) AND state IN ('RESERVED', 'REQUESTED', 'BOOKED') AND NOT (state = 'RESERVED' AND hold_until <= $2)
+        WHERE appointment_id = ANY($1::uuid[]) AND ${LIVE_PARTICIPATION_SQL}
         ORDER BY created_at, id`,
       [ids, deps.clock.now()],
     );
@@ -74,16 +74,32 @@ export async function cancelAppointments(
       if (appointment.state !== 'ACTIVE') continue;
       await tx.query(`UPDATE appointments SET state = 'CANCELLED', updated_at = now() WHERE id = $1`, [id]);
       await recordAppointmentEvent(tx, { appointmentId: id, type: 'appointment.cancelled', source: 'partner' });
-      const participations = await tx.query<ParticipationRow>(
-        `SELECT * FROM participations WHERE appointment_id = $1 AND state IN ('RESERVED', 'REQUESTED', 'BOOKED') ORDER BY created_at, id`,
-        [id],
-      );
-      for (const p of participations) {
-        const templates: MailTemplate[] = p.state === 'RESERVED' ? [] : ['appointment-cancelled'];
-        await changeParticipationState(tx, deps, p, 'CANCELED', { templates, message: message ?? null });
-      }
+      await cancelParticipations(tx, deps, id, 'appointment-cancelled', message ?? null);
       count++;
     }
     return count;
   });
+}
+
+/**
+ * Every participation of the appointment that holds or held a place (RESERVED, REQUESTED, BOOKED)
+ * becomes CANCELED through the transition table, with its event; each REQUESTED or BOOKED
+ * participant gets `template` (a RESERVED hold is a consumer mid-booking and, as for
+ * RESERVED -> CANCELED in the table, gets none). The appointment is locked by the caller.
+ */
+export async function cancelParticipations(
+  tx: Queryable,
+  deps: Pick<Deps, 'config' | 'clock'>,
+  appointmentId: string,
+  template: MailTemplate,
+  message: string | null,
+): Promise<void> {
+  const participations = await tx.query<ParticipationRow>(
+    `SELECT * FROM participations WHERE appointment_id = $1 AND state IN ('RESERVED', 'REQUESTED', 'BOOKED') ORDER BY created_at, id`,
+    [appointmentId],
+  );
+  for (const p of participations) {
+    const templates: MailTemplate[] = p.state === 'RESERVED' ? [] : [template];
+    await changeParticipationState(tx, deps, p, 'CANCELED', { templates, message });
+  }
 }

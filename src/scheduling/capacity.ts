@@ -5,7 +5,9 @@
  *    appointments_no_overlap spans each appointment's blocked range [blocked_from, blocked_until),
  *    its time widened by the lead/follow-up buffers it was booked with (migration 006);
  *  - an appointment never has more live participations than its capacity: claim_place checks and
- *    takes a place under the appointment's row lock in one statement (migration 006).
+ *    takes a place under the appointment's row lock in one statement (claim_place.sql);
+ *  - an appointment the public flow created blocks nothing once no participation holds a place in
+ *    it (release_emptied_appointment.sql).
  * No resource-wide lock exists: creating an appointment waits only on an overlapping one, and
  * taking a place only on others taking a place in the same appointment.
  */
@@ -54,7 +56,7 @@ export interface NewAppointment {
   priceValue?: number | null;
   priceCurrency?: string | null;
   description?: string | null;
-  /** created by the public booking flow (A2/A3): the hold sweeper may remove it once empty (migration 004) */
+  /** created by the public booking flow (A2/A3): released once no participation holds a place in it (release_emptied_appointment.sql) */
   createdByPublicFlow?: boolean;
 }
 
@@ -78,15 +80,18 @@ export function blockedRange(start: Date, end: Date, buffers: Buffers = NO_BUFFE
   return { from: new Date(start.getTime() - buffers.leadMin * MINUTE_MS), until: new Date(end.getTime() + buffers.followUpMin * MINUTE_MS) };
 }
 
-/** The reference of a live appointment of the resource whose blocked range meets [from, until), if any. */
+/**
+ * The reference of a live appointment of the resource whose blocked range meets [from, until), if
+ * any (blocking_appointment.sql). A hold counts whatever its expiry here: the partner's insert does
+ * not release an appointment a consumer may still be completing.
+ */
 async function clashingAppointment(tx: Queryable, resourceId: string, range: { from: Date; until: Date }): Promise<string | undefined> {
-  const [clash] = await tx.query<{ reference: string }>(
-    `SELECT reference FROM appointments
-      WHERE resource_id = $1 AND state = 'ACTIVE' AND NOT archived AND tstzrange(blocked_from, blocked_until) && tstzrange($2, $3)
-      ORDER BY start_at LIMIT 1`,
-    [resourceId, range.from, range.until],
-  );
-  return clash?.reference;
+  const [clash] = await tx.query<{ reference: string | null }>(`SELECT (blocking_appointment($1, $2, $3, '-infinity')).reference`, [
+    resourceId,
+    range.from,
+    range.until,
+  ]);
+  return clash?.reference ?? undefined;
 }
 
 /**
@@ -125,10 +130,26 @@ export async function lockAppointment(tx: Queryable, appointmentId: string): Pro
   return row;
 }
 
-/** RESERVED with a live hold, REQUESTED and BOOKED count; an expired hold counts for nothing, swept or not. */
-export const liveParticipationSql = (now: string) => `(state IN ('REQUESTED', 'BOOKED') OR (state = 'RESERVED' AND hold_until > ${now}))`;
+/**
+ * The condition that a participation holds a place at `now` (an SQL expression), through the
+ * database's one rule, participation_is_live (scheduling/participation_is_live.sql): RESERVED with
+ * a live hold, REQUESTED and BOOKED count; an expired hold counts for nothing, swept or not.
+ * `alias` qualifies the participation's columns (`p` for p.state).
+ */
+export const liveParticipationSql = (now: string, alias?: string) => {
+  const column = (name: string) => (alias ? `${alias}.${name}` : name);
+  return `participation_is_live(${column('state')}, ${column('hold_until')}, ${now})`;
+};
 /** liveParticipationSql with `now` in $2. */
 export const LIVE_PARTICIPATION_SQL = liveParticipationSql('$2');
+
+/**
+ * participation_is_live for a row already in hand (its TypeScript twin, so a row just read needs no
+ * second round trip; test/integration/storage-live-rule.test.ts holds the two to the same answers).
+ */
+export function holdsPlace(p: { state: string; hold_until: Date | null }, now: Date): boolean {
+  return p.state === 'REQUESTED' || p.state === 'BOOKED' || (p.state === 'RESERVED' && p.hold_until !== null && p.hold_until > now);
+}
 
 export interface ParticipationRow {
   id: string;

@@ -10,7 +10,7 @@ import { mailSources } from '../offerings/contact.js';
 import type { MailTemplate } from '../notifications/templateNames.js';
 import { constraintName, sqlState, type Queryable } from '../storage/db.js';
 import { recordParticipationEvent, type EventSource } from '../webhooks/events.js';
-import type { ParticipationRow } from './capacity.js';
+import { holdsPlace, type ParticipationRow } from './capacity.js';
 import { partnerRefusal, refusalFrom } from './claimPlace.js';
 import { planTransition, type ParticipationState, type TransitionOutcome } from './transitions.js';
 
@@ -66,7 +66,7 @@ export async function changeParticipationState(
     // The appointment's lock comes before any participation's (D8 takes them in that order), so the
     // retake path must not lock the participation first.
     const [seen] = await tx.query<ParticipationRow>('SELECT * FROM participations WHERE id = $1', [participation.id]);
-    const expiredHold = seen?.state === 'RESERVED' && (seen.hold_until === null || seen.hold_until <= now);
+    const expiredHold = seen?.state === 'RESERVED' && !holdsPlace(seen, now);
     if (seen && to === 'BOOKED' && expiredHold) {
       plan = planTransition(seen.state, to);
       from = seen.state;
@@ -90,7 +90,7 @@ export async function changeParticipationState(
       // A concurrent D8 either committed first (seen here) or cancels this participation after us.
       const [appointment] = await tx.query<{ state: string; reference: string }>('SELECT state, reference FROM appointments WHERE id = $1', [current.appointment_id]);
       if (appointment?.state !== 'ACTIVE') throw conflict(`appointment ${appointment?.reference ?? ''} is cancelled`);
-      if (current.state === 'RESERVED' && (current.hold_until === null || current.hold_until <= now)) continue; // expired while we looked
+      if (current.state === 'RESERVED' && !holdsPlace(current, now)) continue; // expired while we looked
     }
     updated = await updateState(tx, current.id, to, options.message ?? null);
     break;

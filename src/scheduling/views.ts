@@ -1,6 +1,6 @@
 /** What scheduling answers: appointments with their participations, and single participations. */
 import type { Queryable } from '../storage/db.js';
-import { LIVE_PARTICIPATION_SQL, type AppointmentRow, type ParticipationRow } from './capacity.js';
+import { LIVE_PARTICIPATION_SQL, liveParticipationSql, type AppointmentRow, type ParticipationRow } from './capacity.js';
 import type { StoredAddress } from './address.js';
 import { formatInstant } from './time.js';
 
@@ -109,7 +109,7 @@ export async function loadAppointmentViews(db: Queryable, zone: string, now: Dat
   const participants = await db.query<ParticipantRow>(
     `SELECT p.*, c.reference AS customer_reference, c.user_name, c.email, c.mobile
        FROM participations p LEFT JOIN customers c ON c.id = p.customer_id
-      WHERE p.appointment_id = ANY($1::uuid[]) AND NOT (p.state = 'RESERVED' AND (p.hold_until IS NULL OR p.hold_until <= $2))
+      WHERE p.appointment_id = ANY($1::uuid[]) AND (p.state <> 'RESERVED' OR ${liveParticipationSql('$2', 'p')})
       ORDER BY p.created_at, p.reference`,
     [rows.map((r) => r.id), now],
   );

@@ -262,13 +262,3 @@ export async function retryOnUniqueViolation<T>(fn: () => Promise<T>, attempts =
     }
   }
 }
-
-/** A getter of one value per database handle (per service instance), made by `make` on first use and dropped with the handle. */
-export function perDb<T>(make: () => T): (db: Db) => T {
-  const values = new WeakMap<Db, T>();
-  return (db) => {
-    let value = values.get(db);
-    if (value === undefined) values.set(db, (value = make()));
-    return value;
-  };
-}

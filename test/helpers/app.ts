@@ -6,7 +6,7 @@ import type { Clock } from '../../src/context.js';
 import { ensureKey } from '../../src/partners/apiKeys.js';
 import { startBackgroundJobs } from '../../src/jobs.js';
 import type { Db } from '../../src/storage/db.js';
-import { createTestDatabase, type TestDatabase } from './db.js';
+import { createTestDatabase, type Prepare, type TestDatabase } from './db.js';
 
 /** A clock tests move by hand. */
 export class TestClock implements Clock {
@@ -35,8 +35,12 @@ export interface TestApp {
  * The real app on a fresh database of the backend under test. Share one per test file; tests stay
  * apart by working under their own partner (crmId).
  */
-export async function startTestApp(overrides: Partial<Config> = {}, clock = new TestClock(), options: { jobs?: boolean } = {}): Promise<TestApp> {
-  const database = await createTestDatabase();
+export async function startTestApp(
+  overrides: Partial<Config> = {},
+  clock = new TestClock(),
+  options: { jobs?: boolean; prepare?: Prepare } = {},
+): Promise<TestApp> {
+  const database = await createTestDatabase(undefined, options.prepare);
   const config = testConfig(overrides);
   const app = await buildApp({ config, db: database.db, clock, logger: false });
   await app.ready();

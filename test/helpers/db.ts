@@ -44,10 +44,17 @@ export async function createPostgresDatabase(): Promise<{ url: string; drop: () 
   };
 }
 
-/** A migrated database on the backend under test: in-memory PGlite, or a new PostgreSQL database. */
-export async function createTestDatabase(backend: Backend = currentBackend()): Promise<TestDatabase> {
+/** What a database holds before it is migrated (an old version's data: test/fixtures/upgrade). */
+export type Prepare = (db: Db) => Promise<void>;
+
+/**
+ * A migrated database on the backend under test: in-memory PGlite, or a new PostgreSQL database;
+ * `prepare` runs on the empty database before the migrations.
+ */
+export async function createTestDatabase(backend: Backend = currentBackend(), prepare?: Prepare): Promise<TestDatabase> {
   if (backend === 'pglite') {
     const db = await openDb({ databaseUrl: 'memory://', dataDir: '' });
+    await prepare?.(db);
     await migrate(db);
     return {
       db,
@@ -59,6 +66,7 @@ export async function createTestDatabase(backend: Backend = currentBackend()): P
   }
   const created = await createPostgresDatabase();
   const db = await openDb({ databaseUrl: created.url, dataDir: '', poolSize: 20, listingPoolSize: 2 });
+  await prepare?.(db);
   await migrate(db);
   const others: Db[] = [];
   return {

@@ -85,7 +85,7 @@ describe('the A1 listing cache', () => {
     try {
       t.clock.advance(181_000);
       expect((await list(b)).map((x) => [x.kind, x.start])).toEqual([
-        ['models.LotAppointment', '2026-06-01T10:30:00+02:00'],
+        ['models.Bookable', '2026-06-01T10:30:00+02:00'],
         ['models.Bookable', '2026-06-01T11:00:00+02:00'],
       ]);
       t.clock.set('2026-06-01T08:30:00Z'); // 10:30 in Berlin: that slot has started

@@ -5,10 +5,10 @@
  * transaction that began before the previous read must still show.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readListing } from '../../src/booking/bookablesLoader.js';
-import { compactListingChanges } from '../../src/booking/listingCompactor.js';
-import { computeListing, listingUntilMs } from '../../src/booking/listingCompute.js';
-import { DEFAULT_GROUP_FORMAT, DEFAULT_TIME_FORMAT, localeOf, timePattern } from '../../src/booking/upcomingBookables.js';
+import { readListing } from '../../src/listing/bookablesLoader.js';
+import { compactListingChanges } from '../../src/listing/listingCompactor.js';
+import { computeListing, listingUntilMs } from '../../src/listing/listingCompute.js';
+import { DEFAULT_GROUP_FORMAT, DEFAULT_TIME_FORMAT, localeOf, timePattern } from '../../src/booking/timeFormats.js';
 import { currentBackend } from '../helpers/db.js';
 import { startTestApp, uniqueId, type TestApp } from '../helpers/app.js';
 import { book, bookBodyFor, consumer, createTimeslots, flatten, reserve, reserveBodyFor, setupBooking, upcoming, type Booking, type ListedBookable } from '../helpers/bookingFixtures.js';

@@ -6,7 +6,7 @@
 import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { FreshReads } from '../../src/storage/freshReads.js';
+import { FreshReads } from '../../src/listing/freshReads.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { book, bookBodyFor, createTimeslots, flatten, publicCall, setupBooking, type Booking } from '../helpers/bookingFixtures.js';
 

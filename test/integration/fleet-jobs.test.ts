@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sweepExpiredHolds } from '../../src/booking/holdSweeper.js';
-import { compactListingChanges } from '../../src/booking/listingCompactor.js';
+import { compactListingChanges } from '../../src/listing/listingCompactor.js';
 import type { Db } from '../../src/storage/db.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { createTimeslots, flatten, reserve, reserveBodyFor, setupBooking, upcoming } from '../helpers/bookingFixtures.js';

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { jsonBytes } from '../../src/booking/listingCompute.js';
+import { jsonBytes } from '../../src/listing/listingCompute.js';
 
 /** A listing-shaped object: group texts (any string, array indices and '__proto__' among them) to items, and a flag. */
 function withoutPrototype(entries: [string, unknown][]): Record<string, unknown> {

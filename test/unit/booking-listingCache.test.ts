@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { ListingCache } from '../../src/booking/listingCache.js';
+import { ListingCache } from '../../src/listing/listingCache.js';
 
 const entry = (json: string | null, computedAtMs = 1_000, validUntilMs = 2_000) => ({ json: json === null ? null : Buffer.from(json), computedAtMs, validUntilMs });
 

@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { viewOf } from '../../src/booking/bookableView.js';
-import { withChanges, type ListingData, type LoadedAppointment } from '../../src/booking/bookablesLoader.js';
+import { withChanges, type ListingData, type LoadedAppointment } from '../../src/listing/bookablesLoader.js';
 import { compilePattern } from '../../src/booking/datePattern.js';
-import { computeListing, type ListingRequest } from '../../src/booking/listingCompute.js';
+import { computeListing, type ListingRequest } from '../../src/listing/listingCompute.js';
 import type { PublicResource } from '../../src/booking/publicResources.js';
 
 const NOW = Date.UTC(2026, 2, 27, 12); // Friday before the switch to summer time in Berlin (2026-03-29)

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { FreshReads } from '../../src/storage/freshReads.js';
+import { FreshReads } from '../../src/listing/freshReads.js';
 
 /** A load whose answers the test releases by hand; it records when each load started. */
 function manualLoads() {

@@ -14,10 +14,9 @@
  * nothing the listing depends on was committed since that computation read its data, so its
  * result is as fresh as a computation of its own would be.
  */
-import { perDb } from '../storage/db.js';
 import type { ListingData } from './bookablesLoader.js';
 import type { SerializedDays } from './listingCompute.js';
-import { listingMetrics } from './metrics.js';
+import { listingMetrics } from '../booking/metrics.js';
 
 /**
  * The data an answer was computed from, with what the read that gave it saw (its versions' total
@@ -162,5 +161,3 @@ function sizeOf(key: string, e: CachedListing): number {
   if (e.days) for (const day of e.days.parts.values()) size += 100 * day.slots.length;
   return size;
 }
-
-export const listingCacheFor = perDb(() => new ListingCache());

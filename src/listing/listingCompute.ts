@@ -1,11 +1,11 @@
 /** A1's computation from what readListing read: run the pure slot engine, group and serialize. */
 import type { ChannelKey } from '../offerings/channels.js';
 import type { ListingData, LoadedAppointment } from './bookablesLoader.js';
-import { InstantFormatter, singleProduct, slotItem, type ResourceView, type SlotFacts } from './bookableView.js';
-import { publicVisible } from './channels.js';
-import type { CompiledPattern } from './datePattern.js';
-import { engineProduct, type ProductRow } from './publicProducts.js';
-import { compareBookables, computeBookables } from './slotEngine.js';
+import { InstantFormatter, singleProduct, slotItem, type ResourceView, type SlotFacts } from '../booking/bookableView.js';
+import { publicVisible } from '../booking/channels.js';
+import type { CompiledPattern } from '../booking/datePattern.js';
+import { engineProduct, type ProductRow } from '../booking/publicProducts.js';
+import { compareBookables, computeBookables } from '../booking/slotEngine.js';
 import { bookingWindowOf, insideWindow, nextDayStartMs, startBounds, type StartBounds } from '../offerings/bookingWindow.js';
 
 /** How far ahead A1 looks; slots starting later are not listed (docs/decisions.md). */

@@ -1,11 +1,9 @@
 import type { Deps } from '../context.js';
 import { conflict, notFound } from '../errors.js';
-import { enqueueParticipationMails } from '../notifications/compose.js';
-import { mailSources } from './contact.js';
 import { requireProvider } from '../partners/providers.js';
+import { resourceByReference } from '../offerings/resourceRepo.js';
 import type { Queryable } from '../storage/db.js';
-import { recordParticipationEvent } from '../webhooks/events.js';
-import { resourceByReference } from './resourceRepo.js';
+import { cancelParticipations } from './appointmentRemoval.js';
 
 /** Live appointments of the resource that have not ended yet. */
 const futureAppointments = (tx: Queryable, resourceId: string, now: Date) =>
@@ -44,19 +42,7 @@ export async function deleteResource(
     }
     for (const appointment of future) {
       await tx.query('UPDATE appointments SET archived = true, updated_at = now() WHERE id = $1', [appointment.id]);
-      const canceled = await tx.query<{ id: string; was: string }>(
-        `UPDATE participations p SET state = 'CANCELED', hold_until = NULL, updated_at = now()
-           FROM participations old
-          WHERE p.id = old.id AND p.appointment_id = $1 AND p.state IN ('RESERVED', 'REQUESTED', 'BOOKED')
-          RETURNING p.id, old.state AS was`,
-        [appointment.id],
-      );
-      for (const p of canceled) {
-        await recordParticipationEvent(tx, { participationId: p.id, source: 'partner', previousState: p.was });
-        // a RESERVED hold is a consumer mid-booking; like RESERVED -> CANCELED elsewhere it gets no mail
-        if (p.was === 'RESERVED') continue;
-        await enqueueParticipationMails(tx, mailSources(deps.config), p.id, ['resource-deleted-cancellation']);
-      }
+      await cancelParticipations(tx, deps, appointment.id, 'resource-deleted-cancellation', null);
     }
     await tx.query('DELETE FROM resources WHERE id = $1', [resource.id]);
     return { archivedAppointments: future.length };

@@ -16,10 +16,10 @@ import type { ChannelKey } from '../offerings/channels.js';
 import { liveParticipationSql } from '../scheduling/capacity.js';
 import type { TimeslotRow } from '../scheduling/repo.js';
 import type { Queryable } from '../storage/db.js';
-import { viewOf, type ResourceView } from './bookableView.js';
-import { productLookupJsonSql, productsJsonSql, type ProductRow } from './publicProducts.js';
-import { PUBLIC_RESOURCE_COLUMNS, PUBLIC_RESOURCE_FROM, refsValuesSql, resolvedIds, type AddParam, type PublicResource } from './publicResources.js';
-import type { EngineAppointment, EngineTimeslot } from './slotEngine.js';
+import { viewOf, type ResourceView } from '../booking/bookableView.js';
+import { productLookupJsonSql, productsJsonSql, type ProductRow } from '../booking/publicProducts.js';
+import { PUBLIC_RESOURCE_COLUMNS, PUBLIC_RESOURCE_FROM, refsValuesSql, resolvedIds, type AddParam, type PublicResource } from '../booking/publicResources.js';
+import type { EngineAppointment, EngineTimeslot } from '../booking/slotEngine.js';
 
 /** An engine appointment plus what the public item shows about its product. */
 export interface LoadedAppointment extends EngineAppointment {
@@ -27,22 +27,6 @@ export interface LoadedAppointment extends EngineAppointment {
   productExclusive: boolean;
   /** when the earliest live hold on it expires (its live count drops then) */
   nextHoldExpiryMs: number | null;
-}
-
-/** The columns of a timeslot row (scheduling's TimeslotRow) the slot engine needs. */
-export type EngineTimeslotRow = Pick<TimeslotRow, 'id' | 'resource_id' | 'start_at' | 'end_at' | 'raster' | 'default_capacity' | 'default_accept_bookings' | 'state'>;
-
-export function asEngineTimeslot(t: EngineTimeslotRow): EngineTimeslot {
-  return {
-    id: t.id,
-    resourceId: t.resource_id,
-    startMs: t.start_at.getTime(),
-    endMs: t.end_at.getTime(),
-    rasterMin: t.raster,
-    defaultCapacity: t.default_capacity,
-    defaultAcceptBookings: t.default_accept_bookings,
-    state: t.state,
-  };
 }
 
 export interface ListingData {
@@ -119,7 +103,9 @@ const appointmentMargin = (resourceId: string) => `(SELECT COALESCE(max(COALESCE
     FROM resource_products rp JOIN products pr ON pr.id = rp.product_id WHERE rp.resource_id = ${resourceId})`;
 
 /**
- * Appointments `a` of the listing's window (live ones only), each as an AppointmentTuple; `wrap` may
+ * Appointments `a` of the listing's window, each as an AppointmentTuple: ACTIVE ones, less those the
+ * public flow created that no participation holds a place in any more (their time is free, as if
+ * they had never been booked: release_emptied_appointment.sql); `wrap` may
  * wrap the tuple. `resourceId` names the resource for the margin: outside `a`, the window bounds
  * are values for the index scan.
  */
@@ -132,7 +118,7 @@ const appointmentsJsonSql = (where: string, resourceId: string, now: string, unt
             CROSS JOIN LATERAL (SELECT count(*) FILTER (WHERE ${liveParticipationSql(now)}) AS live,
                                        min(hold_until) FILTER (WHERE state = 'RESERVED' AND hold_until > ${now}) AS next_hold_expiry
                                   FROM participations WHERE appointment_id = a.id AND state IN ('RESERVED', 'REQUESTED', 'BOOKED')) places
-           WHERE ${where} AND a.state = 'ACTIVE' AND NOT a.archived
+           WHERE ${where} AND a.state = 'ACTIVE' AND NOT a.archived AND (places.live > 0 OR NOT a.created_by_public_flow)
              AND a.blocked_until > ${now}::timestamptz - ${appointmentMargin(resourceId)} AND a.blocked_from < ${until}::timestamptz + ${appointmentMargin(resourceId)})`;
 
 /** The listed resources' rows (Row), `ids` an SQL uuid[] expression; `prd` prdRef and its placeholder, if any. */

@@ -4,20 +4,15 @@
  * flight, or computes the listing afresh.
  */
 import type { Deps } from '../context.js';
-import { invalid } from '../errors.js';
 import type { ChannelKey } from '../offerings/channels.js';
 import { readListing, withChanges, type ListingData, type ListingRead, type ListingReadQuery } from './bookablesLoader.js';
-import { listingMetrics } from './metrics.js';
-import { compilePattern, localeFromLanguageTag, PatternError, type CompiledPattern } from './datePattern.js';
-import { listingCacheFor, MAX_AGE_MS, type ListingBase } from './listingCache.js';
+import { listingMetrics } from '../booking/metrics.js';
+import type { CompiledPattern } from '../booking/datePattern.js';
+import { DEFAULT_GROUP_FORMAT, DEFAULT_TIME_FORMAT, localeOf, timePattern } from '../booking/timeFormats.js';
+import { MAX_AGE_MS, type ListingBase } from './listingCache.js';
 import { computeListing, listingUntilMs } from './listingCompute.js';
-import { perDb } from '../storage/db.js';
-import { FreshReads } from '../storage/freshReads.js';
 
 export { BOOKING_HORIZON_DAYS } from './listingCompute.js';
-export const DEFAULT_GROUP_FORMAT = 'yyyy-MM-dd';
-export const DEFAULT_TIME_FORMAT = 'yyyy-MM-dd HH:mm';
-
 export interface UpcomingQuery {
   refs: { ref: string; field: string }[];
   groupFormat?: string;
@@ -25,25 +20,6 @@ export interface UpcomingQuery {
   languageTag?: string;
   channelKey: ChannelKey;
   prdRef?: string;
-}
-
-/** A pattern from the query as a formatter; 400 naming the field when it is not a valid pattern. */
-export function timePattern(pattern: string | undefined, field: string, fallback: string): CompiledPattern {
-  try {
-    return compilePattern(pattern ?? fallback);
-  } catch (err) {
-    if (err instanceof PatternError) throw invalid(`${field}: ${err.message}`);
-    throw err;
-  }
-}
-
-export function localeOf(languageTag: string | undefined): string {
-  try {
-    return localeFromLanguageTag(languageTag);
-  } catch (err) {
-    if (err instanceof PatternError) throw invalid(`query.languageTag: ${err.message}`);
-    throw err;
-  }
 }
 
 /** The listing as JSON (the A1 object of group texts plus public_visible), or null when nothing is bookable. */
@@ -54,16 +30,15 @@ export async function upcomingBookables(deps: Deps, q: UpcomingQuery): Promise<B
   const shape: Shape = { refs: q.refs, channelKey: q.channelKey, prdRef: q.prdRef, groupFormat, timeFormat, locale: localeOf(q.languageTag) };
   // Identical requests arriving together share one answer, read after each of them arrived (FreshReads):
   // while the listing changes with every booking of a rush, it is read at most once per round trip, not once per viewer.
-  const reads = listingReadsOf(deps.db);
+  const reads = deps.listing.reads;
   const shapeKey = JSON.stringify(shape);
-  const last = shapesOf(deps.db).get(shapeKey);
+  const last = deps.listing.shapes.get(shapeKey);
   const delay = last?.changing && last.shared ? CHANGING_READ_DELAY_MS : 0;
   return reads.read(shapeKey, (readDone, callers) => currentListing(deps, shapeKey, shape, patterns, readDone, callers > 1), delay);
 }
 
 type Shape = Omit<UpcomingQuery, 'groupFormat' | 'timeFormat' | 'languageTag'> & { groupFormat: string; timeFormat: string; locale: string };
 
-const listingReadsOf = perDb(() => new FreshReads<Buffer | null>());
 /**
  * While a listing keeps changing (its last read found new versions: a rush) and is asked for by
  * many (its last read answered more than one request), its next read starts this long after its
@@ -79,17 +54,8 @@ const CHANGING_READ_DELAY_MS = 2;
  * the shape), its data key (resolved resource ids, channel and product: what every shape of the
  * same data shares), whether the listing had changed, and whether the read answered more than one request.
  */
-interface ShapeState {
-  key: string;
-  dataKey: string;
-  changing: boolean;
-  shared: boolean;
-}
-const shapesOf = perDb(() => new Map<string, ShapeState>());
 const MAX_REMEMBERED_SHAPES = 10_000;
 
-/** Per references, channel and product: the data key they resolved to last (what a shape asked for the first time may start from). */
-const dataKeysOf = perDb(() => new Map<string, string>());
 
 function remember<T>(map: Map<string, T>, key: string, value: T): void {
   if (!map.has(key) && map.size >= MAX_REMEMBERED_SHAPES) map.clear();
@@ -111,11 +77,9 @@ async function currentListing(
   readDone: () => void,
   shared: boolean,
 ): Promise<Buffer | null> {
-  const cache = listingCacheFor(deps.db);
-  const shapes = shapesOf(deps.db);
+  const { cache, shapes, dataKeys } = deps.listing;
   const nowMs = deps.clock.now().getTime();
   const refsKey = JSON.stringify([shape.refs, shape.channelKey, shape.prdRef ?? null]);
-  const dataKeys = dataKeysOf(deps.db);
   const last = shapes.get(shapeKey);
   const lastDataKey = last?.dataKey ?? dataKeys.get(refsKey);
   const query = { refs: shape.refs, channelKey: shape.channelKey, prdRef: shape.prdRef, nowMs, untilMs: listingUntilMs(nowMs) + DATA_REUSE_MS };

@@ -1,0 +1,28 @@
+/**
+ * What the A1 listing keeps for one database: its cache, the reads in flight, and what it learnt of
+ * the request shapes asked for. Built once per app (buildApp) and carried in Deps.
+ */
+import { FreshReads } from './freshReads.js';
+import { ListingCache } from './listingCache.js';
+
+/** A request shape's last answer: which data it used, and whether that read found changes and answered several requests. */
+export interface ShapeState {
+  key: string;
+  dataKey: string;
+  changing: boolean;
+  shared: boolean;
+}
+
+export interface ListingState {
+  cache: ListingCache;
+  /** identical requests arriving together share one read */
+  reads: FreshReads<Buffer | null>;
+  /** per request shape (references, channel, product, formats, locale) */
+  shapes: Map<string, ShapeState>;
+  /** per references, channel and product: the data key they resolved to last (what a shape asked for the first time may start from) */
+  dataKeys: Map<string, string>;
+}
+
+export function createListingState(): ListingState {
+  return { cache: new ListingCache(), reads: new FreshReads(), shapes: new Map(), dataKeys: new Map() };
+}
