@@ -175,7 +175,7 @@ async function main(): Promise<void> {
     for (const data of [w2Data, hotData, w3Data, rushData]) if (data) await seedHistory(seeder, db, data, HISTORY);
     // W1 last: with its appointments in the exclusion constraint's GiST index first, each history's
     // bulk insert (20,000 appointments of one resource in one statement) had every row's check scan
-    // about 10,000 entries (202 M for one history, 88 s instead of 9 s; docs/decisions.md)
+    // about 10,000 entries (docs/performance.md)
     const w1Data = chosen.includes('W1') || chosen.includes('FEED') ? await seedW1(seeder, db) : undefined;
     await seeder.close();
     // The seeding's listing changes (20,000 bookings of history per workload), folded as the service's

@@ -49,8 +49,8 @@ interface Instant {
   /** its texts by pattern, a few at most (a listing formats each instant with its group and time patterns) */
   formatted?: Map<CompiledPattern, string>;
 }
-// Slots recur from request to request, and so do their texts: a luxon DateTime in a named zone costs
-// microseconds to build, a pattern a microsecond to apply. Kept per zone and locale, keyed by the
+// Slots recur from request to request, and so do their texts, which are dear to build (a luxon
+// DateTime in a named zone, a pattern applied). Kept per zone and locale, keyed by the
 // instant itself (no key text to build per slot); compiled patterns are shared (compilePattern's
 // cache), so a repeated pattern finds its texts.
 const instantsOf = new Map<string, Map<number, Instant>>();

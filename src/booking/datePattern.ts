@@ -53,8 +53,7 @@ function num(get: (dt: DateTime) => number, width: number): Part {
 }
 
 /**
- * Memo of locale-dependent texts. luxon builds them through Intl on every call (a zone name costs
- * ~0.3 ms); they depend only on locale, calendar settings and one small value, so they are cached.
+ * Memo of locale-dependent texts. luxon builds them through Intl on every call, which is slow; they depend only on locale, calendar settings and one small value, so they are cached.
  * Bounded: cleared when it grows beyond NAME_CACHE_LIMIT entries.
  */
 const NAME_CACHE_LIMIT = 20_000;

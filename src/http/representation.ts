@@ -3,10 +3,10 @@
  * client that already has it, and br or gzip as the client accepts, compressed once per body and
  * kept alongside it, so answering from the cache costs no compression.
  *
- * Compression is synchronous, by the first answer that needs it: about a millisecond for a
- * 315 KiB listing, in proportion to the computation that made the body (synchronous too), and
- * less than a trip through the thread pool and back costs when the event loop is busy, as it is
- * in a rush. Every request sharing that body, resumed right after, finds the bytes ready.
+ * Compression is synchronous, by the first answer that needs it: its cost is in proportion to the
+ * computation that made the body (synchronous too), and less than a trip through the thread pool
+ * and back when the event loop is busy, as it is in a rush. Every request sharing that body,
+ * resumed right after, finds the bytes ready (docs/decisions.md, "Compression and ETag for A1").
  */
 import { createHash } from 'node:crypto';
 import { brotliCompressSync, constants, gzipSync } from 'node:zlib';
@@ -19,8 +19,8 @@ const ENCODINGS: Encoding[] = ['br', 'gzip'];
 export const COMPRESS_THRESHOLD_BYTES = 1024;
 
 const compressors: Record<Encoding, (body: Buffer) => Buffer> = {
-  // quality 3: 0.7 ms and 18.7 KB for a 315 KiB listing, the size of quality 4 (@fastify/compress's) at three quarters of
-  // its cost; quality 11 saves a fifth more at 300 times the cost
+  // quality 3: as small as quality 4 (@fastify/compress's) for a listing, for less CPU; the higher
+  // qualities save little more at many times the cost (docs/performance.md)
   br: (body) => brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 3, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } }),
   gzip: (body) => gzipSync(body, { level: 6 }),
 };

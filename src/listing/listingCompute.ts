@@ -194,10 +194,9 @@ function memberJson(key: string, value: unknown): string | null {
  * (`"key":value` as text, or as bytes kept from an earlier answer), and `placed` learns where each
  * member lies in the result.
  *
- * V8 builds the string of a whole listing (300 KiB) as a rope that encoding must first flatten into
- * one large object: that cost more than the serialization itself (1.3 ms against 0.6 ms). A
- * member's text (a day's slots, about 12 KiB) stays small, and all are written into one buffer
- * (docs/decisions.md).
+ * V8 builds the string of a whole listing as a rope that encoding must first flatten into one large
+ * object, which costs more than the serialization itself. A member's text (a day's slots) stays
+ * small, and all are written into one buffer (docs/decisions.md).
  */
 export function jsonBytes(
   object: Record<string, unknown>,

@@ -42,8 +42,8 @@ type Shape = Omit<UpcomingQuery, 'groupFormat' | 'timeFormat' | 'languageTag'> &
 /**
  * While a listing keeps changing (its last read found new versions: a rush) and is asked for by
  * many (its last read answered more than one request), its next read starts this long after its
- * first request, so a burst of requests shares it (FreshReads). In the bench's rush: fewer reads,
- * A1 p50 40 -> 34 ms and more bookings. A listing served from the cache is not delayed, nor one
+ * first request, so a burst of requests shares it (FreshReads): fewer reads, and
+ * so more room for bookings. A listing served from the cache is not delayed, nor one
  * asked for by one client at a time: the first request after a change waits for nobody
  * (docs/decisions.md).
  */
@@ -105,8 +105,8 @@ async function currentListing(
     const from = read.data || since ? read : await countedRead(deps, { ...query, known: null });
     const data = from.data ?? (read.changes!.ids.length === 0 ? since!.data : withChanges(since!.data, read.changes!));
     const listing = computeListing(data, { channelKey: shape.channelKey, prdRef: shape.prdRef, groupFormat: patterns.group, timeFormat: patterns.time, locale: shape.locale, nowMs }, days);
-    // The days are kept for a request shape asked for again (last): kept for every one-off query
-    // (W1 computing 460 listings a second), they outlived the young generation and raised the peak RSS.
+    // The days are kept for a request shape asked for again (last): kept for every one-off query,
+    // they outlive the young generation and raise the peak RSS.
     // The data is kept with every answer: all shapes of the same resources share it.
     return {
       json: listing.json,

@@ -15,8 +15,8 @@ const MAX_YEAR = 9999;
 const HAS_OFFSET = /T.*(?:Z|[+-]\d{2}(?::?\d{2})?)$/;
 
 function parse(value: string, zone: string, field: string): DateTime {
-  // A time with an offset is an instant whatever the zone: read in UTC, it costs no zone rules (Intl), a
-  // tenth of a booking request's CPU before. Every caller takes the instant, or sets the zone itself.
+  // A time with an offset is an instant whatever the zone: read in UTC, it needs no zone rules (Intl,
+  // costly on every booking). Every caller takes the instant, or sets the zone itself.
   const dt = ISO_FORM.test(value) ? DateTime.fromISO(value, { zone: HAS_OFFSET.test(value) ? 'UTC' : zone }) : null;
   if (!dt || !dt.isValid) {
     throw invalid(`${field} must be an ISO 8601 date-time such as 2026-06-01T10:00 or 2026-06-01T10:00:00+02:00, got "${value}"`);
@@ -43,7 +43,7 @@ export function parseInstant(value: string, zone: string, field: string): Date {
 }
 
 // Booking requests name the times of listed slots, the same ones request after request (a booking
-// parses four); luxon's ISO parser cost 3 % of the service's CPU in a rush. Invalid values are never kept.
+// parses four), and luxon's ISO parser is not cheap: parsed instants are kept. Invalid values are never kept.
 const parsedInstants = new Map<string, number>();
 const PARSED_LIMIT = 20_000;
 
