@@ -5,10 +5,10 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 
-const TICK_MS = 10; // USER_HZ is 100 on Linux
+export const TICK_MS = 10; // USER_HZ is 100 on Linux
 
 /** A process's CPU ticks; with `reaped`, also those of its children that exited and were waited for. */
-function processTicks(pid: number | string, reaped = false): number {
+export function processTicks(pid: number | string, reaped = false): number {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');

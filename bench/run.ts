@@ -9,6 +9,8 @@
  *  FEED    the calendar feed of W1's resource polled by 10 connections: full answers, then 304s
  *  COLD    100 times in a row: one booking on W1's listing (20 places a slot), then the first A1 after it
  *  RUSH    that listing (A1, br/gzip welcome) polled by 20 viewers while 20 consumers book its places, 15 s
+ *  W1-CACHED  W1's listing from the cache, 50 connections, uncompressed and br, against a plain
+ *          node:http server sending the same bytes; the build in BENCH_SERVICE_DIR (any commit's), seeded over HTTP
  * Each booking workload's provider (RUSH's and COLD's too) also has a history of 20,000 past consumers
  * and bookings. COLD and RUSH share their resource; COLD runs first, on the quiet service.
  * Only a part: `npm run bench -- W2-hot W3` (names as above).
@@ -30,11 +32,12 @@ import { RUSH_BOOKERS, RUSH_SECONDS, RUSH_VIEWERS, rushRun } from './rush.js';
 import { seedBooking, seedHistory, seedRush, seedW1, type BookingData } from './seed.js';
 import { sampleRss, startChild, stop, type Child } from './service.js';
 import { W1_CONNECTIONS, W1_SECONDS, w1 } from './w1.js';
+import { CACHED_CONNECTIONS, CACHED_SECONDS, cachedRun } from './cached.js';
 
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /** past consumers (and bookings) each booking workload's provider has, as in a database in service */
 const HISTORY = 20_000;
-const WORKLOADS = ['W1', 'W2', 'W2-hot', 'W3', 'FEED', 'COLD', 'RUSH'];
+const WORKLOADS = ['W1', 'W1-CACHED', 'W2', 'W2-hot', 'W3', 'FEED', 'COLD', 'RUSH'];
 const chosen = process.argv.slice(2).length ? process.argv.slice(2) : WORKLOADS;
 
 async function admin(sql: string): Promise<void> {
@@ -151,6 +154,13 @@ async function measured(service: Child, run: () => Promise<BookingRun>): Promise
 
 async function main(): Promise<void> {
   console.log(`machine: ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} (shared machine: figures vary with other load)`);
+  const unknown = chosen.filter((w) => !WORKLOADS.includes(w));
+  if (unknown.length) throw new Error(`unknown workload ${unknown.join(', ')}: one of ${WORKLOADS.join(', ')}`);
+  if (chosen.includes('W1-CACHED')) {
+    console.log(`\nW1-CACHED  GET upcoming_bookables?prdRef (W1's listing) from the cache, ${CACHED_CONNECTIONS} connections, ${CACHED_SECONDS} s each: no Accept-Encoding, then br`);
+    await cachedRun(ADMIN_URL);
+    if (chosen.length === 1) return;
+  }
   const name = `booking_bench_${randomBytes(5).toString('hex')}`;
   await admin(`CREATE DATABASE ${name}`);
   const url = new URL(ADMIN_URL);

@@ -33,6 +33,24 @@ async function partner(app: App, db: Db): Promise<{ call: Call } & PartnerAccess
     if (res.statusCode >= 300) throw new Error(`${method} ${path}: ${res.statusCode} ${res.body}`);
     return res.json();
   };
+  return withProvider(call, crmId, key);
+}
+
+/**
+ * A partner of a running service over HTTP, its key given to the service at start (API_KEYS): seeds
+ * any commit's build the same way (bench/cached.ts).
+ */
+export function httpPartner(baseUrl: string, crmId: string, key: string): Promise<{ call: Call } & PartnerAccess> {
+  const call: Call = async (method, path, body) => {
+    const res = await fetch(`${baseUrl}/crms/${crmId}${path}`, { method, headers: { 'x-service-client-id': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const text = await res.text();
+    if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
+    return JSON.parse(text);
+  };
+  return withProvider(call, crmId, key);
+}
+
+async function withProvider(call: Call, crmId: string, key: string): Promise<{ call: Call } & PartnerAccess> {
   await call('POST', '/user', { reference: 'owner@bench', email: `owner-${crmId}@bench.example`, username: `owner-${crmId}`, lastName: 'Owner' });
   await call('POST', '/account', { accountReference: 'acc@bench', ownerReference: 'owner@bench', branch: 'real-estate' });
   await call('POST', '/provider', { reference: 'prov@bench', ownerReference: 'owner@bench', accountReference: 'acc@bench', name: 'Bench Estates', email: 'provider@bench.example', timeZone: ZONE });
@@ -50,7 +68,11 @@ export interface W1Data {
 }
 
 export async function seedW1(app: App, db: Db): Promise<W1Data> {
-  const { call, ...access } = await partner(app, db);
+  return seedW1With(await partner(app, db));
+}
+
+/** W1's resource, seeded by the given partner. */
+export async function seedW1With({ call, ...access }: { call: Call } & PartnerAccess): Promise<W1Data> {
   const { providerRef } = access;
   const base = `/provider/${providerRef}`;
   const product = (await call('POST', `${base}/products`, { reference: 'viewing@bench', name: 'Viewing' })).product;

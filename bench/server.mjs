@@ -2,15 +2,23 @@
 // requests, listing reads and jobs each on connections of their own), with the background jobs
 // that keep the booking core tidy (hold sweeper, listing compactor) but not the mail worker: the
 // bench measures requests, not mail delivery. Prints its address on stdout.
-import { buildApp } from '../dist/app.js';
-import { startHoldSweeper } from '../dist/booking/holdSweeper.js';
-import { startListingCompactor } from '../dist/booking/listingCompactor.js';
-import { loadConfig } from '../dist/config.js';
-import { openInstanceDbs } from '../dist/storage/db.js';
+// BENCH_SERVICE_DIR names the checkout whose build runs (default: this one; bench/compare.ts): it
+// first brings the database to its own migrations and SQL definitions, as `npm start` does.
+import { join, resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+
+const dist = (file) => import(pathToFileURL(join(resolve(process.env.BENCH_SERVICE_DIR ?? join(import.meta.dirname, '..')), 'dist', file)).href);
+const { buildApp } = await dist('app.js');
+const { startHoldSweeper } = await dist('booking/holdSweeper.js');
+const { startListingCompactor } = await dist('listing/listingCompactor.js');
+const { loadConfig } = await dist('config.js');
+const { openInstanceDbs } = await dist('storage/db.js');
+const { migrate } = await dist('storage/migrate.js');
 
 const config = loadConfig();
 const dbs = await openInstanceDbs(config);
 const db = dbs.db;
+await migrate(db);
 const app = await buildApp({ config, db, logger: false });
 const log = { error: (obj, msg) => console.error(msg, obj) };
 const jobs = [startHoldSweeper(dbs.jobsDb, log, config.holdSweepMs), startListingCompactor(dbs.jobsDb, log, config.listingCompactMs)];

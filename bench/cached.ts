@@ -1,0 +1,178 @@
+/**
+ * W1-CACHED: W1's listing served from the cache to 50 connections in closed loop, uncompressed (no
+ * Accept-Encoding) and br, each against a plain node:http server sending the same bytes in the
+ * same run. Besides req/s and p99, what does not depend on the machine's phase: the service's CPU
+ * per request, its database's backends' CPU per request, and statements per request (the
+ * database's committed transactions: every statement outside a transaction is one).
+ *
+ * It needs nothing of this checkout's code but the bench: it starts the build in BENCH_SERVICE_DIR
+ * (default: this checkout) as `npm start` does, on a database of its own, and seeds it through its
+ * partner API over HTTP, so the same harness measures any commit's build (bench/compare.ts).
+ */
+import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import { httpPartner, seedW1With } from './seed.js';
+import { processTicks, TICK_MS } from './cpu.js';
+import { startChild, stop } from './service.js';
+
+export const CACHED_CONNECTIONS = 50;
+export const CACHED_SECONDS = 10;
+const WARMUP_SECONDS = 3;
+
+/** A port free now, for a service that takes its port from the environment. */
+function freePort(): Promise<number> {
+  return new Promise((done, fail) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = s.address() as { port: number };
+      s.close(() => done(port));
+    });
+    s.on('error', fail);
+  });
+}
+
+async function waitForHttp(url: string, exited: () => boolean): Promise<void> {
+  for (let i = 0; i < 600; i++) {
+    if (exited()) throw new Error('the service exited during start');
+    try {
+      await fetch(url);
+      return;
+    } catch {
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  }
+  throw new Error(`no answer from ${url}`);
+}
+
+interface Measured {
+  p50: number;
+  p99: number;
+  rps: number;
+  non2xx: number;
+  errors: number;
+  cpuUsPerRequest: number;
+  pgCpuUsPerRequest: number;
+  statementsPerRequest: number;
+}
+
+export async function cachedRun(adminUrl: string): Promise<void> {
+  const serviceDir = resolve(process.env.BENCH_SERVICE_DIR ?? '.');
+  const name = `booking_bench_${randomBytes(5).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: adminUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(adminUrl);
+  url.pathname = `/${name}`;
+  const crmId = 'bench-cached';
+  const key = randomBytes(16).toString('hex');
+  const port = await freePort();
+  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF)}`] : [];
+  // before the compiled build (9267d17) `npm start` ran the sources through tsx
+  const main = existsSync(join(serviceDir, 'dist/main.js')) ? [join(serviceDir, 'dist/main.js')] : ['--import', 'tsx', join(serviceDir, 'src/main.ts')];
+  const spawned = spawn(process.execPath, [...profile, ...main], {
+    cwd: serviceDir,
+    stdio: ['ignore', 'ignore', 'inherit'],
+    env: {
+      ...process.env,
+      DATABASE_URL: url.toString(),
+      DATA_DIR: mkdtempSync(join(tmpdir(), 'bench-data-')),
+      API_KEYS: `${crmId}:${key}`,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      LOG_LEVEL: 'silent',
+      CANCEL_LINK_SECRET: randomBytes(32).toString('hex'),
+    },
+  });
+  let exited = false;
+  spawned.on('exit', () => (exited = true));
+  const base = `http://127.0.0.1:${port}`;
+  try {
+    await waitForHttp(`${base}/openapi.json`, () => exited);
+    const data = await seedW1With(await httpPartner(base, crmId, key));
+    // the seeding's listing changes folded by the service's compactor (every 2 s), as long before on a service in use
+    await new Promise((r) => setTimeout(r, 5000));
+    const benchDb = new pg.Client({ connectionString: url.toString() });
+    await benchDb.connect();
+    await benchDb.query('VACUUM ANALYZE');
+    await benchDb.end();
+
+    const path = `/resources/${data.resourceUuid}/upcoming_bookables?prdRef=${data.productUuid}`;
+    const plain = await fetch(`${base}${path}`, { headers: { 'accept-encoding': 'identity' } });
+    const identityBytes = Buffer.from(await plain.arrayBuffer());
+    // fetch would decode br: the wire bytes come from node:http
+    const brBytes = await wireBytes(`${base}${path}`, { 'accept-encoding': 'br' });
+    const dir = mkdtempSync(join(tmpdir(), 'bench-'));
+    writeFileSync(join(dir, 'identity'), identityBytes);
+    writeFileSync(join(dir, 'br'), brBytes.body);
+    const ceiling = await startChild([join(import.meta.dirname, 'nodeCeiling.mjs'), join(dir, 'identity'), join(dir, 'br'), brBytes.encoding ?? 'identity'], {});
+    console.log(`    service : ${serviceDir} (status ${plain.status}); answer ${identityBytes.length} bytes uncompressed, ${brBytes.body.length} bytes br (Content-Encoding: ${brBytes.encoding ?? 'none'})`);
+    try {
+      for (const [variant, headers] of [['identity', {}], ['br', { 'accept-encoding': 'br' }]] as const) {
+        const service = await measure(`${base}${path}`, headers, spawned.pid!, admin, name);
+        const bare = await measure(`${ceiling.url}${path}`, headers, ceiling.child.pid!);
+        const share = service.rps / bare.rps;
+        console.log(`    ${variant.padEnd(8)} service : p50 ${service.p50.toFixed(1)} ms  p99 ${service.p99.toFixed(1)} ms  ${service.rps.toFixed(0)} req/s  CPU ${service.cpuUsPerRequest.toFixed(0)} µs per request, PostgreSQL ${service.pgCpuUsPerRequest.toFixed(0)} µs per request, ${service.statementsPerRequest.toFixed(3)} statements per request (non-2xx ${service.non2xx}, errors ${service.errors})`);
+        console.log(`    ${variant.padEnd(8)} ceiling : p50 ${bare.p50.toFixed(1)} ms  p99 ${bare.p99.toFixed(1)} ms  ${bare.rps.toFixed(0)} req/s  CPU ${bare.cpuUsPerRequest.toFixed(0)} µs per request (plain node:http, same bytes)`);
+        console.log(`    ${variant.padEnd(8)} share   : ${share.toFixed(2)} of the ceiling (target >= 0.85: ${share >= 0.85 ? 'met' : 'MISSED'})`);
+      }
+    } finally {
+      await stop(ceiling.child);
+    }
+  } finally {
+    if (!exited) await stop(spawned);
+    await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+    await admin.end();
+  }
+}
+
+function wireBytes(url: string, headers: Record<string, string>): Promise<{ body: Buffer; encoding?: string }> {
+  return import('node:http').then(
+    ({ get }) =>
+      new Promise((done, fail) => {
+        get(url, { headers }, (res) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (c: Buffer) => chunks.push(c));
+          res.on('end', () => done({ body: Buffer.concat(chunks), encoding: res.headers['content-encoding'] }));
+        }).on('error', fail);
+      }),
+  );
+}
+
+/** The backends connected to the database `name`, by pid. */
+async function backends(admin: pg.Client, name: string): Promise<number[]> {
+  return (await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [name])).rows.map((r) => r.pid);
+}
+
+async function committed(admin: pg.Client, name: string): Promise<number> {
+  const { rows } = await admin.query<{ n: string }>('SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = $1', [name]);
+  return Number(rows[0].n);
+}
+
+/** Warm-up, then the measured run; with `db`, the database's backends' CPU and its statements too. */
+async function measure(url: string, headers: Record<string, string>, pid: number, admin?: pg.Client, db?: string): Promise<Measured> {
+  await autocannon({ url, headers, connections: CACHED_CONNECTIONS, duration: WARMUP_SECONDS });
+  const pids = admin && db ? await backends(admin, db) : [];
+  const ticks = () => pids.reduce((sum, p) => sum + processTicks(p), 0);
+  const before = { own: processTicks(pid), pg: ticks(), statements: admin && db ? await committed(admin, db) : 0 };
+  const r = await autocannon({ url, headers, connections: CACHED_CONNECTIONS, duration: CACHED_SECONDS });
+  const n = r.requests.total;
+  const ownTicks = processTicks(pid) - before.own;
+  const pgTicks = ticks() - before.pg;
+  // statistics reach pg_stat_database within a second of each backend's work
+  const statements = admin && db ? (await new Promise((d) => setTimeout(d, 1500)), (await committed(admin, db)) - before.statements) : NaN;
+  return {
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    rps: r.requests.average,
+    non2xx: r.non2xx,
+    errors: r.errors,
+    cpuUsPerRequest: (ownTicks * TICK_MS * 1000) / n,
+    pgCpuUsPerRequest: admin ? (pgTicks * TICK_MS * 1000) / n : NaN,
+    statementsPerRequest: statements / n,
+  };
+}
