@@ -99,7 +99,7 @@ function bench(harness: string, serviceDir: string, workloads: string[], log: st
   });
 }
 
-const UNIT = /(?:\b(p50|p99|longest|service|PostgreSQL|bench client|CPU)\s+)?(\d[\d,]*(?:\.\d+)?)\s*(ms|req\/s|bookings\/s|µs per request|statements per request|of the ceiling|bytes per answer)/g;
+const UNIT = /(?:\b(p50|p90|p99|longest|service|PostgreSQL|bench client|CPU)\s+)?(\d[\d,]*(?:\.\d+)?)\s*(ms|req\/s|bookings\/s|µs per request|statements per request|of the ceiling|bytes per answer)/g;
 
 /**
  * The figures of a bench output, by name: `<workload> <line label> <figure>`, e.g.
@@ -115,7 +115,7 @@ export function figuresOf(output: string): Map<string, number> {
       continue;
     }
     const labelled = /^\s+([^:]+?)\s*:\s*(.*)$/.exec(line);
-    if (!workload || !labelled) continue;
+    if (!workload || !labelled || labelled[1] === 'targets') continue; // targets repeat the figures and name the thresholds
     for (const m of labelled[2].matchAll(UNIT)) {
       let name = `${workload} ${labelled[1]} ${m[1] ? `${m[1]} ` : ''}${m[3]}`;
       for (let i = 2; figures.has(name); i++) name = `${name.replace(/ #\d+$/, '')} #${i}`;
