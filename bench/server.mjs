@@ -4,7 +4,7 @@
 // bench measures requests, not mail delivery. Prints its address on stdout.
 import { buildApp } from '../dist/app.js';
 import { startHoldSweeper } from '../dist/booking/holdSweeper.js';
-import { startListingCompactor } from '../dist/booking/listingCompactor.js';
+import { startListingCompactor } from '../dist/listing/listingCompactor.js';
 import { loadConfig } from '../dist/config.js';
 import { openInstanceDbs } from '../dist/storage/db.js';
 
