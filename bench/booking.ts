@@ -1,6 +1,7 @@
 /**
  * Consumers booking through the public flow: each does reserve + create on a distinct slot, every
- * consumer from another address (as real traffic is), closed loop, for a fixed time (autocannon).
+ * consumer from another address (as real traffic is), or all from one (a campus, an office, a
+ * carrier's NAT), closed loop, for a fixed time (autocannon).
  */
 import autocannon from 'autocannon';
 import type { Db } from '../src/storage/db.js';
@@ -45,7 +46,8 @@ export function createBody(data: BookingData, slot: Slot, n: number, placeholder
   };
 }
 
-export const clientHeaders = (n: number) => ({ 'content-type': 'application/json', 'x-forwarded-for': addressOf(n) });
+/** A consumer's headers: its own address, or the one address given (every consumer behind one). */
+export const clientHeaders = (n: number, address = addressOf(n)) => ({ 'content-type': 'application/json', 'x-forwarded-for': address });
 
 /** One consumer's booking through a client: reserve the place, then, when it is held, create the booking. */
 export async function bookOnce(send: Send, data: BookingData, { n, slot }: { n: number; slot: Slot }): Promise<{ reserved: Timed; created?: Timed }> {
@@ -57,7 +59,8 @@ export async function bookOnce(send: Send, data: BookingData, { n, slot }: { n: 
   return { reserved, created };
 }
 
-export async function bookingRun(serverUrl: string, data: BookingData, consumers: number, seconds: number, take = slotCounter(data)): Promise<BookingRun> {
+/** With `oneAddress` every consumer books from that address (the service's hold cap and rate limit raised for it). */
+export async function bookingRun(serverUrl: string, data: BookingData, consumers: number, seconds: number, take = slotCounter(data), oneAddress?: string): Promise<BookingRun> {
   let booked = 0;
   const failures: Record<string, number> = {};
   const fail = (step: string, status: number) => (failures[`${step} ${status}`] = (failures[`${step} ${status}`] ?? 0) + 1);
@@ -72,7 +75,7 @@ export async function bookingRun(serverUrl: string, data: BookingData, consumers
         method: 'POST',
         setupRequest: (req: any, context: Ctx) => {
           const { n, slot } = take();
-          Object.assign(context, { n, slot, placeholder: undefined, headers: clientHeaders(n) });
+          Object.assign(context, { n, slot, placeholder: undefined, headers: clientHeaders(n, oneAddress) });
           return { ...req, headers: context.headers, path: `/rest/1/resources/${slot.resourceUuid}/reserve_appointment`, body: JSON.stringify(reserveBody(data, slot)) };
         },
         onResponse: (status: number, body: string, context: Ctx) => {

@@ -88,7 +88,7 @@ export async function buildApp({ config, db, clock = systemClock, logger, counte
   rejectNulCharacters(app);
   canonicalHostRedirect(app, config);
   registerMetrics(app);
-  await registerRateLimits(app, counters);
+  await registerRateLimits(app, counters, config.ipv6PrefixLength);
   app.addHook('onRequest', async (_request, reply) => {
     if (lifecycle.draining) reply.header('connection', 'close');
   });

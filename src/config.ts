@@ -20,8 +20,13 @@ export interface Config {
   cancelLinkSecret: string | undefined;
   /** requests per minute and IP on reserve and create_appointment_with_consumer */
   bookingRateLimitPerMinute: number;
-  /** live reservation holds one IP may have at once */
+  /**
+   * live reservation holds one client (booking/clientKey.ts) may have at once; counted without a lock,
+   * so concurrent claims of one client may overshoot by those in flight (docs/deploy.md)
+   */
   maxHoldsPerIp: number;
+  /** IPV6_PREFIX_LENGTH: the per-client limits count an IPv6 client by its network of this many bits (IPv4: per address) */
+  ipv6PrefixLength: number;
   mailPollMs: number;
   /**
    * Whose X-Forwarded-For is believed (Fastify's trustProxy): the client address behind it is what
@@ -178,6 +183,7 @@ export function loadConfig(env: Env = process.env): Config {
     cancelLinkSecret: env.CANCEL_LINK_SECRET || undefined,
     bookingRateLimitPerMinute: int(env, 'BOOKING_RATE_LIMIT_PER_MINUTE', 120, 1),
     maxHoldsPerIp: int(env, 'MAX_HOLDS_PER_IP', 10, 1),
+    ipv6PrefixLength: int(env, 'IPV6_PREFIX_LENGTH', 64, 32, 128),
     mailPollMs: int(env, 'MAIL_POLL_MS', 1000, 10),
     trustProxy: parseTrustProxy(env.TRUST_PROXY),
     redisUrl: parseRedisUrl(env.REDIS_URL),

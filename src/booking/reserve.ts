@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Deps } from '../context.js';
 import { invalid } from '../errors.js';
 import type { ChannelKey } from '../offerings/channels.js';
+import { clientKey } from './clientKey.js';
 import { claimSlot, type SlotTarget } from './claimSlot.js';
 import { reservationView } from './reservationView.js';
 import { assertSlotFields, bookableResource, requestedProduct, requestTimes } from './slotRequest.js';
@@ -23,7 +24,10 @@ const FIELDS = { start: 'body.from', end: 'body.to' };
 /**
  * Reads the resource and the slot, then takes the place in one statement that commits on its own.
  * One client may hold at most maxHoldsPerIp live reservations, so nobody can hold a provider's
- * whole calendar: claim_place counts them under a per-address advisory lock (public_live_holds).
+ * whole calendar. The client is its key (clientKey: IPv4 per address, IPv6 per network), kept in the
+ * hold's client_ip; claim_place counts its live holds without a lock (public_live_holds), so holds
+ * of one client in flight at once never wait for each other and may overshoot the cap by at most
+ * their number.
  */
 export async function reserveAppointment(deps: Deps, input: ReserveInput) {
   assertSlotFields(input.from, input.to, FIELDS);
@@ -35,6 +39,7 @@ export async function reserveAppointment(deps: Deps, input: ReserveInput) {
   const product = await requestedProduct(deps.db, booking, input.channelKey, input.productUuid);
   const { start, end } = requestTimes(resource, input.from, input.to, FIELDS);
   const now = deps.clock.now();
+  const client = clientKey(input.clientIp, deps.config.ipv6PrefixLength);
   const claim = await claimSlot(deps.db, {
     booking,
     product,
@@ -50,10 +55,10 @@ export async function reserveAppointment(deps: Deps, input: ReserveInput) {
       customerId: null,
       state: 'RESERVED',
       holdUntil: new Date(now.getTime() + deps.config.reservationHoldSeconds * 1000),
-      clientIp: input.clientIp,
+      clientIp: client,
       channelKey: input.channelKey,
     },
-    holdLimit: { ip: input.clientIp, max: deps.config.maxHoldsPerIp },
+    holdLimit: { ip: client, max: deps.config.maxHoldsPerIp },
     listLive: true,
   });
   return reservationView({ resource, product, claim });

@@ -3,7 +3,8 @@
 -- this function, so the lock is held for no round trip to the application when the call commits on
 -- its own (the public flow), and for one (COMMIT) otherwise. Failures are raised with SQLSTATE
 -- class BK:
---   BKHLD  the address holds p_max_holds live reservations already
+--   BKHLD  the client (p_hold_ip, its key) holds p_max_holds live reservations already; counted without
+--          a lock (public_live_holds), so concurrent claims of one client may overshoot by those in flight
 --   BKOVL  the range meets another live appointment of the resource (buffers counted)
 --   BKGON  the appointment to join does not exist (any more)
 --   BKCLO  the appointment is cancelled or archived

@@ -5,6 +5,9 @@ import { migrate } from '../../src/storage/migrate.js';
 
 export type Backend = 'pglite' | 'postgres';
 
+/** request connections of each PostgreSQL pool a test database opens (PGlite has one session) */
+export const TEST_POOL_SIZE = 20;
+
 export function currentBackend(): Backend {
   return process.env.TEST_BACKEND === 'postgres' ? 'postgres' : 'pglite';
 }
@@ -65,7 +68,7 @@ export async function createTestDatabase(backend: Backend = currentBackend(), pr
     };
   }
   const created = await createPostgresDatabase();
-  const db = await openDb({ databaseUrl: created.url, dataDir: '', poolSize: 20, listingPoolSize: 2 });
+  const db = await openDb({ databaseUrl: created.url, dataDir: '', poolSize: TEST_POOL_SIZE, listingPoolSize: 2 });
   await prepare?.(db);
   await migrate(db);
   const others: Db[] = [];
@@ -73,7 +76,7 @@ export async function createTestDatabase(backend: Backend = currentBackend(), pr
     db,
     url: created.url,
     openAnother: async () => {
-      const other = await openDb({ databaseUrl: created.url, dataDir: '', poolSize: 20, listingPoolSize: 2 });
+      const other = await openDb({ databaseUrl: created.url, dataDir: '', poolSize: TEST_POOL_SIZE, listingPoolSize: 2 });
       others.push(other);
       return other;
     },
