@@ -37,7 +37,7 @@ export function publicCors(app: FastifyInstance, paths: Record<string, string>):
       security: [],
       operationId: `preflight${name[0].toUpperCase()}${name.slice(1)}`,
       summary: `A6 CORS preflight of ${url.replace(/:(\w+)/g, '{$1}')}`,
-      response: { 204: Type.Null({ description: 'the Access-Control-Allow-* headers' }), ...errorReplies(400) },
+      response: { 204: Type.Null({ description: 'the Access-Control-Allow-* headers' }), ...errorReplies(400, 413, 415) },
     };
     app.options(url, { schema }, async (request, reply) => reply.headers(preflightHeaders(request.headers['access-control-request-headers'])).code(204).send());
   }

@@ -8768,7 +8768,9 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": Record<string, never>;
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
                 };
             };
             /** @description invalid request: the message names the field and the rule it breaks */
@@ -8917,6 +8919,40 @@ export interface operations {
             };
             /** @description invalid request: the message names the field and the rule it breaks */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9449,6 +9485,40 @@ export interface operations {
                     };
                 };
             };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
         };
     };
     listUpcomingBookables: {
@@ -9586,6 +9656,40 @@ export interface operations {
             };
             /** @description invalid request: the message names the field and the rule it breaks */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9745,6 +9849,40 @@ export interface operations {
             };
             /** @description invalid request: the message names the field and the rule it breaks */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9992,6 +10130,40 @@ export interface operations {
             };
             /** @description invalid request: the message names the field and the rule it breaks */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -10259,6 +10431,40 @@ export interface operations {
             };
             /** @description invalid request: the message names the field and the rule it breaks */
             400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
                 headers: {
                     [name: string]: unknown;
                 };
