@@ -9,7 +9,7 @@ import type { Clock, Deps } from './context.js';
 import { createListingState } from './listing/state.js';
 import { systemClock } from './context.js';
 import type { Db } from './storage/db.js';
-import { frameworkErrors, MAX_PARAM_LENGTH, registerErrorHandling } from './http/errors.js';
+import { frameworkErrors, MAX_PARAM_LENGTH, registerErrorHandling, RouteMethods } from './http/errors.js';
 import { validatorCompiler } from './http/validation.js';
 import { requireApiKey } from './http/auth.js';
 import { registerJsonParser } from './http/jsonParser.js';
@@ -31,6 +31,8 @@ import { Lifecycle } from './lifecycle.js';
 import type { SharedCounters } from './storage/redis.js';
 import { webhookRoutes } from './http/webhooks.js';
 import { webhookDocs } from './http/webhookSchemas.js';
+import { finishDocument } from './http/openapi.js';
+import { errorReplies } from './http/reply.js';
 import { applyDefaultReminders } from './booking/reminders.js';
 
 export interface AppDeps {
@@ -43,12 +45,14 @@ export interface AppDeps {
   counters?: SharedCounters;
   /** main.ts drains through it on SIGTERM */
   lifecycle?: Lifecycle;
+  /** called before any plugin or route is registered (the tests add their contract checks here) */
+  instrument?: (app: FastifyInstance) => void;
 }
 
 export type App = FastifyInstance;
 
 /** Builds the whole HTTP application. Never listens: main.ts and tests decide that. */
-export async function buildApp({ config, db, clock = systemClock, logger, counters, lifecycle = new Lifecycle() }: AppDeps): Promise<App> {
+export async function buildApp({ config, db, clock = systemClock, logger, counters, lifecycle = new Lifecycle(), instrument }: AppDeps): Promise<App> {
   const app = Fastify({
     logger: logger ?? {
       level: config.logLevel,
@@ -62,6 +66,10 @@ export async function buildApp({ config, db, clock = systemClock, logger, counte
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
   }).withTypeProvider<TypeBoxTypeProvider>();
   app.setValidatorCompiler(validatorCompiler);
+  // every path and its methods, so that a known path asked with another method answers 405
+  const routeMethods = new RouteMethods();
+  app.addHook('onRoute', (route) => routeMethods.add(route.url, route.method));
+  instrument?.(app);
   counters?.reportTo(app.log);
 
   await settleLinkSecret(db, config);
@@ -74,16 +82,32 @@ export async function buildApp({ config, db, clock = systemClock, logger, counte
     openapi: {
       openapi: '3.1.0',
       webhooks: webhookDocs,
-      info: { title: 'Appointment booking and scheduling service', version: '1' },
+      info: {
+        title: 'Appointment booking and scheduling service',
+        version: '1',
+        description: 'Partner operations under /crms/{crmId} take the API key in X-SERVICE-CLIENT-ID; the consumer booking flow, the links and the feeds are public. Every error answers {"api-info":{"version":"1"},"errors":[{"errorCode","message"}]}.',
+      },
+      servers: [{ url: config.publicBaseUrl, description: 'PUBLIC_BASE_URL of this instance' }],
+      security: [{ apiKey: [] }],
       components: {
         securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-SERVICE-CLIENT-ID' } },
       },
     },
+    transformObject: (documents) => finishDocument(('openapiObject' in documents ? documents.openapiObject : documents.swaggerObject) as Record<string, unknown>) as never,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  app.get(
+    '/openapi.json',
+    {
+      schema: {
+        tags: ['operations'], security: [], operationId: 'getOpenApiDocument', summary: 'this document (OpenAPI 3.1)',
+        response: { 200: { description: 'the document', content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } } }, ...errorReplies(400) },
+      },
+    },
+    async () => app.swagger() as unknown as Record<string, unknown>,
+  );
 
-  registerErrorHandling(app);
+  registerErrorHandling(app, routeMethods);
   registerJsonParser(app);
   rejectNulCharacters(app);
   canonicalHostRedirect(app, config);

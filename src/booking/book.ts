@@ -18,7 +18,7 @@ import type { Queryable } from '../storage/db.js';
 import { viewOf } from './bookableView.js';
 import { cancelLinkFor, decisionLinkFor } from '../notifications/cancelToken.js';
 import { bookHold } from './bookHold.js';
-import { assertInBookingWindow, claimSlot, slotTaken, type SlotTarget } from './claimSlot.js';
+import { assertInBookingWindow, claimSlot, slotTaken, slotText, type SlotTarget } from './claimSlot.js';
 import { consumerArgument, consumerCustomer, type ConsumerCustomer, type ConsumerInput } from './consumer.js';
 import { createdAppointmentView } from './createdAppointmentView.js';
 import type { ProductRow } from './publicProducts.js';
@@ -59,14 +59,14 @@ interface Booked {
  * The reservation placeholder_id names, when it is still a live hold: it must be a hold of the
  * requested slot (else 400), whose appointment is still open (else 412). null: none to convert.
  */
-function liveHold(hold: HoldRow | null, slot: { start: Date; end: Date; resourceId: string }, now: Date): HoldRow | null {
+function liveHold(hold: HoldRow | null, slot: { start: Date; end: Date; resourceId: string; zone: string }, now: Date): HoldRow | null {
   if (!hold || hold.participation.state !== 'RESERVED' || !holdsPlace(hold.participation, now)) return null;
   const a = hold.appointment;
   if (a.resource_id !== slot.resourceId || a.start_at.getTime() !== slot.start.getTime() || a.end_at.getTime() !== slot.end.getTime()) {
     throw invalid('body.placeholder_id belongs to a reservation of another slot');
   }
   // a hold does not outlive its appointment: cancelled or archived meanwhile, the slot is gone
-  if (a.state !== 'ACTIVE' || a.archived) throw slotTaken(`the slot ${a.start_at.toISOString()} is no longer bookable`);
+  if (a.state !== 'ACTIVE' || a.archived) throw slotTaken(`body.start: ${slotText(a.start_at, a.end_at, slot.zone)} is no longer bookable: its appointment was cancelled or archived; choose another slot`);
   return hold;
 }
 
@@ -126,7 +126,7 @@ export async function createAppointmentWithConsumer(deps: Deps, input: BookInput
   const respond = (booked: Booked, cancelLink: string) => createdAppointmentView({ ...booked, view, product, timeFormat, locale, cancelLink });
   const changes = { state: process.state, message: input.message ?? null, locale: language ?? null, channelKey: input.channelKey };
 
-  const hold = liveHold(booking.hold, { start, end, resourceId: resource.id }, deps.clock.now());
+  const hold = liveHold(booking.hold, { start, end, resourceId: resource.id, zone: resource.time_zone }, deps.clock.now());
   if (hold) {
     assertInBookingWindow(resource, start, deps.clock.now(), FIELDS.start);
     const cancelLink = await cancelLinkFor(deps.db, deps.config, hold.participation.id);

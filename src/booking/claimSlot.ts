@@ -6,6 +6,7 @@
  * the slot's appointment when one exists, and refuses a taken, overlapping or full slot (412 "201").
  */
 import { randomUUID } from 'node:crypto';
+import { DateTime } from 'luxon';
 import { DomainError, invalid, notFound } from '../errors.js';
 import { assertBookable, bookingWindowOf } from '../offerings/bookingWindow.js';
 import { claimPlace, PlaceRefused, type ClaimedPlace, type PlaceClaim, type PlaceHolder } from '../scheduling/claimPlace.js';
@@ -38,6 +39,12 @@ export interface ClaimRequest {
 
 export const slotTaken = (message: string) => new DomainError('SLOT_TAKEN', message);
 
+/** An instant as error messages show it: ISO 8601 in the provider's zone, e.g. 2026-11-30T09:30:00+01:00. */
+export const zonedIso = (at: Date, zone: string) => DateTime.fromJSDate(at, { zone }).toISO({ suppressMilliseconds: true }) ?? at.toISOString();
+
+/** "the slot 2026-11-30T09:30:00+01:00 to 2026-11-30T10:00:00+01:00 (Europe/Berlin)" */
+export const slotText = (start: Date, end: Date, zone: string) => `the slot ${zonedIso(start, zone)} to ${zonedIso(end, zone)} (${zone})`;
+
 /** The slot engine's own rule: is [start, end) a candidate of this timeslot for this product (ignoring other appointments)? */
 function isCandidate(ts: EngineTimeslot, product: ProductRow, start: Date, end: Date): boolean {
   const s = start.getTime();
@@ -60,8 +67,9 @@ type Placement = Pick<PlaceClaim, 'join' | 'create'>;
 function joinExisting(appointmentId: string, req: ClaimRequest): Placement {
   const appt = req.booking.slotAppointment;
   if (!appt || appt.id !== appointmentId) throw notFound(`no appointment ${appointmentId} found on resource ${req.booking.resource.reference}`);
-  if (appt.start_at.getTime() !== req.start.getTime()) throw invalid(`${req.fields.start} must be the appointment's start ${appt.start_at.toISOString()}`);
-  if (appt.end_at.getTime() !== req.end.getTime()) throw invalid(`${req.fields.end} must be the appointment's end ${appt.end_at.toISOString()}`);
+  const zone = req.booking.resource.time_zone;
+  if (appt.start_at.getTime() !== req.start.getTime()) throw invalid(`${req.fields.start} must be the appointment's start ${zonedIso(appt.start_at, zone)}`);
+  if (appt.end_at.getTime() !== req.end.getTime()) throw invalid(`${req.fields.end} must be the appointment's end ${zonedIso(appt.end_at, zone)}`);
   assertNotStarted(appt.start_at, req.now, req.fields.start);
   assertInBookingWindow(req.booking.resource, appt.start_at, req.now, req.fields.start);
   return { join: appt.id };
@@ -103,17 +111,28 @@ function createFromTimeslot(timeslotId: string, req: ClaimRequest): Placement {
   };
 }
 
-/** The kernel's refusals as the public flow words them: a slot that cannot be had is 412 errorCode "201". */
-function publicRefusal(err: PlaceRefused): DomainError {
+/**
+ * The kernel's refusals as the public flow words them: a slot that cannot be had is 412 errorCode
+ * "201". The words are this module's, not the database's: the field, the slot in ISO 8601 in the
+ * provider's zone, and what to do.
+ */
+function publicRefusal(err: PlaceRefused, req: ClaimRequest): DomainError {
+  const slot = `${req.fields.start}: ${slotText(req.start, req.end, req.booking.resource.time_zone)}`;
   switch (err.reason) {
     case 'HOLD_LIMIT':
       return new DomainError('HOLD_LIMIT', err.message);
     case 'GONE':
-      return notFound(err.message);
+      return notFound(`${slot} is no longer offered: its appointment was removed`);
     case 'DUPLICATE':
-      return new DomainError('AppointmentAlreadyBookedException', err.message);
+      return new DomainError('AppointmentAlreadyBookedException', `${slot} is booked by this consumer already`);
+    case 'FULL':
+      return slotTaken(`${slot} has no free place left; choose another slot`);
+    case 'CLOSED':
+      return slotTaken(`${slot} is no longer bookable: its appointment was cancelled or archived; choose another slot`);
+    case 'NOT_OPEN':
+      return slotTaken(`${slot} is not open for bookings of this product; choose another slot or product`);
     default:
-      return slotTaken(err.message);
+      return slotTaken(`${slot} is taken: it overlaps another appointment of this resource; choose another slot`);
   }
 }
 
@@ -126,6 +145,6 @@ export async function claimSlot(q: Queryable, req: ClaimRequest): Promise<Claime
   try {
     return await claimPlace(q, { ...placement, participation: req.participation, now: req.now, publicProduct: req.product.id, holdLimit: req.holdLimit, source: req.source === undefined ? 'public' : req.source, listLive: req.listLive });
   } catch (err) {
-    throw err instanceof PlaceRefused ? publicRefusal(err) : err;
+    throw err instanceof PlaceRefused ? publicRefusal(err, req) : err;
   }
 }

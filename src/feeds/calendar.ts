@@ -1,8 +1,10 @@
 /**
- * A feed's iCalendar text (RFC 5545) from its rows: pure, no I/O, no clock, so the same rows always
- * give the same bytes (the ETag depends on it).
+ * A feed's iCalendar text (RFC 5545) from its rows and their SEQUENCE numbers: pure, no I/O, no
+ * clock, so the same rows always give the same bytes (the ETag depends on it).
  */
+import { createHash } from 'node:crypto';
 import ical, { ICalEventStatus } from 'ical-generator';
+import { foldIcs } from '../notifications/icsText.js';
 import { addressText } from '../notifications/compose.js';
 import type { MailLocale } from '../notifications/format.js';
 import type { FeedEventRow } from './repo.js';
@@ -40,19 +42,24 @@ function status(row: FeedEventRow): ICalEventStatus {
   return row.people.length > 0 && row.people.every((p) => p.state === 'REQUESTED') ? ICalEventStatus.TENTATIVE : ICalEventStatus.CONFIRMED;
 }
 
-/**
- * SEQUENCE grows with every change of the event (seconds from its creation to its latest change),
- * so calendar apps replace the entry they have instead of adding another.
- */
-const sequence = (row: FeedEventRow) => Math.max(0, Math.floor((row.changed_at.getTime() - row.created_at.getTime()) / 1000));
+/** Seconds from the event's creation to its latest change: the least SEQUENCE it may have (what feeds carried before migration 017). */
+export const sequenceFloor = (row: FeedEventRow) => Math.max(0, Math.floor((row.changed_at.getTime() - row.created_at.getTime()) / 1000));
 
-export function renderFeed(name: string, rows: FeedEventRow[], locale: MailLocale): string {
+/** What an event shows (in any language), as a digest: another digest is another version of the event. */
+export const contentDigest = (row: FeedEventRow) => createHash('sha256').update(JSON.stringify(row)).digest('base64url');
+
+/**
+ * `sequences`: each event's SEQUENCE (repo.eventSequences), rising with every change of its
+ * content, also several in one second, so calendar apps replace the entry they have instead of
+ * adding another. Lines are folded at 75 octets of UTF-8.
+ */
+export function renderFeed(name: string, rows: FeedEventRow[], locale: MailLocale, sequences: ReadonlyMap<string, number> = new Map()): string {
   const w = WORDS[locale];
   const calendar = ical({ name, prodId: { company: 'booking-service', product: 'calendar-feed', language: locale.toUpperCase() }, ttl: REFRESH_SECONDS });
   for (const row of rows) {
     calendar.createEvent({
       id: eventUid(row.id),
-      sequence: sequence(row),
+      sequence: sequences.get(row.id) ?? sequenceFloor(row),
       stamp: row.changed_at,
       created: row.created_at,
       lastModified: row.changed_at,
@@ -65,6 +72,6 @@ export function renderFeed(name: string, rows: FeedEventRow[], locale: MailLocal
     });
   }
   // RFC 5545 ends every content line with CRLF, the last one too; the library leaves that one bare
-  const text = calendar.toString();
+  const text = foldIcs(calendar.toString());
   return text.endsWith('\r\n') ? text : `${text}\r\n`;
 }

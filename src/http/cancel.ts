@@ -16,11 +16,18 @@ const Body = Type.Object({}, { additionalProperties: true, description: 'ignored
 const Html = Type.String({ description: 'HTML page' });
 const page = (description: string) => ({ description, content: { 'text/html': { schema: Html } } });
 const pageOrError = (description: string) => ({ description, content: { 'text/html': { schema: Html }, 'application/json': { schema: ErrorResponse } } });
-const errors = {
+const readErrors = {
   400: pageOrError('invalid request'),
   404: pageOrError('forged, altered or unknown token; nothing changed'),
-  409: pageOrError('the appointment has already started, or less than the resource\'s cancel notice is left; nothing changed'),
 };
+const errors = {
+  ...readErrors,
+  409: pageOrError('the appointment has already started, or less than the resource\'s cancel notice is left; nothing changed'),
+  413: pageOrError('the body is larger than 1 MiB'),
+  415: pageOrError('the body is neither a form (application/x-www-form-urlencoded) nor JSON'),
+};
+/** Public: the token in the path is the authorization. */
+const security: [] = [];
 
 /** The consumer's cancel link (docs/api.md, Booking rules): GET shows the appointment and a button, POST cancels. */
 export const cancelRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
@@ -39,10 +46,12 @@ export const cancelRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
     {
       schema: {
         tags: ['cancel link'],
+        security,
+        operationId: 'viewBookingByLink',
         summary: "The consumer's manage page: the appointment, another time to choose (the widget's slot picker) and a cancel button (changes nothing)",
         params: Params,
         querystring: Query,
-        response: { 200: page('the appointment with a cancel button, or that it is already cancelled'), ...errors },
+        response: { 200: page('the appointment with a cancel button, or that it is already cancelled'), ...readErrors },
       },
     },
     async (request, reply) => {
@@ -57,6 +66,10 @@ export const cancelRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
     {
       schema: {
         tags: ['cancel link'],
+        security,
+        operationId: 'cancelBookingByLink',
+        'x-body-optional': true,
+        consumes: ['application/x-www-form-urlencoded', 'application/json'],
         summary: 'Cancels the participation of the link (CANCELED, place freed, mails to consumer and provider side)',
         params: Params,
         querystring: Query,

@@ -1,4 +1,6 @@
+import { Type } from '@fastify/type-provider-typebox';
 import type { FastifyInstance } from 'fastify';
+import { errorReplies } from './reply.js';
 
 /** The preflight answer of A6, header for header as partners expect it. */
 export const PREFLIGHT_HEADERS = {
@@ -22,14 +24,21 @@ function preflightHeaders(requested: string | undefined) {
  * echoes the caller's Origin, since credentials are allowed and `*` would not do for browsers;
  * each path answers its OPTIONS preflight with PREFLIGHT_HEADERS.
  */
-export function publicCors(app: FastifyInstance, paths: string[]): void {
+export function publicCors(app: FastifyInstance, paths: Record<string, string>): void {
   app.addHook('onRequest', async (request, reply) => {
     const origin = request.headers.origin;
     reply.header('access-control-allow-origin', origin ?? '*');
     if (origin) reply.header('access-control-allow-credentials', 'true');
     reply.header('vary', 'Origin');
   });
-  for (const url of paths) {
-    app.options(url, { schema: { hide: true } }, async (request, reply) => reply.headers(preflightHeaders(request.headers['access-control-request-headers'])).code(204).send());
+  for (const [name, url] of Object.entries(paths)) {
+    const schema = {
+      tags: ['public booking'],
+      security: [],
+      operationId: `preflight${name[0].toUpperCase()}${name.slice(1)}`,
+      summary: `A6 CORS preflight of ${url.replace(/:(\w+)/g, '{$1}')}`,
+      response: { 204: Type.Null({ description: 'the Access-Control-Allow-* headers' }), ...errorReplies(400, 413, 415) },
+    };
+    app.options(url, { schema }, async (request, reply) => reply.headers(preflightHeaders(request.headers['access-control-request-headers'])).code(204).send());
   }
 }

@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type ErrorCode } from '../errors.js';
+import { RULE } from './reply.js';
 
 /** The one table from domain codes to HTTP: status and the errorCode on the wire. */
 const ERROR_TABLE: Record<ErrorCode, { status: number; wire?: string }> = {
@@ -36,10 +37,25 @@ interface AjvIssue {
   keyword: string;
   message?: string;
   params: Record<string, unknown>;
+  /** the schema holding the failed keyword (the validators run with ajv's verbose option) */
+  parentSchema?: { description?: string; oneOf?: { required?: string[] }[]; [key: string]: unknown };
+}
+
+/** Alternatives of a one-of-required rule, e.g. "appointmentReference or seriesId"; null for another oneOf. */
+function requiredAlternatives(issue: AjvIssue): string | null {
+  const branches = issue.parentSchema?.oneOf;
+  if (!branches?.every((b) => Array.isArray(b.required) && b.required.length > 0)) return null;
+  return branches.map((b) => b.required!.join(' and ')).join(' or ');
 }
 
 /** "body.email is required", "query.raster must be integer": always names the field. */
 export function describeValidation(issues: AjvIssue[], context: string): string {
+  // a one-of-required rule: one message for it, not one per alternative that is missing
+  const oneOf = issues.find((issue) => issue.keyword === 'oneOf' && requiredAlternatives(issue));
+  if (oneOf) {
+    const field = [context, ...oneOf.instancePath.split('/').filter(Boolean)].join('.');
+    return `${field} must have exactly one of ${requiredAlternatives(oneOf)}`;
+  }
   return issues
     .slice(0, 5)
     .map((issue) => {
@@ -51,7 +67,10 @@ export function describeValidation(issues: AjvIssue[], context: string): string 
       if (issue.keyword === 'enum' && Array.isArray(issue.params.allowedValues)) {
         return `${field} must be one of ${issue.params.allowedValues.join(', ')}`;
       }
-      return `${field} ${issue.message ?? 'is invalid'}`;
+      const rule = issue.parentSchema?.[RULE];
+      if ((issue.keyword === 'pattern' || issue.keyword === 'format') && typeof rule === 'string') return `${field} ${rule}`;
+      const hint = (issue.keyword === 'pattern' || issue.keyword === 'format') && issue.parentSchema?.description ? ` (${issue.parentSchema.description})` : '';
+      return `${field} ${issue.message ?? 'is invalid'}${hint}`;
     })
     .join('; ');
 }
@@ -88,7 +107,39 @@ export function frameworkErrors(err: FastifyError, _request: FastifyRequest, rep
   reply.status(400).send(errorBody('VALIDATION', FRAMEWORK_MESSAGES[err.code] ?? 'the request is not valid'));
 }
 
-export function registerErrorHandling(app: FastifyInstance): void {
+/** A registered route's path as a pattern of concrete paths (":name" one segment, "*" the rest). */
+function pathPattern(url: string): RegExp {
+  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const segment = (part: string) =>
+    part === '*' ? '.*' : part.split(/(:[A-Za-z0-9_]+)/).map((piece) => (piece.startsWith(':') ? '[^/]+' : escape(piece))).join('');
+  return new RegExp(`^${url.split('/').map(segment).join('/')}$`);
+}
+
+/**
+ * The methods each registered path answers, for 405: a known path with another method is
+ * "405 Method Not Allowed" with `Allow` (RFC 9110 15.5.6), not 404.
+ */
+export class RouteMethods {
+  private readonly routes: { url: string; pattern: RegExp; methods: Set<string> }[] = [];
+
+  add(url: string, method: string | string[]): void {
+    let route = this.routes.find((r) => r.url === url);
+    if (!route) {
+      route = { url, pattern: pathPattern(url), methods: new Set() };
+      this.routes.push(route);
+    }
+    for (const m of [method].flat()) route.methods.add(m.toUpperCase());
+  }
+
+  /** Every method some route answers at this concrete path (empty: no route has the path). */
+  allowed(path: string): string[] {
+    const methods = new Set<string>();
+    for (const r of this.routes) if (r.pattern.test(path)) for (const m of r.methods) methods.add(m);
+    return [...methods].sort();
+  }
+}
+
+export function registerErrorHandling(app: FastifyInstance, routes?: RouteMethods): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof DomainError) {
       const { status, wire } = ERROR_TABLE[err.code];
@@ -100,6 +151,18 @@ export function registerErrorHandling(app: FastifyInstance): void {
     return reply.status(mapped.status).send(errorBody(mapped.code, mapped.message));
   });
   app.setNotFoundHandler((request, reply) => {
-    reply.status(404).send(errorBody('NOT_FOUND', `no route ${request.method} ${request.url.split('?')[0]}`));
+    const path = request.url.split('?')[0];
+    let decoded = path;
+    try {
+      decoded = decodeURI(path);
+    } catch {
+      // a broken escape never matched a route anyway
+    }
+    const allowed = routes?.allowed(decoded) ?? [];
+    if (allowed.length > 0) {
+      const allow = allowed.join(', ');
+      return reply.status(405).header('allow', allow).send(errorBody('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}; allowed: ${allow}`));
+    }
+    reply.status(404).send(errorBody('NOT_FOUND', `no route ${request.method} ${path}`));
   });
 }

@@ -4,7 +4,7 @@ import { createFeed, listFeeds, revokeFeed } from '../feeds/feeds.js';
 import { FeedCache, serveFeed } from '../feeds/serveFeed.js';
 import { notModified } from './representation.js';
 import { mailLocale } from '../notifications/format.js';
-import { Enveloped, envelope, errorResponses, ErrorResponse, Nullable } from './reply.js';
+import { BODY_ERRORS, Enveloped, envelope, errorReplies, partnerErrors, Nullable } from './reply.js';
 
 const tags = ['Calendar feeds'];
 const security = [{ apiKey: [] }];
@@ -33,8 +33,9 @@ export const feedPartnerRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = asyn
     '/provider/:providerRef/calendar-feeds',
     {
       schema: {
-        tags, security, summary: 'create a calendar feed of the provider or of one resource', params: ProviderParams, body: CreateBody,
-        response: { 201: Enveloped({ feed: CreatedFeed }), ...errorResponses },
+        tags, security, operationId: 'createCalendarFeed', summary: 'create a calendar feed of the provider or of one resource', params: ProviderParams, body: CreateBody,
+        'x-body-optional': true,
+        response: { 201: Enveloped({ feed: CreatedFeed }), ...partnerErrors(...BODY_ERRORS) },
       },
       // no body at all is a feed of the whole provider
       preValidation: async (request) => {
@@ -49,13 +50,13 @@ export const feedPartnerRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = asyn
 
   app.get(
     '/provider/:providerRef/calendar-feeds',
-    { schema: { tags, security, summary: "list the provider's calendar feeds", params: ProviderParams, response: { 200: Enveloped({ feeds: Type.Array(ListedFeed) }), ...errorResponses } } },
+    { schema: { tags, security, operationId: 'listCalendarFeeds', summary: "list the provider's calendar feeds", params: ProviderParams, response: { 200: Enveloped({ feeds: Type.Array(ListedFeed) }), ...partnerErrors() } } },
     async (request) => envelope({ feeds: await listFeeds(deps, request.crmId, request.params.providerRef) }),
   );
 
   app.delete(
     '/provider/:providerRef/calendar-feeds/:id',
-    { schema: { tags, security, summary: 'revoke a calendar feed: its URL answers 404 from now on', params: FeedParams, response: { 204: Type.Null(), ...errorResponses } } },
+    { schema: { tags, security, operationId: 'revokeCalendarFeed', summary: 'revoke a calendar feed: its URL answers 404 from now on', params: FeedParams, response: { 204: Type.Null({ description: 'revoked' }), ...partnerErrors(...BODY_ERRORS) } } },
     async (request, reply) => {
       await revokeFeed(deps, request.crmId, request.params.providerRef, request.params.id);
       return reply.status(204).send(null);
@@ -64,7 +65,9 @@ export const feedPartnerRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = asyn
 };
 
 const FileParams = Type.Object({ file: Type.String({ minLength: 1, maxLength: 200, description: '{token}.ics' }) });
-const FeedQuery = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 35, description: 'de (default) or en: the words in SUMMARY and DESCRIPTION' })) });
+const FeedQuery = Type.Object({
+  lang: Type.Optional(Type.String({ maxLength: 35, description: 'de (default) or en: the words in SUMMARY and DESCRIPTION; another language of at most 35 characters gives de' })),
+});
 
 /** The feed URL itself: no key, the token in the path is the authorization. */
 export const feedRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
@@ -73,11 +76,11 @@ export const feedRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app,
     '/feeds/:file',
     {
       schema: {
-        tags, summary: 'the feed (RFC 5545 text/calendar); If-None-Match with its ETag gives 304', params: FileParams, querystring: FeedQuery,
+        tags, security: [], operationId: 'getCalendarFeed', summary: 'the feed (RFC 5545 text/calendar); If-None-Match with its ETag gives 304', params: FileParams, querystring: FeedQuery,
         response: {
           200: { description: 'the calendar', content: { 'text/calendar': { schema: Type.String() } } },
           304: { description: 'unchanged since the ETag given in If-None-Match', type: 'null' },
-          404: ErrorResponse,
+          ...errorReplies(400, 404),
         },
       },
     },

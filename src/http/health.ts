@@ -3,7 +3,7 @@ import type { Deps } from '../context.js';
 import type { Lifecycle } from '../lifecycle.js';
 import type { SharedCounters } from '../storage/redis.js';
 import { errorBody } from './errors.js';
-import { ErrorResponse } from './reply.js';
+import { errorReplies } from './reply.js';
 
 export interface HealthOptions {
   deps: Deps;
@@ -22,14 +22,24 @@ const Readiness = Type.Object({
 export const healthRoutes: FastifyPluginAsyncTypebox<HealthOptions> = async (app, { deps, lifecycle, counters }) => {
   app.get(
     '/healthz',
-    { schema: { tags: ['operations'], response: { 200: Type.Object({ status: Type.String() }) } } },
+    {
+      schema: {
+        tags: ['operations'], security: [], operationId: 'getHealth', summary: 'liveness: the process answers',
+        response: { 200: Type.Object({ status: Type.String() }), ...errorReplies(400) },
+      },
+    },
     async () => ({ status: 'ok' }),
   );
   // Not ready: draining, or the database is gone. A lost Redis is reported but keeps the instance
   // ready: every instance shares that Redis, and taking them all out would turn lost limits into an outage.
   app.get(
     '/readyz',
-    { schema: { tags: ['operations'], response: { 200: Readiness, 503: ErrorResponse } } },
+    {
+      schema: {
+        tags: ['operations'], security: [], operationId: 'getReadiness', summary: 'readiness: not draining and the database answers',
+        response: { 200: Readiness, ...errorReplies(400, 503) },
+      },
+    },
     async (_request, reply) => {
       if (lifecycle.draining) return reply.status(503).send(errorBody('UNAVAILABLE', 'shutting down'));
       try {

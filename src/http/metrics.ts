@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import client from 'prom-client';
+import { errorReplies } from './reply.js';
 
 /**
  * Prometheus metrics at GET /metrics: process defaults plus request counts and latency per route.
@@ -24,7 +25,11 @@ export function registerMetrics(app: FastifyInstance): void {
       reply.elapsedTime / 1000,
     );
   });
-  app.get('/metrics', { schema: { hide: true } }, async (_request, reply) => {
+  const schema = {
+    tags: ['operations'], security: [], operationId: 'getMetrics', summary: 'Prometheus metrics (text exposition format)',
+    response: { 200: { description: 'the metrics', content: { 'text/plain': { schema: { type: 'string' } } } }, ...errorReplies(400) },
+  };
+  app.get('/metrics', { schema }, async (_request, reply) => {
     reply.header('content-type', client.register.contentType);
     return client.register.metrics();
   });

@@ -5,7 +5,7 @@ import * as products from '../offerings/products.js';
 import * as profiles from '../offerings/profiles.js';
 import * as resources from '../offerings/resources.js';
 import * as S from './offeringSchemas.js';
-import { Enveloped, envelope, errorResponses } from './reply.js';
+import { BODY_ERRORS, Enveloped, envelope, partnerErrors } from './reply.js';
 
 const productTags = ['B. Offerings: products'];
 const resourceTags = ['B. Offerings: resources'];
@@ -17,8 +17,8 @@ export const offeringRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
     '/provider/:providerRef/products',
     {
       schema: {
-        tags: productTags, security, summary: 'B1 create a product', params: S.ProviderParams, body: S.ProductBody,
-        response: { 201: Enveloped({ product: S.Product }), ...errorResponses },
+        tags: productTags, security, operationId: 'createProduct', summary: 'B1 create a product', params: S.ProviderParams, body: S.ProductBody,
+        response: { 201: Enveloped({ product: S.Product }), ...partnerErrors(409, ...BODY_ERRORS) },
       },
     },
     async (request, reply) => {
@@ -29,7 +29,7 @@ export const offeringRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
 
   app.get(
     '/provider/:providerRef/products',
-    { schema: { tags: productTags, security, summary: 'B2 list products (bare array)', params: S.ProviderParams, response: { 200: Type.Array(S.Product), ...errorResponses } } },
+    { schema: { tags: productTags, security, operationId: 'listProducts', summary: 'B2 list products (bare array)', params: S.ProviderParams, response: { 200: Type.Array(S.Product), ...partnerErrors() } } },
     async (request) => products.listProducts(deps, request.crmId, request.params.providerRef),
   );
 
@@ -37,8 +37,8 @@ export const offeringRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
     '/provider/:providerRef/products/:productRef',
     {
       schema: {
-        tags: productTags, security, summary: 'update a product (given fields only)', params: S.ProductParams, body: S.ProductUpdateBody,
-        response: { 200: Enveloped({ product: S.Product }), ...errorResponses },
+        tags: productTags, security, operationId: 'updateProduct', summary: 'update a product (given fields only)', params: S.ProductParams, body: S.ProductUpdateBody,
+        response: { 200: Enveloped({ product: S.Product }), ...partnerErrors(...BODY_ERRORS) },
       },
     },
     async (request) =>
@@ -49,9 +49,9 @@ export const offeringRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
     '/provider/:providerRef/resources',
     {
       schema: {
-        tags: resourceTags, security, summary: 'B3 create a resource, or update an existing reference unless onDuplicateRaise (201, bare object)',
+        tags: resourceTags, security, operationId: 'createResource', summary: 'B3 create a resource, or update an existing reference unless onDuplicateRaise (201, bare object)',
         params: S.ProviderParams, querystring: S.ResourceCreateQuery, body: S.ResourceBody,
-        response: { 201: S.Resource, ...errorResponses },
+        response: { 201: S.Resource, ...partnerErrors(...BODY_ERRORS) },
       },
     },
     async (request, reply) => {
@@ -64,8 +64,8 @@ export const offeringRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
     '/provider/:providerRef/resources/:resourceRef',
     {
       schema: {
-        tags: resourceTags, security, summary: 'B4 update a resource (given fields only; bare object)',
-        params: S.ResourceParams, body: S.ResourceUpdateBody, response: { 202: S.Resource, ...errorResponses },
+        tags: resourceTags, security, operationId: 'updateResource', summary: 'B4 update a resource (given fields only; bare object)',
+        params: S.ResourceParams, body: S.ResourceUpdateBody, response: { 202: S.Resource, ...partnerErrors(...BODY_ERRORS) },
       },
     },
     async (request, reply) => {
@@ -76,7 +76,7 @@ export const offeringRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
 
   app.get(
     '/provider/:providerRef/resources',
-    { schema: { tags: resourceTags, security, summary: 'B5 list resources (bare array)', params: S.ProviderParams, response: { 200: Type.Array(S.Resource), ...errorResponses } } },
+    { schema: { tags: resourceTags, security, operationId: 'listResources', summary: 'B5 list resources (bare array)', params: S.ProviderParams, response: { 200: Type.Array(S.Resource), ...partnerErrors() } } },
     async (request) => resources.listResources(deps, request.crmId, request.params.providerRef),
   );
 
@@ -84,9 +84,9 @@ export const offeringRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
     '/provider/:providerRef/resources/:resourceRef',
     {
       schema: {
-        tags: resourceTags, security,
+        tags: resourceTags, security, operationId: 'deleteResource',
         summary: 'B6 delete a resource for good (409 while future appointments exist unless ignoreFutureAppointments=true)',
-        params: S.ResourceParams, querystring: S.ResourceDeleteQuery, response: { 204: Type.Null(), ...errorResponses },
+        params: S.ResourceParams, querystring: S.ResourceDeleteQuery, response: { 204: Type.Null({ description: 'deleted' }), ...partnerErrors(409, ...BODY_ERRORS) },
       },
     },
     async (request, reply) => {
@@ -96,12 +96,12 @@ export const offeringRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
     },
   );
 
-  const profileRead = { 200: Enveloped({ profile: S.Profile }), ...errorResponses };
-  const profileReply = { ...profileRead, 201: Enveloped({ profile: S.Profile }) };
+  const profileRead = { 200: Enveloped({ profile: S.Profile }), ...partnerErrors() };
+  const profile = Enveloped({ profile: S.Profile });
 
   app.get(
     '/user/:userRef/generalContactProfile',
-    { schema: { tags: profileTags, security, summary: 'B7 read the general contact profile of a user', params: S.UserParams, response: profileRead } },
+    { schema: { tags: profileTags, security, operationId: 'getGeneralContactProfile', summary: 'B7 read the general contact profile of a user', params: S.UserParams, response: profileRead } },
     async (request) => envelope({ profile: await profiles.getGeneralProfile(deps, request.crmId, request.params.userRef) }),
   );
 
@@ -109,8 +109,8 @@ export const offeringRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
     '/user/:userRef/generalContactProfile',
     {
       schema: {
-        tags: profileTags, security, summary: 'B8 create (201) or update (200) the general contact profile; channels merged by type',
-        params: S.UserParams, body: S.GeneralProfileBody, response: profileReply,
+        tags: profileTags, security, operationId: 'putGeneralContactProfile', summary: 'B8 create (201) or update (200) the general contact profile; channels merged by type',
+        params: S.UserParams, body: S.GeneralProfileBody, response: { 200: profile, 201: profile, ...partnerErrors(...BODY_ERRORS) },
       },
     },
     async (request, reply) => {
@@ -121,7 +121,7 @@ export const offeringRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
 
   app.get(
     '/provider/:providerRef/contactProfile/:profileRef',
-    { schema: { tags: profileTags, security, summary: 'B9 read a provider-specific contact profile', params: S.ProfileParams, response: profileRead } },
+    { schema: { tags: profileTags, security, operationId: 'getContactProfile', summary: 'B9 read a provider-specific contact profile', params: S.ProfileParams, response: profileRead } },
     async (request) =>
       envelope({ profile: await profiles.getProviderProfile(deps, request.crmId, request.params.providerRef, request.params.profileRef) }),
   );
@@ -130,8 +130,8 @@ export const offeringRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
     '/provider/:providerRef/contactProfile',
     {
       schema: {
-        tags: profileTags, security, summary: 'B10 create (201) or update (200) a provider-specific contact profile; channels merged by type',
-        params: S.ProviderParams, body: S.ProfileBody, response: profileReply,
+        tags: profileTags, security, operationId: 'upsertContactProfile', summary: 'B10 create (201) or update (200) a provider-specific contact profile; channels merged by type',
+        params: S.ProviderParams, body: S.ProfileBody, response: { 200: profile, 201: profile, ...partnerErrors(409, ...BODY_ERRORS) },
       },
     },
     async (request, reply) => {

@@ -7,6 +7,8 @@ const Opt = (max = 255, description?: string) => Type.Optional(Type.String({ max
 /** An optional text a client may also send as null (same as leaving it out on create; clears it on update). */
 const OptNull = (max = 255, description?: string) => Type.Optional(Nullable(Type.String({ maxLength: max, description })));
 const Email = Type.String({ format: 'email', maxLength: 254 });
+/** The form of an IANA zone name (Area/Location, UTC, Etc/GMT+1); the server also checks that the zone exists. */
+export const TIME_ZONE_PATTERN = '^[A-Za-z][A-Za-z0-9_+-]*(?:/[A-Za-z0-9_+-]+)*$';
 
 export const UserBody = Type.Object({
   reference: Required('uniqueId@platformName'),
@@ -25,7 +27,7 @@ export const UserUpdateBody = Type.Object({
   firstName: OptNull(),
   phone: OptNull(64),
   mobile: OptNull(64),
-  language: Type.Optional(Type.String({ pattern: '^[a-z]{2}$' })),
+  language: Type.Optional(Type.String({ pattern: '^[a-z]{2}$', description: 'two-letter language code in lower case, such as de or en' })),
 });
 
 export const User = Type.Object({
@@ -95,7 +97,9 @@ export const ProviderBody = Type.Object({
   impressum: OptNull(10000),
   branch: Opt(64, BRANCHES.join(', ')),
   subbranch: OptNull(64),
-  timeZone: Opt(64, 'IANA time zone; default DEFAULT_TIME_ZONE'),
+  timeZone: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 64, pattern: TIME_ZONE_PATTERN, description: 'IANA time zone such as Europe/Berlin (an unknown zone is 400); default DEFAULT_TIME_ZONE' }),
+  ),
   reminderMinutesBefore: Type.Optional(
     Nullable(
       Type.Array(Type.Integer({ minimum: 1, maximum: 525_600 }), {

@@ -12,9 +12,9 @@ import {
   BookBody,
   BookQuery,
   BookResponse,
-  idempotentErrors,
+  bookingErrors,
   PublicDataResponse,
-  publicErrors,
+  scopeErrors,
   RefParams,
   ReserveBody,
   ReserveQuery,
@@ -25,7 +25,7 @@ import {
   UpcomingQuery,
   UpcomingResponse,
 } from './publicSchemas.js';
-import { envelope } from './reply.js';
+import { envelope, errorReplies } from './reply.js';
 import { sendCachedJson } from './representation.js';
 
 const UpcomingHeaders = Type.Object({
@@ -47,10 +47,12 @@ const PATHS = {
 };
 
 const tags = ['public booking'];
+/** No API key: the consumer's booking flow is public. */
+const security: [] = [];
 
 /** Group A: the consumer booking flow. No authentication; CORS on every path. */
 export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
-  publicCors(app, Object.values(PATHS));
+  publicCors(app, PATHS);
   const bookingLimit = { rateLimit: { max: deps.config.bookingRateLimitPerMinute, timeWindow: 60_000 } };
   const idempotent = idempotencyHooks(deps);
 
@@ -60,6 +62,8 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
       compress: false, // sendCachedJson compresses each cached listing once
       schema: {
         tags,
+        security,
+        operationId: 'listUpcomingBookables',
         summary: 'A1 upcoming bookable slots of one or more resources, grouped',
         description: 'The answer carries an ETag (If-None-Match with it gives 304 while the listing is unchanged) and comes in br or gzip as Accept-Encoding allows.',
         params: RefParams,
@@ -69,7 +73,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
           200: UpcomingResponse,
           204: Type.Null({ description: 'nothing bookable' }),
           304: Type.Null({ description: 'unchanged since the ETag given in If-None-Match' }),
-          ...publicErrors,
+          ...errorReplies(400, 404),
         },
       },
     },
@@ -96,12 +100,14 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
       ...idempotent,
       schema: {
         tags,
+        security,
+        operationId: 'reserveAppointment',
         summary: 'A2 reserve a slot (a hold of RESERVATION_HOLD_SECONDS)',
         headers: IdempotencyHeaders,
         params: RefParams,
         querystring: ReserveQuery,
         body: ReserveBody,
-        response: { 201: ReserveResponse, ...idempotentErrors },
+        response: { 201: ReserveResponse, ...bookingErrors },
       },
     },
     async (request, reply) => {
@@ -127,12 +133,14 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
       ...idempotent,
       schema: {
         tags,
+        security,
+        operationId: 'createAppointmentWithConsumer',
         summary: 'A3 book a slot for a consumer (completes a reservation)',
         headers: IdempotencyHeaders,
         params: RefParams,
         querystring: BookQuery,
         body: BookBody,
-        response: { 201: BookResponse, ...idempotentErrors },
+        response: { 201: BookResponse, ...bookingErrors },
       },
     },
     async (request, reply) => {
@@ -164,12 +172,14 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
       ...idempotent,
       schema: {
         tags,
+        security,
+        operationId: 'rescheduleBooking',
         summary: 'Moves the booking of a cancel link to another slot of its resource (same participation, new place taken and old one freed in one transaction)',
         params: RescheduleParams,
         querystring: BookQuery,
         headers: IdempotencyHeaders,
         body: RescheduleBody,
-        response: { 200: BookResponse, ...idempotentErrors },
+        response: { 200: BookResponse, ...bookingErrors },
       },
     },
     async (request) => {
@@ -189,13 +199,13 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
 
   app.post(
     PATHS.products,
-    { schema: { tags, summary: 'A4 products bookable on resources, timeslots or appointments', querystring: ScopeQuery, response: { 200: ActiveProductsResponse, ...publicErrors } } },
+    { schema: { tags, security, operationId: 'listActiveProducts', summary: 'A4 products bookable on resources, timeslots or appointments', querystring: ScopeQuery, response: { 200: ActiveProductsResponse, ...scopeErrors } } },
     async (request) => envelope(await activeProducts(deps, { ...request.query, channelKey: request.query.channelKey! })),
   );
 
   app.post(
     PATHS.publicData,
-    { schema: { tags, summary: 'A5 public data of a resource: contact, resource, provider, channel', querystring: ScopeQuery, response: { 200: PublicDataResponse, ...publicErrors } } },
+    { schema: { tags, security, operationId: 'getPublicData', summary: 'A5 public data of a resource: contact, resource, provider, channel', querystring: ScopeQuery, response: { 200: PublicDataResponse, ...scopeErrors } } },
     async (request) => envelope(await publicData(deps, { ...request.query, channelKey: request.query.channelKey! })),
   );
 };

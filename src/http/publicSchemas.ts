@@ -1,7 +1,7 @@
 /** TypeBox schemas of the public booking flow (group A). */
 import { Type } from '@fastify/type-provider-typebox';
 import { CHANNEL_KEYS, DEFAULT_CHANNEL_KEY, type ChannelKey } from '../offerings/channels.js';
-import { Enveloped, ErrorResponse, errorResponses, Nullable } from './reply.js';
+import { BODY_ERRORS, Enveloped, errorReplies, IsoDateTime, Nullable } from './reply.js';
 
 const ChannelKeyQuery = Type.Optional(
   Type.Unsafe<ChannelKey>({ type: 'string', enum: [...CHANNEL_KEYS], default: DEFAULT_CHANNEL_KEY, description: `one of ${CHANNEL_KEYS.join(', ')}` }),
@@ -14,16 +14,26 @@ const OptText = (max: number, description?: string) => Type.Optional(Nullable(Ty
 
 export const RefParams = Type.Object({ ref: Ref });
 
-export const publicErrors = { ...errorResponses, 412: ErrorResponse, 429: ErrorResponse } as const;
-/** A2, A3 and reschedule also answer 422 IDEMPOTENCY_KEY_REUSED. */
-export const idempotentErrors = { ...publicErrors, 422: ErrorResponse } as const;
+/**
+ * A2, A3 and reschedule: 404 unknown resource, timeslot or token; 409 started slot, duplicate
+ * booking, wrong state or an Idempotency-Key in use; 412 slot taken or outside the booking window;
+ * 422 Idempotency-Key reused; 429 rate limit or hold limit.
+ */
+export const bookingErrors = errorReplies(400, 404, 409, 412, 422, 429, ...BODY_ERRORS);
+/** A4, A5: POST with an optional (ignored) body; 404 for references that name nothing. */
+export const scopeErrors = errorReplies(400, 404, ...BODY_ERRORS);
+
+/** A languageTag the server takes: language, optional script, optional region (de, de_DE, en-US, zh_Hant_TW); blank: the default. */
+export const LANGUAGE_TAG_PATTERN = '^\\s*(?:[A-Za-z]{2,3}(?:[_-][A-Za-z]{4})?(?:[_-](?:[A-Za-z]{2}|[0-9]{3}))?)?\\s*$';
 
 // ---- A1 ----
 
 export const UpcomingQuery = Type.Object({
   groupFormat: Pattern('Java-style pattern of the group keys; default yyyy-MM-dd'),
   timeFormat: Pattern('Java-style pattern of formattedStart/formattedEnd; default yyyy-MM-dd HH:mm'),
-  languageTag: Type.Optional(Type.String({ maxLength: 35, description: 'e.g. de_DE; language of month and weekday names' })),
+  languageTag: Type.Optional(
+    Type.String({ maxLength: 35, pattern: LANGUAGE_TAG_PATTERN, description: 'language of month and weekday names: language and optional region, e.g. de_DE, en_US or en' }),
+  ),
   channelKey: ChannelKeyQuery,
   ref: Refs('additional resources; repeatable'),
   prdRef: Type.Optional(Type.String({ minLength: 1, maxLength: 300, description: 'product reference or UUID' })),
@@ -67,8 +77,8 @@ export const ReserveBody = Type.Object({
   timeslot_uuid: Type.Optional(Uuid('for models.Bookable')),
   appointment_uuid: Type.Optional(Uuid('for models.LotAppointment')),
   product_uuid: Uuid(),
-  from: Type.String({ minLength: 1, maxLength: 40, description: 'ISO 8601' }),
-  to: Type.String({ minLength: 1, maxLength: 40, description: 'ISO 8601' }),
+  from: IsoDateTime('ISO 8601, the start of a listed slot', 40),
+  to: IsoDateTime('ISO 8601, the end of a listed slot', 40),
 });
 
 const Customer = Type.Object({
@@ -120,8 +130,8 @@ export const ReserveResponse = Enveloped({
 export const BookQuery = Type.Object({ timeFormat: Pattern('Java-style pattern of formattedStart/formattedEnd; default yyyy-MM-dd HH:mm') });
 
 export const BookBody = Type.Object({
-  start: Type.String({ minLength: 1, maxLength: 40, description: 'ISO 8601' }),
-  end: Type.String({ minLength: 1, maxLength: 40, description: 'ISO 8601' }),
+  start: IsoDateTime('ISO 8601, the start of a listed slot', 40),
+  end: IsoDateTime('ISO 8601, the end of a listed slot', 40),
   timeslot_uuid: Uuid('the timeslot, or the appointment of an already booked slot'),
   product_uuid: Type.Optional(Nullable(Uuid())),
   placeholder_id: Type.Optional(Nullable(Uuid('participation.customer_uuid of reserve_appointment'))),

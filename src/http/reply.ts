@@ -1,4 +1,5 @@
 import { Type, type TSchema } from '@fastify/type-provider-typebox';
+import { ISO_DATE_TIME_PATTERN } from '../scheduling/time.js';
 
 export const API_INFO = { version: '1' } as const;
 
@@ -24,15 +25,54 @@ export const ErrorResponse = Type.Object(
 
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
 
-/** Error responses every route may give, for the OpenAPI document. */
-export const errorResponses = {
-  400: ErrorResponse,
-  401: ErrorResponse,
-  403: ErrorResponse,
-  404: ErrorResponse,
-  409: ErrorResponse,
+/** What each error status means, as the document describes it. */
+export const ERROR_MEANINGS = {
+  400: 'invalid request: the message names the field and the rule it breaks',
+  401: 'X-SERVICE-CLIENT-ID is missing or not a valid API key',
+  403: 'the API key belongs to another crmId',
+  404: 'a reference in the path or body names nothing that exists (or nothing of this partner)',
+  409: 'the request conflicts with the current state; the message says with what',
+  412: 'the slot cannot be had (errorCode "201"), or it lies outside the booking window (BOOKING_WINDOW)',
+  413: 'the body is larger than 1 MiB',
+  415: 'the body is not of a media type this operation takes (application/json)',
+  422: 'the Idempotency-Key was used before with another request (IDEMPOTENCY_KEY_REUSED)',
+  429: 'too many requests (RATE_LIMITED), or too many live reservations of this client (HOLD_LIMIT); see Retry-After',
+  503: 'not ready: shutting down, or the database is unreachable',
 } as const;
+
+export type ErrorStatus = keyof typeof ERROR_MEANINGS;
+
+/** The documented error body for each of the given statuses, each with what it means. */
+export function errorReplies<S extends ErrorStatus>(...statuses: S[]): { [K in S]: typeof ErrorResponse } {
+  return Object.fromEntries(
+    statuses.map((status) => [status, Type.Object(ErrorResponse.properties, { description: ERROR_MEANINGS[status] })]),
+  ) as { [K in S]: typeof ErrorResponse };
+}
+
+/** Under /crms/{crmId}: 400, 401, 403 and 404 everywhere (a NUL character in any query value is 400 too). */
+export const partnerErrors = <S extends ErrorStatus>(...extra: S[]) => errorReplies<400 | 401 | 403 | 404 | S>(400, 401, 403, 404, ...extra);
+/** What a request body itself can be refused for: too large (413), not JSON (415). */
+export const BODY_ERRORS = [413, 415] as const;
 
 /** A plain string enum: its 400 lists the allowed values ("must be one of ..."). */
 export const StringEnum = <T extends string>(values: readonly T[], description?: string) =>
   Type.Unsafe<T>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
+
+/**
+ * `x-rule` on a schema: how a 400 words the rule it breaks ("<field> <rule>") instead of the
+ * validator's text, e.g. instead of the regular expression of a pattern. Not part of the document.
+ */
+export const RULE = 'x-rule';
+
+/**
+ * A request time (docs/api.md, Times): ISO 8601 date or date-time, to the minute or finer; without
+ * an offset a wall-clock time in the provider's zone, with Z or an offset an exact instant.
+ */
+export const IsoDateTime = (description: string, maxLength = 64) =>
+  Type.String({
+    minLength: 1,
+    maxLength,
+    pattern: ISO_DATE_TIME_PATTERN,
+    description,
+    [RULE]: 'must be an ISO 8601 date-time such as 2026-06-01T10:00 or 2026-06-01T10:00:00+02:00',
+  } as { description: string });

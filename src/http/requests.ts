@@ -20,11 +20,19 @@ const Body = Type.Object(
 const Html = Type.String({ description: 'HTML page' });
 const page = (description: string) => ({ description, content: { 'text/html': { schema: Html } } });
 const pageOrError = (description: string) => ({ description, content: { 'text/html': { schema: Html }, 'application/json': { schema: ErrorResponse } } });
+const readErrors = {
+  400: pageOrError('invalid request'),
+  404: pageOrError('forged, altered or unknown token; nothing changed'),
+};
 const errors = {
   400: pageOrError('invalid form (decision missing or unknown, message too long)'),
-  404: pageOrError('forged, altered or unknown token; nothing changed'),
+  404: readErrors[404],
   409: pageOrError('the request is no longer REQUESTED (decided before, or cancelled by the consumer); nothing changed'),
+  413: pageOrError('the body is larger than 1 MiB'),
+  415: pageOrError('the body is neither a form (application/x-www-form-urlencoded) nor JSON'),
 };
+/** Public: the token in the path is the authorization. */
+const security: [] = [];
 
 /** The provider's decision link (docs/provider-links.md): GET shows the request with Confirm / Decline, POST decides. */
 export const requestRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
@@ -44,10 +52,12 @@ export const requestRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (a
     {
       schema: {
         tags: ['decision link'],
+        security,
+        operationId: 'viewDecisionRequest',
         summary: "The provider's decision page: the request (who, when, what, the consumer's message) with Confirm / Decline (changes nothing)",
         params: Params,
         querystring: Query,
-        response: { 200: page('the request awaiting a decision'), ...errors },
+        response: { 200: page('the request awaiting a decision'), ...readErrors },
       },
     },
     async (request, reply) => {
@@ -61,6 +71,9 @@ export const requestRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (a
     {
       schema: {
         tags: ['decision link'],
+        security,
+        operationId: 'decideRequest',
+        consumes: ['application/x-www-form-urlencoded', 'application/json'],
         summary: "Confirms (BOOKED, consumer gets booking-confirmed with ICS) or declines (CANCELED, consumer gets booking-declined with the message) the request",
         params: Params,
         querystring: Query,

@@ -1,6 +1,6 @@
 import { Type, type TSchema } from '@fastify/type-provider-typebox';
 import { PARTICIPATION_STATES } from '../scheduling/transitions.js';
-import { Nullable } from './reply.js';
+import { IsoDateTime, Nullable } from './reply.js';
 
 const Text = (max = 255, description?: string) => Type.String({ minLength: 1, maxLength: max, description });
 const Opt = <T extends TSchema>(schema: T) => Type.Optional(schema);
@@ -44,8 +44,8 @@ const AddressOut = Nullable(
 // ---- timeslots ----
 const timeslotFields = {
   resourceReference: Text(),
-  start: Opt(DateTimeText('ISO 8601; without offset: wall clock in the provider zone; default now')),
-  end: DateTimeText('ISO 8601, after start'),
+  start: Opt(IsoDateTime('ISO 8601; without offset: wall clock in the provider zone; default now')),
+  end: IsoDateTime('ISO 8601, after start'),
   raster: Type.Integer({ minimum: 1, maximum: 100_000, description: 'minutes per bookable slot' }),
   defaultCapacity: Type.Integer({ minimum: 0, maximum: 100_000 }),
   defaultAcceptBookings: Type.Boolean(),
@@ -70,7 +70,7 @@ export const Timeslot = Type.Object({
   state: Type.String(),
   address: AddressOut,
 });
-export const PeriodQuery = Type.Object({ from: DateTimeText('ISO 8601'), to: DateTimeText('ISO 8601, after from') });
+export const PeriodQuery = Type.Object({ from: IsoDateTime('ISO 8601'), to: IsoDateTime('ISO 8601, after from') });
 
 // ---- appointments ----
 const InlineParticipation = Type.Object({
@@ -83,14 +83,14 @@ const InlineParticipation = Type.Object({
 });
 export const AppointmentBody = Type.Object({
   reference: Opt(Text(255, 'required for a single appointment; ignored for a series')),
-  start: Opt(DateTimeText('required for a single appointment')),
-  end: Opt(DateTimeText('required for a single appointment')),
+  start: Opt(IsoDateTime('required for a single appointment; ISO 8601, without offset: wall clock in the provider zone')),
+  end: Opt(IsoDateTime('required for a single appointment; ISO 8601, after start')),
   from: Opt(DateTimeText('series: start of the daily window (time of day)')),
   to: Opt(DateTimeText('series: end of the daily window (time of day)')),
   series_data: Opt(
     Type.Object({
-      from: DateTimeText('first date of the series (date or date-time)'),
-      to: DateTimeText('last date of the series, included'),
+      from: IsoDateTime('first date of the series (date or date-time)'),
+      to: IsoDateTime('last date of the series, included'),
       raster: Type.Integer({ minimum: 1, maximum: 100_000, description: 'minutes per appointment' }),
       weekdays: Opt(Type.Array(Type.Union([Type.String({ pattern: '^[1-7]$' }), Type.Integer({ minimum: 1, maximum: 7 })]), { maxItems: 7, description: "'1' (Monday) .. '7' (Sunday); required when the series spans more than one day" })),
     }),
@@ -145,10 +145,13 @@ export const Appointment = Type.Object({
   price: Nullable(Type.Object({ value: Type.Number(), currency: Type.String() })),
   participations: Type.Array(Participant),
 });
-export const AppointmentSelectorBody = Type.Object({
-  appointmentReference: Opt(Text()),
-  seriesId: Opt(Text()),
-});
+export const AppointmentSelectorBody = Type.Object(
+  {
+    appointmentReference: Opt(Text()),
+    seriesId: Opt(Text()),
+  },
+  { oneOf: [{ required: ['appointmentReference'] }, { required: ['seriesId'] }], description: 'exactly one of appointmentReference and seriesId' },
+);
 export const CancelQuery = Type.Object({ message: Opt(Message) });
 
 // ---- participations ----

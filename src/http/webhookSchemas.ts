@@ -95,14 +95,23 @@ const HEADERS = {
   'webhook-signature': { required: true, schema: { type: 'string' }, description: 'v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid' },
 };
 
+/** participation.booked -> participationBooked */
+const operationIdOf = (type: string) => type.replace(/\.(\w)/g, (_, c: string) => c.toUpperCase());
+
 function webhookOperation(type: string, data: TSchema, summary: string) {
   return {
     post: {
+      operationId: operationIdOf(type),
       summary,
+      // the service signs the body (webhook-signature); the receiver needs no key of ours
+      security: [],
       description: 'Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.',
       parameters: Object.entries(HEADERS).map(([name, h]) => ({ name, in: 'header', ...h })),
       requestBody: { required: true, content: { 'application/json': { schema: eventBody(type, data) } } },
-      responses: { '2XX': { description: 'received' } },
+      responses: {
+        '2XX': { description: 'received' },
+        '4XX': { description: 'refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md)' },
+      },
     },
   };
 }

@@ -4,6 +4,7 @@ import { gzipSync } from 'node:zlib';
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../context.js';
+import { ErrorResponse, errorReplies } from './reply.js';
 
 /**
  * The booking widget (docs/widget.md): CSS, frame script and page template in ./widget, served
@@ -109,12 +110,13 @@ const CSP = [
 ].join('; ');
 
 const PageQuery = Type.Object({
-  ref: Type.Optional(Type.String()),
-  channelKey: Type.Optional(Type.String()),
-  prdRef: Type.Optional(Type.String()),
-  lang: Type.Optional(Type.String()),
-  accent: Type.Optional(Type.String()),
+  ref: Type.Optional(Type.String({ description: 'the resource reference or UUID (required; a page without it says so)' })),
+  channelKey: Type.Optional(Type.String({ description: 'e.g. WIDGET' })),
+  prdRef: Type.Optional(Type.String({ description: 'offer only this product' })),
+  lang: Type.Optional(Type.String({ description: 'de or en; default from Accept-Language, else de' })),
+  accent: Type.Optional(Type.String({ description: 'accent colour #rgb or #rrggbb' })),
 });
+const tags = ['booking widget'];
 
 const REF = /^[^\s<>"'`]{1,200}$/;
 const CHANNEL_KEY = /^[A-Z][A-Z_]{0,63}$/;
@@ -129,12 +131,30 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
   const template = readWidgetFile('page.html');
   const cache = 'public, max-age=300, must-revalidate';
 
-  app.get('/widget.js', { schema: { hide: true } }, (request, reply) => sendAsset(request, reply, script, cache));
-  app.get('/widget/widget.css', { schema: { hide: true } }, (request, reply) => sendAsset(request, reply, css, cache));
-  app.get('/widget/frame.js', { schema: { hide: true } }, (request, reply) => sendAsset(request, reply, frame, cache));
-  app.get('/widget/manage.js', { schema: { hide: true } }, (request, reply) => sendAsset(request, reply, manage, cache));
+  const assetSchema = (operationId: string, summary: string, type: string) => ({
+    tags, security: [], operationId, summary,
+    response: {
+      200: { description: 'the file (gzip when accepted); ETag and Cache-Control for revalidation', content: { [type]: { schema: { type: 'string' } } } },
+      304: { description: 'unchanged since the ETag given in If-None-Match', type: 'null' },
+      ...errorReplies(400),
+    },
+  });
+  app.get('/widget.js', { schema: assetSchema('getWidgetScript', 'the widget script: mounts the widget where its script tag is (docs/widget.md)', 'text/javascript') }, (request, reply) => sendAsset(request, reply, script, cache));
+  app.get('/widget/widget.css', { schema: assetSchema('getWidgetStyles', "the widget's styles", 'text/css') }, (request, reply) => sendAsset(request, reply, css, cache));
+  app.get('/widget/frame.js', { schema: assetSchema('getWidgetFrameScript', 'reports the page height to an embedding parent (iframe auto-height)', 'text/javascript') }, (request, reply) => sendAsset(request, reply, frame, cache));
+  app.get('/widget/manage.js', { schema: assetSchema('getWidgetManageScript', "the manage page's slot picker for moving a booking", 'text/javascript') }, (request, reply) => sendAsset(request, reply, manage, cache));
 
-  app.get('/widget', { schema: { hide: true, querystring: PageQuery } }, (request, reply) => {
+  const pageSchema = {
+    tags, security: [], operationId: 'getWidgetPage', summary: 'the widget as a full page, for an iframe or a link (docs/widget.md)', querystring: PageQuery,
+    response: {
+      200: { description: 'the page', content: { 'text/html': { schema: { type: 'string' } } } },
+      400: {
+        description: 'ref missing or invalid, or channelKey or prdRef malformed (a page saying so); a NUL character in the query (the error body)',
+        content: { 'text/html': { schema: { type: 'string' } }, 'application/json': { schema: ErrorResponse } },
+      },
+    },
+  };
+  app.get('/widget', { schema: pageSchema }, (request, reply) => {
     const q = request.query;
     const lang = pageLang(q.lang, request.headers['accept-language']);
     const text = PAGE_TEXT[lang];

@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import type { Config } from '../config.js';
 import type { Queryable } from '../storage/db.js';
 import { cancelLinkFor, decisionLinkFor } from './cancelToken.js';
+import { calendarMethodFor } from './ics.js';
 import { enqueueMails, type OutboxMail } from './outbox.js';
 import type { AppointmentMailPayload } from './payloads.js';
 import type { MailTemplate } from './templateNames.js';
@@ -84,6 +85,23 @@ export async function participationFacts<State extends string = string>(db: Quer
  */
 export function icsSequence(row: Pick<ParticipationFacts, 'p_ics_sequence'>, nowMs = Date.now()): number {
   return Math.max(Math.floor(nowMs / 1000), Number(row.p_ics_sequence ?? 0));
+}
+
+/**
+ * The SEQUENCE of the next mail's calendar part about a participation, stored with it: above the
+ * latest one (several mails in one second still rise), above a reschedule's (participations.ics_sequence),
+ * and at least the current second, so it stays above the first mail of a booking (book.ts, not
+ * stored: the current second) and above what mails before this table carried.
+ */
+export async function nextCalendarSequence(tx: Queryable, participationId: string, nowMs = Date.now()): Promise<number> {
+  const [row] = await tx.query<{ sequence: string }>(
+    `INSERT INTO mail_calendar_sequences AS m (participation_id, sequence)
+     SELECT p.id, GREATEST($2::bigint, COALESCE(p.ics_sequence, 0)) + 1 FROM participations p WHERE p.id = $1
+     ON CONFLICT (participation_id) DO UPDATE SET sequence = GREATEST(EXCLUDED.sequence, m.sequence + 1)
+     RETURNING sequence`,
+    [participationId, Math.floor(nowMs / 1000)],
+  );
+  return Number(row.sequence);
 }
 
 export function addressText(address: unknown): string | null {
@@ -208,8 +226,10 @@ export async function enqueueParticipationMails(
   extras: MailExtras = {},
 ): Promise<void> {
   if (templates.length === 0) return;
-  const facts = await participationFacts(tx, participationId);
-  if (!facts) return;
+  const read = await participationFacts(tx, participationId);
+  if (!read) return;
+  const withCalendar = templates.some((t) => !PROVIDER_SIDE.has(t) && calendarMethodFor(t, read.p_state) !== null);
+  const facts = withCalendar ? { ...read, p_ics_sequence: await nextCalendarSequence(tx, participationId) } : read;
   const contact = facts.resource_id ? await sources.contactOf(tx, facts.resource_id) : null;
   const cancelLink = needsCancelLink(templates) ? await cancelLinkFor(tx, sources.config, facts.p_id) : null;
   const decisionLink = needsDecisionLink(templates) ? await decisionLinkFor(tx, sources.config, facts.p_id) : null;

@@ -1,6 +1,7 @@
 import { createEvents, type DateArray } from 'ics';
 import { DateTime } from 'luxon';
 import type { AppointmentMailPayload } from './payloads.js';
+import { foldIcs } from './icsText.js';
 import type { MailTemplate } from './templateNames.js';
 
 export type CalendarMethod = 'REQUEST' | 'CANCEL';
@@ -48,6 +49,7 @@ export interface CalendarInput {
 /**
  * An iTIP message (RFC 5546) about the participant's entry: UID stable per appointment and
  * participant and SEQUENCE growing with every mail, so a CANCEL replaces the earlier REQUEST.
+ * Lines are folded at 75 octets of UTF-8.
  */
 export function buildCalendar({ method, payload, summary, description, attendeeEmail, fallbackOrganizer }: CalendarInput): string {
   const { appointment, contact, provider, participant } = payload;
@@ -55,8 +57,8 @@ export function buildCalendar({ method, payload, summary, description, attendeeE
     [
       {
         uid: payload.icsUid,
-        // a CANCEL is always the last word on its UID; +1 keeps it after an invite sent within the same second
-        sequence: method === 'CANCEL' ? payload.sequence + 1 : payload.sequence,
+        // a new number for every mail with a calendar part (notifications/compose.ts nextCalendarSequence)
+        sequence: payload.sequence,
         start: utcArray(appointment.start),
         startInputType: 'utc',
         startOutputType: 'utc',
@@ -82,5 +84,5 @@ export function buildCalendar({ method, payload, summary, description, attendeeE
     { method, productId: '-//booking-service//mail//EN' },
   );
   if (error || !value) throw new Error(`calendar part could not be built: ${error?.message ?? 'no output'}`);
-  return value;
+  return foldIcs(value);
 }

@@ -6,7 +6,8 @@ import { DateTime } from 'luxon';
 import { invalid } from '../errors.js';
 
 // Date, or date and time to the minute/second/fraction, optionally with Z or ±HH:MM / ±HHMM / ±HH.
-const ISO_FORM = /^\d{4}-\d{2}-\d{2}(?:T\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
+export const ISO_DATE_TIME_PATTERN = '^\\d{4}-\\d{2}-\\d{2}(?:T\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d{1,9})?)?(?:Z|[+-]\\d{2}(?::?\\d{2})?)?)?$';
+const ISO_FORM = new RegExp(ISO_DATE_TIME_PATTERN);
 
 // Instants the service stores and answers; outside, storage fails (year 0) and zones fall back to local mean time.
 const MIN_YEAR = 1900;

@@ -6,6 +6,7 @@ import type { Clock } from '../../src/context.js';
 import { ensureKey } from '../../src/partners/apiKeys.js';
 import { startBackgroundJobs } from '../../src/jobs.js';
 import type { Db } from '../../src/storage/db.js';
+import { ContractCheck } from './contract.js';
 import { createTestDatabase, type Prepare, type TestDatabase } from './db.js';
 
 /** A clock tests move by hand. */
@@ -28,6 +29,8 @@ export interface TestApp {
   database: TestDatabase;
   clock: TestClock;
   config: Config;
+  /** the OpenAPI document held to every answer (test/helpers/contract.ts) */
+  contract: ContractCheck;
   close(): Promise<void>;
 }
 
@@ -42,8 +45,18 @@ export async function startTestApp(
 ): Promise<TestApp> {
   const database = await createTestDatabase(undefined, options.prepare);
   const config = testConfig(overrides);
-  const app = await buildApp({ config, db: database.db, clock, logger: false });
+  const contract = new ContractCheck();
+  const app = await buildApp({ config, db: database.db, clock, logger: false, instrument: contract.instrument });
   await app.ready();
+  contract.load(app.swagger());
+  // every injected request fails its test when an answer broke the document
+  const inject = app.inject.bind(app);
+  app.inject = (async (...args: Parameters<typeof inject>) => {
+    if (args.length === 0) return inject();
+    const response = await (inject as (...a: unknown[]) => Promise<unknown>)(...args);
+    contract.assertClean();
+    return response;
+  }) as typeof app.inject;
   // jobs: true runs the process's background work (mail worker, ...) as main.ts does
   const jobs = options.jobs ? startBackgroundJobs({ config, db: database.db, log: app.log }) : null;
   return {
@@ -52,10 +65,12 @@ export async function startTestApp(
     database,
     clock,
     config,
+    contract,
     close: async () => {
       await app.close();
       await jobs?.stop();
       await database.drop();
+      contract.assertClean();
     },
   };
 }

@@ -104,7 +104,7 @@ describe('D1 create timeslots', () => {
     ['a negative capacity', { defaultCapacity: -1 }, 'body.timeslots.0.defaultCapacity'],
     ['an unknown state', { state: 'OPEN' }, 'body.timeslots.0.state must be one of CREATED, BOOKABLE'],
     ['a missing end', { end: undefined }, 'body.timeslots.0.end is required'],
-    ['an invalid start', { start: '01.07.2026 09:00' }, 'body.timeslots[0].start must be an ISO 8601 date-time'],
+    ['an invalid start', { start: '01.07.2026 09:00' }, 'body.timeslots.0.start must be an ISO 8601 date-time such as 2026-06-01T10:00'],
     ['an address without city', { address: { street: 'a', number: '1', zip: '1' } }, 'body.timeslots.0.address'],
   ])('rejects %s with 400 naming the field', async (_what, over, message) => {
     const s = await setupScheduling(t);

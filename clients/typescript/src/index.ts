@@ -42,10 +42,10 @@ function header(headers: HeaderBag, name: string): string {
  * timestamp within 5 minutes) over the raw body exactly as received, and returns the event.
  * Throws WebhookVerificationError otherwise. Dedupe by `webhook-id`: retries repeat it.
  */
-export function verifyWebhook(secret: string, headers: HeaderBag, rawBody: string | Buffer): WebhookEvent & { id: string } {
+export function verifyWebhook(secret: string, headers: HeaderBag, rawBody: string | Uint8Array): WebhookEvent & { id: string } {
   const wanted = { 'webhook-id': header(headers, 'webhook-id'), 'webhook-timestamp': header(headers, 'webhook-timestamp'), 'webhook-signature': header(headers, 'webhook-signature') };
   try {
-    const event = new Webhook(secret).verify(rawBody, wanted) as WebhookEvent;
+    const event = new Webhook(secret).verify(typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody), wanted) as WebhookEvent;
     return { ...event, id: wanted['webhook-id'] };
   } catch (err) {
     throw new WebhookVerificationError((err as Error).message);

@@ -12,179 +12,10 @@ export interface paths {
             cookie?: never;
         };
         /** The consumer's manage page: the appointment, another time to choose (the widget's slot picker) and a cancel button (changes nothing) */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description de or en; overrides the booking language */
-                    lang?: string;
-                    /** @description set by the manage page after a move: shows that it was moved */
-                    rescheduled?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the signed token of the cancel link */
-                    token: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description the appointment with a cancel button, or that it is already cancelled */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description invalid request */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                        "text/html": string;
-                    };
-                };
-                /** @description forged, altered or unknown token; nothing changed */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                        "text/html": string;
-                    };
-                };
-                /** @description the appointment has already started, or less than the resource's cancel notice is left; nothing changed */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                        "text/html": string;
-                    };
-                };
-            };
-        };
+        get: operations["viewBookingByLink"];
         put?: never;
         /** Cancels the participation of the link (CANCELED, place freed, mails to consumer and provider side) */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description de or en; overrides the booking language */
-                    lang?: string;
-                    /** @description set by the manage page after a move: shows that it was moved */
-                    rescheduled?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the signed token of the cancel link */
-                    token: string;
-                };
-                cookie?: never;
-            };
-            /** @description ignored; the page form posts an empty body */
-            requestBody: {
-                content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            responses: {
-                /** @description cancelled now, or already before */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description invalid request */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                        "text/html": string;
-                    };
-                };
-                /** @description forged, altered or unknown token; nothing changed */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                        "text/html": string;
-                    };
-                };
-                /** @description the appointment has already started, or less than the resource's cancel notice is left; nothing changed */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                        "text/html": string;
-                    };
-                };
-            };
-        };
+        post: operations["cancelBookingByLink"];
         delete?: never;
         options?: never;
         head?: never;
@@ -201,186 +32,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** C3 create an account */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description uniqueId@platformName */
-                        accountReference: string;
-                        /** @description real-estate, facilities, handyman, sports-and-leisure, misc */
-                        branch: string;
-                        email?: string | null;
-                        invoiceAddress?: {
-                            city: string;
-                            countryCode: string;
-                            number: string;
-                            street: string;
-                            zip: string;
-                        };
-                        invoiceCompanyName?: string | null;
-                        invoiceContactName?: string | null;
-                        invoiceTaxId?: string | null;
-                        /** @description reference of an existing user */
-                        ownerReference: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            account: {
-                                accountReference: string;
-                                branch: string;
-                                email: string | null;
-                                invoiceAddress: {
-                                    city: string;
-                                    countryCode: string;
-                                    number: string;
-                                    street: string;
-                                    zip: string;
-                                } | null;
-                                invoiceCompanyName: string | null;
-                                invoiceContactName: string | null;
-                                invoiceTaxId: string | null;
-                                ownerReference: string | null;
-                                uuid: string;
-                            };
-                            "api-info": {
-                                version: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            account: {
-                                accountReference: string;
-                                branch: string;
-                                email: string | null;
-                                invoiceAddress: {
-                                    city: string;
-                                    countryCode: string;
-                                    number: string;
-                                    street: string;
-                                    zip: string;
-                                } | null;
-                                invoiceCompanyName: string | null;
-                                invoiceContactName: string | null;
-                                invoiceTaxId: string | null;
-                                ownerReference: string | null;
-                                uuid: string;
-                            };
-                            "api-info": {
-                                version: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createAccount"];
         delete?: never;
         options?: never;
         head?: never;
@@ -395,285 +47,9 @@ export interface paths {
             cookie?: never;
         };
         /** C4 read an account */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                    reference: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            account: {
-                                accountReference: string;
-                                branch: string;
-                                email: string | null;
-                                invoiceAddress: {
-                                    city: string;
-                                    countryCode: string;
-                                    number: string;
-                                    street: string;
-                                    zip: string;
-                                } | null;
-                                invoiceCompanyName: string | null;
-                                invoiceContactName: string | null;
-                                invoiceTaxId: string | null;
-                                ownerReference: string | null;
-                                uuid: string;
-                            };
-                            "api-info": {
-                                version: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getAccount"];
         /** update an account (given fields only) */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                    reference: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description real-estate, facilities, handyman, sports-and-leisure, misc */
-                        branch?: string;
-                        email?: string | null;
-                        invoiceAddress?: {
-                            city: string;
-                            countryCode: string;
-                            number: string;
-                            street: string;
-                            zip: string;
-                        };
-                        invoiceCompanyName?: string | null;
-                        invoiceContactName?: string | null;
-                        invoiceTaxId?: string | null;
-                        /** @description reference of an existing user */
-                        ownerReference?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            account: {
-                                accountReference: string;
-                                branch: string;
-                                email: string | null;
-                                invoiceAddress: {
-                                    city: string;
-                                    countryCode: string;
-                                    number: string;
-                                    street: string;
-                                    zip: string;
-                                } | null;
-                                invoiceCompanyName: string | null;
-                                invoiceContactName: string | null;
-                                invoiceTaxId: string | null;
-                                ownerReference: string | null;
-                                uuid: string;
-                            };
-                            "api-info": {
-                                version: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        put: operations["updateAccount"];
         post?: never;
         delete?: never;
         options?: never;
@@ -691,182 +67,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** C5 create a provider */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        accountReference: string;
-                        /** @description real-estate, facilities, handyman, sports-and-leisure, misc */
-                        branch?: string;
-                        description?: string | null;
-                        email?: string | null;
-                        impressum?: string | null;
-                        mobile?: string | null;
-                        name: string;
-                        ownerReference: string;
-                        phone?: string | null;
-                        reference: string;
-                        reminderMinutesBefore?: number[] | null;
-                        subbranch?: string | null;
-                        /** @description IANA time zone; default DEFAULT_TIME_ZONE */
-                        timeZone?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            provider: {
-                                accountReference: string;
-                                branch: string | null;
-                                description: string | null;
-                                email: string | null;
-                                impressum: string | null;
-                                mobile: string | null;
-                                name: string;
-                                ownerReference: string | null;
-                                phone: string | null;
-                                reference: string;
-                                reminderMinutesBefore: number[] | null;
-                                subbranch: string | null;
-                                timeZone: string;
-                                uuid: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            provider: {
-                                accountReference: string;
-                                branch: string | null;
-                                description: string | null;
-                                email: string | null;
-                                impressum: string | null;
-                                mobile: string | null;
-                                name: string;
-                                ownerReference: string | null;
-                                phone: string | null;
-                                reference: string;
-                                reminderMinutesBefore: number[] | null;
-                                subbranch: string | null;
-                                timeZone: string;
-                                uuid: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createProvider"];
         delete?: never;
         options?: never;
         head?: never;
@@ -881,30 +82,2089 @@ export interface paths {
             cookie?: never;
         };
         /** D5 list appointments (bare array) */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description default false */
-                    includeArchived?: boolean;
-                    productRef?: string;
-                    resourceRef?: string;
-                };
-                header?: never;
-                path: {
-                    crmId: string;
-                    providerRef: string;
-                };
-                cookie?: never;
+        get: operations["listAppointments"];
+        put?: never;
+        /** D6 create a single appointment or a series */
+        post: operations["createAppointments"];
+        /** D8 cancel appointments and mail the participants */
+        delete: operations["cancelAppointments"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/crms/{crmId}/provider/{providerRef}/appointments/withoutNotification": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** D7 delete appointments without notification */
+        delete: operations["deleteAppointmentsWithoutNotification"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/crms/{crmId}/provider/{providerRef}/calendar-feeds": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** list the provider's calendar feeds */
+        get: operations["listCalendarFeeds"];
+        put?: never;
+        /** create a calendar feed of the provider or of one resource */
+        post: operations["createCalendarFeed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/crms/{crmId}/provider/{providerRef}/calendar-feeds/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** revoke a calendar feed: its URL answers 404 from now on */
+        delete: operations["revokeCalendarFeed"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/crms/{crmId}/provider/{providerRef}/contactProfile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** B10 create (201) or update (200) a provider-specific contact profile; channels merged by type */
+        post: operations["upsertContactProfile"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/crms/{crmId}/provider/{providerRef}/contactProfile/{profileRef}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** B9 read a provider-specific contact profile */
+        get: operations["getContactProfile"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/crms/{crmId}/provider/{providerRef}/customers": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** D12 create a customer (200 when it exists) */
+        post: operations["createCustomer"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/crms/{crmId}/provider/{providerRef}/customers/{customerRef}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** D11 read a customer (204 when unknown) */
+        get: operations["getCustomer"];
+        /** D13 update a customer (given fields only) */
+        put: operations["updateCustomer"];
+        post?: never;
+        /** D14 delete a customer */
+        delete: operations["deleteCustomer"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/crms/{crmId}/provider/{providerRef}/participations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** D9 add a participation (or update an existing reference) */
+        post: operations["addParticipation"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/crms/{crmId}/provider/{providerRef}/participations/{participationRef}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** D10 change the state of a participation */
+        post: operations["updateParticipationState"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/crms/{crmId}/provider/{providerRef}/products": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** B2 list products (bare array) */
+        get: operations["listProducts"];
+        put?: never;
+        /** B1 create a product */
+        post: operations["createProduct"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/crms/{crmId}/provider/{providerRef}/products/{productRef}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** update a product (given fields only) */
+        post: operations["updateProduct"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/crms/{crmId}/provider/{providerRef}/resource/{resourceRef}/timeslots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** D2 timeslots and appointments of a resource in [from, to) */
+        get: operations["listTimeslots"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/crms/{crmId}/provider/{providerRef}/resources": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** B5 list resources (bare array) */
+        get: operations["listResources"];
+        put?: never;
+        /** B3 create a resource, or update an existing reference unless onDuplicateRaise (201, bare object) */
+        post: operations["createResource"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/crms/{crmId}/provider/{providerRef}/resources/{resourceRef}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** B4 update a resource (given fields only; bare object) */
+        post: operations["updateResource"];
+        /** B6 delete a resource for good (409 while future appointments exist unless ignoreFutureAppointments=true) */
+        delete: operations["deleteResource"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/crms/{crmId}/provider/{providerRef}/staff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** C7 list staff (bare array) */
+        get: operations["listStaff"];
+        put?: never;
+        /** add a staff member */
+        post: operations["addStaff"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/crms/{crmId}/provider/{providerRef}/staff/{userRef}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** remove a staff member (409 for the provider owner) */
+        delete: operations["removeStaff"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/crms/{crmId}/provider/{providerRef}/timeslots": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** D1 create timeslots (all or nothing) */
+        post: operations["createTimeslots"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/crms/{crmId}/provider/{providerRef}/timeslots/{timeslotRef}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /** D3 update a timeslot (given fields only) */
+        put: operations["updateTimeslot"];
+        post?: never;
+        /** D4 delete a timeslot */
+        delete: operations["deleteTimeslot"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/crms/{crmId}/provider/{reference}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** C6 read a provider */
+        get: operations["getProvider"];
+        /** update a provider (given fields only) */
+        put: operations["updateProvider"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/crms/{crmId}/user": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** C1 create or update a user */
+        post: operations["createUser"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/crms/{crmId}/user/{reference}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** C2 read a user */
+        get: operations["getUser"];
+        /** update a user (given fields only) */
+        put: operations["updateUser"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/crms/{crmId}/user/{userRef}/generalContactProfile": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** B7 read the general contact profile of a user */
+        get: operations["getGeneralContactProfile"];
+        /** B8 create (201) or update (200) the general contact profile; channels merged by type */
+        put: operations["putGeneralContactProfile"];
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/crms/{crmId}/webhooks": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The crm's webhook subscriptions (no secrets) */
+        get: operations["listWebhooks"];
+        put?: never;
+        /** Subscribe to events (the secret is shown only here and on rotation) */
+        post: operations["createWebhook"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/crms/{crmId}/webhooks/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** One webhook subscription */
+        get: operations["getWebhook"];
+        /** Change url, events, description or enabled (given fields only) */
+        put: operations["updateWebhook"];
+        post?: never;
+        /** Unsubscribe (pending deliveries are dropped) */
+        delete: operations["deleteWebhook"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/crms/{crmId}/webhooks/{id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Deliveries, newest first (one row per event, attempt = attempts so far) */
+        get: operations["listWebhookDeliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/crms/{crmId}/webhooks/{id}/deliveries/{eventId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Send a FAILED delivery once more */
+        post: operations["retryWebhookDelivery"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/crms/{crmId}/webhooks/{id}/rotate-secret": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A new secret; for 24 h deliveries carry signatures with the old and the new one */
+        post: operations["rotateWebhookSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/crms/{crmId}/webhooks/{id}/test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Deliver a webhook.test event to this subscription */
+        post: operations["sendWebhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/feeds/{file}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** the feed (RFC 5545 text/calendar); If-None-Match with its ETag gives 304 */
+        get: operations["getCalendarFeed"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** liveness: the process answers */
+        get: operations["getHealth"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Prometheus metrics (text exposition format) */
+        get: operations["getMetrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** this document (OpenAPI 3.1) */
+        get: operations["getOpenApiDocument"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/products/active_products": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A4 products bookable on resources, timeslots or appointments */
+        post: operations["listActiveProducts"];
+        delete?: never;
+        /** A6 CORS preflight of /products/active_products */
+        options: operations["preflightProducts"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** readiness: not draining and the database answers */
+        get: operations["getReadiness"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/requests/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The provider's decision page: the request (who, when, what, the consumer's message) with Confirm / Decline (changes nothing) */
+        get: operations["viewDecisionRequest"];
+        put?: never;
+        /** Confirms (BOOKED, consumer gets booking-confirmed with ICS) or declines (CANCELED, consumer gets booking-declined with the message) the request */
+        post: operations["decideRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/resources/{ref}/create_appointment_with_consumer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A3 book a slot for a consumer (completes a reservation) */
+        post: operations["createAppointmentWithConsumer"];
+        delete?: never;
+        /** A6 CORS preflight of /resources/{ref}/create_appointment_with_consumer */
+        options: operations["preflightCreate"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/resources/{ref}/upcoming_bookables": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A1 upcoming bookable slots of one or more resources, grouped
+         * @description The answer carries an ETag (If-None-Match with it gives 304 while the listing is unchanged) and comes in br or gzip as Accept-Encoding allows.
+         */
+        get: operations["listUpcomingBookables"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /** A6 CORS preflight of /resources/{ref}/upcoming_bookables */
+        options: operations["preflightUpcoming"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/resources/public_data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A5 public data of a resource: contact, resource, provider, channel */
+        post: operations["getPublicData"];
+        delete?: never;
+        /** A6 CORS preflight of /resources/public_data */
+        options: operations["preflightPublicData"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rest/1/bookings/{token}/reschedule": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Moves the booking of a cancel link to another slot of its resource (same participation, new place taken and old one freed in one transaction) */
+        post: operations["rescheduleBooking"];
+        delete?: never;
+        /** A6 CORS preflight of /rest/1/bookings/{token}/reschedule */
+        options: operations["preflightReschedule"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rest/1/resources/{ref}/reserve_appointment": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** A2 reserve a slot (a hold of RESERVATION_HOLD_SECONDS) */
+        post: operations["reserveAppointment"];
+        delete?: never;
+        /** A6 CORS preflight of /rest/1/resources/{ref}/reserve_appointment */
+        options: operations["preflightReserve"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/widget": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** the widget as a full page, for an iframe or a link (docs/widget.md) */
+        get: operations["getWidgetPage"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/widget.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** the widget script: mounts the widget where its script tag is (docs/widget.md) */
+        get: operations["getWidgetScript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/widget/frame.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** reports the page height to an embedding parent (iframe auto-height) */
+        get: operations["getWidgetFrameScript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/widget/manage.js": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** the manage page's slot picker for moving a booking */
+        get: operations["getWidgetManageScript"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/widget/widget.css": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** the widget's styles */
+        get: operations["getWidgetStyles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export interface webhooks {
+    "appointment.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An appointment is cancelled (D8)
+         * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
+         */
+        post: operations["appointmentCancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "appointment.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * An appointment is created (D6, or by the public flow for a slot)
+         * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
+         */
+        post: operations["appointmentCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "participation.booked": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A participation is booked
+         * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
+         */
+        post: operations["participationBooked"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "participation.canceled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A participation is cancelled (by the partner, the consumer's cancel link, a decline, or hold expiry)
+         * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
+         */
+        post: operations["participationCanceled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "participation.deleted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A participation is deleted
+         * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
+         */
+        post: operations["participationDeleted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "participation.requested": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A booking awaits the provider's decision
+         * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
+         */
+        post: operations["participationRequested"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "participation.rescheduled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A participation moved to another slot
+         * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
+         */
+        post: operations["participationRescheduled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "participation.reserved": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A place is held (A2, or D9 RESERVED)
+         * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
+         */
+        post: operations["participationReserved"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "webhook.test": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Sent by POST /crms/{crmId}/webhooks/{id}/test
+         * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
+         */
+        post: operations["webhookTest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export interface components {
+    schemas: never;
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    viewBookingByLink: {
+        parameters: {
+            query?: {
+                /** @description de or en; overrides the booking language */
+                lang?: string;
+                /** @description set by the manage page after a move: shows that it was moved */
+                rescheduled?: string;
             };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
+            header?: never;
+            path: {
+                /** @description the signed token of the cancel link */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the appointment with a cancel button, or that it is already cancelled */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
                     };
-                    content: {
-                        "application/json": {
+                    "text/html": string;
+                };
+            };
+            /** @description forged, altered or unknown token; nothing changed */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    cancelBookingByLink: {
+        parameters: {
+            query?: {
+                /** @description de or en; overrides the booking language */
+                lang?: string;
+                /** @description set by the manage page after a move: shows that it was moved */
+                rescheduled?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the signed token of the cancel link */
+                token: string;
+            };
+            cookie?: never;
+        };
+        /** @description ignored; the page form posts an empty body */
+        requestBody?: {
+            content: {
+                "application/json": {
+                    [key: string]: unknown;
+                };
+                "application/x-www-form-urlencoded": {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description cancelled now, or already before */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description forged, altered or unknown token; nothing changed */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description the appointment has already started, or less than the resource's cancel notice is left; nothing changed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description the body is neither a form (application/x-www-form-urlencoded) nor JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    createAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description uniqueId@platformName */
+                    accountReference: string;
+                    /** @description real-estate, facilities, handyman, sports-and-leisure, misc */
+                    branch: string;
+                    email?: string | null;
+                    invoiceAddress?: {
+                        city: string;
+                        countryCode: string;
+                        number: string;
+                        street: string;
+                        zip: string;
+                    };
+                    invoiceCompanyName?: string | null;
+                    invoiceContactName?: string | null;
+                    invoiceTaxId?: string | null;
+                    /** @description reference of an existing user */
+                    ownerReference: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        account: {
+                            accountReference: string;
+                            branch: string;
+                            email: string | null;
+                            invoiceAddress: {
+                                city: string;
+                                countryCode: string;
+                                number: string;
+                                street: string;
+                                zip: string;
+                            } | null;
+                            invoiceCompanyName: string | null;
+                            invoiceContactName: string | null;
+                            invoiceTaxId: string | null;
+                            ownerReference: string | null;
+                            uuid: string;
+                        };
+                        "api-info": {
+                            version: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        account: {
+                            accountReference: string;
+                            branch: string;
+                            email: string | null;
+                            invoiceAddress: {
+                                city: string;
+                                countryCode: string;
+                                number: string;
+                                street: string;
+                                zip: string;
+                            } | null;
+                            invoiceCompanyName: string | null;
+                            invoiceContactName: string | null;
+                            invoiceTaxId: string | null;
+                            ownerReference: string | null;
+                            uuid: string;
+                        };
+                        "api-info": {
+                            version: string;
+                        };
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        account: {
+                            accountReference: string;
+                            branch: string;
+                            email: string | null;
+                            invoiceAddress: {
+                                city: string;
+                                countryCode: string;
+                                number: string;
+                                street: string;
+                                zip: string;
+                            } | null;
+                            invoiceCompanyName: string | null;
+                            invoiceContactName: string | null;
+                            invoiceTaxId: string | null;
+                            ownerReference: string | null;
+                            uuid: string;
+                        };
+                        "api-info": {
+                            version: string;
+                        };
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    updateAccount: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description real-estate, facilities, handyman, sports-and-leisure, misc */
+                    branch?: string;
+                    email?: string | null;
+                    invoiceAddress?: {
+                        city: string;
+                        countryCode: string;
+                        number: string;
+                        street: string;
+                        zip: string;
+                    };
+                    invoiceCompanyName?: string | null;
+                    invoiceContactName?: string | null;
+                    invoiceTaxId?: string | null;
+                    /** @description reference of an existing user */
+                    ownerReference?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        account: {
+                            accountReference: string;
+                            branch: string;
+                            email: string | null;
+                            invoiceAddress: {
+                                city: string;
+                                countryCode: string;
+                                number: string;
+                                street: string;
+                                zip: string;
+                            } | null;
+                            invoiceCompanyName: string | null;
+                            invoiceContactName: string | null;
+                            invoiceTaxId: string | null;
+                            ownerReference: string | null;
+                            uuid: string;
+                        };
+                        "api-info": {
+                            version: string;
+                        };
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    createProvider: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    accountReference: string;
+                    /** @description real-estate, facilities, handyman, sports-and-leisure, misc */
+                    branch?: string;
+                    description?: string | null;
+                    email?: string | null;
+                    impressum?: string | null;
+                    mobile?: string | null;
+                    name: string;
+                    ownerReference: string;
+                    phone?: string | null;
+                    reference: string;
+                    reminderMinutesBefore?: number[] | null;
+                    subbranch?: string | null;
+                    /** @description IANA time zone such as Europe/Berlin (an unknown zone is 400); default DEFAULT_TIME_ZONE */
+                    timeZone?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        provider: {
+                            accountReference: string;
+                            branch: string | null;
+                            description: string | null;
+                            email: string | null;
+                            impressum: string | null;
+                            mobile: string | null;
+                            name: string;
+                            ownerReference: string | null;
+                            phone: string | null;
+                            reference: string;
+                            reminderMinutesBefore: number[] | null;
+                            subbranch: string | null;
+                            timeZone: string;
+                            uuid: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        provider: {
+                            accountReference: string;
+                            branch: string | null;
+                            description: string | null;
+                            email: string | null;
+                            impressum: string | null;
+                            mobile: string | null;
+                            name: string;
+                            ownerReference: string | null;
+                            phone: string | null;
+                            reference: string;
+                            reminderMinutesBefore: number[] | null;
+                            subbranch: string | null;
+                            timeZone: string;
+                            uuid: string;
+                        };
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    listAppointments: {
+        parameters: {
+            query?: {
+                /** @description default false */
+                includeArchived?: boolean;
+                productRef?: string;
+                resourceRef?: string;
+            };
+            header?: never;
+            path: {
+                crmId: string;
+                providerRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        acceptBookings: boolean;
+                        address: ({
+                            city: string;
+                            countryCode: string;
+                            number: string;
+                            street: string;
+                            zip: string;
+                        } | string) | null;
+                        archived: boolean;
+                        capacity: number;
+                        capacityLeft: number;
+                        contactReference: string | null;
+                        description: string | null;
+                        end: string;
+                        notes: string | null;
+                        participations: {
+                            customerReference: string | null;
+                            email: string | null;
+                            messages: string[];
+                            mobile: string | null;
+                            name: string | null;
+                            note: string | null;
+                            reference: string;
+                            state: string;
+                            uuid: string;
+                        }[];
+                        price: {
+                            currency: string;
+                            value: number;
+                        } | null;
+                        productName: string | null;
+                        productReference: string | null;
+                        reference: string;
+                        resourceReference: string | null;
+                        seriesId: string | null;
+                        start: string;
+                        /** @description ACTIVE or CANCELLED */
+                        state: string;
+                        uuid: string;
+                    }[];
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    createAppointments: {
+        parameters: {
+            query?: {
+                /** @description inline participations may exceed the capacity; default false */
+                ignoreCapacity?: boolean;
+            };
+            header?: never;
+            path: {
+                crmId: string;
+                providerRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description publicly bookable; default false */
+                    acceptBookings?: boolean;
+                    /** @description object (city, street, number, zip required; country or countryCode, default DE) or plain text */
+                    address?: {
+                        city: string;
+                        country?: string;
+                        /** @description default DE */
+                        countryCode?: string;
+                        number: string;
+                        street: string;
+                        zip: string;
+                    } | string;
+                    /** @description default 0 */
+                    capacity?: number;
+                    /** @description user reference of the responsible staff member */
+                    contactReference?: string;
+                    description?: string;
+                    /** @description required for a single appointment; ISO 8601, after start */
+                    end?: string;
+                    /** @description series: start of the daily window (time of day) */
+                    from?: string;
+                    notes?: string;
+                    participations?: {
+                        /** Format: email */
+                        email: string;
+                        /** @description with country code, e.g. +49 170 1234567 */
+                        mobile?: string;
+                        name: string;
+                        /** @description internal note, at most 1023 characters */
+                        note?: string;
+                        /** @description required for a single appointment; generated in a series */
+                        reference?: string;
+                        /**
+                         * @description RESERVED, REQUESTED, BOOKED, CANCELED, DELETED
+                         * @enum {string}
+                         */
+                        state: "RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED";
+                    }[];
+                    price?: {
+                        /** @enum {string} */
+                        currency: "EUR" | "CHF";
+                        value: number;
+                    };
+                    /** @description overrides the product name */
+                    productName?: string;
+                    productReference: string;
+                    /** @description required for a single appointment; ignored for a series */
+                    reference?: string;
+                    resourceReference: string;
+                    series_data?: {
+                        /** @description first date of the series (date or date-time) */
+                        from: string;
+                        /** @description minutes per appointment */
+                        raster: number;
+                        /** @description last date of the series, included */
+                        to: string;
+                        /** @description '1' (Monday) .. '7' (Sunday); required when the series spans more than one day */
+                        weekdays?: (string | number)[];
+                    };
+                    /** @description required for a single appointment; ISO 8601, without offset: wall clock in the provider zone */
+                    start?: string;
+                    /** @description series: end of the daily window (time of day) */
+                    to?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        appointments: {
                             acceptBookings: boolean;
                             address: ({
                                 city: string;
@@ -947,113 +2207,3782 @@ export interface paths {
                         }[];
                     };
                 };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
                         };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
                     };
                 };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
                         };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
                     };
                 };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
                         };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
                     };
                 };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
                         };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
                     };
                 };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
+            };
+            /** @description the request conflicts with the current state; the message says with what */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
                         };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
         };
-        put?: never;
-        /** D6 create a single appointment or a series */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description inline participations may exceed the capacity; default false */
-                    ignoreCapacity?: boolean;
-                };
-                header?: never;
-                path: {
-                    crmId: string;
-                    providerRef: string;
-                };
-                cookie?: never;
+    };
+    cancelAppointments: {
+        parameters: {
+            query?: {
+                /** @description text for the mail to the participant */
+                message?: string;
             };
-            requestBody: {
+            header?: never;
+            path: {
+                crmId: string;
+                providerRef: string;
+            };
+            cookie?: never;
+        };
+        /** @description exactly one of appointmentReference and seriesId */
+        requestBody: {
+            content: {
+                "application/json": {
+                    appointmentReference?: string;
+                    seriesId?: string;
+                } & (unknown | unknown);
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
                 content: {
                     "application/json": {
-                        /** @description publicly bookable; default false */
-                        acceptBookings?: boolean;
+                        "api-info": {
+                            version: string;
+                        };
+                        /** @description appointments affected */
+                        count: number;
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    deleteAppointmentsWithoutNotification: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                providerRef: string;
+            };
+            cookie?: never;
+        };
+        /** @description exactly one of appointmentReference and seriesId */
+        requestBody: {
+            content: {
+                "application/json": {
+                    appointmentReference?: string;
+                    seriesId?: string;
+                } & (unknown | unknown);
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        /** @description appointments affected */
+                        count: number;
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    listCalendarFeeds: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                providerRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        feeds: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: uuid */
+                            id: string;
+                            resourceReference: string | null;
+                        }[];
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    createCalendarFeed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                providerRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": {
+                    resourceReference?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        feed: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            /** Format: uuid */
+                            id: string;
+                            resourceReference: string | null;
+                            /** @description PUBLIC_BASE_URL/feeds/{token}.ics; shown only here (the token is stored hashed) */
+                            url: string;
+                        };
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    revokeCalendarFeed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                /** @description the feed id */
+                id: string;
+                providerRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description revoked */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    upsertContactProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                providerRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description one channel per type */
+                    contactChannels: {
+                        label?: string | null;
+                        /**
+                         * @description mobile, phone, email, video, messenger, link, location
+                         * @enum {string}
+                         */
+                        type: "mobile" | "phone" | "email" | "video" | "messenger" | "link" | "location";
+                        /** @description number, email, URL or address */
+                        value: string;
+                    }[];
+                    /** @description public name */
+                    name: string;
+                    providerReference: string;
+                    reference: string;
+                    userReference: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        profile: {
+                            contactChannels: {
+                                label: string | null;
+                                type: string;
+                                value: string;
+                            }[];
+                            name: string;
+                            providerReference?: string;
+                            reference?: string;
+                            userReference: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        profile: {
+                            contactChannels: {
+                                label: string | null;
+                                type: string;
+                                value: string;
+                            }[];
+                            name: string;
+                            providerReference?: string;
+                            reference?: string;
+                            userReference: string;
+                        };
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the request conflicts with the current state; the message says with what */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getContactProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                profileRef: string;
+                providerRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        profile: {
+                            contactChannels: {
+                                label: string | null;
+                                type: string;
+                                value: string;
+                            }[];
+                            name: string;
+                            providerReference?: string;
+                            reference?: string;
+                            userReference: string;
+                        };
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    createCustomer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                providerRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    customerReference: string;
+                    /** Format: email */
+                    email?: string;
+                    /** @description two-letter language code such as de, en */
+                    language?: string;
+                    /** @description with country code, e.g. +49 170 1234567 */
+                    mobile?: string;
+                    /** @description internal note, at most 1023 characters */
+                    note?: string;
+                    /** @description the provider of the path */
+                    providerReference: string;
+                    userName: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        customer: {
+                            customerReference: string;
+                            email: string | null;
+                            language: string | null;
+                            mobile: string | null;
+                            note: string | null;
+                            providerReference: string;
+                            userName: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        customer: {
+                            customerReference: string;
+                            email: string | null;
+                            language: string | null;
+                            mobile: string | null;
+                            note: string | null;
+                            providerReference: string;
+                            userName: string;
+                        };
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getCustomer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                customerRef: string;
+                providerRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        customer: {
+                            customerReference: string;
+                            email: string | null;
+                            language: string | null;
+                            mobile: string | null;
+                            note: string | null;
+                            providerReference: string;
+                            userName: string;
+                        };
+                    };
+                };
+            };
+            /** @description no customer with this reference */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    updateCustomer: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                customerRef: string;
+                providerRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description a new reference renames the customer */
+                    customerReference?: string;
+                    email?: string | null;
+                    language?: string | null;
+                    mobile?: string | null;
+                    note?: string | null;
+                    userName?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        customer: {
+                            customerReference: string;
+                            email: string | null;
+                            language: string | null;
+                            mobile: string | null;
+                            note: string | null;
+                            providerReference: string;
+                            userName: string;
+                        };
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the request conflicts with the current state; the message says with what */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    deleteCustomer: {
+        parameters: {
+            query?: {
+                /** @description cancel the customer's future participations instead of refusing; default false */
+                ignoreFutureAppointments?: boolean;
+                /** @description mail the customer about each removed appointment; default true */
+                sendMails?: boolean;
+            };
+            header?: never;
+            path: {
+                crmId: string;
+                customerRef: string;
+                providerRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the request conflicts with the current state; the message says with what */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    addParticipation: {
+        parameters: {
+            query?: {
+                /** @description add even when the appointment is full; default false */
+                ignoreCapacity?: boolean;
+                /** @description an existing reference is an error (true) or is updated (false, default) */
+                onDuplicateRaise?: boolean;
+                /** @description default true */
+                sendMails?: boolean;
+            };
+            header?: never;
+            path: {
+                crmId: string;
+                providerRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    appointmentReference: string;
+                    customerReference: string;
+                    /** @description text for the mail to the participant */
+                    message?: string;
+                    reference: string;
+                    /**
+                     * @description RESERVED, REQUESTED, BOOKED, CANCELED, DELETED
+                     * @enum {string}
+                     */
+                    state: "RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        participation: {
+                            appointmentReference: string;
+                            customerReference: string | null;
+                            message: string | null;
+                            reference: string;
+                            state: string;
+                            uuid: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        participation: {
+                            appointmentReference: string;
+                            customerReference: string | null;
+                            message: string | null;
+                            reference: string;
+                            state: string;
+                            uuid: string;
+                        };
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the request conflicts with the current state; the message says with what */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    updateParticipationState: {
+        parameters: {
+            query?: {
+                /** @description default true */
+                sendMails?: boolean;
+            };
+            header?: never;
+            path: {
+                crmId: string;
+                participationRef: string;
+                providerRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description text for the mail to the participant */
+                    message?: string;
+                    /**
+                     * @description RESERVED, REQUESTED, BOOKED, CANCELED, DELETED
+                     * @enum {string}
+                     */
+                    state: "RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED";
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        participation: {
+                            appointmentReference: string;
+                            customerReference: string | null;
+                            message: string | null;
+                            reference: string;
+                            state: string;
+                            uuid: string;
+                        };
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the request conflicts with the current state; the message says with what */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    listProducts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                providerRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        description: string | null;
+                        exclusive: boolean;
+                        followUpTimeMinutes: number | null;
+                        leadTimeMinutes: number | null;
+                        maxDuration: number | null;
+                        minDuration: number | null;
+                        name: string;
+                        reference: string;
+                        uuid: string;
+                    }[];
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    createProduct: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                providerRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string | null;
+                    /** @description offered only on RESOURCE_EXCLUSIVE */
+                    exclusive?: boolean;
+                    followUpTimeMinutes?: number | null;
+                    leadTimeMinutes?: number | null;
+                    maxDuration?: number | null;
+                    minDuration?: number | null;
+                    name: string;
+                    /** @description unique per provider */
+                    reference: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        product: {
+                            description: string | null;
+                            exclusive: boolean;
+                            followUpTimeMinutes: number | null;
+                            leadTimeMinutes: number | null;
+                            maxDuration: number | null;
+                            minDuration: number | null;
+                            name: string;
+                            reference: string;
+                            uuid: string;
+                        };
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the request conflicts with the current state; the message says with what */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    updateProduct: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                productRef: string;
+                providerRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string | null;
+                    /** @description offered only on RESOURCE_EXCLUSIVE */
+                    exclusive?: boolean;
+                    followUpTimeMinutes?: number | null;
+                    leadTimeMinutes?: number | null;
+                    maxDuration?: number | null;
+                    minDuration?: number | null;
+                    name?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        product: {
+                            description: string | null;
+                            exclusive: boolean;
+                            followUpTimeMinutes: number | null;
+                            leadTimeMinutes: number | null;
+                            maxDuration: number | null;
+                            minDuration: number | null;
+                            name: string;
+                            reference: string;
+                            uuid: string;
+                        };
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    listTimeslots: {
+        parameters: {
+            query: {
+                /** @description ISO 8601 */
+                from: string;
+                /** @description ISO 8601, after from */
+                to: string;
+            };
+            header?: never;
+            path: {
+                crmId: string;
+                providerRef: string;
+                resourceRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        appointments: {
+                            acceptBookings: boolean;
+                            address: ({
+                                city: string;
+                                countryCode: string;
+                                number: string;
+                                street: string;
+                                zip: string;
+                            } | string) | null;
+                            archived: boolean;
+                            capacity: number;
+                            capacityLeft: number;
+                            contactReference: string | null;
+                            description: string | null;
+                            end: string;
+                            notes: string | null;
+                            participations: {
+                                customerReference: string | null;
+                                email: string | null;
+                                messages: string[];
+                                mobile: string | null;
+                                name: string | null;
+                                note: string | null;
+                                reference: string;
+                                state: string;
+                                uuid: string;
+                            }[];
+                            price: {
+                                currency: string;
+                                value: number;
+                            } | null;
+                            productName: string | null;
+                            productReference: string | null;
+                            reference: string;
+                            resourceReference: string | null;
+                            seriesId: string | null;
+                            start: string;
+                            /** @description ACTIVE or CANCELLED */
+                            state: string;
+                            uuid: string;
+                        }[];
+                        timeslots: {
+                            address: ({
+                                city: string;
+                                countryCode: string;
+                                number: string;
+                                street: string;
+                                zip: string;
+                            } | string) | null;
+                            defaultAcceptBookings: boolean;
+                            defaultCapacity: number;
+                            end: string;
+                            raster: number;
+                            reference: string;
+                            resourceReference: string;
+                            start: string;
+                            state: string;
+                            uuid: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    listResources: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                providerRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        address: {
+                            city: string;
+                            countryCode: string;
+                            number: string;
+                            street: string;
+                            zip: string;
+                        } | null;
+                        archived: boolean;
+                        bookingWindow: {
+                            cancelNoticeMinutes: number | null;
+                            maxAdvanceDays: number | null;
+                            minNoticeMinutes: number | null;
+                        };
+                        channels: {
+                            CALENDAR_PUBLIC: {
+                                bookingProcess: string;
+                            };
+                            RESOURCE_EXCLUSIVE: {
+                                bookingProcess: string;
+                            };
+                            RESOURCE_PUBLIC: {
+                                bookingProcess: string;
+                            };
+                            RESOURCE_REFERENCE: {
+                                bookingProcess: string;
+                            };
+                        };
+                        contact: string | null;
+                        contactChannelType: string | null;
+                        contactProfileReference: string | null;
+                        description: string | null;
+                        imgUrl: string | null;
+                        internalName: string;
+                        msgHelpText: string | null;
+                        products: string[];
+                        provider: string;
+                        publicName: string;
+                        reference: string;
+                        uuid: string;
+                        website: string | null;
+                    }[];
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    createResource: {
+        parameters: {
+            query?: {
+                /** @description true: an existing reference is 400; false: it is updated */
+                onDuplicateRaise?: boolean;
+            };
+            header?: never;
+            path: {
+                crmId: string;
+                providerRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    address?: {
+                        city: string;
+                        /** @description ISO 3166-1 alpha-2; default DE */
+                        countryCode?: string;
+                        number: string;
+                        street: string;
+                        zip: string;
+                    } | null;
+                    bookingWindow?: {
+                        cancelNoticeMinutes?: number | null;
+                        maxAdvanceDays?: number | null;
+                        minNoticeMinutes?: number | null;
+                    } | null;
+                    /** @description bookingProcess per channelKey (RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC); default IMMEDIATE */
+                    channels?: {
+                        CALENDAR_PUBLIC?: {
+                            /** @enum {string} */
+                            bookingProcess: "IMMEDIATE" | "REQUESTED";
+                        };
+                        RESOURCE_EXCLUSIVE?: {
+                            /** @enum {string} */
+                            bookingProcess: "IMMEDIATE" | "REQUESTED";
+                        };
+                        RESOURCE_PUBLIC?: {
+                            /** @enum {string} */
+                            bookingProcess: "IMMEDIATE" | "REQUESTED";
+                        };
+                        RESOURCE_REFERENCE?: {
+                            /** @enum {string} */
+                            bookingProcess: "IMMEDIATE" | "REQUESTED";
+                        };
+                    };
+                    contact?: string | null;
+                    contactChannelType?: ("mobile" | "phone" | "email" | "video" | "messenger" | "link" | "location") | null;
+                    contactProfileReference?: string | null;
+                    description?: string | null;
+                    imgUrl?: string | null;
+                    /** @description for the provider */
+                    internalName: string;
+                    msgHelpText?: string | null;
+                    /** @description product references; the products must exist */
+                    products?: string[];
+                    /** @description shown to customers */
+                    publicName: string;
+                    /** @description unique per provider */
+                    reference: string;
+                    website?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        address: {
+                            city: string;
+                            countryCode: string;
+                            number: string;
+                            street: string;
+                            zip: string;
+                        } | null;
+                        archived: boolean;
+                        bookingWindow: {
+                            cancelNoticeMinutes: number | null;
+                            maxAdvanceDays: number | null;
+                            minNoticeMinutes: number | null;
+                        };
+                        channels: {
+                            CALENDAR_PUBLIC: {
+                                bookingProcess: string;
+                            };
+                            RESOURCE_EXCLUSIVE: {
+                                bookingProcess: string;
+                            };
+                            RESOURCE_PUBLIC: {
+                                bookingProcess: string;
+                            };
+                            RESOURCE_REFERENCE: {
+                                bookingProcess: string;
+                            };
+                        };
+                        contact: string | null;
+                        contactChannelType: string | null;
+                        contactProfileReference: string | null;
+                        description: string | null;
+                        imgUrl: string | null;
+                        internalName: string;
+                        msgHelpText: string | null;
+                        products: string[];
+                        provider: string;
+                        publicName: string;
+                        reference: string;
+                        uuid: string;
+                        website: string | null;
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    updateResource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                providerRef: string;
+                resourceRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    address?: {
+                        city: string;
+                        /** @description ISO 3166-1 alpha-2; default DE */
+                        countryCode?: string;
+                        number: string;
+                        street: string;
+                        zip: string;
+                    } | null;
+                    /** @description archived resources cannot be booked */
+                    archived?: boolean;
+                    bookingWindow?: {
+                        cancelNoticeMinutes?: number | null;
+                        maxAdvanceDays?: number | null;
+                        minNoticeMinutes?: number | null;
+                    } | null;
+                    /** @description bookingProcess per channelKey (RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC); default IMMEDIATE */
+                    channels?: {
+                        CALENDAR_PUBLIC?: {
+                            /** @enum {string} */
+                            bookingProcess: "IMMEDIATE" | "REQUESTED";
+                        };
+                        RESOURCE_EXCLUSIVE?: {
+                            /** @enum {string} */
+                            bookingProcess: "IMMEDIATE" | "REQUESTED";
+                        };
+                        RESOURCE_PUBLIC?: {
+                            /** @enum {string} */
+                            bookingProcess: "IMMEDIATE" | "REQUESTED";
+                        };
+                        RESOURCE_REFERENCE?: {
+                            /** @enum {string} */
+                            bookingProcess: "IMMEDIATE" | "REQUESTED";
+                        };
+                    };
+                    contact?: string | null;
+                    contactChannelType?: ("mobile" | "phone" | "email" | "video" | "messenger" | "link" | "location") | null;
+                    contactProfileReference?: string | null;
+                    description?: string | null;
+                    imgUrl?: string | null;
+                    /** @description for the provider */
+                    internalName?: string;
+                    msgHelpText?: string | null;
+                    /** @description product references; the products must exist */
+                    products?: string[];
+                    /** @description shown to customers */
+                    publicName?: string;
+                    website?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        address: {
+                            city: string;
+                            countryCode: string;
+                            number: string;
+                            street: string;
+                            zip: string;
+                        } | null;
+                        archived: boolean;
+                        bookingWindow: {
+                            cancelNoticeMinutes: number | null;
+                            maxAdvanceDays: number | null;
+                            minNoticeMinutes: number | null;
+                        };
+                        channels: {
+                            CALENDAR_PUBLIC: {
+                                bookingProcess: string;
+                            };
+                            RESOURCE_EXCLUSIVE: {
+                                bookingProcess: string;
+                            };
+                            RESOURCE_PUBLIC: {
+                                bookingProcess: string;
+                            };
+                            RESOURCE_REFERENCE: {
+                                bookingProcess: string;
+                            };
+                        };
+                        contact: string | null;
+                        contactChannelType: string | null;
+                        contactProfileReference: string | null;
+                        description: string | null;
+                        imgUrl: string | null;
+                        internalName: string;
+                        msgHelpText: string | null;
+                        products: string[];
+                        provider: string;
+                        publicName: string;
+                        reference: string;
+                        uuid: string;
+                        website: string | null;
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    deleteResource: {
+        parameters: {
+            query?: {
+                /** @description archive future appointments and inform their participants */
+                ignoreFutureAppointments?: boolean;
+            };
+            header?: never;
+            path: {
+                crmId: string;
+                providerRef: string;
+                resourceRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the request conflicts with the current state; the message says with what */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    listStaff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                providerRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        email: string;
+                        firstName: string | null;
+                        lastName: string | null;
+                        mobile: string | null;
+                        phone: string | null;
+                        reference: string | null;
+                        username: string;
+                    }[];
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    addStaff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                providerRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    userReference: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        staff: {
+                            email: string;
+                            firstName: string | null;
+                            lastName: string | null;
+                            mobile: string | null;
+                            phone: string | null;
+                            reference: string | null;
+                            username: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        staff: {
+                            email: string;
+                            firstName: string | null;
+                            lastName: string | null;
+                            mobile: string | null;
+                            phone: string | null;
+                            reference: string | null;
+                            username: string;
+                        };
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    removeStaff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                providerRef: string;
+                userRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the request conflicts with the current state; the message says with what */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    createTimeslots: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                providerRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    timeslots: {
                         /** @description object (city, street, number, zip required; country or countryCode, default DE) or plain text */
                         address?: {
                             city: string;
@@ -1064,8953 +5993,5418 @@ export interface paths {
                             street: string;
                             zip: string;
                         } | string;
-                        /** @description default 0 */
-                        capacity?: number;
-                        /** @description user reference of the responsible staff member */
-                        contactReference?: string;
-                        description?: string;
-                        /** @description required for a single appointment */
-                        end?: string;
-                        /** @description series: start of the daily window (time of day) */
-                        from?: string;
-                        notes?: string;
-                        participations?: {
-                            /** Format: email */
-                            email: string;
-                            /** @description with country code, e.g. +49 170 1234567 */
-                            mobile?: string;
-                            name: string;
-                            /** @description internal note, at most 1023 characters */
-                            note?: string;
-                            /** @description required for a single appointment; generated in a series */
-                            reference?: string;
-                            /**
-                             * @description RESERVED, REQUESTED, BOOKED, CANCELED, DELETED
-                             * @enum {string}
-                             */
-                            state: "RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED";
-                        }[];
-                        price?: {
-                            /** @enum {string} */
-                            currency: "EUR" | "CHF";
-                            value: number;
-                        };
-                        /** @description overrides the product name */
-                        productName?: string;
-                        productReference: string;
-                        /** @description required for a single appointment; ignored for a series */
+                        defaultAcceptBookings: boolean;
+                        defaultCapacity: number;
+                        /** @description ISO 8601, after start */
+                        end: string;
+                        /** @description minutes per bookable slot */
+                        raster: number;
+                        /** @description generated when omitted */
                         reference?: string;
                         resourceReference: string;
-                        series_data?: {
-                            /** @description first date of the series (date or date-time) */
-                            from: string;
-                            /** @description minutes per appointment */
-                            raster: number;
-                            /** @description last date of the series, included */
-                            to: string;
-                            /** @description '1' (Monday) .. '7' (Sunday); required when the series spans more than one day */
-                            weekdays?: (string | number)[];
-                        };
-                        /** @description required for a single appointment */
-                        start?: string;
-                        /** @description series: end of the daily window (time of day) */
-                        to?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            appointments: {
-                                acceptBookings: boolean;
-                                address: ({
-                                    city: string;
-                                    countryCode: string;
-                                    number: string;
-                                    street: string;
-                                    zip: string;
-                                } | string) | null;
-                                archived: boolean;
-                                capacity: number;
-                                capacityLeft: number;
-                                contactReference: string | null;
-                                description: string | null;
-                                end: string;
-                                notes: string | null;
-                                participations: {
-                                    customerReference: string | null;
-                                    email: string | null;
-                                    messages: string[];
-                                    mobile: string | null;
-                                    name: string | null;
-                                    note: string | null;
-                                    reference: string;
-                                    state: string;
-                                    uuid: string;
-                                }[];
-                                price: {
-                                    currency: string;
-                                    value: number;
-                                } | null;
-                                productName: string | null;
-                                productReference: string | null;
-                                reference: string;
-                                resourceReference: string | null;
-                                seriesId: string | null;
-                                start: string;
-                                /** @description ACTIVE or CANCELLED */
-                                state: string;
-                                uuid: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        /** D8 cancel appointments and mail the participants */
-        delete: {
-            parameters: {
-                query?: {
-                    /** @description text for the mail to the participant */
-                    message?: string;
-                };
-                header?: never;
-                path: {
-                    crmId: string;
-                    providerRef: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        appointmentReference?: string;
-                        seriesId?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            count: number;
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/crms/{crmId}/provider/{providerRef}/appointments/withoutNotification": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** D7 delete appointments without notification */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                    providerRef: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        appointmentReference?: string;
-                        seriesId?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            count: number;
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/crms/{crmId}/provider/{providerRef}/calendar-feeds": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** list the provider's calendar feeds */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                    providerRef: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            feeds: {
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: uuid */
-                                id: string;
-                                resourceReference: string | null;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        /** create a calendar feed of the provider or of one resource */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                    providerRef: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        resourceReference?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            feed: {
-                                /** Format: date-time */
-                                createdAt: string;
-                                /** Format: uuid */
-                                id: string;
-                                resourceReference: string | null;
-                                /** @description PUBLIC_BASE_URL/feeds/{token}.ics; shown only here (the token is stored hashed) */
-                                url: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/crms/{crmId}/provider/{providerRef}/calendar-feeds/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** revoke a calendar feed: its URL answers 404 from now on */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                    /** @description the feed id */
-                    id: string;
-                    providerRef: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/crms/{crmId}/provider/{providerRef}/contactProfile": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** B10 create (201) or update (200) a provider-specific contact profile; channels merged by type */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                    providerRef: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description one channel per type */
-                        contactChannels: {
-                            label?: string | null;
-                            /**
-                             * @description mobile, phone, email, video, messenger, link, location
-                             * @enum {string}
-                             */
-                            type: "mobile" | "phone" | "email" | "video" | "messenger" | "link" | "location";
-                            /** @description number, email, URL or address */
-                            value: string;
-                        }[];
-                        /** @description public name */
-                        name: string;
-                        providerReference: string;
-                        reference: string;
-                        userReference: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            profile: {
-                                contactChannels: {
-                                    label: string | null;
-                                    type: string;
-                                    value: string;
-                                }[];
-                                name: string;
-                                providerReference?: string;
-                                reference?: string;
-                                userReference: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            profile: {
-                                contactChannels: {
-                                    label: string | null;
-                                    type: string;
-                                    value: string;
-                                }[];
-                                name: string;
-                                providerReference?: string;
-                                reference?: string;
-                                userReference: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/crms/{crmId}/provider/{providerRef}/contactProfile/{profileRef}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** B9 read a provider-specific contact profile */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                    profileRef: string;
-                    providerRef: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            profile: {
-                                contactChannels: {
-                                    label: string | null;
-                                    type: string;
-                                    value: string;
-                                }[];
-                                name: string;
-                                providerReference?: string;
-                                reference?: string;
-                                userReference: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/crms/{crmId}/provider/{providerRef}/customers": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** D12 create a customer (200 when it exists) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                    providerRef: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        customerReference: string;
-                        /** Format: email */
-                        email?: string;
-                        /** @description two-letter language code such as de, en */
-                        language?: string;
-                        /** @description with country code, e.g. +49 170 1234567 */
-                        mobile?: string;
-                        /** @description internal note, at most 1023 characters */
-                        note?: string;
-                        /** @description the provider of the path */
-                        providerReference: string;
-                        userName: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            customer: {
-                                customerReference: string;
-                                email: string | null;
-                                language: string | null;
-                                mobile: string | null;
-                                note: string | null;
-                                providerReference: string;
-                                userName: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            customer: {
-                                customerReference: string;
-                                email: string | null;
-                                language: string | null;
-                                mobile: string | null;
-                                note: string | null;
-                                providerReference: string;
-                                userName: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/crms/{crmId}/provider/{providerRef}/customers/{customerRef}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** D11 read a customer (204 when unknown) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                    customerRef: string;
-                    providerRef: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            customer: {
-                                customerReference: string;
-                                email: string | null;
-                                language: string | null;
-                                mobile: string | null;
-                                note: string | null;
-                                providerReference: string;
-                                userName: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        /** D13 update a customer (given fields only) */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                    customerRef: string;
-                    providerRef: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description a new reference renames the customer */
-                        customerReference?: string;
-                        email?: string | null;
-                        language?: string | null;
-                        mobile?: string | null;
-                        note?: string | null;
-                        userName?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            customer: {
-                                customerReference: string;
-                                email: string | null;
-                                language: string | null;
-                                mobile: string | null;
-                                note: string | null;
-                                providerReference: string;
-                                userName: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        post?: never;
-        /** D14 delete a customer */
-        delete: {
-            parameters: {
-                query?: {
-                    /** @description cancel the customer's future participations instead of refusing; default false */
-                    ignoreFutureAppointments?: boolean;
-                    /** @description mail the customer about each removed appointment; default true */
-                    sendMails?: boolean;
-                };
-                header?: never;
-                path: {
-                    crmId: string;
-                    customerRef: string;
-                    providerRef: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/crms/{crmId}/provider/{providerRef}/participations": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** D9 add a participation (or update an existing reference) */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description add even when the appointment is full; default false */
-                    ignoreCapacity?: boolean;
-                    /** @description an existing reference is an error (true) or is updated (false, default) */
-                    onDuplicateRaise?: boolean;
-                    /** @description default true */
-                    sendMails?: boolean;
-                };
-                header?: never;
-                path: {
-                    crmId: string;
-                    providerRef: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        appointmentReference: string;
-                        customerReference: string;
-                        /** @description text for the mail to the participant */
-                        message?: string;
-                        reference: string;
-                        /**
-                         * @description RESERVED, REQUESTED, BOOKED, CANCELED, DELETED
-                         * @enum {string}
-                         */
-                        state: "RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            participation: {
-                                appointmentReference: string;
-                                customerReference: string | null;
-                                message: string | null;
-                                reference: string;
-                                state: string;
-                                uuid: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            participation: {
-                                appointmentReference: string;
-                                customerReference: string | null;
-                                message: string | null;
-                                reference: string;
-                                state: string;
-                                uuid: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/crms/{crmId}/provider/{providerRef}/participations/{participationRef}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** D10 change the state of a participation */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description default true */
-                    sendMails?: boolean;
-                };
-                header?: never;
-                path: {
-                    crmId: string;
-                    participationRef: string;
-                    providerRef: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description text for the mail to the participant */
-                        message?: string;
-                        /**
-                         * @description RESERVED, REQUESTED, BOOKED, CANCELED, DELETED
-                         * @enum {string}
-                         */
-                        state: "RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            participation: {
-                                appointmentReference: string;
-                                customerReference: string | null;
-                                message: string | null;
-                                reference: string;
-                                state: string;
-                                uuid: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/crms/{crmId}/provider/{providerRef}/products": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** B2 list products (bare array) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                    providerRef: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            description: string | null;
-                            exclusive: boolean;
-                            followUpTimeMinutes: number | null;
-                            leadTimeMinutes: number | null;
-                            maxDuration: number | null;
-                            minDuration: number | null;
-                            name: string;
-                            reference: string;
-                            uuid: string;
-                        }[];
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        /** B1 create a product */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                    providerRef: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        description?: string | null;
-                        /** @description offered only on RESOURCE_EXCLUSIVE */
-                        exclusive?: boolean;
-                        followUpTimeMinutes?: number | null;
-                        leadTimeMinutes?: number | null;
-                        maxDuration?: number | null;
-                        minDuration?: number | null;
-                        name: string;
-                        /** @description unique per provider */
-                        reference: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            product: {
-                                description: string | null;
-                                exclusive: boolean;
-                                followUpTimeMinutes: number | null;
-                                leadTimeMinutes: number | null;
-                                maxDuration: number | null;
-                                minDuration: number | null;
-                                name: string;
-                                reference: string;
-                                uuid: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/crms/{crmId}/provider/{providerRef}/products/{productRef}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** update a product (given fields only) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                    productRef: string;
-                    providerRef: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        description?: string | null;
-                        /** @description offered only on RESOURCE_EXCLUSIVE */
-                        exclusive?: boolean;
-                        followUpTimeMinutes?: number | null;
-                        leadTimeMinutes?: number | null;
-                        maxDuration?: number | null;
-                        minDuration?: number | null;
-                        name?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            product: {
-                                description: string | null;
-                                exclusive: boolean;
-                                followUpTimeMinutes: number | null;
-                                leadTimeMinutes: number | null;
-                                maxDuration: number | null;
-                                minDuration: number | null;
-                                name: string;
-                                reference: string;
-                                uuid: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/crms/{crmId}/provider/{providerRef}/resource/{resourceRef}/timeslots": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** D2 timeslots and appointments of a resource in [from, to) */
-        get: {
-            parameters: {
-                query: {
-                    /** @description ISO 8601 */
-                    from: string;
-                    /** @description ISO 8601, after from */
-                    to: string;
-                };
-                header?: never;
-                path: {
-                    crmId: string;
-                    providerRef: string;
-                    resourceRef: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            appointments: {
-                                acceptBookings: boolean;
-                                address: ({
-                                    city: string;
-                                    countryCode: string;
-                                    number: string;
-                                    street: string;
-                                    zip: string;
-                                } | string) | null;
-                                archived: boolean;
-                                capacity: number;
-                                capacityLeft: number;
-                                contactReference: string | null;
-                                description: string | null;
-                                end: string;
-                                notes: string | null;
-                                participations: {
-                                    customerReference: string | null;
-                                    email: string | null;
-                                    messages: string[];
-                                    mobile: string | null;
-                                    name: string | null;
-                                    note: string | null;
-                                    reference: string;
-                                    state: string;
-                                    uuid: string;
-                                }[];
-                                price: {
-                                    currency: string;
-                                    value: number;
-                                } | null;
-                                productName: string | null;
-                                productReference: string | null;
-                                reference: string;
-                                resourceReference: string | null;
-                                seriesId: string | null;
-                                start: string;
-                                /** @description ACTIVE or CANCELLED */
-                                state: string;
-                                uuid: string;
-                            }[];
-                            timeslots: {
-                                address: ({
-                                    city: string;
-                                    countryCode: string;
-                                    number: string;
-                                    street: string;
-                                    zip: string;
-                                } | string) | null;
-                                defaultAcceptBookings: boolean;
-                                defaultCapacity: number;
-                                end: string;
-                                raster: number;
-                                reference: string;
-                                resourceReference: string;
-                                start: string;
-                                state: string;
-                                uuid: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/crms/{crmId}/provider/{providerRef}/resources": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** B5 list resources (bare array) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                    providerRef: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            address: {
-                                city: string;
-                                countryCode: string;
-                                number: string;
-                                street: string;
-                                zip: string;
-                            } | null;
-                            archived: boolean;
-                            bookingWindow: {
-                                cancelNoticeMinutes: number | null;
-                                maxAdvanceDays: number | null;
-                                minNoticeMinutes: number | null;
-                            };
-                            channels: {
-                                CALENDAR_PUBLIC: {
-                                    bookingProcess: string;
-                                };
-                                RESOURCE_EXCLUSIVE: {
-                                    bookingProcess: string;
-                                };
-                                RESOURCE_PUBLIC: {
-                                    bookingProcess: string;
-                                };
-                                RESOURCE_REFERENCE: {
-                                    bookingProcess: string;
-                                };
-                            };
-                            contact: string | null;
-                            contactChannelType: string | null;
-                            contactProfileReference: string | null;
-                            description: string | null;
-                            imgUrl: string | null;
-                            internalName: string;
-                            msgHelpText: string | null;
-                            products: string[];
-                            provider: string;
-                            publicName: string;
-                            reference: string;
-                            uuid: string;
-                            website: string | null;
-                        }[];
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        /** B3 create a resource, or update an existing reference unless onDuplicateRaise (201, bare object) */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description true: an existing reference is 400; false: it is updated */
-                    onDuplicateRaise?: boolean;
-                };
-                header?: never;
-                path: {
-                    crmId: string;
-                    providerRef: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        address?: {
-                            city: string;
-                            /** @description ISO 3166-1 alpha-2; default DE */
-                            countryCode?: string;
-                            number: string;
-                            street: string;
-                            zip: string;
-                        } | null;
-                        bookingWindow?: {
-                            cancelNoticeMinutes?: number | null;
-                            maxAdvanceDays?: number | null;
-                            minNoticeMinutes?: number | null;
-                        } | null;
-                        /** @description bookingProcess per channelKey (RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC); default IMMEDIATE */
-                        channels?: {
-                            CALENDAR_PUBLIC?: {
-                                /** @enum {string} */
-                                bookingProcess: "IMMEDIATE" | "REQUESTED";
-                            };
-                            RESOURCE_EXCLUSIVE?: {
-                                /** @enum {string} */
-                                bookingProcess: "IMMEDIATE" | "REQUESTED";
-                            };
-                            RESOURCE_PUBLIC?: {
-                                /** @enum {string} */
-                                bookingProcess: "IMMEDIATE" | "REQUESTED";
-                            };
-                            RESOURCE_REFERENCE?: {
-                                /** @enum {string} */
-                                bookingProcess: "IMMEDIATE" | "REQUESTED";
-                            };
-                        };
-                        contact?: string | null;
-                        contactChannelType?: ("mobile" | "phone" | "email" | "video" | "messenger" | "link" | "location") | null;
-                        contactProfileReference?: string | null;
-                        description?: string | null;
-                        imgUrl?: string | null;
-                        /** @description for the provider */
-                        internalName: string;
-                        msgHelpText?: string | null;
-                        /** @description product references; the products must exist */
-                        products?: string[];
-                        /** @description shown to customers */
-                        publicName: string;
-                        /** @description unique per provider */
-                        reference: string;
-                        website?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            address: {
-                                city: string;
-                                countryCode: string;
-                                number: string;
-                                street: string;
-                                zip: string;
-                            } | null;
-                            archived: boolean;
-                            bookingWindow: {
-                                cancelNoticeMinutes: number | null;
-                                maxAdvanceDays: number | null;
-                                minNoticeMinutes: number | null;
-                            };
-                            channels: {
-                                CALENDAR_PUBLIC: {
-                                    bookingProcess: string;
-                                };
-                                RESOURCE_EXCLUSIVE: {
-                                    bookingProcess: string;
-                                };
-                                RESOURCE_PUBLIC: {
-                                    bookingProcess: string;
-                                };
-                                RESOURCE_REFERENCE: {
-                                    bookingProcess: string;
-                                };
-                            };
-                            contact: string | null;
-                            contactChannelType: string | null;
-                            contactProfileReference: string | null;
-                            description: string | null;
-                            imgUrl: string | null;
-                            internalName: string;
-                            msgHelpText: string | null;
-                            products: string[];
-                            provider: string;
-                            publicName: string;
-                            reference: string;
-                            uuid: string;
-                            website: string | null;
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/crms/{crmId}/provider/{providerRef}/resources/{resourceRef}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** B4 update a resource (given fields only; bare object) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                    providerRef: string;
-                    resourceRef: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        address?: {
-                            city: string;
-                            /** @description ISO 3166-1 alpha-2; default DE */
-                            countryCode?: string;
-                            number: string;
-                            street: string;
-                            zip: string;
-                        } | null;
-                        /** @description archived resources cannot be booked */
-                        archived?: boolean;
-                        bookingWindow?: {
-                            cancelNoticeMinutes?: number | null;
-                            maxAdvanceDays?: number | null;
-                            minNoticeMinutes?: number | null;
-                        } | null;
-                        /** @description bookingProcess per channelKey (RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC); default IMMEDIATE */
-                        channels?: {
-                            CALENDAR_PUBLIC?: {
-                                /** @enum {string} */
-                                bookingProcess: "IMMEDIATE" | "REQUESTED";
-                            };
-                            RESOURCE_EXCLUSIVE?: {
-                                /** @enum {string} */
-                                bookingProcess: "IMMEDIATE" | "REQUESTED";
-                            };
-                            RESOURCE_PUBLIC?: {
-                                /** @enum {string} */
-                                bookingProcess: "IMMEDIATE" | "REQUESTED";
-                            };
-                            RESOURCE_REFERENCE?: {
-                                /** @enum {string} */
-                                bookingProcess: "IMMEDIATE" | "REQUESTED";
-                            };
-                        };
-                        contact?: string | null;
-                        contactChannelType?: ("mobile" | "phone" | "email" | "video" | "messenger" | "link" | "location") | null;
-                        contactProfileReference?: string | null;
-                        description?: string | null;
-                        imgUrl?: string | null;
-                        /** @description for the provider */
-                        internalName?: string;
-                        msgHelpText?: string | null;
-                        /** @description product references; the products must exist */
-                        products?: string[];
-                        /** @description shown to customers */
-                        publicName?: string;
-                        website?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            address: {
-                                city: string;
-                                countryCode: string;
-                                number: string;
-                                street: string;
-                                zip: string;
-                            } | null;
-                            archived: boolean;
-                            bookingWindow: {
-                                cancelNoticeMinutes: number | null;
-                                maxAdvanceDays: number | null;
-                                minNoticeMinutes: number | null;
-                            };
-                            channels: {
-                                CALENDAR_PUBLIC: {
-                                    bookingProcess: string;
-                                };
-                                RESOURCE_EXCLUSIVE: {
-                                    bookingProcess: string;
-                                };
-                                RESOURCE_PUBLIC: {
-                                    bookingProcess: string;
-                                };
-                                RESOURCE_REFERENCE: {
-                                    bookingProcess: string;
-                                };
-                            };
-                            contact: string | null;
-                            contactChannelType: string | null;
-                            contactProfileReference: string | null;
-                            description: string | null;
-                            imgUrl: string | null;
-                            internalName: string;
-                            msgHelpText: string | null;
-                            products: string[];
-                            provider: string;
-                            publicName: string;
-                            reference: string;
-                            uuid: string;
-                            website: string | null;
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        /** B6 delete a resource for good (409 while future appointments exist unless ignoreFutureAppointments=true) */
-        delete: {
-            parameters: {
-                query?: {
-                    /** @description archive future appointments and inform their participants */
-                    ignoreFutureAppointments?: boolean;
-                };
-                header?: never;
-                path: {
-                    crmId: string;
-                    providerRef: string;
-                    resourceRef: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/crms/{crmId}/provider/{providerRef}/staff": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** C7 list staff (bare array) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                    providerRef: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            email: string;
-                            firstName: string | null;
-                            lastName: string | null;
-                            mobile: string | null;
-                            phone: string | null;
-                            reference: string | null;
-                            username: string;
-                        }[];
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        /** add a staff member */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                    providerRef: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        userReference: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            staff: {
-                                email: string;
-                                firstName: string | null;
-                                lastName: string | null;
-                                mobile: string | null;
-                                phone: string | null;
-                                reference: string | null;
-                                username: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            staff: {
-                                email: string;
-                                firstName: string | null;
-                                lastName: string | null;
-                                mobile: string | null;
-                                phone: string | null;
-                                reference: string | null;
-                                username: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/crms/{crmId}/provider/{providerRef}/staff/{userRef}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** remove a staff member */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                    providerRef: string;
-                    userRef: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/crms/{crmId}/provider/{providerRef}/timeslots": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** D1 create timeslots (all or nothing) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                    providerRef: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        timeslots: {
-                            /** @description object (city, street, number, zip required; country or countryCode, default DE) or plain text */
-                            address?: {
-                                city: string;
-                                country?: string;
-                                /** @description default DE */
-                                countryCode?: string;
-                                number: string;
-                                street: string;
-                                zip: string;
-                            } | string;
-                            defaultAcceptBookings: boolean;
-                            defaultCapacity: number;
-                            /** @description ISO 8601, after start */
-                            end: string;
-                            /** @description minutes per bookable slot */
-                            raster: number;
-                            /** @description generated when omitted */
-                            reference?: string;
-                            resourceReference: string;
-                            /** @description ISO 8601; without offset: wall clock in the provider zone; default now */
-                            start?: string;
-                            /**
-                             * @description CREATED (hidden) or BOOKABLE (public)
-                             * @enum {string}
-                             */
-                            state: "CREATED" | "BOOKABLE";
-                        }[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            timeslots: {
-                                address: ({
-                                    city: string;
-                                    countryCode: string;
-                                    number: string;
-                                    street: string;
-                                    zip: string;
-                                } | string) | null;
-                                defaultAcceptBookings: boolean;
-                                defaultCapacity: number;
-                                end: string;
-                                raster: number;
-                                reference: string;
-                                resourceReference: string;
-                                start: string;
-                                state: string;
-                                uuid: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/crms/{crmId}/provider/{providerRef}/timeslots/{timeslotRef}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /** D3 update a timeslot (given fields only) */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                    providerRef: string;
-                    timeslotRef: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        address?: ({
-                            city: string;
-                            country?: string;
-                            /** @description default DE */
-                            countryCode?: string;
-                            number: string;
-                            street: string;
-                            zip: string;
-                        } | string) | null;
-                        defaultAcceptBookings?: boolean;
-                        defaultCapacity?: number;
-                        /** @description ISO 8601, after start */
-                        end?: string;
-                        /** @description minutes per bookable slot */
-                        raster?: number;
-                        resourceReference?: string;
                         /** @description ISO 8601; without offset: wall clock in the provider zone; default now */
                         start?: string;
                         /**
                          * @description CREATED (hidden) or BOOKABLE (public)
                          * @enum {string}
                          */
-                        state?: "CREATED" | "BOOKABLE";
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            timeslot: {
-                                address: ({
-                                    city: string;
-                                    countryCode: string;
-                                    number: string;
-                                    street: string;
-                                    zip: string;
-                                } | string) | null;
-                                defaultAcceptBookings: boolean;
-                                defaultCapacity: number;
-                                end: string;
-                                raster: number;
-                                reference: string;
-                                resourceReference: string;
-                                start: string;
-                                state: string;
-                                uuid: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
+                        state: "CREATED" | "BOOKABLE";
+                    }[];
                 };
             };
         };
-        post?: never;
-        /** D4 delete a timeslot */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                    providerRef: string;
-                    timeslotRef: string;
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/crms/{crmId}/provider/{reference}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** C6 read a provider */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                    reference: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            provider: {
-                                accountReference: string;
-                                branch: string | null;
-                                description: string | null;
-                                email: string | null;
-                                impressum: string | null;
-                                mobile: string | null;
-                                name: string;
-                                ownerReference: string | null;
-                                phone: string | null;
-                                reference: string;
-                                reminderMinutesBefore: number[] | null;
-                                subbranch: string | null;
-                                timeZone: string;
-                                uuid: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        /** update a provider (given fields only) */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                    reference: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
                     "application/json": {
-                        accountReference?: string;
-                        /** @description real-estate, facilities, handyman, sports-and-leisure, misc */
-                        branch?: string;
-                        description?: string | null;
-                        email?: string | null;
-                        impressum?: string | null;
-                        mobile?: string | null;
-                        name?: string;
-                        ownerReference?: string;
-                        phone?: string | null;
-                        reminderMinutesBefore?: number[] | null;
-                        subbranch?: string | null;
-                        /** @description IANA time zone; default DEFAULT_TIME_ZONE */
-                        timeZone?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            provider: {
-                                accountReference: string;
-                                branch: string | null;
-                                description: string | null;
-                                email: string | null;
-                                impressum: string | null;
-                                mobile: string | null;
-                                name: string;
-                                ownerReference: string | null;
-                                phone: string | null;
-                                reference: string;
-                                reminderMinutesBefore: number[] | null;
-                                subbranch: string | null;
-                                timeZone: string;
-                                uuid: string;
-                            };
+                        "api-info": {
+                            version: string;
                         };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/crms/{crmId}/user": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** C1 create or update a user */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: email */
-                        email: string;
-                        firstName?: string | null;
-                        lastName: string;
-                        mobile?: string | null;
-                        phone?: string | null;
-                        /** @description uniqueId@platformName */
-                        reference: string;
-                        /** @description must not contain / ? : & # \ */
-                        username: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            user: {
-                                email: string;
-                                firstName: string | null;
-                                language: string | null;
-                                lastName: string | null;
-                                mobile: string | null;
-                                phone: string | null;
-                                reference: string | null;
-                                username: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            user: {
-                                email: string;
-                                firstName: string | null;
-                                language: string | null;
-                                lastName: string | null;
-                                mobile: string | null;
-                                phone: string | null;
-                                reference: string | null;
-                                username: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/crms/{crmId}/user/{reference}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** C2 read a user */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                    reference: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            user: {
-                                email: string;
-                                firstName: string | null;
-                                language: string | null;
-                                lastName: string | null;
-                                mobile: string | null;
-                                phone: string | null;
-                                reference: string | null;
-                                username: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        /** update a user (given fields only) */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                    reference: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: email */
-                        email?: string;
-                        firstName?: string | null;
-                        language?: string;
-                        lastName?: string;
-                        mobile?: string | null;
-                        phone?: string | null;
-                        username?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            user: {
-                                email: string;
-                                firstName: string | null;
-                                language: string | null;
-                                lastName: string | null;
-                                mobile: string | null;
-                                phone: string | null;
-                                reference: string | null;
-                                username: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/crms/{crmId}/user/{userRef}/generalContactProfile": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** B7 read the general contact profile of a user */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                    userRef: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            profile: {
-                                contactChannels: {
-                                    label: string | null;
-                                    type: string;
-                                    value: string;
-                                }[];
-                                name: string;
-                                providerReference?: string;
-                                reference?: string;
-                                userReference: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        /** B8 create (201) or update (200) the general contact profile; channels merged by type */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                    userRef: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description one channel per type */
-                        contactChannels: {
-                            label?: string | null;
-                            /**
-                             * @description mobile, phone, email, video, messenger, link, location
-                             * @enum {string}
-                             */
-                            type: "mobile" | "phone" | "email" | "video" | "messenger" | "link" | "location";
-                            /** @description number, email, URL or address */
-                            value: string;
+                        timeslots: {
+                            address: ({
+                                city: string;
+                                countryCode: string;
+                                number: string;
+                                street: string;
+                                zip: string;
+                            } | string) | null;
+                            defaultAcceptBookings: boolean;
+                            defaultCapacity: number;
+                            end: string;
+                            raster: number;
+                            reference: string;
+                            resourceReference: string;
+                            start: string;
+                            state: string;
+                            uuid: string;
                         }[];
-                        /** @description public name */
-                        name: string;
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            profile: {
-                                contactChannels: {
-                                    label: string | null;
-                                    type: string;
-                                    value: string;
-                                }[];
-                                name: string;
-                                providerReference?: string;
-                                reference?: string;
-                                userReference: string;
-                            };
-                        };
-                    };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            profile: {
-                                contactChannels: {
-                                    label: string | null;
-                                    type: string;
-                                    value: string;
-                                }[];
-                                name: string;
-                                providerReference?: string;
-                                reference?: string;
-                                userReference: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/crms/{crmId}/webhooks": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The crm's webhook subscriptions (no secrets) */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            webhooks: {
-                                /** Format: date-time */
-                                createdAt: string;
-                                description: string | null;
-                                enabled: boolean;
-                                events: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "webhook.test")[];
-                                /** Format: uuid */
-                                id: string;
-                                url: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        /** Subscribe to events (the secret is shown only here and on rotation) */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
                     "application/json": {
-                        description?: string | null;
-                        events?: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "webhook.test")[] | null;
-                        /** @description http or https; loopback, private, link-local and multicast destinations are refused */
-                        url: string;
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            webhook: {
-                                /** Format: date-time */
-                                createdAt: string;
-                                description: string | null;
-                                enabled: boolean;
-                                events: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "webhook.test")[];
-                                /** Format: uuid */
-                                id: string;
-                                /** @description whsec_ + base64 of 32 random bytes; shown only when created and when rotated */
-                                secret: string;
-                                url: string;
-                            };
-                        };
-                    };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/crms/{crmId}/webhooks/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One webhook subscription */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            webhook: {
-                                /** Format: date-time */
-                                createdAt: string;
-                                description: string | null;
-                                enabled: boolean;
-                                events: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "webhook.test")[];
-                                /** Format: uuid */
-                                id: string;
-                                url: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        /** Change url, events, description or enabled (given fields only) */
-        put: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                    id: string;
-                };
-                cookie?: never;
-            };
-            /** @description the given fields only; events null: every type again */
-            requestBody: {
                 content: {
                     "application/json": {
-                        description?: string | null;
-                        enabled?: boolean;
-                        events?: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "webhook.test")[] | null;
-                        /** @description http or https; loopback, private, link-local and multicast destinations are refused */
-                        url?: string;
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            webhook: {
-                                /** Format: date-time */
-                                createdAt: string;
-                                description: string | null;
-                                enabled: boolean;
-                                events: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "webhook.test")[];
-                                /** Format: uuid */
-                                id: string;
-                                url: string;
-                            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
                         };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
                     };
                 };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
                         };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
                     };
                 };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
+            };
+            /** @description the request conflicts with the current state; the message says with what */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
                         };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
                     };
                 };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
                         };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
                     };
                 };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
                         };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
         };
-        post?: never;
-        /** Unsubscribe (pending deliveries are dropped) */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/crms/{crmId}/webhooks/{id}/deliveries": {
+    updateTimeslot: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                crmId: string;
+                providerRef: string;
+                timeslotRef: string;
+            };
             cookie?: never;
         };
-        /** Deliveries, newest first (one row per event, attempt = attempts so far) */
-        get: {
-            parameters: {
-                query?: {
-                    limit?: number;
+        requestBody: {
+            content: {
+                "application/json": {
+                    address?: ({
+                        city: string;
+                        country?: string;
+                        /** @description default DE */
+                        countryCode?: string;
+                        number: string;
+                        street: string;
+                        zip: string;
+                    } | string) | null;
+                    defaultAcceptBookings?: boolean;
+                    defaultCapacity?: number;
+                    /** @description ISO 8601, after start */
+                    end?: string;
+                    /** @description minutes per bookable slot */
+                    raster?: number;
+                    resourceReference?: string;
+                    /** @description ISO 8601; without offset: wall clock in the provider zone; default now */
+                    start?: string;
+                    /**
+                     * @description CREATED (hidden) or BOOKABLE (public)
+                     * @enum {string}
+                     */
+                    state?: "CREATED" | "BOOKABLE";
                 };
-                header?: never;
-                path: {
-                    crmId: string;
-                    id: string;
-                };
-                cookie?: never;
             };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            deliveries: {
-                                /**
-                                 * Format: date-time
-                                 * @description the last attempt (or when the event was written, before any)
-                                 */
-                                at: string;
-                                /** @description attempts so far */
-                                attempt: number;
-                                error: string | null;
-                                /** @description the webhook-id header of every attempt */
-                                eventId: string;
-                                nextAttemptAt: string | null;
-                                responseStatus: number | null;
-                                /** @enum {string} */
-                                status: "PENDING" | "SUCCEEDED" | "FAILED";
-                                /** @enum {string} */
-                                type: "participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "webhook.test";
-                            }[];
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        timeslot: {
+                            address: ({
+                                city: string;
+                                countryCode: string;
+                                number: string;
+                                street: string;
+                                zip: string;
+                            } | string) | null;
+                            defaultAcceptBookings: boolean;
+                            defaultCapacity: number;
+                            end: string;
+                            raster: number;
+                            reference: string;
+                            resourceReference: string;
+                            start: string;
+                            state: string;
+                            uuid: string;
                         };
                     };
                 };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
                         };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
                     };
                 };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
                         };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
                     };
                 };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
                         };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
                     };
                 };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
                         };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
                     };
                 };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
                         };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/crms/{crmId}/webhooks/{id}/deliveries/{eventId}/retry": {
+    deleteTimeslot: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                crmId: string;
+                providerRef: string;
+                timeslotRef: string;
+            };
             cookie?: never;
         };
-        get?: never;
-        put?: never;
-        /** Send a FAILED delivery once more */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                    eventId: string;
-                    id: string;
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                cookie?: never;
+                content?: never;
             };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
                         };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
                     };
                 };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
                         };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
                     };
                 };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
                         };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
                     };
                 };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
                         };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
                     };
                 };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
                         };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
                     };
                 };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
                         };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/crms/{crmId}/webhooks/{id}/rotate-secret": {
+    getProvider: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                crmId: string;
+                reference: string;
+            };
             cookie?: never;
         };
-        get?: never;
-        put?: never;
-        /** A new secret; for 24 h deliveries carry signatures with the old and the new one */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                    id: string;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                cookie?: never;
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        provider: {
+                            accountReference: string;
+                            branch: string | null;
+                            description: string | null;
+                            email: string | null;
+                            impressum: string | null;
+                            mobile: string | null;
+                            name: string;
+                            ownerReference: string | null;
+                            phone: string | null;
+                            reference: string;
+                            reminderMinutesBefore: number[] | null;
+                            subbranch: string | null;
+                            timeZone: string;
+                            uuid: string;
+                        };
+                    };
+                };
             };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            webhook: {
-                                /** Format: date-time */
-                                createdAt: string;
-                                description: string | null;
-                                enabled: boolean;
-                                events: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "webhook.test")[];
-                                /** Format: uuid */
-                                id: string;
-                                /** @description whsec_ + base64 of 32 random bytes; shown only when created and when rotated */
-                                secret: string;
-                                url: string;
-                            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
                         };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
                     };
                 };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
                         };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
                     };
                 };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
                         };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
                     };
                 };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
                         };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
                     };
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/crms/{crmId}/webhooks/{id}/test": {
+    updateProvider: {
         parameters: {
             query?: never;
             header?: never;
-            path?: never;
+            path: {
+                crmId: string;
+                reference: string;
+            };
             cookie?: never;
         };
-        get?: never;
-        put?: never;
-        /** Deliver a webhook.test event to this subscription */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    crmId: string;
-                    id: string;
+        requestBody: {
+            content: {
+                "application/json": {
+                    accountReference?: string;
+                    /** @description real-estate, facilities, handyman, sports-and-leisure, misc */
+                    branch?: string;
+                    description?: string | null;
+                    email?: string | null;
+                    impressum?: string | null;
+                    mobile?: string | null;
+                    name?: string;
+                    ownerReference?: string;
+                    phone?: string | null;
+                    reminderMinutesBefore?: number[] | null;
+                    subbranch?: string | null;
+                    /** @description IANA time zone such as Europe/Berlin (an unknown zone is 400); default DEFAULT_TIME_ZONE */
+                    timeZone?: string;
                 };
-                cookie?: never;
             };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                202: {
-                    headers: {
-                        [name: string]: unknown;
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        provider: {
+                            accountReference: string;
+                            branch: string | null;
+                            description: string | null;
+                            email: string | null;
+                            impressum: string | null;
+                            mobile: string | null;
+                            name: string;
+                            ownerReference: string | null;
+                            phone: string | null;
+                            reference: string;
+                            reminderMinutesBefore: number[] | null;
+                            subbranch: string | null;
+                            timeZone: string;
+                            uuid: string;
+                        };
                     };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email: string;
+                    firstName?: string | null;
+                    lastName: string;
+                    mobile?: string | null;
+                    phone?: string | null;
+                    /** @description uniqueId@platformName */
+                    reference: string;
+                    /** @description must not contain / ? : & # \ */
+                    username: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        user: {
+                            email: string;
+                            firstName: string | null;
+                            language: string | null;
+                            lastName: string | null;
+                            mobile: string | null;
+                            phone: string | null;
+                            reference: string | null;
+                            username: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        user: {
+                            email: string;
+                            firstName: string | null;
+                            language: string | null;
+                            lastName: string | null;
+                            mobile: string | null;
+                            phone: string | null;
+                            reference: string | null;
+                            username: string;
+                        };
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the request conflicts with the current state; the message says with what */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        user: {
+                            email: string;
+                            firstName: string | null;
+                            language: string | null;
+                            lastName: string | null;
+                            mobile: string | null;
+                            phone: string | null;
+                            reference: string | null;
+                            username: string;
+                        };
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                reference: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email?: string;
+                    firstName?: string | null;
+                    /** @description two-letter language code in lower case, such as de or en */
+                    language?: string;
+                    lastName?: string;
+                    mobile?: string | null;
+                    phone?: string | null;
+                    username?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        user: {
+                            email: string;
+                            firstName: string | null;
+                            language: string | null;
+                            lastName: string | null;
+                            mobile: string | null;
+                            phone: string | null;
+                            reference: string | null;
+                            username: string;
+                        };
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the request conflicts with the current state; the message says with what */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getGeneralContactProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                userRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        profile: {
+                            contactChannels: {
+                                label: string | null;
+                                type: string;
+                                value: string;
+                            }[];
+                            name: string;
+                            providerReference?: string;
+                            reference?: string;
+                            userReference: string;
+                        };
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    putGeneralContactProfile: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                userRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description one channel per type */
+                    contactChannels: {
+                        label?: string | null;
+                        /**
+                         * @description mobile, phone, email, video, messenger, link, location
+                         * @enum {string}
+                         */
+                        type: "mobile" | "phone" | "email" | "video" | "messenger" | "link" | "location";
+                        /** @description number, email, URL or address */
+                        value: string;
+                    }[];
+                    /** @description public name */
+                    name: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        profile: {
+                            contactChannels: {
+                                label: string | null;
+                                type: string;
+                                value: string;
+                            }[];
+                            name: string;
+                            providerReference?: string;
+                            reference?: string;
+                            userReference: string;
+                        };
+                    };
+                };
+            };
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        profile: {
+                            contactChannels: {
+                                label: string | null;
+                                type: string;
+                                value: string;
+                            }[];
+                            name: string;
+                            providerReference?: string;
+                            reference?: string;
+                            userReference: string;
+                        };
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    listWebhooks: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        webhooks: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            enabled: boolean;
+                            events: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "webhook.test")[];
+                            /** Format: uuid */
+                            id: string;
+                            url: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    createWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string | null;
+                    events?: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "webhook.test")[] | null;
+                    /** @description http or https; loopback, private, link-local and multicast destinations are refused */
+                    url: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        webhook: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            enabled: boolean;
+                            events: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "webhook.test")[];
+                            /** Format: uuid */
+                            id: string;
+                            /** @description whsec_ + base64 of 32 random bytes; shown only when created and when rotated */
+                            secret: string;
+                            url: string;
+                        };
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        webhook: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            enabled: boolean;
+                            events: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "webhook.test")[];
+                            /** Format: uuid */
+                            id: string;
+                            url: string;
+                        };
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    updateWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description the given fields only; events null: every type again */
+        requestBody: {
+            content: {
+                "application/json": {
+                    description?: string | null;
+                    enabled?: boolean;
+                    events?: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "webhook.test")[] | null;
+                    /** @description http or https; loopback, private, link-local and multicast destinations are refused */
+                    url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        webhook: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            enabled: boolean;
+                            events: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "webhook.test")[];
+                            /** Format: uuid */
+                            id: string;
+                            url: string;
+                        };
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    deleteWebhook: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description unsubscribed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    listWebhookDeliveries: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                crmId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        deliveries: {
+                            /**
+                             * Format: date-time
+                             * @description the last attempt (or when the event was written, before any)
+                             */
+                            at: string;
+                            /** @description attempts so far */
+                            attempt: number;
+                            error: string | null;
+                            /** @description the webhook-id header of every attempt */
                             eventId: string;
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
+                            nextAttemptAt: string | null;
+                            responseStatus: number | null;
+                            /** @enum {string} */
+                            status: "PENDING" | "SUCCEEDED" | "FAILED";
+                            /** @enum {string} */
+                            type: "participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "webhook.test";
+                        }[];
                     };
                 };
             };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/feeds/{file}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** the feed (RFC 5545 text/calendar); If-None-Match with its ETag gives 304 */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description de (default) or en: the words in SUMMARY and DESCRIPTION */
-                    lang?: string;
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                header?: never;
-                path: {
-                    /** @description {token}.ics */
-                    file: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description the calendar */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/calendar": string;
-                    };
-                };
-                /** @description unchanged since the ETag given in If-None-Match */
-                304: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/healthz": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            status: string;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/products/active_products": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** A4 products bookable on resources, timeslots or appointments */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description one of RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC */
-                    channelKey?: "RESOURCE_PUBLIC" | "RESOURCE_EXCLUSIVE" | "RESOURCE_REFERENCE" | "CALENDAR_PUBLIC";
-                    /** @description resource references; repeatable */
-                    ref?: string[];
-                    /** @description timeslot or appointment references or UUIDs; repeatable */
-                    tslRefs?: string[];
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            products: {
-                                description: string;
-                                exclusive: boolean;
-                                followUpTimeMinutes: number | null;
-                                leadTimeMinutes: number | null;
-                                maxDuration: number | null;
-                                minDuration: number | null;
-                                name: string;
-                                uuid: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                412: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/readyz": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            database: string;
-                            /** @description the shared counters (REDIS_URL): none when unset; unreachable: served without shared limits */
-                            redis: "ok" | "unreachable" | "none";
-                            status: "ok" | "degraded";
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                503: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/requests/{token}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The provider's decision page: the request (who, when, what, the consumer's message) with Confirm / Decline (changes nothing) */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description de or en; overrides the contact language */
-                    lang?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the signed token of the decision link */
-                    token: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description the request awaiting a decision */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
-                };
-                /** @description invalid form (decision missing or unknown, message too long) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                        "text/html": string;
-                    };
-                };
-                /** @description forged, altered or unknown token; nothing changed */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                        "text/html": string;
-                    };
-                };
-                /** @description the request is no longer REQUESTED (decided before, or cancelled by the consumer); nothing changed */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                        "text/html": string;
-                    };
-                };
-            };
-        };
-        put?: never;
-        /** Confirms (BOOKED, consumer gets booking-confirmed with ICS) or declines (CANCELED, consumer gets booking-declined with the message) the request */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description de or en; overrides the contact language */
-                    lang?: string;
-                };
-                header?: never;
-                path: {
-                    /** @description the signed token of the decision link */
-                    token: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
                     "application/json": {
-                        /** @description confirm: REQUESTED -> BOOKED; decline: REQUESTED -> CANCELED */
-                        decision: "confirm" | "decline";
-                        /** @description goes into the consumer's mail (the decline reason); empty = none */
-                        message?: string;
-                    } & {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    retryWebhookDelivery: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                eventId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the request conflicts with the current state; the message says with what */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    rotateWebhookSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        webhook: {
+                            /** Format: date-time */
+                            createdAt: string;
+                            description: string | null;
+                            enabled: boolean;
+                            events: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "webhook.test")[];
+                            /** Format: uuid */
+                            id: string;
+                            /** @description whsec_ + base64 of 32 random bytes; shown only when created and when rotated */
+                            secret: string;
+                            url: string;
+                        };
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    sendWebhookTest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        eventId: string;
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getCalendarFeed: {
+        parameters: {
+            query?: {
+                /** @description de (default) or en: the words in SUMMARY and DESCRIPTION; another language of at most 35 characters gives de */
+                lang?: string;
+            };
+            header?: never;
+            path: {
+                /** @description {token}.ics */
+                file: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the calendar */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/calendar": string;
+                };
+            };
+            /** @description unchanged since the ETag given in If-None-Match */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getHealth: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        status: string;
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getMetrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the metrics */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getOpenApiDocument: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
                         [key: string]: unknown;
                     };
                 };
             };
-            responses: {
-                /** @description decided now */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "text/html": string;
-                    };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                /** @description invalid form (decision missing or unknown, message too long) */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                        "text/html": string;
-                    };
-                };
-                /** @description forged, altered or unknown token; nothing changed */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                        "text/html": string;
-                    };
-                };
-                /** @description the request is no longer REQUESTED (decided before, or cancelled by the consumer); nothing changed */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                        "text/html": string;
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/resources/{ref}/create_appointment_with_consumer": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** A3 book a slot for a consumer (completes a reservation) */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description Java-style pattern of formattedStart/formattedEnd; default yyyy-MM-dd HH:mm */
-                    timeFormat?: string;
-                };
-                header?: {
-                    /** @description makes a retry safe: the same key, path and body within 24 h replays the first answer (Idempotent-Replayed: true) */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    /** @description resourceId@providerUuid@platform, resourceId@platform, or the resource UUID */
-                    ref: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
                     "application/json": {
-                        /**
-                         * @description one of RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC
-                         * @default RESOURCE_PUBLIC
-                         * @enum {string}
-                         */
-                        channelKey?: "RESOURCE_PUBLIC" | "RESOURCE_EXCLUSIVE" | "RESOURCE_REFERENCE" | "CALENDAR_PUBLIC";
-                        /** Format: email */
-                        email: string;
-                        /** @description ISO 8601 */
-                        end: string;
-                        firstname: string;
-                        lastname: string;
-                        locale?: string | null;
-                        message?: string | null;
-                        mobile?: string | null;
-                        placeholder_id?: string | null;
-                        product_uuid?: string | null;
-                        /** @description ISO 8601 */
-                        start: string;
-                        /**
-                         * Format: uuid
-                         * @description the timeslot, or the appointment of an already booked slot
-                         */
-                        timeslot_uuid: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            createdAppointment: {
-                                appointment_uuid: string;
-                                /** @description signed URL with which the consumer cancels on their own */
-                                cancelLink: string;
-                                capacity: number;
-                                capacity_left: number;
-                                contact_channel: {
-                                    type: string;
-                                    value: string;
-                                } | null;
-                                end: string;
-                                formattedEnd: string;
-                                formattedStart: string;
-                                /** @description models.Bookable or models.LotAppointment */
-                                kind: string;
-                                product_name: string;
-                                product_uuid: string | null;
-                                products: {
-                                    name: string;
-                                    uuid: string;
-                                }[];
-                                resource_name: string;
-                                resource_uuid: string;
-                                start: string;
-                                timeslot_uuid: string;
-                            };
+                        "api-info": {
+                            version: string;
                         };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                412: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/resources/{ref}/upcoming_bookables": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A1 upcoming bookable slots of one or more resources, grouped
-         * @description The answer carries an ETag (If-None-Match with it gives 304 while the listing is unchanged) and comes in br or gzip as Accept-Encoding allows.
-         */
-        get: {
-            parameters: {
-                query?: {
-                    /** @description one of RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC */
-                    channelKey?: "RESOURCE_PUBLIC" | "RESOURCE_EXCLUSIVE" | "RESOURCE_REFERENCE" | "CALENDAR_PUBLIC";
-                    /** @description Java-style pattern of the group keys; default yyyy-MM-dd */
-                    groupFormat?: string;
-                    /** @description e.g. de_DE; language of month and weekday names */
-                    languageTag?: string;
-                    /** @description product reference or UUID */
-                    prdRef?: string;
-                    /** @description additional resources; repeatable */
-                    ref?: string[];
-                    /** @description Java-style pattern of formattedStart/formattedEnd; default yyyy-MM-dd HH:mm */
-                    timeFormat?: string;
-                };
-                header?: {
-                    /** @description the ETag of a listing the client has: 304 while it is still the current one */
-                    "if-none-match"?: string;
-                };
-                path: {
-                    /** @description resourceId@providerUuid@platform, resourceId@platform, or the resource UUID */
-                    ref: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description group text -> bookables, plus public_visible */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            public_visible: boolean;
-                        } & {
-                            [key: string]: {
-                                /** @description models.LotAppointment only */
-                                appointment_uuid?: string;
-                                capacity: number;
-                                capacity_left: number;
-                                contact_channel: {
-                                    type: string;
-                                    value: string;
-                                } | null;
-                                end: string;
-                                formattedEnd: string;
-                                formattedStart: string;
-                                /** @description models.Bookable or models.LotAppointment */
-                                kind: string;
-                                product_name: string;
-                                product_uuid: string | null;
-                                products: {
-                                    name: string;
-                                    uuid: string;
-                                }[];
-                                resource_name: string;
-                                resource_uuid: string;
-                                start: string;
-                                timeslot_uuid: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description nothing bookable */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description unchanged since the ETag given in If-None-Match */
-                304: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                412: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/resources/public_data": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** A5 public data of a resource: contact, resource, provider, channel */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description one of RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC */
-                    channelKey?: "RESOURCE_PUBLIC" | "RESOURCE_EXCLUSIVE" | "RESOURCE_REFERENCE" | "CALENDAR_PUBLIC";
-                    /** @description resource references; repeatable */
-                    ref?: string[];
-                    /** @description timeslot or appointment references or UUIDs; repeatable */
-                    tslRefs?: string[];
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            channel: {
-                                bookingProcess: string;
-                            };
-                            contact: {
-                                email: string | null;
-                                mobile: string | null;
-                                name: string | null;
-                                phone: string | null;
-                            };
-                            provider: {
-                                areCustomFieldsAllowed: boolean;
-                                description: string | null;
-                                isLocalisationAllowed: boolean;
-                                isThemingAllowed: boolean;
-                                name: string;
-                            };
-                            resource: {
-                                contactChannelType: string | null;
-                                description: string | null;
-                                imgUrl: string | null;
-                                msgHelpText: string | null;
-                                name: string;
-                                url: string | null;
-                                uuid: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                412: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/rest/1/bookings/{token}/reschedule": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Moves the booking of a cancel link to another slot of its resource (same participation, new place taken and old one freed in one transaction) */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description Java-style pattern of formattedStart/formattedEnd; default yyyy-MM-dd HH:mm */
-                    timeFormat?: string;
-                };
-                header?: {
-                    /** @description makes a retry safe: the same key, path and body within 24 h replays the first answer (Idempotent-Replayed: true) */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    /** @description the signed token of the cancel link */
-                    token: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description ISO 8601 */
-                        end: string;
-                        product_uuid?: string | null;
-                        /** @description ISO 8601 */
-                        start: string;
-                        /**
-                         * Format: uuid
-                         * @description the timeslot, or the appointment of an already booked slot
-                         */
-                        timeslot_uuid: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            createdAppointment: {
-                                appointment_uuid: string;
-                                /** @description signed URL with which the consumer cancels on their own */
-                                cancelLink: string;
-                                capacity: number;
-                                capacity_left: number;
-                                contact_channel: {
-                                    type: string;
-                                    value: string;
-                                } | null;
-                                end: string;
-                                formattedEnd: string;
-                                formattedStart: string;
-                                /** @description models.Bookable or models.LotAppointment */
-                                kind: string;
-                                product_name: string;
-                                product_uuid: string | null;
-                                products: {
-                                    name: string;
-                                    uuid: string;
-                                }[];
-                                resource_name: string;
-                                resource_uuid: string;
-                                start: string;
-                                timeslot_uuid: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                412: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/rest/1/resources/{ref}/reserve_appointment": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** A2 reserve a slot (a hold of RESERVATION_HOLD_SECONDS) */
-        post: {
-            parameters: {
-                query?: {
-                    /** @description one of RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC */
-                    channelKey?: "RESOURCE_PUBLIC" | "RESOURCE_EXCLUSIVE" | "RESOURCE_REFERENCE" | "CALENDAR_PUBLIC";
-                    /** @description resource or channel reference (informational) */
-                    ref?: string;
-                };
-                header?: {
-                    /** @description makes a retry safe: the same key, path and body within 24 h replays the first answer (Idempotent-Replayed: true) */
-                    "idempotency-key"?: string;
-                };
-                path: {
-                    /** @description resourceId@providerUuid@platform, resourceId@platform, or the resource UUID */
-                    ref: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @description for models.LotAppointment
-                         */
-                        appointment_uuid?: string;
-                        /** @description ISO 8601 */
-                        from: string;
-                        /** Format: uuid */
-                        product_uuid: string;
-                        /**
-                         * Format: uuid
-                         * @description for models.Bookable
-                         */
-                        timeslot_uuid?: string;
-                        /** @description ISO 8601 */
-                        to: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            appointments: {
-                                capacity: number;
-                                capacity_left: number;
-                                customers: {
-                                    customer_placeholder_id: string | null;
-                                    customer_uuid: string | null;
-                                    participation_id: string;
-                                    participationState: string;
-                                }[];
-                                from: string;
-                                kind: string;
-                                product_id: string;
-                                product_name: string;
-                                resource_id: string;
-                                state: string;
-                                to: string;
-                                uuid: string;
-                            }[];
-                            participation: {
-                                appointment_capacity: number;
-                                appointment_capacity_left: number;
-                                appointment_uuid: string;
-                                customer_email: string | null;
-                                customer_fullName: string | null;
-                                customer_mobile: string | null;
-                                customer_note: string | null;
-                                /** @description send as placeholder_id to create_appointment_with_consumer */
-                                customer_uuid: string;
-                                formatedAddress: string;
-                                from: string;
-                                messages: string[];
-                                product_uuid: string;
-                                resource_uuid: string;
-                                state: string;
-                                timeslot_uuid: string;
-                                to: string;
-                                uuid: string;
-                            };
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                400: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                401: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                403: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                404: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                409: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                412: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                422: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-                /** @description Error body of every endpoint */
-                429: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            "api-info": {
-                                version: string;
-                            };
-                            errors: {
-                                errorCode: string;
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-}
-export interface webhooks {
-    "appointment.cancelled": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * An appointment is cancelled (D8)
-         * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description the event id: the same on every attempt; dedupe by it */
-                    "webhook-id": string;
-                    /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
-                    "webhook-signature": string;
-                    /** @description Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        data: {
-                            appointment: {
-                                capacity: number;
-                                /** @description as of the change */
-                                capacityLeft: number;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 with the offset of the provider zone
-                                 */
-                                end: string;
-                                productReference: string | null;
-                                reference: string;
-                                resourceReference: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 with the offset of the provider zone
-                                 */
-                                start: string;
-                                /** Format: uuid */
-                                uuid: string;
-                            };
-                            crmId: string;
-                            providerReference: string;
-                            /** @enum {string} */
-                            source: "public" | "partner" | "cancel-link" | "decision-link" | "expiry";
-                        };
-                        /**
-                         * Format: date-time
-                         * @description when the change happened
-                         */
-                        timestamp: string;
-                        /** @constant */
-                        type: "appointment.cancelled";
-                    };
-                };
-            };
-            responses: {
-                /** @description received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "appointment.created": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * An appointment is created (D6, or by the public flow for a slot)
-         * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description the event id: the same on every attempt; dedupe by it */
-                    "webhook-id": string;
-                    /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
-                    "webhook-signature": string;
-                    /** @description Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        data: {
-                            appointment: {
-                                capacity: number;
-                                /** @description as of the change */
-                                capacityLeft: number;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 with the offset of the provider zone
-                                 */
-                                end: string;
-                                productReference: string | null;
-                                reference: string;
-                                resourceReference: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 with the offset of the provider zone
-                                 */
-                                start: string;
-                                /** Format: uuid */
-                                uuid: string;
-                            };
-                            crmId: string;
-                            providerReference: string;
-                            /** @enum {string} */
-                            source: "public" | "partner" | "cancel-link" | "decision-link" | "expiry";
-                        };
-                        /**
-                         * Format: date-time
-                         * @description when the change happened
-                         */
-                        timestamp: string;
-                        /** @constant */
-                        type: "appointment.created";
-                    };
-                };
-            };
-            responses: {
-                /** @description received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "participation.booked": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * A participation is booked
-         * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description the event id: the same on every attempt; dedupe by it */
-                    "webhook-id": string;
-                    /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
-                    "webhook-signature": string;
-                    /** @description Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        data: {
-                            appointment: {
-                                capacity: number;
-                                /** @description as of the change */
-                                capacityLeft: number;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 with the offset of the provider zone
-                                 */
-                                end: string;
-                                productReference: string | null;
-                                reference: string;
-                                resourceReference: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 with the offset of the provider zone
-                                 */
-                                start: string;
-                                /** Format: uuid */
-                                uuid: string;
-                            };
-                            crmId: string;
-                            customer: {
-                                email: string | null;
-                                mobile: string | null;
-                                name: string | null;
-                                reference: string;
-                            } | null;
-                            participation: {
-                                message: string | null;
-                                previousState: ("RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED") | null;
-                                reference: string;
-                                /** @enum {string} */
-                                state: "RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED";
-                                /** Format: uuid */
-                                uuid: string;
-                            };
-                            providerReference: string;
-                            /** @enum {string} */
-                            source: "public" | "partner" | "cancel-link" | "decision-link" | "expiry";
-                        };
-                        /**
-                         * Format: date-time
-                         * @description when the change happened
-                         */
-                        timestamp: string;
-                        /** @constant */
-                        type: "participation.booked";
-                    };
-                };
-            };
-            responses: {
-                /** @description received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "participation.canceled": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * A participation is cancelled (by the partner, the consumer's cancel link, a decline, or hold expiry)
-         * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description the event id: the same on every attempt; dedupe by it */
-                    "webhook-id": string;
-                    /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
-                    "webhook-signature": string;
-                    /** @description Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        data: {
-                            appointment: {
-                                capacity: number;
-                                /** @description as of the change */
-                                capacityLeft: number;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 with the offset of the provider zone
-                                 */
-                                end: string;
-                                productReference: string | null;
-                                reference: string;
-                                resourceReference: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 with the offset of the provider zone
-                                 */
-                                start: string;
-                                /** Format: uuid */
-                                uuid: string;
-                            };
-                            crmId: string;
-                            customer: {
-                                email: string | null;
-                                mobile: string | null;
-                                name: string | null;
-                                reference: string;
-                            } | null;
-                            participation: {
-                                message: string | null;
-                                previousState: ("RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED") | null;
-                                reference: string;
-                                /** @enum {string} */
-                                state: "RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED";
-                                /** Format: uuid */
-                                uuid: string;
-                            };
-                            providerReference: string;
-                            /** @enum {string} */
-                            source: "public" | "partner" | "cancel-link" | "decision-link" | "expiry";
-                        };
-                        /**
-                         * Format: date-time
-                         * @description when the change happened
-                         */
-                        timestamp: string;
-                        /** @constant */
-                        type: "participation.canceled";
-                    };
-                };
-            };
-            responses: {
-                /** @description received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "participation.deleted": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * A participation is deleted
-         * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description the event id: the same on every attempt; dedupe by it */
-                    "webhook-id": string;
-                    /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
-                    "webhook-signature": string;
-                    /** @description Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        data: {
-                            appointment: {
-                                capacity: number;
-                                /** @description as of the change */
-                                capacityLeft: number;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 with the offset of the provider zone
-                                 */
-                                end: string;
-                                productReference: string | null;
-                                reference: string;
-                                resourceReference: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 with the offset of the provider zone
-                                 */
-                                start: string;
-                                /** Format: uuid */
-                                uuid: string;
-                            };
-                            crmId: string;
-                            customer: {
-                                email: string | null;
-                                mobile: string | null;
-                                name: string | null;
-                                reference: string;
-                            } | null;
-                            participation: {
-                                message: string | null;
-                                previousState: ("RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED") | null;
-                                reference: string;
-                                /** @enum {string} */
-                                state: "RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED";
-                                /** Format: uuid */
-                                uuid: string;
-                            };
-                            providerReference: string;
-                            /** @enum {string} */
-                            source: "public" | "partner" | "cancel-link" | "decision-link" | "expiry";
-                        };
-                        /**
-                         * Format: date-time
-                         * @description when the change happened
-                         */
-                        timestamp: string;
-                        /** @constant */
-                        type: "participation.deleted";
-                    };
-                };
-            };
-            responses: {
-                /** @description received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "participation.requested": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * A booking awaits the provider's decision
-         * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description the event id: the same on every attempt; dedupe by it */
-                    "webhook-id": string;
-                    /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
-                    "webhook-signature": string;
-                    /** @description Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        data: {
-                            appointment: {
-                                capacity: number;
-                                /** @description as of the change */
-                                capacityLeft: number;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 with the offset of the provider zone
-                                 */
-                                end: string;
-                                productReference: string | null;
-                                reference: string;
-                                resourceReference: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 with the offset of the provider zone
-                                 */
-                                start: string;
-                                /** Format: uuid */
-                                uuid: string;
-                            };
-                            crmId: string;
-                            customer: {
-                                email: string | null;
-                                mobile: string | null;
-                                name: string | null;
-                                reference: string;
-                            } | null;
-                            participation: {
-                                message: string | null;
-                                previousState: ("RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED") | null;
-                                reference: string;
-                                /** @enum {string} */
-                                state: "RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED";
-                                /** Format: uuid */
-                                uuid: string;
-                            };
-                            providerReference: string;
-                            /** @enum {string} */
-                            source: "public" | "partner" | "cancel-link" | "decision-link" | "expiry";
-                        };
-                        /**
-                         * Format: date-time
-                         * @description when the change happened
-                         */
-                        timestamp: string;
-                        /** @constant */
-                        type: "participation.requested";
-                    };
-                };
-            };
-            responses: {
-                /** @description received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "participation.rescheduled": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * A participation moved to another slot
-         * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description the event id: the same on every attempt; dedupe by it */
-                    "webhook-id": string;
-                    /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
-                    "webhook-signature": string;
-                    /** @description Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        data: {
-                            appointment: {
-                                capacity: number;
-                                /** @description as of the change */
-                                capacityLeft: number;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 with the offset of the provider zone
-                                 */
-                                end: string;
-                                productReference: string | null;
-                                reference: string;
-                                resourceReference: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 with the offset of the provider zone
-                                 */
-                                start: string;
-                                /** Format: uuid */
-                                uuid: string;
-                            };
-                            crmId: string;
-                            customer: {
-                                email: string | null;
-                                mobile: string | null;
-                                name: string | null;
-                                reference: string;
-                            } | null;
-                            participation: {
-                                message: string | null;
-                                previousState: ("RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED") | null;
-                                reference: string;
-                                /** @enum {string} */
-                                state: "RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED";
-                                /** Format: uuid */
-                                uuid: string;
-                            };
-                            providerReference: string;
-                            /** @enum {string} */
-                            source: "public" | "partner" | "cancel-link" | "decision-link" | "expiry";
-                        };
-                        /**
-                         * Format: date-time
-                         * @description when the change happened
-                         */
-                        timestamp: string;
-                        /** @constant */
-                        type: "participation.rescheduled";
-                    };
-                };
-            };
-            responses: {
-                /** @description received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "participation.reserved": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * A place is held (A2, or D9 RESERVED)
-         * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description the event id: the same on every attempt; dedupe by it */
-                    "webhook-id": string;
-                    /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
-                    "webhook-signature": string;
-                    /** @description Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        data: {
-                            appointment: {
-                                capacity: number;
-                                /** @description as of the change */
-                                capacityLeft: number;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 with the offset of the provider zone
-                                 */
-                                end: string;
-                                productReference: string | null;
-                                reference: string;
-                                resourceReference: string | null;
-                                /**
-                                 * Format: date-time
-                                 * @description ISO 8601 with the offset of the provider zone
-                                 */
-                                start: string;
-                                /** Format: uuid */
-                                uuid: string;
-                            };
-                            crmId: string;
-                            customer: {
-                                email: string | null;
-                                mobile: string | null;
-                                name: string | null;
-                                reference: string;
-                            } | null;
-                            participation: {
-                                message: string | null;
-                                previousState: ("RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED") | null;
-                                reference: string;
-                                /** @enum {string} */
-                                state: "RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED";
-                                /** Format: uuid */
-                                uuid: string;
-                            };
-                            providerReference: string;
-                            /** @enum {string} */
-                            source: "public" | "partner" | "cancel-link" | "decision-link" | "expiry";
-                        };
-                        /**
-                         * Format: date-time
-                         * @description when the change happened
-                         */
-                        timestamp: string;
-                        /** @constant */
-                        type: "participation.reserved";
-                    };
-                };
-            };
-            responses: {
-                /** @description received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "webhook.test": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Sent by POST /crms/{crmId}/webhooks/{id}/test
-         * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header: {
-                    /** @description the event id: the same on every attempt; dedupe by it */
-                    "webhook-id": string;
-                    /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
-                    "webhook-signature": string;
-                    /** @description Unix seconds of this attempt */
-                    "webhook-timestamp": string;
-                };
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        data: {
-                            crmId: string;
+                        errors: {
+                            errorCode: string;
                             message: string;
-                            /** Format: uuid */
-                            webhookId: string;
-                        };
-                        /**
-                         * Format: date-time
-                         * @description when the change happened
-                         */
-                        timestamp: string;
-                        /** @constant */
-                        type: "webhook.test";
+                        }[];
                     };
-                };
-            };
-            responses: {
-                /** @description received */
-                "2XX": {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
                 };
             };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    };
+    listActiveProducts: {
+        parameters: {
+            query?: {
+                /** @description one of RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC */
+                channelKey?: "RESOURCE_PUBLIC" | "RESOURCE_EXCLUSIVE" | "RESOURCE_REFERENCE" | "CALENDAR_PUBLIC";
+                /** @description resource references; repeatable */
+                ref?: string[];
+                /** @description timeslot or appointment references or UUIDs; repeatable */
+                tslRefs?: string[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        products: {
+                            description: string;
+                            exclusive: boolean;
+                            followUpTimeMinutes: number | null;
+                            leadTimeMinutes: number | null;
+                            maxDuration: number | null;
+                            minDuration: number | null;
+                            name: string;
+                            uuid: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    preflightProducts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the Access-Control-Allow-* headers */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        database: string;
+                        /** @description the shared counters (REDIS_URL): none when unset; unreachable: served without shared limits */
+                        redis: "ok" | "unreachable" | "none";
+                        status: "ok" | "degraded";
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description not ready: shutting down, or the database is unreachable */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    viewDecisionRequest: {
+        parameters: {
+            query?: {
+                /** @description de or en; overrides the contact language */
+                lang?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the signed token of the decision link */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the request awaiting a decision */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description forged, altered or unknown token; nothing changed */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    decideRequest: {
+        parameters: {
+            query?: {
+                /** @description de or en; overrides the contact language */
+                lang?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the signed token of the decision link */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description confirm: REQUESTED -> BOOKED; decline: REQUESTED -> CANCELED */
+                    decision: "confirm" | "decline";
+                    /** @description goes into the consumer's mail (the decline reason); empty = none */
+                    message?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+                "application/x-www-form-urlencoded": {
+                    /** @description confirm: REQUESTED -> BOOKED; decline: REQUESTED -> CANCELED */
+                    decision: "confirm" | "decline";
+                    /** @description goes into the consumer's mail (the decline reason); empty = none */
+                    message?: string;
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description decided now */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description invalid form (decision missing or unknown, message too long) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description forged, altered or unknown token; nothing changed */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description the request is no longer REQUESTED (decided before, or cancelled by the consumer); nothing changed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description the body is neither a form (application/x-www-form-urlencoded) nor JSON */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    createAppointmentWithConsumer: {
+        parameters: {
+            query?: {
+                /** @description Java-style pattern of formattedStart/formattedEnd; default yyyy-MM-dd HH:mm */
+                timeFormat?: string;
+            };
+            header?: {
+                /** @description makes a retry safe: the same key, path and body within 24 h replays the first answer (Idempotent-Replayed: true) */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description resourceId@providerUuid@platform, resourceId@platform, or the resource UUID */
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * @description one of RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC
+                     * @default RESOURCE_PUBLIC
+                     * @enum {string}
+                     */
+                    channelKey?: "RESOURCE_PUBLIC" | "RESOURCE_EXCLUSIVE" | "RESOURCE_REFERENCE" | "CALENDAR_PUBLIC";
+                    /** Format: email */
+                    email: string;
+                    /** @description ISO 8601, the end of a listed slot */
+                    end: string;
+                    firstname: string;
+                    lastname: string;
+                    locale?: string | null;
+                    message?: string | null;
+                    mobile?: string | null;
+                    placeholder_id?: string | null;
+                    product_uuid?: string | null;
+                    /** @description ISO 8601, the start of a listed slot */
+                    start: string;
+                    /**
+                     * Format: uuid
+                     * @description the timeslot, or the appointment of an already booked slot
+                     */
+                    timeslot_uuid: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        createdAppointment: {
+                            appointment_uuid: string;
+                            /** @description signed URL with which the consumer cancels on their own */
+                            cancelLink: string;
+                            capacity: number;
+                            capacity_left: number;
+                            contact_channel: {
+                                type: string;
+                                value: string;
+                            } | null;
+                            end: string;
+                            formattedEnd: string;
+                            formattedStart: string;
+                            /** @description models.Bookable or models.LotAppointment */
+                            kind: string;
+                            product_name: string;
+                            product_uuid: string | null;
+                            products: {
+                                name: string;
+                                uuid: string;
+                            }[];
+                            resource_name: string;
+                            resource_uuid: string;
+                            start: string;
+                            timeslot_uuid: string;
+                        };
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the request conflicts with the current state; the message says with what */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the slot cannot be had (errorCode "201"), or it lies outside the booking window (BOOKING_WINDOW) */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the Idempotency-Key was used before with another request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description too many requests (RATE_LIMITED), or too many live reservations of this client (HOLD_LIMIT); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    preflightCreate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the Access-Control-Allow-* headers */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    listUpcomingBookables: {
+        parameters: {
+            query?: {
+                /** @description one of RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC */
+                channelKey?: "RESOURCE_PUBLIC" | "RESOURCE_EXCLUSIVE" | "RESOURCE_REFERENCE" | "CALENDAR_PUBLIC";
+                /** @description Java-style pattern of the group keys; default yyyy-MM-dd */
+                groupFormat?: string;
+                /** @description language of month and weekday names: language and optional region, e.g. de_DE, en_US or en */
+                languageTag?: string;
+                /** @description product reference or UUID */
+                prdRef?: string;
+                /** @description additional resources; repeatable */
+                ref?: string[];
+                /** @description Java-style pattern of formattedStart/formattedEnd; default yyyy-MM-dd HH:mm */
+                timeFormat?: string;
+            };
+            header?: {
+                /** @description the ETag of a listing the client has: 304 while it is still the current one */
+                "if-none-match"?: string;
+            };
+            path: {
+                /** @description resourceId@providerUuid@platform, resourceId@platform, or the resource UUID */
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description group text -> bookables, plus public_visible */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        public_visible: boolean;
+                    } & {
+                        [key: string]: {
+                            /** @description models.LotAppointment only */
+                            appointment_uuid?: string;
+                            capacity: number;
+                            capacity_left: number;
+                            contact_channel: {
+                                type: string;
+                                value: string;
+                            } | null;
+                            end: string;
+                            formattedEnd: string;
+                            formattedStart: string;
+                            /** @description models.Bookable or models.LotAppointment */
+                            kind: string;
+                            product_name: string;
+                            product_uuid: string | null;
+                            products: {
+                                name: string;
+                                uuid: string;
+                            }[];
+                            resource_name: string;
+                            resource_uuid: string;
+                            start: string;
+                            timeslot_uuid: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description nothing bookable */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description unchanged since the ETag given in If-None-Match */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    preflightUpcoming: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the Access-Control-Allow-* headers */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getPublicData: {
+        parameters: {
+            query?: {
+                /** @description one of RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC */
+                channelKey?: "RESOURCE_PUBLIC" | "RESOURCE_EXCLUSIVE" | "RESOURCE_REFERENCE" | "CALENDAR_PUBLIC";
+                /** @description resource references; repeatable */
+                ref?: string[];
+                /** @description timeslot or appointment references or UUIDs; repeatable */
+                tslRefs?: string[];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        channel: {
+                            bookingProcess: string;
+                        };
+                        contact: {
+                            email: string | null;
+                            mobile: string | null;
+                            name: string | null;
+                            phone: string | null;
+                        };
+                        provider: {
+                            areCustomFieldsAllowed: boolean;
+                            description: string | null;
+                            isLocalisationAllowed: boolean;
+                            isThemingAllowed: boolean;
+                            name: string;
+                        };
+                        resource: {
+                            contactChannelType: string | null;
+                            description: string | null;
+                            imgUrl: string | null;
+                            msgHelpText: string | null;
+                            name: string;
+                            url: string | null;
+                            uuid: string;
+                        };
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    preflightPublicData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the Access-Control-Allow-* headers */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    rescheduleBooking: {
+        parameters: {
+            query?: {
+                /** @description Java-style pattern of formattedStart/formattedEnd; default yyyy-MM-dd HH:mm */
+                timeFormat?: string;
+            };
+            header?: {
+                /** @description makes a retry safe: the same key, path and body within 24 h replays the first answer (Idempotent-Replayed: true) */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description the signed token of the cancel link */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description ISO 8601, the end of a listed slot */
+                    end: string;
+                    product_uuid?: string | null;
+                    /** @description ISO 8601, the start of a listed slot */
+                    start: string;
+                    /**
+                     * Format: uuid
+                     * @description the timeslot, or the appointment of an already booked slot
+                     */
+                    timeslot_uuid: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        createdAppointment: {
+                            appointment_uuid: string;
+                            /** @description signed URL with which the consumer cancels on their own */
+                            cancelLink: string;
+                            capacity: number;
+                            capacity_left: number;
+                            contact_channel: {
+                                type: string;
+                                value: string;
+                            } | null;
+                            end: string;
+                            formattedEnd: string;
+                            formattedStart: string;
+                            /** @description models.Bookable or models.LotAppointment */
+                            kind: string;
+                            product_name: string;
+                            product_uuid: string | null;
+                            products: {
+                                name: string;
+                                uuid: string;
+                            }[];
+                            resource_name: string;
+                            resource_uuid: string;
+                            start: string;
+                            timeslot_uuid: string;
+                        };
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the request conflicts with the current state; the message says with what */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the slot cannot be had (errorCode "201"), or it lies outside the booking window (BOOKING_WINDOW) */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the Idempotency-Key was used before with another request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description too many requests (RATE_LIMITED), or too many live reservations of this client (HOLD_LIMIT); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    preflightReschedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the Access-Control-Allow-* headers */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    reserveAppointment: {
+        parameters: {
+            query?: {
+                /** @description one of RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC */
+                channelKey?: "RESOURCE_PUBLIC" | "RESOURCE_EXCLUSIVE" | "RESOURCE_REFERENCE" | "CALENDAR_PUBLIC";
+                /** @description resource or channel reference (informational) */
+                ref?: string;
+            };
+            header?: {
+                /** @description makes a retry safe: the same key, path and body within 24 h replays the first answer (Idempotent-Replayed: true) */
+                "idempotency-key"?: string;
+            };
+            path: {
+                /** @description resourceId@providerUuid@platform, resourceId@platform, or the resource UUID */
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description for models.LotAppointment
+                     */
+                    appointment_uuid?: string;
+                    /** @description ISO 8601, the start of a listed slot */
+                    from: string;
+                    /** Format: uuid */
+                    product_uuid: string;
+                    /**
+                     * Format: uuid
+                     * @description for models.Bookable
+                     */
+                    timeslot_uuid?: string;
+                    /** @description ISO 8601, the end of a listed slot */
+                    to: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        appointments: {
+                            capacity: number;
+                            capacity_left: number;
+                            customers: {
+                                customer_placeholder_id: string | null;
+                                customer_uuid: string | null;
+                                participation_id: string;
+                                participationState: string;
+                            }[];
+                            from: string;
+                            kind: string;
+                            product_id: string;
+                            product_name: string;
+                            resource_id: string;
+                            state: string;
+                            to: string;
+                            uuid: string;
+                        }[];
+                        participation: {
+                            appointment_capacity: number;
+                            appointment_capacity_left: number;
+                            appointment_uuid: string;
+                            customer_email: string | null;
+                            customer_fullName: string | null;
+                            customer_mobile: string | null;
+                            customer_note: string | null;
+                            /** @description send as placeholder_id to create_appointment_with_consumer */
+                            customer_uuid: string;
+                            formatedAddress: string;
+                            from: string;
+                            messages: string[];
+                            product_uuid: string;
+                            resource_uuid: string;
+                            state: string;
+                            timeslot_uuid: string;
+                            to: string;
+                            uuid: string;
+                        };
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the request conflicts with the current state; the message says with what */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the slot cannot be had (errorCode "201"), or it lies outside the booking window (BOOKING_WINDOW) */
+            412: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the Idempotency-Key was used before with another request (IDEMPOTENCY_KEY_REUSED) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description too many requests (RATE_LIMITED), or too many live reservations of this client (HOLD_LIMIT); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    preflightReserve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                ref: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the Access-Control-Allow-* headers */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getWidgetPage: {
+        parameters: {
+            query?: {
+                /** @description accent colour #rgb or #rrggbb */
+                accent?: string;
+                /** @description e.g. WIDGET */
+                channelKey?: string;
+                /** @description de or en; default from Accept-Language, else de */
+                lang?: string;
+                /** @description offer only this product */
+                prdRef?: string;
+                /** @description the resource reference or UUID (required; a page without it says so) */
+                ref?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description ref missing or invalid, or channelKey or prdRef malformed (a page saying so); a NUL character in the query (the error body) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                    "text/html": string;
+                };
+            };
+        };
+    };
+    getWidgetScript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the file (gzip when accepted); ETag and Cache-Control for revalidation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
+            /** @description unchanged since the ETag given in If-None-Match */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getWidgetFrameScript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the file (gzip when accepted); ETag and Cache-Control for revalidation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
+            /** @description unchanged since the ETag given in If-None-Match */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getWidgetManageScript: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the file (gzip when accepted); ETag and Cache-Control for revalidation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/javascript": string;
+                };
+            };
+            /** @description unchanged since the ETag given in If-None-Match */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getWidgetStyles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the file (gzip when accepted); ETag and Cache-Control for revalidation */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/css": string;
+                };
+            };
+            /** @description unchanged since the ETag given in If-None-Match */
+            304: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    appointmentCancelled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event id: the same on every attempt; dedupe by it */
+                "webhook-id": string;
+                /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
+                "webhook-signature": string;
+                /** @description Unix seconds of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        appointment: {
+                            capacity: number;
+                            /** @description as of the change */
+                            capacityLeft: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 with the offset of the provider zone
+                             */
+                            end: string;
+                            productReference: string | null;
+                            reference: string;
+                            resourceReference: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 with the offset of the provider zone
+                             */
+                            start: string;
+                            /** Format: uuid */
+                            uuid: string;
+                        };
+                        crmId: string;
+                        providerReference: string;
+                        /** @enum {string} */
+                        source: "public" | "partner" | "cancel-link" | "decision-link" | "expiry";
+                    };
+                    /**
+                     * Format: date-time
+                     * @description when the change happened
+                     */
+                    timestamp: string;
+                    /** @constant */
+                    type: "appointment.cancelled";
+                };
+            };
+        };
+        responses: {
+            /** @description received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    appointmentCreated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event id: the same on every attempt; dedupe by it */
+                "webhook-id": string;
+                /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
+                "webhook-signature": string;
+                /** @description Unix seconds of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        appointment: {
+                            capacity: number;
+                            /** @description as of the change */
+                            capacityLeft: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 with the offset of the provider zone
+                             */
+                            end: string;
+                            productReference: string | null;
+                            reference: string;
+                            resourceReference: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 with the offset of the provider zone
+                             */
+                            start: string;
+                            /** Format: uuid */
+                            uuid: string;
+                        };
+                        crmId: string;
+                        providerReference: string;
+                        /** @enum {string} */
+                        source: "public" | "partner" | "cancel-link" | "decision-link" | "expiry";
+                    };
+                    /**
+                     * Format: date-time
+                     * @description when the change happened
+                     */
+                    timestamp: string;
+                    /** @constant */
+                    type: "appointment.created";
+                };
+            };
+        };
+        responses: {
+            /** @description received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    participationBooked: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event id: the same on every attempt; dedupe by it */
+                "webhook-id": string;
+                /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
+                "webhook-signature": string;
+                /** @description Unix seconds of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        appointment: {
+                            capacity: number;
+                            /** @description as of the change */
+                            capacityLeft: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 with the offset of the provider zone
+                             */
+                            end: string;
+                            productReference: string | null;
+                            reference: string;
+                            resourceReference: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 with the offset of the provider zone
+                             */
+                            start: string;
+                            /** Format: uuid */
+                            uuid: string;
+                        };
+                        crmId: string;
+                        customer: {
+                            email: string | null;
+                            mobile: string | null;
+                            name: string | null;
+                            reference: string;
+                        } | null;
+                        participation: {
+                            message: string | null;
+                            previousState: ("RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED") | null;
+                            reference: string;
+                            /** @enum {string} */
+                            state: "RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED";
+                            /** Format: uuid */
+                            uuid: string;
+                        };
+                        providerReference: string;
+                        /** @enum {string} */
+                        source: "public" | "partner" | "cancel-link" | "decision-link" | "expiry";
+                    };
+                    /**
+                     * Format: date-time
+                     * @description when the change happened
+                     */
+                    timestamp: string;
+                    /** @constant */
+                    type: "participation.booked";
+                };
+            };
+        };
+        responses: {
+            /** @description received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    participationCanceled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event id: the same on every attempt; dedupe by it */
+                "webhook-id": string;
+                /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
+                "webhook-signature": string;
+                /** @description Unix seconds of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        appointment: {
+                            capacity: number;
+                            /** @description as of the change */
+                            capacityLeft: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 with the offset of the provider zone
+                             */
+                            end: string;
+                            productReference: string | null;
+                            reference: string;
+                            resourceReference: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 with the offset of the provider zone
+                             */
+                            start: string;
+                            /** Format: uuid */
+                            uuid: string;
+                        };
+                        crmId: string;
+                        customer: {
+                            email: string | null;
+                            mobile: string | null;
+                            name: string | null;
+                            reference: string;
+                        } | null;
+                        participation: {
+                            message: string | null;
+                            previousState: ("RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED") | null;
+                            reference: string;
+                            /** @enum {string} */
+                            state: "RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED";
+                            /** Format: uuid */
+                            uuid: string;
+                        };
+                        providerReference: string;
+                        /** @enum {string} */
+                        source: "public" | "partner" | "cancel-link" | "decision-link" | "expiry";
+                    };
+                    /**
+                     * Format: date-time
+                     * @description when the change happened
+                     */
+                    timestamp: string;
+                    /** @constant */
+                    type: "participation.canceled";
+                };
+            };
+        };
+        responses: {
+            /** @description received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    participationDeleted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event id: the same on every attempt; dedupe by it */
+                "webhook-id": string;
+                /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
+                "webhook-signature": string;
+                /** @description Unix seconds of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        appointment: {
+                            capacity: number;
+                            /** @description as of the change */
+                            capacityLeft: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 with the offset of the provider zone
+                             */
+                            end: string;
+                            productReference: string | null;
+                            reference: string;
+                            resourceReference: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 with the offset of the provider zone
+                             */
+                            start: string;
+                            /** Format: uuid */
+                            uuid: string;
+                        };
+                        crmId: string;
+                        customer: {
+                            email: string | null;
+                            mobile: string | null;
+                            name: string | null;
+                            reference: string;
+                        } | null;
+                        participation: {
+                            message: string | null;
+                            previousState: ("RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED") | null;
+                            reference: string;
+                            /** @enum {string} */
+                            state: "RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED";
+                            /** Format: uuid */
+                            uuid: string;
+                        };
+                        providerReference: string;
+                        /** @enum {string} */
+                        source: "public" | "partner" | "cancel-link" | "decision-link" | "expiry";
+                    };
+                    /**
+                     * Format: date-time
+                     * @description when the change happened
+                     */
+                    timestamp: string;
+                    /** @constant */
+                    type: "participation.deleted";
+                };
+            };
+        };
+        responses: {
+            /** @description received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    participationRequested: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event id: the same on every attempt; dedupe by it */
+                "webhook-id": string;
+                /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
+                "webhook-signature": string;
+                /** @description Unix seconds of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        appointment: {
+                            capacity: number;
+                            /** @description as of the change */
+                            capacityLeft: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 with the offset of the provider zone
+                             */
+                            end: string;
+                            productReference: string | null;
+                            reference: string;
+                            resourceReference: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 with the offset of the provider zone
+                             */
+                            start: string;
+                            /** Format: uuid */
+                            uuid: string;
+                        };
+                        crmId: string;
+                        customer: {
+                            email: string | null;
+                            mobile: string | null;
+                            name: string | null;
+                            reference: string;
+                        } | null;
+                        participation: {
+                            message: string | null;
+                            previousState: ("RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED") | null;
+                            reference: string;
+                            /** @enum {string} */
+                            state: "RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED";
+                            /** Format: uuid */
+                            uuid: string;
+                        };
+                        providerReference: string;
+                        /** @enum {string} */
+                        source: "public" | "partner" | "cancel-link" | "decision-link" | "expiry";
+                    };
+                    /**
+                     * Format: date-time
+                     * @description when the change happened
+                     */
+                    timestamp: string;
+                    /** @constant */
+                    type: "participation.requested";
+                };
+            };
+        };
+        responses: {
+            /** @description received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    participationRescheduled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event id: the same on every attempt; dedupe by it */
+                "webhook-id": string;
+                /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
+                "webhook-signature": string;
+                /** @description Unix seconds of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        appointment: {
+                            capacity: number;
+                            /** @description as of the change */
+                            capacityLeft: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 with the offset of the provider zone
+                             */
+                            end: string;
+                            productReference: string | null;
+                            reference: string;
+                            resourceReference: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 with the offset of the provider zone
+                             */
+                            start: string;
+                            /** Format: uuid */
+                            uuid: string;
+                        };
+                        crmId: string;
+                        customer: {
+                            email: string | null;
+                            mobile: string | null;
+                            name: string | null;
+                            reference: string;
+                        } | null;
+                        participation: {
+                            message: string | null;
+                            previousState: ("RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED") | null;
+                            reference: string;
+                            /** @enum {string} */
+                            state: "RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED";
+                            /** Format: uuid */
+                            uuid: string;
+                        };
+                        providerReference: string;
+                        /** @enum {string} */
+                        source: "public" | "partner" | "cancel-link" | "decision-link" | "expiry";
+                    };
+                    /**
+                     * Format: date-time
+                     * @description when the change happened
+                     */
+                    timestamp: string;
+                    /** @constant */
+                    type: "participation.rescheduled";
+                };
+            };
+        };
+        responses: {
+            /** @description received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    participationReserved: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event id: the same on every attempt; dedupe by it */
+                "webhook-id": string;
+                /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
+                "webhook-signature": string;
+                /** @description Unix seconds of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        appointment: {
+                            capacity: number;
+                            /** @description as of the change */
+                            capacityLeft: number;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 with the offset of the provider zone
+                             */
+                            end: string;
+                            productReference: string | null;
+                            reference: string;
+                            resourceReference: string | null;
+                            /**
+                             * Format: date-time
+                             * @description ISO 8601 with the offset of the provider zone
+                             */
+                            start: string;
+                            /** Format: uuid */
+                            uuid: string;
+                        };
+                        crmId: string;
+                        customer: {
+                            email: string | null;
+                            mobile: string | null;
+                            name: string | null;
+                            reference: string;
+                        } | null;
+                        participation: {
+                            message: string | null;
+                            previousState: ("RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED") | null;
+                            reference: string;
+                            /** @enum {string} */
+                            state: "RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED";
+                            /** Format: uuid */
+                            uuid: string;
+                        };
+                        providerReference: string;
+                        /** @enum {string} */
+                        source: "public" | "partner" | "cancel-link" | "decision-link" | "expiry";
+                    };
+                    /**
+                     * Format: date-time
+                     * @description when the change happened
+                     */
+                    timestamp: string;
+                    /** @constant */
+                    type: "participation.reserved";
+                };
+            };
+        };
+        responses: {
+            /** @description received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhookTest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event id: the same on every attempt; dedupe by it */
+                "webhook-id": string;
+                /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
+                "webhook-signature": string;
+                /** @description Unix seconds of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        crmId: string;
+                        message: string;
+                        /** Format: uuid */
+                        webhookId: string;
+                    };
+                    /**
+                     * Format: date-time
+                     * @description when the change happened
+                     */
+                    timestamp: string;
+                    /** @constant */
+                    type: "webhook.test";
+                };
+            };
+        };
+        responses: {
+            /** @description received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
     };
 }
-export interface components {
-    schemas: never;
-    responses: never;
-    parameters: never;
-    requestBodies: never;
-    headers: never;
-    pathItems: never;
-}
-export type $defs = Record<string, never>;
-export type operations = Record<string, never>;

@@ -1,0 +1,36 @@
+/**
+ * The last touches on the OpenAPI document @fastify/swagger builds from the route schemas: what
+ * the route options cannot say by themselves.
+ */
+import { RULE } from './reply.js';
+
+/** A route schema's mark that its request body may be left out entirely (the server takes none as {}). */
+export const BODY_OPTIONAL = 'x-body-optional';
+
+type Json = Record<string, unknown>;
+
+/** Drops the validator-only `x-rule` wording from every schema (it is no part of the contract). */
+function stripRules(value: unknown): void {
+  if (Array.isArray(value)) {
+    for (const item of value) stripRules(item);
+  } else if (value && typeof value === 'object') {
+    delete (value as Json)[RULE];
+    for (const item of Object.values(value)) stripRules(item);
+  }
+}
+
+/** A copy with the finishing touches: the route schemas themselves (which the validators use) stay as they are. */
+export function finishDocument(built: Json): Json {
+  const doc = structuredClone(built);
+  for (const item of Object.values((doc.paths ?? {}) as Record<string, Record<string, Json>>)) {
+    for (const operation of Object.values(item)) {
+      if (!operation || typeof operation !== 'object') continue;
+      if (operation[BODY_OPTIONAL]) {
+        delete operation[BODY_OPTIONAL];
+        if (operation.requestBody) (operation.requestBody as Json).required = false;
+      }
+    }
+  }
+  stripRules(doc.paths);
+  return doc;
+}

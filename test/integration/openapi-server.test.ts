@@ -1,0 +1,213 @@
+/**
+ * The OpenAPI document and the server, held to each other (docs/api.md, The OpenAPI document):
+ *   - every route the server registers is an operation of the document, and every operation a route;
+ *   - every status an operation documents is one it can answer: the generic ones (400 for a NUL
+ *     character in the query, 401 without a key, 403 with another partner's key, 413 for a body over
+ *     1 MiB, 415 for a body that is not JSON) are provoked here on every operation that documents
+ *     them and never answered by one that does not; the rest are listed below with the rule of the
+ *     domain that gives them, and the document must list exactly those;
+ *   - a known path asked with a method it does not serve answers 405 with Allow.
+ * Answers against the document's schemas: test/helpers/contract.ts checks every answer of every
+ * integration test that runs on startTestApp.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { newPartner, startTestApp, type Partner, type TestApp } from '../helpers/app.js';
+import { openapiPath } from '../helpers/contract.js';
+
+let t: TestApp;
+let partner: Partner;
+let other: Partner;
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+let doc: any;
+beforeAll(async () => {
+  t = await startTestApp();
+  partner = await newPartner(t);
+  other = await newPartner(t);
+  doc = t.app.swagger();
+});
+afterAll(() => t.close());
+
+const GENERIC = [400, 401, 403, 413, 415];
+
+/**
+ * The statuses besides success and the generic ones, per operation, with where they come from.
+ * 404: a reference in the path or body that names nothing; 409/412/422/429: the domain rules named.
+ */
+const SPECIFIC: Record<string, number[]> = {
+  createUser: [409], // username or email taken (partners/users.ts)
+  getUser: [404],
+  updateUser: [404, 409], // unknown user; username or email taken
+  createAccount: [404], // unknown owner or branch
+  getAccount: [404],
+  updateAccount: [404],
+  createProvider: [404], // unknown owner or account
+  getProvider: [404],
+  updateProvider: [404],
+  listStaff: [404],
+  addStaff: [404],
+  removeStaff: [404, 409], // the provider owner cannot be removed (partners/staff.ts)
+  createProduct: [404, 409], // reference exists (offerings/products.ts)
+  listProducts: [404],
+  updateProduct: [404],
+  createResource: [404], // unknown provider or product
+  updateResource: [404],
+  listResources: [404],
+  deleteResource: [404, 409], // future appointments without ignoreFutureAppointments
+  getGeneralContactProfile: [404],
+  putGeneralContactProfile: [404],
+  getContactProfile: [404],
+  upsertContactProfile: [404, 409], // profile of another user (offerings/profiles.ts)
+  createTimeslots: [404, 409], // reference exists (scheduling/timeslots.ts)
+  listTimeslots: [404],
+  updateTimeslot: [404],
+  deleteTimeslot: [404],
+  listAppointments: [404],
+  createAppointments: [404, 409], // overlap, archived resource, reference exists, capacity (scheduling/capacity.ts)
+  deleteAppointmentsWithoutNotification: [404], // nothing matches
+  cancelAppointments: [404],
+  addParticipation: [404, 409], // duplicate, full, cancelled appointment, transition (scheduling/participations.ts)
+  updateParticipationState: [404, 409], // INVALID_TRANSITION, CAPACITY_EXHAUSTED
+  getCustomer: [404], // unknown provider (an unknown customer is 204)
+  createCustomer: [404],
+  updateCustomer: [404, 409], // renamed onto an existing reference
+  deleteCustomer: [404, 409], // future appointments without ignoreFutureAppointments
+  createCalendarFeed: [404],
+  listCalendarFeeds: [404],
+  revokeCalendarFeed: [404],
+  getCalendarFeed: [404], // unknown or revoked token; 400: lang longer than 35 characters
+  createWebhook: [],
+  listWebhooks: [],
+  getWebhook: [404],
+  updateWebhook: [404],
+  deleteWebhook: [404],
+  rotateWebhookSecret: [404],
+  sendWebhookTest: [404],
+  listWebhookDeliveries: [404],
+  retryWebhookDelivery: [404, 409], // only a FAILED delivery (webhooks/subscriptions.ts)
+  // the booking flow: 409 TOO_LATE, duplicate, Idempotency-Key in use; 412 slot taken (201) or BOOKING_WINDOW;
+  // 422 Idempotency-Key reused; 429 RATE_LIMITED or HOLD_LIMIT
+  listUpcomingBookables: [404],
+  reserveAppointment: [404, 409, 412, 422, 429],
+  createAppointmentWithConsumer: [404, 409, 412, 422, 429],
+  rescheduleBooking: [404, 409, 412, 422, 429],
+  listActiveProducts: [404],
+  getPublicData: [404],
+  viewBookingByLink: [404], // forged or unknown token
+  cancelBookingByLink: [404, 409], // started, or within the cancel notice
+  viewDecisionRequest: [404],
+  decideRequest: [404, 409], // no longer REQUESTED
+  getReadiness: [503], // draining, or the database unreachable
+};
+
+interface Op {
+  method: string;
+  path: string;
+  operationId: string;
+  responses: Record<string, unknown>;
+  security?: unknown[];
+}
+
+function operations(): Op[] {
+  return Object.entries(doc.paths as Record<string, Record<string, Omit<Op, 'method' | 'path'>>>).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, op]) => ({ ...op, method: method.toUpperCase(), path })),
+  );
+}
+
+const isPartner = (o: Op) => o.path.startsWith('/crms/');
+const statusesOf = (o: Op) => Object.keys(o.responses).filter((s) => /^\d+$/.test(s)).map(Number);
+
+/** A concrete URL for the operation: the partner's crmId, a placeholder for every other parameter. */
+function urlOf(o: Op, query = ''): string {
+  const path = o.path.replace(/\{([^}]+)\}/g, (_, name: string) => (name === 'crmId' ? partner.crmId : name === 'file' ? 'x.ics' : 'x'));
+  return `${path}${query}`;
+}
+
+describe('every route is documented and every operation is a route', () => {
+  it('the document has an operation for each registered route (HEAD and the /docs pages aside), and no other', () => {
+    const registered = new Set(
+      t.contract.routes.filter((r) => r.method !== 'HEAD' && r.url !== '/docs' && !r.url.startsWith('/docs/')).map((r) => `${r.method} ${openapiPath(r.url)}`),
+    );
+    const documented = new Set(operations().map((o) => `${o.method} ${o.path}`));
+    expect([...registered].filter((r) => !documented.has(r))).toEqual([]);
+    expect([...documented].filter((d) => !registered.has(d))).toEqual([]);
+  });
+
+  it('each operation has a unique camelCase operationId, and public ones declare security: []', () => {
+    const ids = operations().map((o) => o.operationId);
+    expect(ids.filter((id) => !/^[a-z][A-Za-z0-9]*$/.test(id))).toEqual([]);
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const o of operations()) expect(o.security, o.operationId).toEqual(isPartner(o) ? [{ apiKey: [] }] : []);
+    for (const [name, item] of Object.entries(doc.webhooks as Record<string, { post: Op }>)) {
+      expect(item.post.security, name).toEqual([]);
+      expect(item.post.operationId).toMatch(/^[a-z][A-Za-z0-9]*$/);
+    }
+    expect(doc.servers).toEqual([{ url: t.config.publicBaseUrl, description: expect.any(String) }]);
+  });
+});
+
+describe('every documented status is one the operation can answer', () => {
+  it('the error statuses documented are exactly the generic ones that apply and the listed ones', () => {
+    for (const o of operations()) {
+      const errors = statusesOf(o).filter((s) => s >= 400);
+      const generic = errors.filter((s) => GENERIC.includes(s));
+      expect(errors.filter((s) => !GENERIC.includes(s)).sort(), o.operationId).toEqual([...(SPECIFIC[o.operationId] ?? [])].sort());
+      // 401 and 403 exactly on the partner operations; 413 and 415 exactly where Fastify parses a body (not GET)
+      expect(generic.includes(401) && generic.includes(403), `${o.operationId} 401/403`).toBe(isPartner(o));
+      expect(generic.includes(413) && generic.includes(415), `${o.operationId} 413/415`).toBe(['POST', 'PUT', 'DELETE', 'OPTIONS'].includes(o.method));
+    }
+  });
+
+  it('400: a NUL character in any query value, on every operation', async () => {
+    for (const o of operations()) {
+      expect(statusesOf(o), o.operationId).toContain(400);
+      const res = await t.app.inject({ method: o.method as 'GET', url: urlOf(o, '?probe=%00'), headers: { 'x-service-client-id': partner.key } });
+      expect(res.statusCode, `${o.operationId}: ${res.body}`).toBe(400);
+    }
+  });
+
+  it('401 without a key and 403 with the key of another partner, on every partner operation', async () => {
+    for (const o of operations().filter(isPartner)) {
+      const none = await t.app.inject({ method: o.method as 'GET', url: urlOf(o) });
+      expect(none.statusCode, o.operationId).toBe(401);
+      const foreign = await t.app.inject({ method: o.method as 'GET', url: urlOf(o), headers: { 'x-service-client-id': other.key } });
+      expect(foreign.statusCode, o.operationId).toBe(403);
+    }
+  });
+
+  it('413 for a body over 1 MiB and 415 for one that is not JSON, exactly where a body is parsed', async () => {
+    const big = `"${'x'.repeat(1024 * 1024)}"`;
+    for (const o of operations()) {
+      const headers = { 'x-service-client-id': partner.key };
+      const large = await t.app.inject({ method: o.method as 'GET', url: urlOf(o), headers: { ...headers, 'content-type': 'application/json' }, payload: big });
+      const xml = await t.app.inject({ method: o.method as 'GET', url: urlOf(o), headers: { ...headers, 'content-type': 'application/xml' }, payload: '<a/>' });
+      if (statusesOf(o).includes(413)) {
+        expect(large.statusCode, o.operationId).toBe(413);
+        expect(xml.statusCode, o.operationId).toBe(415);
+      } else {
+        expect(large.statusCode, o.operationId).not.toBe(413);
+        expect(xml.statusCode, o.operationId).not.toBe(415);
+      }
+    }
+  });
+});
+
+describe('405 Method Not Allowed', () => {
+  it('a known path with a method it does not serve: 405, Allow and the error body', async () => {
+    const res = await t.app.inject({ method: 'PATCH', url: `/crms/${partner.crmId}/webhooks`, headers: { 'x-service-client-id': partner.key } });
+    expect(res.statusCode).toBe(405);
+    expect(res.headers.allow).toBe('GET, HEAD, POST');
+    expect(res.json()).toEqual({
+      'api-info': { version: '1' },
+      errors: [{ errorCode: 'METHOD_NOT_ALLOWED', message: `PATCH is not allowed on /crms/${partner.crmId}/webhooks; allowed: GET, HEAD, POST` }],
+    });
+    const put = await t.app.inject({ method: 'PUT', url: '/resources/x/upcoming_bookables' });
+    expect(put.statusCode).toBe(405);
+    expect(put.headers.allow).toBe('GET, HEAD, OPTIONS');
+  });
+
+  it('an unknown path stays 404', async () => {
+    const res = await t.app.inject({ method: 'GET', url: '/no/such/path' });
+    expect(res.statusCode).toBe(404);
+    expect(res.json().errors[0].errorCode).toBe('NOT_FOUND');
+  });
+});
