@@ -9,7 +9,9 @@ if (!pgUrl) {
   console.warn('\n*** TEST_DATABASE_URL is not set: the PostgreSQL-backed integration tests are SKIPPED (PGlite only). ***\n');
 }
 
-const shared = { testTimeout: 30_000, hookTimeout: 60_000 };
+// ceilings, not expectations: a file's app and database start in ~2 s, but on two shared, busy cores
+// PGlite's first start was seen to take over a minute
+const shared = { testTimeout: 30_000, hookTimeout: 180_000 };
 
 export default defineConfig({
   test: {

@@ -16,5 +16,8 @@ export default defineConfig({
       'test/unit/bookingWindow.test.ts',
     ],
     testTimeout: 60_000,
+    // one worker reused from run to run: Stryker runs these files once per mutant, and starting a
+    // fresh worker (and importing luxon) each time was most of the time on two busy cores
+    isolate: false,
   },
 });
