@@ -13,6 +13,7 @@ export default defineConfig({
       'test/unit/slotEngine.property.test.ts',
       'test/unit/datePattern.test.ts',
       'test/unit/scheduling-time.test.ts',
+      'test/unit/scheduling-time-edges.test.ts',
       'test/unit/bookingWindow.test.ts',
     ],
     testTimeout: 60_000,
