@@ -80,6 +80,17 @@ describe('assertEndAfterStart', () => {
     expect(() => assertEndAfterStart('2026-06-01T10:00+02:00', '2026-06-01T09:00Z', 's', 'e')).not.toThrow();
   });
 
+  it.each(['2026-06-01T10:00Z', '2026-06-01T10:00+01', '2026-06-01T10:00+0130', '2026-06-01T10:00+01:30', '2026-06-01T10:00-01:30'])(
+    'compares %j with an earlier instant as two instants (both have an offset)',
+    (start) => {
+      expect(refusal(() => assertEndAfterStart(start, '2026-06-01T05:00Z', 'body.start', 'body.end')).message).toBe('body.end must be after body.start');
+    },
+  );
+
+  it('refuses a start whose offset is followed by anything, even next to an end without offset', () => {
+    expect(refusal(() => assertEndAfterStart('2026-06-01T10:00+01x', '2026-06-01T11:00', 'body.start', 'body.end')).message).toContain('body.start must be an ISO 8601');
+  });
+
   it('leaves mixed forms to the caller, who knows the zone', () => {
     expect(() => assertEndAfterStart('2026-06-01T10:00', '2026-06-01T09:00Z', 's', 'e')).not.toThrow();
     expect(() => assertEndAfterStart('2026-06-01T10:00Z', '2026-06-01T09:00', 's', 'e')).not.toThrow();
@@ -161,5 +172,8 @@ describe('booking window edges', () => {
     expect(withinCancelNotice(60, start, new Date('2026-06-01T11:00:00.001Z'))).toBe(true);
     expect(withinCancelNotice(0, start, new Date('2026-06-01T12:00:00.000Z'))).toBe(false);
     expect(withinCancelNotice(0, start, new Date('2026-06-01T12:00:00.001Z'))).toBe(true);
+    // without a notice there is no limit at all, also once started
+    expect(withinCancelNotice(null, start, new Date('2026-06-01T12:00:00.001Z'))).toBe(false);
+    expect(withinCancelNotice(null, start, new Date('2026-06-02T12:00:00Z'))).toBe(false);
   });
 });
