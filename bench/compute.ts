@@ -8,6 +8,7 @@ import { viewOf } from '../src/booking/bookableView.js';
 import { withChanges, type ListingData, type LoadedAppointment } from '../src/listing/bookablesLoader.js';
 import { compilePattern } from '../src/booking/datePattern.js';
 import { computeListing, type ListingRequest } from '../src/listing/listingCompute.js';
+import { computeBookables, type EngineQuery } from '../src/booking/slotEngine.js';
 import type { PublicResource } from '../src/booking/publicResources.js';
 
 const HOUR = 3_600_000;
@@ -59,3 +60,13 @@ const oneStringOnly = msPer(400, () => JSON.stringify(answer).length);
 console.log(`  from scratch                      ${scratch.toFixed(2)} ms`);
 console.log(`  after one change, from the last   ${changed.toFixed(2)} ms`);
 console.log(`  reference: the whole answer as one JSON.stringify: ${oneStringOnly.toFixed(2)} ms, and encoded to bytes: ${oneString.toFixed(2)} ms`);
+
+// The slot engine alone (was a wall-clock assertion in test/unit/slotEngine.test.ts, issue 40): 28 days of
+// 08:00-18:00 at raster 30, 150 appointments (capacity 2, 0-2 live), a product with 10 min lead and follow-up.
+{
+  const timeslots = base.timeslots.map((t) => ({ ...t, defaultCapacity: 1 }));
+  const appointments = Array.from({ length: 150 }, (_, i) => ({ ...appointment(1 + (i % 28), i % 10, i % 3), capacity: 2 }));
+  const query: EngineQuery = { nowMs: NOW, untilMs: NOW + 60 * DAY, product: { id: product.id, minDurationMin: 30, leadMin: 10, followUpMin: 10 } };
+  const engine = msPer(200, () => computeBookables(timeslots, appointments, query));
+  console.log(`  slot engine alone (150 appointments, lead/follow-up 10 min): ${engine.toFixed(2)} ms per call`);
+}

@@ -179,7 +179,7 @@ describe.skipIf(skipBrowserTests)('booking in the browser', () => {
     const timer = page.locator('.bw-hold-time');
     expect(await timer.textContent()).toMatch(/^(3:00|2:5\d)$/);
     const first = await timer.textContent();
-    await expect.poll(() => timer.textContent(), { timeout: 5000 }).not.toBe(first); // it counts down live
+    await expect.poll(() => timer.textContent(), { timeout: 20_000 }).not.toBe(first); // it counts down live
     expect(await page.locator('.bw-chosen-slot').textContent()).toContain('10:00 bis 10:30 Uhr');
 
     // client-side checks first: nothing filled in

@@ -8,6 +8,7 @@ import { DateTime } from 'luxon';
 import { expect } from 'vitest';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { buildApp, type App } from '../../src/app.js';
+import type { Clock } from '../../src/context.js';
 import { testConfig, type Config } from '../../src/config.js';
 import { startBackgroundJobs, type BackgroundJobs } from '../../src/jobs.js';
 import { ensureKey } from '../../src/partners/apiKeys.js';
@@ -87,7 +88,8 @@ async function asInjectResponse(res: Response): Promise<LightMyRequestResponse> 
   } as unknown as LightMyRequestResponse;
 }
 
-export async function startService(overrides: Partial<Config> = {}): Promise<E2EService> {
+/** `clock`: the service's clock (default the system's); a TestClock lets a test move the server's time without waiting. */
+export async function startService(overrides: Partial<Config> = {}, clock?: Clock): Promise<E2EService> {
   const smtp = await SmtpSink.start();
   const database = await createTestDatabase();
   const config = testConfig({
@@ -97,7 +99,7 @@ export async function startService(overrides: Partial<Config> = {}): Promise<E2E
     maxHoldsPerIp: 1_000,
     ...overrides,
   });
-  const app = await buildApp({ config, db: database.db, logger: false });
+  const app = await buildApp({ config, db: database.db, logger: false, ...(clock ? { clock } : {}) });
   const baseUrl = await app.listen({ port: 0, host: '127.0.0.1' });
   // links in mails point at the real port
   config.publicBaseUrl = baseUrl;

@@ -225,7 +225,7 @@ export class SmtpSink {
   }
 
   /** Waits until at least `count` mails have arrived (then a moment more, so a duplicate would show). */
-  async waitFor(count: number, timeoutMs = 10_000, settleMs = 100): Promise<ReceivedMail[]> {
+  async waitFor(count: number, timeoutMs = 25_000, settleMs = 100): Promise<ReceivedMail[]> {
     const until = Date.now() + timeoutMs;
     while (this.mails.length < count) {
       if (Date.now() > until) throw new Error(`expected ${count} mails, got ${this.mails.length} within ${timeoutMs} ms`);

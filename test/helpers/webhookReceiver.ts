@@ -11,6 +11,8 @@ export interface Received {
   headers: IncomingHttpHeaders;
   body: string;
   at: number;
+  /** for a request left unanswered ('hang'): when the sender closed the connection (gave up) */
+  closedAt?: number;
 }
 
 /** What the receiver does with a request: answer this status, or 'hang' (never answer). */
@@ -41,7 +43,7 @@ export async function startReceiver(): Promise<Receiver> {
     respond: () => 200,
     events: (path) =>
       received.filter((r) => path === undefined || r.path === path).map((r) => ({ id: String(r.headers['webhook-id']), body: JSON.parse(r.body) })),
-    async waitFor(predicate, timeoutMs = 15_000) {
+    async waitFor(predicate, timeoutMs = 25_000) {
       const until = Date.now() + timeoutMs;
       while (!predicate(received)) {
         if (Date.now() > until) throw new Error(`receiver: condition not met within ${timeoutMs} ms (${received.length} requests received)`);
@@ -70,6 +72,7 @@ export async function startReceiver(): Promise<Receiver> {
       };
       if (behaviour === 'hang') {
         const release = () => {
+          if (hanging.has(release)) r.closedAt ??= Date.now();
           hanging.delete(release);
           finish();
           res.destroy();

@@ -122,13 +122,15 @@ describe('A1 reads on connections of their own', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     // as many open transactions as the request pool has connections (test/helpers/db.ts: 20)
+    let holding = 0;
     const blockers = Array.from({ length: 20 }, () =>
       t.db.transaction(async (tx) => {
         await tx.query('SELECT 1');
+        holding++;
         await gate;
       }),
     );
-    await new Promise((r) => setTimeout(r, 50)); // every blocker holds its connection
+    await expect.poll(() => holding, { timeout: 25_000, interval: 10 }).toBe(20); // every blocker holds its connection
     const booked = book(t, b.resource.uuid, bookBodyFor(slot, b.product.uuid)); // queues for a request connection
     const listing = await a1(b); // on a shared pool, this would wait for the gate, which opens only below: a timeout
     expect(listing.statusCode).toBe(200);

@@ -3,7 +3,12 @@
  * rasters, products with minimum durations and buffers, provider appointments), every bookable A1
  * lists can be reserved and booked, and a candidate slot A1 does not list cannot be reserved; also
  * with a booking window on the resource (minimum notice, days ahead; docs/lifecycle.md).
- * BOOKING_PROPERTY_RUNS raises the number of schedules (CI keeps it modest).
+ * Most steps book a neighbour of the one booked before (the last listed before it, or the
+ * first after it): where a product's buffers keep the neighbouring slots free, a slot the engine
+ * lists wrongly is refused by the database; and no slot A1 lists may, with its buffers, overlap
+ * the buffers of a slot booked before (the rule the engine and the exclusion constraint share).
+ * BOOKING_PROPERTY_RUNS changes the number of schedules (default 100, enough to catch a dropped
+ * follow-up buffer); PROPERTY_SEED replays a run (test/helpers/property.ts).
  */
 import fc from 'fast-check';
 import { DateTime } from 'luxon';
@@ -11,8 +16,9 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startTestApp, uniqueId, type TestApp } from '../helpers/app.js';
 import { book, bookBodyFor, consumer, flatten, reserve, reserveBodyFor, setupBooking, timeslot, upcoming, type Booking, type ListedBookable } from '../helpers/bookingFixtures.js';
 import { createProduct, createResource } from '../helpers/offeringsFixtures.js';
+import { seeded } from '../helpers/property.js';
 
-const RUNS = Number(process.env.BOOKING_PROPERTY_RUNS ?? 30);
+const RUNS = Number(process.env.BOOKING_PROPERTY_RUNS ?? 100);
 const ZONE = 'Europe/Berlin';
 // 2026-03-29 and 2026-10-25 are the DST switches in Berlin.
 const DAYS = ['2026-03-29', '2026-06-02', '2026-10-25'];
@@ -39,16 +45,16 @@ const scheduleArb = fc.record({
   timeslots: fc.array(timeslotArb, { minLength: 1, maxLength: 3 }),
   product: fc.record({
     minDuration: fc.constantFrom(null, 30, 60, 90),
-    lead: fc.constantFrom(0, 15, 30),
-    followUp: fc.constantFrom(0, 15, 30),
+    lead: fc.constantFrom(0, 0, 15, 30),
+    followUp: fc.constantFrom(0, 15, 30, 30),
   }),
   appointments: fc.array(fc.record({ startMin: fc.integer({ min: 0, max: 22 * 60 }).map((m) => m - (m % 15)), durationMin: fc.constantFrom(15, 30, 60), capacity: fc.integer({ min: 1, max: 3 }) }), { maxLength: 2 }),
   window: fc.record({
     minNoticeMinutes: fc.constantFrom(null, 0, 30, 120, 600),
     maxAdvanceDays: fc.constantFrom(null, null, 0, 1),
   }),
-  /** which listed bookable to book in each step, as a fraction of the list */
-  picks: fc.array(fc.double({ min: 0, max: 0.999, noNaN: true }), { minLength: 1, maxLength: 3 }),
+  /** which listed bookable to book in each step: a fraction of the list, or the next one after the last booked */
+  picks: fc.array(fc.record({ at: fc.double({ min: 0, max: 0.999, noNaN: true }), near: fc.constantFrom('any', 'before', 'before', 'after') }), { minLength: 2, maxLength: 3 }),
   /** which unlisted candidates to try in each step */
   probes: fc.array(fc.double({ min: 0, max: 0.999, noNaN: true }), { minLength: 1, maxLength: 3 }),
 });
@@ -111,8 +117,24 @@ async function check(s: Schedule): Promise<void> {
   const spanUnits = (raster: number) => (s.product.minDuration && s.product.minDuration > raster ? Math.ceil(s.product.minDuration / raster) : 1);
   const all = candidates(s, created.json().timeslots, spanUnits);
 
+  let last: ListedBookable | undefined;
+  // the new appointments booked so far: each blocks [start - lead, end + followUp] (docs/api.md, buffers)
+  const booked: { startMs: number; endMs: number }[] = [];
+  const leadMs = s.product.lead * 60_000;
+  const followMs = s.product.followUp * 60_000;
+  const expectBuffersKept = (listed: ListedBookable[]) => {
+    for (const x of listed) {
+      if (x.kind !== 'models.Bookable') continue;
+      const [from, to] = [Date.parse(x.start) - leadMs, Date.parse(x.end) + followMs];
+      for (const b of booked) {
+        const clear = to <= b.startMs - leadMs || from >= b.endMs + followMs;
+        expect(clear, `listed ${x.start}-${x.end} with its buffers overlaps the buffers of the booked ${new Date(b.startMs).toISOString()}-${new Date(b.endMs).toISOString()}`).toBe(true);
+      }
+    }
+  };
   for (let step = 0; step < s.picks.length; step++) {
     const listed: ListedBookable[] = flatten(await upcoming(t, resource.uuid, { prdRef: product.uuid }));
+    expectBuffersKept(listed);
     const listedKeys = new Set(listed.map((x) => key(x.start, x.end)));
     const unlisted = all.filter((c) => !listedKeys.has(key(c.from, c.to)));
     const probe = unlisted[Math.floor((s.probes[step] ?? 0) * unlisted.length)];
@@ -121,18 +143,27 @@ async function check(s: Schedule): Promise<void> {
       expect(res.statusCode, `unlisted ${JSON.stringify(probe)} was reserved: ${res.body}`).not.toBe(201);
     }
     if (listed.length === 0) return;
-    const pick = listed[Math.floor(s.picks[step] * listed.length)];
+    const { at, near } = s.picks[step];
+    const lastStart = last ? Date.parse(last.start) : NaN;
+    const neighbour =
+      near === 'after' ? listed.find((x) => Date.parse(x.start) > lastStart)
+      : near === 'before' ? [...listed].reverse().find((x) => Date.parse(x.start) < lastStart)
+      : undefined;
+    const pick = neighbour ?? listed[Math.floor(at * listed.length)];
+    last = pick;
     const held = await reserve(t, resource.uuid, reserveBodyFor(pick, product.uuid));
     expect(held.statusCode, `listed ${JSON.stringify(pick)} could not be reserved: ${held.body}`).toBe(201);
-    const booked = await book(t, resource.uuid, bookBodyFor(pick, product.uuid, held.json().participation.customer_uuid, consumer()));
-    expect(booked.statusCode, `listed ${JSON.stringify(pick)} could not be booked: ${booked.body}`).toBe(201);
+    const done = await book(t, resource.uuid, bookBodyFor(pick, product.uuid, held.json().participation.customer_uuid, consumer()));
+    expect(done.statusCode, `listed ${JSON.stringify(pick)} could not be booked: ${done.body}`).toBe(201);
+    if (pick.kind === 'models.Bookable') booked.push({ startMs: Date.parse(pick.start), endMs: Date.parse(pick.end) });
   }
+  expectBuffersKept(flatten(await upcoming(t, resource.uuid, { prdRef: product.uuid })));
 }
 
 it(`every listed bookable can be reserved and booked, and no unlisted candidate can be reserved (${RUNS} schedules)`, async () => {
   try {
-    await fc.assert(fc.asyncProperty(scheduleArb, check), { numRuns: RUNS, endOnFailure: true });
+    await fc.assert(fc.asyncProperty(scheduleArb, check), seeded('A1 listing through the real stack', { numRuns: RUNS, endOnFailure: true }));
   } finally {
     t.clock.set('2026-06-01T08:00:00Z');
   }
-}, 300_000);
+}, 600_000);

@@ -27,7 +27,7 @@ const get = (path: string, headers: Record<string, string> = {}) => t.app.inject
 const post = (path: string, payload?: string, headers: Record<string, string> = form) =>
   t.app.inject({ method: 'POST', url: path, headers, ...(payload === undefined ? {} : { payload }) });
 
-async function mailTo(address: string, match: (m: ReceivedMail) => boolean, timeoutMs = 15_000): Promise<ReceivedMail> {
+async function mailTo(address: string, match: (m: ReceivedMail) => boolean, timeoutMs = 25_000): Promise<ReceivedMail> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const found = sink.to(address).find(match);

@@ -184,7 +184,10 @@ describe.runIf(currentBackend() === 'postgres')('Idempotency-Key across instance
     await blocker.query('BEGIN');
     await blocker.query('LOCK TABLE appointments IN EXCLUSIVE MODE');
     const first = send(t.app);
-    await new Promise((r) => setTimeout(r, 500));
+    // until the first request waits on that lock (its key is taken by then): waited for, not slept
+    const waiting = async () =>
+      (await blocker.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).rows[0].n;
+    await expect.poll(waiting, { timeout: 25_000, interval: 20 }).toBeGreaterThanOrEqual(1);
     const meanwhile = await send(second);
     await blocker.query('COMMIT');
     await blocker.end();

@@ -22,7 +22,7 @@ afterAll(async () => {
   await sink.close();
 });
 
-async function mailsTo(address: string, count: number, timeoutMs = 15_000): Promise<ReceivedMail[]> {
+async function mailsTo(address: string, count: number, timeoutMs = 25_000): Promise<ReceivedMail[]> {
   const until = Date.now() + timeoutMs;
   while (sink.to(address).length < count) {
     if (Date.now() > until) throw new Error(`expected ${count} mails to ${address}, got ${sink.to(address).map((m) => m.subject).join(' | ')}`);

@@ -33,11 +33,11 @@ describe.runIf(currentBackend() === 'postgres')('mail after a crash (PostgreSQL,
     return service.listening;
   };
   const outbox = () =>
-    t.db.query<{ id: string; status: string; attempts: number; leased: boolean }>(
-      'SELECT id, status, attempts, next_attempt_at > now() AS leased FROM outbox ORDER BY created_at',
+    t.db.query<{ id: string; status: string; attempts: number; leased: boolean; lease_left_s: number }>(
+      'SELECT id, status, attempts, next_attempt_at > now() AS leased, extract(epoch FROM next_attempt_at - now())::float8 AS lease_left_s FROM outbox ORDER BY created_at',
     );
 
-  it('delivers every committed mail, the ones a killed worker held within about 30 s of the restart', async () => {
+  it('delivers every committed mail; the ones a killed worker held are leased for one lease (30 s), not more', async () => {
     const s = await setupScheduling(t);
     const appointment = await createAppointment(s, { start: '2026-06-12T10:00', end: '2026-06-12T11:00', capacity: 100 });
     while ((await outbox()).length < MAILS_WANTED) {
@@ -50,27 +50,25 @@ describe.runIf(currentBackend() === 'postgres')('mail after a crash (PostgreSQL,
     // a slow relay: the worker holds a claimed batch while it sends; kill it a few mails in
     sink.delayMs = 300;
     await start();
-    await sink.waitFor(3, 20_000, 0);
+    await sink.waitFor(3, 60_000, 0);
     service!.child.kill('SIGKILL');
     await service!.exited;
     const stranded = (await outbox()).filter((r) => r.status === 'PENDING' && r.attempts > 0 && r.leased);
     expect(stranded.length, 'the killed worker held claimed, unsent mails').toBeGreaterThan(0);
+    // by the database's clock: they come back after at most one lease, not the old 10-minute lease
+    for (const r of stranded) expect(r.lease_left_s, 'lease left on a stranded mail, in seconds').toBeLessThanOrEqual(30);
 
     sink.delayMs = 0;
     const restartedAt = Date.now();
     await start();
     const delivered = (id: string) => sink.mails.some((m) => m.messageId === `<${id}@booking-service>`);
-    while (!committed.every((r) => delivered(r.id))) {
-      expect(Date.now() - restartedAt, 'every committed mail within 60 s of the restart').toBeLessThan(60_000);
-      await new Promise((r) => setTimeout(r, 200));
-    }
+    // waited for, with a generous ceiling (one lease is 30 s); the lease's length is checked above
+    await expect.poll(() => committed.every((r) => delivered(r.id)), { timeout: 150_000, interval: 200 }).toBe(true);
     const took = Date.now() - restartedAt;
     console.info(`mail after a crash: ${committed.length} mails, ${stranded.length} held by the killed worker, all delivered ${took} ms after the restart`);
-    // one lease (30 s) plus polling and sending, not the old 10-minute lease
-    expect(took).toBeLessThan(45_000);
     expect((await outbox()).every((r) => r.status === 'SENT')).toBe(true);
     // at least once, and at most one extra copy: the mail in flight when the worker died
     const copies = committed.map((r) => sink.mails.filter((m) => m.messageId === `<${r.id}@booking-service>`).length);
     expect(copies.filter((n) => n > 1).length).toBeLessThanOrEqual(1);
-  }, 120_000);
+  }, 240_000);
 });

@@ -21,7 +21,7 @@ afterAll(async () => {
 });
 
 /** Waits for `count` mails to this address (then a moment more, so a duplicate would show). */
-async function mailsTo(address: string, count: number, timeoutMs = 15_000): Promise<ReceivedMail[]> {
+async function mailsTo(address: string, count: number, timeoutMs = 25_000): Promise<ReceivedMail[]> {
   const until = Date.now() + timeoutMs;
   while (sink.to(address).length < count) {
     if (Date.now() > until) throw new Error(`expected ${count} mails to ${address}, got ${sink.to(address).length}`);
@@ -246,9 +246,10 @@ describe('SMTP outage', () => {
     await sink.down();
     const consumers = [consumer(), consumer(), consumer()];
     for (const who of consumers) await bookFirstSlot(b, who); // each 201
-    await new Promise((r) => setTimeout(r, 300)); // the worker has tried and failed by now
-    const pending = await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM outbox WHERE status = 'PENDING' AND recipient = ANY($1)`, [consumers.map((c) => c.email)]);
-    expect(pending[0].n).toBe(3);
+    // the worker has tried each and failed: still PENDING, attempted (waited for, not slept)
+    const triedAndPending = async () =>
+      (await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM outbox WHERE status = 'PENDING' AND attempts >= 1 AND recipient = ANY($1)`, [consumers.map((c) => c.email)]))[0].n;
+    await expect.poll(triedAndPending, { timeout: 25_000, interval: 50 }).toBe(3);
     await sink.up();
     for (const who of consumers) {
       const mails = await mailsTo(who.email, 1);

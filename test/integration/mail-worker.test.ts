@@ -61,7 +61,7 @@ async function rows() {
   );
 }
 
-async function until(condition: () => Promise<boolean> | boolean, timeoutMs = 10_000): Promise<void> {
+async function until(condition: () => Promise<boolean> | boolean, timeoutMs = 25_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (!(await condition())) {
     if (Date.now() > end) throw new Error('condition not met in time');
@@ -104,7 +104,7 @@ describe('mail worker over SMTP', () => {
     expect(waiting[0].last_error).toMatch(/ECONNREFUSED|ESOCKET|connect/i);
     await sink.up();
     await until(async () => (await rows()).every((r) => r.status === 'SENT'));
-    await sink.waitFor(8, 5000, 300);
+    await sink.waitFor(8, 20_000, 300);
     await expectEachDeliveredOnce();
   });
 
@@ -118,7 +118,7 @@ describe('mail worker over SMTP', () => {
     expect(sink.mails).toHaveLength(0);
     sink.rejecting = false;
     await until(async () => (await rows()).every((r) => r.status === 'SENT'));
-    await sink.waitFor(3, 5000, 200);
+    await sink.waitFor(3, 20_000, 200);
     await expectEachDeliveredOnce();
   });
 
@@ -157,12 +157,21 @@ describe('mail worker over SMTP', () => {
 
   it('sends a mail promptly after the enqueuing transaction commits, without waiting for the poll', async () => {
     sink = await SmtpSink.start();
-    worker(smtpTransport(sink.url), { pollMs: 60_000 }).start();
-    await new Promise((r) => setTimeout(r, 50)); // the worker's first look found nothing and sleeps a minute
-    const started = Date.now();
+    // the worker's queries, counted: its first look must have found nothing before the mail is enqueued
+    let looks = 0;
+    const watched = new Proxy(db, {
+      get(target, prop) {
+        if (prop === 'query') return async (...args: Parameters<Db['query']>) => { const r = await target.query(...args); looks++; return r; };
+        const v = Reflect.get(target, prop, target);
+        return typeof v === 'function' ? v.bind(target) : v;
+      },
+    });
+    // a poll (10 minutes) far beyond the wait below: only the commit's nudge can deliver in time
+    worker(smtpTransport(sink.url), { pollMs: 600_000 }, watched).start();
+    await until(() => looks >= 1);
+    expect(sink.mails).toHaveLength(0);
     await enqueue(1);
-    await sink.waitFor(1, 3000, 0);
-    expect(Date.now() - started).toBeLessThan(3000);
+    await sink.waitFor(1, 25_000, 0);
   });
 });
 
@@ -177,13 +186,13 @@ describe('restarts and several workers', () => {
     const first = worker(smtpTransport(sink.url));
     first.start();
     await enqueue(5);
-    await sink.waitFor(5, 5000, 0);
+    await sink.waitFor(5, 20_000, 0);
     await first.stop();
     await enqueue(5); // written while no worker runs
     await new Promise((r) => setTimeout(r, 100));
     expect(sink.mails).toHaveLength(5);
     worker(smtpTransport(sink.url)).start();
-    await sink.waitFor(10, 5000, 300);
+    await sink.waitFor(10, 20_000, 300);
     await expectEachDeliveredOnce();
   });
 
@@ -191,12 +200,14 @@ describe('restarts and several workers', () => {
     sink = await SmtpSink.start();
     await enqueue(4);
     // a worker claims the batch and dies before sending anything
-    expect(await claimDue(db, 10, 300)).toHaveLength(4);
+    expect(await claimDue(db, 10, 5_000)).toHaveLength(4);
     const next = worker(smtpTransport(sink.url));
     expect(await next.runOnce()).toBe(0); // leased: not due yet
-    await new Promise((r) => setTimeout(r, 350));
-    expect(await next.runOnce()).toBe(4);
-    await sink.waitFor(4, 2000, 100);
+    // once the lease runs out (by the database's clock) the next look takes all four
+    let taken = 0;
+    await until(async () => (taken = await next.runOnce()) > 0);
+    expect(taken).toBe(4);
+    await sink.waitFor(4, 20_000, 100);
     await expectEachDeliveredOnce();
     expect((await rows()).every((r) => r.attempts === 2)).toBe(true);
   });
@@ -217,25 +228,35 @@ describe('restarts and several workers', () => {
     // handed back due at once and without counting an attempt
     expect(after.filter((r) => r.status === 'PENDING').every((r) => r.attempts === 0)).toBe(true);
     await worker(smtpTransport(sink.url)).runOnce();
-    await sink.waitFor(5, 2000, 100);
+    await sink.waitFor(5, 20_000, 100);
     await expectEachDeliveredOnce();
   });
 
   it('a batch that takes longer than its lease keeps it: no other worker sends its rows meanwhile', async () => {
     sink = await SmtpSink.start();
     const smtp = smtpTransport(sink.url);
-    const slow: MailTransport = { kind: 'smtp', send: async (m) => { await new Promise((r) => setTimeout(r, 80)); await smtp.send(m); }, close: () => smtp.close() };
+    // the first mail's send waits until the test opens the gate: the batch outlives its first lease
+    let open!: () => void;
+    const gate = new Promise<void>((r) => (open = r));
+    const held: MailTransport = { kind: 'smtp', send: async (m) => { await gate; await smtp.send(m); }, close: () => smtp.close() };
     await enqueue(4);
-    const first = worker(slow, { leaseMs: 150 }).runOnce(); // about 320 ms of sending, twice the lease
-    const rival = worker(smtpTransport(sink.url), { leaseMs: 150 });
+    const leaseMs = 3_000; // renewed every second: two seconds of slack for a busy machine
+    const first = worker(held, { leaseMs }).runOnce();
+    const rival = worker(smtpTransport(sink.url), { leaseMs });
+    await until(async () => (await rows()).every((r) => r.attempts === 1));
+    const [{ lease_end }] = await db.query<{ lease_end: Date }>('SELECT max(next_attempt_at) AS lease_end FROM outbox');
+    // wait (by the database's clock) until the first lease would have run out, trying as the rival does
     const takenByRival: number[] = [];
-    for (let i = 0; i < 8; i++) {
-      await new Promise((r) => setTimeout(r, 40));
+    await until(async () => {
       takenByRival.push(await rival.runOnce());
-    }
-    expect(await first).toBe(4);
+      const [{ over }] = await db.query<{ over: boolean }>('SELECT now() > $1::timestamptz AS over', [lease_end]);
+      return over;
+    });
+    takenByRival.push(await rival.runOnce());
     expect(takenByRival.every((n) => n === 0)).toBe(true);
-    await sink.waitFor(4, 2000, 100);
+    open();
+    expect(await first).toBe(4);
+    await sink.waitFor(4, 20_000, 100);
     await expectEachDeliveredOnce();
     expect((await rows()).every((r) => r.attempts === 1)).toBe(true);
   });
@@ -252,7 +273,7 @@ describe('restarts and several workers', () => {
     worker(counting(0), { batchSize: 10 }).start();
     worker(counting(1), { batchSize: 10 }, otherDb).start();
     await until(async () => (await rows()).every((r) => r.status === 'SENT'), 30_000);
-    await sink.waitFor(200, 5000, 500);
+    await sink.waitFor(200, 20_000, 500);
     expect(sink.mails).toHaveLength(200);
     await expectEachDeliveredOnce();
     expect(sentBy[0]).toBeGreaterThan(0);

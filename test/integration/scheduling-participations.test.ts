@@ -74,9 +74,13 @@ describe('D9 add a participation', () => {
     const other = await createCustomer(s);
     t.clock.set('2026-06-01T08:00:00Z');
     await participate(s, { appointmentReference: apt.reference, customerReference: customer.customerReference, state: 'RESERVED' });
+    expect(await capacityLeft(s, apt.reference)).toBe(0);
     expect((await participate(s, { appointmentReference: apt.reference, customerReference: other.customerReference })).statusCode).toBe(409);
     t.clock.advance(181_000);
+    // expired, not swept: D5 shows the place free before anyone takes it
+    expect(await capacityLeft(s, apt.reference)).toBe(1);
     expect((await participate(s, { appointmentReference: apt.reference, customerReference: other.customerReference })).statusCode).toBe(201);
+    expect(await capacityLeft(s, apt.reference)).toBe(0);
   });
 
   it('refuses a second participation of the same customer with 409 AppointmentAlreadyBookedException', async () => {
@@ -251,6 +255,28 @@ describe('D10 change the state of a participation', () => {
     expect(res.statusCode).toBe(409);
     expect(res.json().errors[0].errorCode).toBe('CAPACITY_EXHAUSTED');
     expect((await change(s, reference, { state: 'RESERVED' })).json().participation.state).toBe('RESERVED');
+  });
+
+  it("counts another customer's live hold against an expired reservation being booked, and an expired one not", async () => {
+    t.clock.set('2026-06-01T08:00:00Z');
+    const { s, apt, reference } = await inState('RESERVED', 2);
+    const early = await createCustomer(s);
+    expect((await participate(s, { appointmentReference: apt.reference, customerReference: early.customerReference, state: 'RESERVED' })).statusCode).toBe(201);
+    t.clock.advance(10 * 60_000);
+    // both holds have expired (not swept): a booking and a new, live hold of somebody else take both places
+    const booked = await createCustomer(s);
+    const late = await createCustomer(s);
+    expect((await participate(s, { appointmentReference: apt.reference, customerReference: booked.customerReference })).statusCode).toBe(201);
+    expect((await participate(s, { appointmentReference: apt.reference, customerReference: late.customerReference, state: 'RESERVED' })).statusCode).toBe(201);
+    const refused = await change(s, reference, { state: 'BOOKED' });
+    expect(refused.statusCode, refused.body).toBe(409);
+    expect(refused.json().errors[0].errorCode).toBe('CAPACITY_EXHAUSTED');
+    // the late hold expires too: one place of two is taken (the two expired holds count for nothing)
+    t.clock.advance(181_000);
+    const res = await change(s, reference, { state: 'BOOKED' });
+    expect(res.statusCode, res.body).toBe(200);
+    expect(res.json().participation.state).toBe('BOOKED');
+    expect(await capacityLeft(s, apt.reference)).toBe(0);
   });
 
   it('books a live reservation of the last place', async () => {

@@ -7,6 +7,7 @@
 import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newPartner, uniqueId } from '../helpers/app.js';
+import { createAppointment, createCustomer, participate, setupScheduling } from '../helpers/schedulingFixtures.js';
 import { deliveriesOf, startWebhookTest, subscribe, waitForDeliveries, type WebhookTest } from '../helpers/webhookFixtures.js';
 import { startReceiver, verify } from '../helpers/webhookReceiver.js';
 
@@ -82,7 +83,9 @@ describe('retries', () => {
     const [row] = await waitForDeliveries(p, sub.id, (rows) => rows[0]?.status === 'SUCCEEDED');
     expect(row.attempt).toBe(2);
     const [first, second] = requestsAt(at);
-    expect(second.at - first.at).toBeGreaterThanOrEqual(t.config.webhookTimeoutMs - 50);
+    // the sender gave up on the first (closed it unanswered) and only then tried again
+    expect(first.closedAt, 'the unanswered request was closed by the sender').toBeDefined();
+    expect(second.at).toBeGreaterThanOrEqual(first.closedAt!);
     expect(second.headers['webhook-id']).toBe(first.headers['webhook-id']);
   });
 
@@ -160,9 +163,12 @@ describe('fairness and observability', () => {
       const at = path();
       const fastSub = await subscribe(p, `${t.receiver.url}${at}`);
       for (let i = 0; i < 10; i++) await testEvent(p, slowSub.id);
-      await slow.waitFor((r) => r.length >= 4);
+      await slow.waitFor((r) => r.filter((x) => x.closedAt === undefined).length >= 4);
+      const hanging = slow.received.filter((x) => x.closedAt === undefined);
       for (let i = 0; i < 3; i++) await testEvent(p, fastSub.id);
-      await t.receiver.waitFor(() => requestsAt(at).length === 3, 3000);
+      await t.receiver.waitFor(() => requestsAt(at).length === 3, 25_000);
+      // served while the slow receiver's requests were all still hanging (none given up yet)
+      expect(hanging.filter((r) => r.closedAt !== undefined)).toEqual([]);
       expect(slow.maxConcurrent()).toBeLessThanOrEqual(4);
     } finally {
       await slow.close();
@@ -170,16 +176,35 @@ describe('fairness and observability', () => {
   });
 
   it('exposes deliveries by outcome and event type, and the oldest pending age, at /metrics', async () => {
-    const p = await newPartner(t);
-    const sub = await subscribe(p, `${t.receiver.url}${path()}`);
-    await testEvent(p, sub.id);
-    await waitForDeliveries(p, sub.id, (rows) => rows[0]?.status === 'SUCCEEDED');
-    await new Promise((r) => setTimeout(r, 100));
-    const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
-    expect(text).toMatch(/booking_webhook_deliveries_total\{outcome="succeeded",event_type="webhook.test"\} \d+/);
-    expect(text).toMatch(/booking_webhook_deliveries_total\{outcome="retrying",event_type="webhook.test"\} \d+/);
-    expect(text).toMatch(/booking_webhook_oldest_pending_seconds \d/);
+    const metrics = async () => (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
+    const value = (text: string, line: RegExp) => Number(text.match(line)?.[1] ?? 0);
+    // an event type no other test of this file delivers, so the counters' moves are this test's alone
+    const succeeded = /^booking_webhook_deliveries_total\{outcome="succeeded",event_type="participation\.booked"\} (\d+)$/m;
+    const retrying = /^booking_webhook_deliveries_total\{outcome="retrying",event_type="participation\.booked"\} (\d+)$/m;
+    const before = await metrics();
+    const s = await setupScheduling(t);
+    const at = path();
+    // one attempt refused with 500, then one that succeeds: exactly +1 retrying and +1 succeeded
+    const respond = t.receiver.respond;
+    let calls = 0;
+    t.receiver.respond = (r, i) => (r.path === at ? (++calls === 1 ? 500 : 200) : respond(r, i));
+    const sub = await subscribe(s.p, `${t.receiver.url}${at}`, { events: ['participation.booked'] });
+    const apt = await createAppointment(s);
+    const customer = await createCustomer(s);
+    expect((await participate(s, { appointmentReference: apt.reference, customerReference: customer.customerReference }, { sendMails: 'false' })).statusCode).toBe(201);
+    await waitForDeliveries(s.p, sub.id, (rows) => rows[0]?.status === 'SUCCEEDED');
+    // the counters move after the delivery row is written: wait for them, then compare exactly
+    await expect.poll(async () => value(await metrics(), succeeded), { timeout: 20_000 }).toBe(value(before, succeeded) + 1);
+    const after = await metrics();
+    expect(value(after, retrying)).toBe(value(before, retrying) + 1);
+    expect(value(after, succeeded)).toBe(value(before, succeeded) + 1);
+    expect(requestsAt(at)).toHaveLength(2);
+    const oldest = after.match(/^booking_webhook_oldest_pending_seconds (\S+)$/m);
+    expect(oldest, 'the oldest-pending gauge is exposed').not.toBeNull();
+    expect(Number(oldest![1])).toBeGreaterThanOrEqual(0);
   });
+
+
 });
 
 describe('private destinations at delivery', () => {

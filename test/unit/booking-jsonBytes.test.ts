@@ -1,4 +1,5 @@
 import fc from 'fast-check';
+import { seeded } from '../helpers/property.js';
 import { describe, expect, it } from 'vitest';
 import { jsonBytes } from '../../src/listing/listingCompute.js';
 
@@ -18,6 +19,7 @@ describe('jsonBytes', () => {
         const object = withoutPrototype(entries);
         expect(jsonBytes(object).equals(Buffer.from(JSON.stringify(object)))).toBe(true);
       }),
+      seeded('jsonBytes: the UTF-8 of JSON.stringify'),
     );
   });
 
@@ -33,6 +35,7 @@ describe('jsonBytes', () => {
         const again = jsonBytes(object, (k) => (reuse(k) ? placed.get(k) : undefined));
         expect(again.equals(first)).toBe(true);
       }),
+      seeded('jsonBytes: members placed at their bytes'),
     );
   });
 

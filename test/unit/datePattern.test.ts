@@ -159,13 +159,9 @@ describe('invalid patterns', () => {
   });
 
   it('is an Error subclass', () => {
-    try {
-      compilePattern('q');
-      expect.unreachable();
-    } catch (e) {
-      expect(e).toBeInstanceOf(Error);
-      expect((e as Error).name).toBe('PatternError');
-    }
+    expect(() => compilePattern('q')).toThrow(PatternError);
+    expect(() => compilePattern('q')).toThrow(Error);
+    expect(() => compilePattern('q')).toThrow(expect.objectContaining({ name: 'PatternError' }));
   });
 });
 

@@ -1,4 +1,4 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { FreshReads } from '../../src/listing/freshReads.js';
 
 /** A load whose answers the test releases by hand; it records when each load started. */
@@ -61,16 +61,26 @@ describe('FreshReads', () => {
   });
 
   it('with a start delay, shares the read with callers arriving before it starts', async () => {
-    const reads = new FreshReads<number>();
-    const { started, load } = manualLoads();
-    const first = reads.read('k', load, 30);
-    await turn();
-    expect(started).toHaveLength(0); // waiting for the rest of the burst
-    const late = reads.read('k', load, 30);
-    await new Promise((r) => setTimeout(r, 60));
-    expect(started).toHaveLength(1);
-    started[0].resolve(5);
-    expect([await first, await late]).toEqual([5, 5]);
+    // the delay's timer is faked: a busy machine cannot let it run out between the two callers
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const reads = new FreshReads<number>();
+      const { started, load } = manualLoads();
+      const first = reads.read('k', load, 30);
+      await turn();
+      expect(started).toHaveLength(0); // waiting for the rest of the burst
+      await vi.advanceTimersByTimeAsync(29);
+      await turn();
+      expect(started).toHaveLength(0); // still within the delay
+      const late = reads.read('k', load, 30);
+      await vi.advanceTimersByTimeAsync(1);
+      await turn();
+      expect(started).toHaveLength(1);
+      started[0].resolve(5);
+      expect([await first, await late]).toEqual([5, 5]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('keeps keys apart', async () => {
