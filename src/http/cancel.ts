@@ -19,10 +19,10 @@ const pageOrError = (description: string) => ({ description, content: { 'text/ht
 const readErrors = {
   400: pageOrError('invalid request'),
   404: pageOrError('forged, altered or unknown token; nothing changed'),
+  409: pageOrError('the appointment has already started, or less than the resource\'s cancel notice is left (the page says so); nothing changed'),
 };
 const errors = {
   ...readErrors,
-  409: pageOrError('the appointment has already started, or less than the resource\'s cancel notice is left; nothing changed'),
   413: pageOrError('the body is larger than 1 MiB'),
   415: pageOrError('the body is neither a form (application/x-www-form-urlencoded) nor JSON'),
 };

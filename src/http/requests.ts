@@ -23,11 +23,12 @@ const pageOrError = (description: string) => ({ description, content: { 'text/ht
 const readErrors = {
   400: pageOrError('invalid request'),
   404: pageOrError('forged, altered or unknown token; nothing changed'),
+  409: pageOrError('the request is no longer REQUESTED (decided before, or cancelled by the consumer); nothing changed'),
 };
 const errors = {
   400: pageOrError('invalid form (decision missing or unknown, message too long)'),
   404: readErrors[404],
-  409: pageOrError('the request is no longer REQUESTED (decided before, or cancelled by the consumer); nothing changed'),
+  409: readErrors[409],
   413: pageOrError('the body is larger than 1 MiB'),
   415: pageOrError('the body is neither a form (application/x-www-form-urlencoded) nor JSON'),
 };

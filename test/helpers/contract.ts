@@ -71,6 +71,8 @@ export class ContractCheck {
 
   private check(method: string, url: string, status: number, contentType: unknown, encoding: unknown, payload: unknown): void {
     if (UNDOCUMENTED(method, url)) return;
+    // CANONICAL_HOST's 301 to the canonical host name is the deployment's, for every path alike, not an operation's answer
+    if (status === 301) return;
     const where = `${method} ${openapiPath(url)}`;
     const op = this.operation(method, url);
     if (!op) {

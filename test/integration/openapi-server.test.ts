@@ -92,9 +92,9 @@ const SPECIFIC: Record<string, number[]> = {
   rescheduleBooking: [404, 409, 412, 422, 429],
   listActiveProducts: [404],
   getPublicData: [404],
-  viewBookingByLink: [404], // forged or unknown token
+  viewBookingByLink: [404, 409], // forged or unknown token; started or within the cancel notice (the page says so)
   cancelBookingByLink: [404, 409], // started, or within the cancel notice
-  viewDecisionRequest: [404],
+  viewDecisionRequest: [404, 409], // decided before, or cancelled by the consumer
   decideRequest: [404, 409], // no longer REQUESTED
   getReadiness: [503], // draining, or the database unreachable
 };

@@ -1137,6 +1137,24 @@ export interface operations {
                     "text/html": string;
                 };
             };
+            /** @description the appointment has already started, or less than the resource's cancel notice is left (the page says so); nothing changed */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                    "text/html": string;
+                };
+            };
         };
     };
     cancelBookingByLink: {
@@ -1211,7 +1229,7 @@ export interface operations {
                     "text/html": string;
                 };
             };
-            /** @description the appointment has already started, or less than the resource's cancel notice is left; nothing changed */
+            /** @description the appointment has already started, or less than the resource's cancel notice is left (the page says so); nothing changed */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -9073,6 +9091,24 @@ export interface operations {
             };
             /** @description forged, altered or unknown token; nothing changed */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description the request is no longer REQUESTED (decided before, or cancelled by the consumer); nothing changed */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
