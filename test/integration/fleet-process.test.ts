@@ -97,7 +97,7 @@ describe.runIf(currentBackend() === 'pglite')('npm start', () => {
     expect(await svc.exited).toBe(0);
     expect(stdout.join('')).toContain('"msg":"drained"');
     expect(await statusOf(`${base}/healthz`)).toBe('ECONNREFUSED');
-  }, 60_000);
+  }, 120_000);
 });
 
 describe.runIf(currentBackend() === 'pglite')('start-up with REDIS_URL', () => {
@@ -107,7 +107,7 @@ describe.runIf(currentBackend() === 'pglite')('start-up with REDIS_URL', () => {
       expect(await svc.exited).toBe(1);
       expect(svc.stderr()).toMatch(/^Cannot start: REDIS_URL/m);
     }
-  });
+  }, 120_000);
 });
 
 const skipRedis = await skipWithoutRedis();

@@ -28,7 +28,7 @@ describe.runIf(currentBackend() === 'postgres')('migrations on PostgreSQL', () =
       await Promise.all([a.close(), b.close()]);
       await drop();
     }
-  });
+  }, 120_000);
 });
 
 describe.runIf(currentBackend() === 'pglite')('the service process on PGlite', () => {
@@ -59,7 +59,7 @@ describe.runIf(currentBackend() === 'pglite')('the service process on PGlite', (
     expect(read.status).toBe(200);
     third.child.kill('SIGINT');
     expect(await third.exited).toBe(0);
-  }, 60_000);
+  }, 120_000);
 
   it('creates, lists and revokes API keys with the keys CLI, and a created key works', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'booking-keys-'));
@@ -79,11 +79,11 @@ describe.runIf(currentBackend() === 'pglite')('the service process on PGlite', (
 
     expect(keys('revoke', '--crm', 'crmX')).toContain('revoked 1 key(s)');
     expect(keys('list')).toContain('REVOKED');
-  }, 60_000);
+  }, 120_000);
 
   it('stops at start with a message naming a bad variable', async () => {
     const bad = startServiceProcess({ DATABASE_URL: 'memory://', RESERVATION_HOLD_SECONDS: 'soon' });
     expect(await bad.exited).toBe(1);
     expect(bad.stderr()).toContain('RESERVATION_HOLD_SECONDS');
-  });
+  }, 120_000);
 });
