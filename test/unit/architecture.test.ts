@@ -20,6 +20,7 @@ export const LAYERS: string[][] = [
   ['cli', 'http'],
   ['listing'],
   ['booking', 'feeds'],
+  ['calendars'],
   ['scheduling'],
   ['offerings'],
   ['partners'],
