@@ -1,7 +1,7 @@
 import { Type, type TSchema } from '@fastify/type-provider-typebox';
 import type { OpenAPIV3_1 } from 'openapi-types';
 import { EVENT_TYPES, PARTICIPATION_EVENT_TYPES, APPOINTMENT_EVENT_TYPES } from '../webhooks/events.js';
-import { MAX_URL_LENGTH } from '../webhooks/destination.js';
+import { MAX_URL_LENGTH } from '../net/destination.js';
 import { Nullable, StringEnum } from './reply.js';
 
 const EventTypeSchema = StringEnum(EVENT_TYPES);
