@@ -49,3 +49,25 @@ export const BusyTime = Type.Object({
 
 /** What D6 and D9 add: the busy times their appointments meet (not refused: the partner decides). */
 export const BusyOverlaps = Type.Array(BusyTime, { description: 'busy times (closures, subscribed calendars) the appointment meets, buffers counted; empty when none' });
+
+export const SubscriptionBody = Type.Object({
+  resourceReference: ResourceReference,
+  url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'an iCalendar URL (https, http or webcal), e.g. the secret address Google, Outlook or iCloud publish; never shown again' })),
+  caldav: Type.Optional(Type.Object({
+    url: Type.String({ minLength: 1, maxLength: 2048, description: 'the CalDAV calendar collection (https or http)' }),
+    username: Type.String({ maxLength: 255 }),
+    password: Type.String({ maxLength: 1024, description: 'never shown again' }),
+  }, { additionalProperties: false })),
+}, { additionalProperties: false, description: 'exactly one of url and caldav' });
+
+export const Subscription = Type.Object({
+  id: Type.String({ format: 'uuid' }),
+  resourceReference: Nullable(Type.String()),
+  kind: StringEnum(['ics', 'caldav'] as const),
+  host: Type.String({ description: 'the calendar\'s host; the full URL and the password are never shown' }),
+  status: StringEnum(['OK', 'ERROR'] as const, 'ERROR: the last read failed; the last good busy times stay in force'),
+  lastSyncedAt: Nullable(Type.String({ format: 'date-time', description: 'the last good read' })),
+  busyCount: Type.Integer({ description: 'busy intervals stored from the last good read' }),
+  lastError: Nullable(Type.String({ description: 'why the last read failed' })),
+  failingSince: Nullable(Type.String({ format: 'date-time' })),
+});

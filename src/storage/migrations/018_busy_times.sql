@@ -28,6 +28,9 @@ CREATE TABLE calendar_subscriptions (
   -- digest of the busy intervals last stored: an unchanged calendar rewrites nothing
   busy_digest     text,
   busy_count      integer NOT NULL DEFAULT 0,
+  -- how far ahead the stored busy times reach: an unchanged calendar is read whole again once the
+  -- 400-day horizon has moved a day past it, so recurrences keep coming into view
+  expanded_until  timestamptz,
   created_at      timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX calendar_subscriptions_provider_idx ON calendar_subscriptions (provider_id);
@@ -59,7 +62,8 @@ CREATE TABLE calendar_writes (
   subscription_id  uuid NOT NULL REFERENCES calendar_subscriptions (id) ON DELETE CASCADE,
   appointment_id   uuid NOT NULL,
   version          bigint NOT NULL DEFAULT 1,
-  due_at           timestamptz NOT NULL DEFAULT now(),
+  -- '-infinity': due at once, whatever the application's clock says
+  due_at           timestamptz NOT NULL DEFAULT '-infinity',
   attempts         integer NOT NULL DEFAULT 0,
   last_error       text,
   PRIMARY KEY (subscription_id, appointment_id)
