@@ -5,9 +5,10 @@
  * job read alike.
  */
 import type { Queryable } from '../storage/db.js';
-import { busyIntervals } from './busyIntervals.js';
+import { busyIntervals, CalendarFormatError } from './busyIntervals.js';
 import { readCalDav } from './caldav.js';
-import { fetchIcs } from './fetchIcs.js';
+import { CalendarUnreadable, fetchIcs } from './fetchIcs.js';
+import { mergeIntervals, type Interval } from './intervals.js';
 
 export interface CalendarSource {
   kind: 'ics' | 'caldav';
@@ -26,10 +27,7 @@ export interface Validators {
 
 export const NO_VALIDATORS: Validators = { etag: null, lastModified: null, ctag: null, syncToken: null };
 
-export interface Interval {
-  startMs: number;
-  endMs: number;
-}
+export type { Interval };
 
 export type CalendarRead = { kind: 'unchanged' } | { kind: 'ok'; intervals: Interval[]; validators: Validators };
 
@@ -61,10 +59,15 @@ export async function readCalendar(source: CalendarSource, known: Validators | n
   }
   const own = await ownUids(opts.db, texts);
   const intervals: Interval[] = [];
-  for (const text of texts) {
-    intervals.push(...busyIntervals(text, { providerZone: opts.zone, fromMs: opts.fromMs, toMs: opts.toMs, isOwnUid: (uid) => own.has(uid.toLowerCase()) }));
+  try {
+    for (const text of texts) {
+      intervals.push(...busyIntervals(text, { providerZone: opts.zone, fromMs: opts.fromMs, toMs: opts.toMs, isOwnUid: (uid) => own.has(uid.toLowerCase()) }));
+    }
+  } catch (err) {
+    if (err instanceof CalendarFormatError) throw new CalendarUnreadable(err.message);
+    throw err;
   }
-  return { kind: 'ok', intervals: merged(intervals), validators };
+  return { kind: 'ok', intervals: mergeIntervals(intervals, opts.fromMs, opts.toMs), validators };
 }
 
 const UID_LINE = /^UID[;:](?:[^:\r\n]*:)?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\s*$/gim;
@@ -76,16 +79,4 @@ async function ownUids(db: Queryable, texts: string[]): Promise<Set<string>> {
   if (candidates.size === 0) return candidates;
   const rows = await db.query<{ id: string }>('SELECT id::text AS id FROM appointments WHERE id = ANY($1::uuid[])', [[...candidates]]);
   return new Set(rows.map((r) => r.id));
-}
-
-/** Sorted, with overlapping and touching intervals joined. */
-export function merged(intervals: Interval[]): Interval[] {
-  const sorted = [...intervals].sort((a, b) => a.startMs - b.startMs || a.endMs - b.endMs);
-  const out: Interval[] = [];
-  for (const i of sorted) {
-    const last = out[out.length - 1];
-    if (last && i.startMs <= last.endMs) last.endMs = Math.max(last.endMs, i.endMs);
-    else out.push({ ...i });
-  }
-  return out;
 }
