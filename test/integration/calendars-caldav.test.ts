@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { consumer, createTimeslots, flatten, publicCall, setupBooking, upcoming, type Booking } from '../helpers/bookingFixtures.js';
-import { bookSlot } from '../helpers/lifecycleFixtures.js';
+import { bookSlot, moveBodyFor, participationOfToken, reschedule } from '../helpers/lifecycleFixtures.js';
 import { skipWithoutRadicale, startRadicale, type Radicale } from '../helpers/radicale.js';
 
 const skip = skipWithoutRadicale();
@@ -47,8 +47,8 @@ async function eventually<T>(read: () => Promise<T>, ok: (value: T) => boolean, 
   return value;
 }
 
-async function ground(): Promise<Booking> {
-  const b = await setupBooking(t);
+async function ground(resource?: object): Promise<Booking> {
+  const b = await setupBooking(t, { resource });
   await createTimeslots(b, [{ start: '2026-06-02T09:00', end: '2026-06-02T11:00', raster: 30 }]);
   return b;
 }
@@ -81,6 +81,30 @@ describe.skipIf(skip)('a CalDAV calendar', () => {
     // cancelled: nothing live is left, the event goes
     const cancel = await publicCall(t, 'POST', `/cancel/${encodeURIComponent(booked.token)}`);
     expect(cancel.statusCode, cancel.body).toBe(200);
+    expect(await eventually(() => written(collection, booked.appointment_uuid), (e) => e === null)).toBeNull();
+  });
+
+  it('writes a request as TENTATIVE, a booking as CONFIRMED, and follows a reschedule', async () => {
+    const b = await ground({ channels: { RESOURCE_PUBLIC: { bookingProcess: 'REQUESTED' } } });
+    const collection = await dav.makeCalendar(`moves-${Date.now()}`);
+    const res = await b.p.call('POST', `${b.base}/calendar-subscriptions`, { caldav: { url: collection, username: dav.username, password: dav.password } });
+    expect(res.statusCode, res.body).toBe(201);
+    const slots = await slotsOf(b);
+    const booked = await bookSlot(t, b, slots[0]);
+    expect(await eventually(() => written(collection, booked.appointment_uuid), (e) => e?.includes('STATUS:TENTATIVE') ?? false)).toContain('STATUS:TENTATIVE');
+
+    const { reference } = await participationOfToken(t, booked.token);
+    const confirm = await b.p.call('POST', `${b.base}/participations/${encodeURIComponent(reference)}`, { state: 'BOOKED' });
+    expect(confirm.statusCode, confirm.body).toBe(200);
+    expect(await eventually(() => written(collection, booked.appointment_uuid), (e) => e?.includes('STATUS:CONFIRMED') ?? false)).toContain('STATUS:CONFIRMED');
+
+    const later = (await slotsOf(b)).find((s) => s.start.slice(11, 16) === '10:30')!;
+    const moved = await reschedule(t, booked.token, moveBodyFor(later));
+    expect(moved.statusCode, moved.body).toBe(200);
+    const [row] = await t.db.query<{ appointment_id: string }>('SELECT appointment_id FROM participations WHERE reference = $1', [reference]);
+    expect(row.appointment_id).not.toBe(booked.appointment_uuid);
+    const event = await eventually(() => written(collection, row.appointment_id), (e) => e !== null);
+    expect(event).toMatch(/DTSTART[^\r\n]*20260602T083000Z/);
     expect(await eventually(() => written(collection, booked.appointment_uuid), (e) => e === null)).toBeNull();
   });
 
