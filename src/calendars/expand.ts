@@ -101,7 +101,7 @@ export function expandSeries(master: ICAL.Component, uid: string, overridden: Se
   const startKey = dtstart.toUnixTime();
   const rdates = rdatesOf(master);
   let r = 0;
-  const iterators = rulesOf(master, uid).map((rule) => countAsUntil(rule, dtstart)).map((rule) => rule.iterator(fastForward(rule, dtstart, length, window.fromMs)));
+  const iterators = rulesOf(master, uid).map((rule) => countAsUntil(untilInZone(rule, dtstart), dtstart)).map((rule) => rule.iterator(fastForward(rule, dtstart, length, window.fromMs)));
   const next = iterators.map((it) => nextOf(it, uid));
   for (;;) {
     // the earliest of the rules' next instances and the next RDATE (ical.js's RecurExpansion does
@@ -128,6 +128,20 @@ function rulesOf(master: ICAL.Component, uid: string): ICAL.Recur[] {
     if (!(rule instanceof ICAL.Recur) || !rule.freq) throw new CalendarFormatError(`the repeat rule of the event ${JSON.stringify(uid)} cannot be read`);
     return rule;
   });
+}
+
+/**
+ * The rule with its UNTIL in DTSTART's zone: a floating UNTIL (RFC 5545 asks for one when DTSTART
+ * is floating, and normalize.ts gave such a DTSTART the provider's zone) is a wall time there, and
+ * a DATE UNTIL of a timed series takes in that whole day. ical.js would read both as UTC.
+ */
+function untilInZone(rule: ICAL.Recur, dtstart: ICAL.Time): ICAL.Recur {
+  const until = rule.until;
+  if (!until || dtstart.isDate || (!until.isDate && until.zone === ICAL.Timezone.utcTimezone)) return rule;
+  const local = new ICAL.Time({ year: until.year, month: until.month, day: until.day, hour: until.isDate ? 23 : until.hour, minute: until.isDate ? 59 : until.minute, second: until.isDate ? 59 : until.second, isDate: false }, dtstart.zone);
+  const fixed = rule.clone();
+  fixed.until = local;
+  return fixed;
 }
 
 const WEEKDAYS = ['SU', 'MO', 'TU', 'WE', 'TH', 'FR', 'SA'];
