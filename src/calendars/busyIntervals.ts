@@ -15,6 +15,7 @@
 import ICAL from 'ical.js';
 import { expandSeries, itemSpan, StepBudget } from './expand.js';
 import { normalizeZones } from './normalize.js';
+import { memoizeOffsets } from './zones.js';
 import { CalendarFormatError } from './calendarFormatError.js';
 import { mergeIntervals, type Interval } from './intervals.js';
 
@@ -88,7 +89,12 @@ function parseCalendars(ics: string, providerZone: string): ICAL.Component[] {
   const jcals = (Array.isArray(parsed) && Array.isArray(parsed[0]) ? parsed : [parsed]) as unknown[][];
   return jcals.map((jcal) => {
     if (jcal[0] !== 'vcalendar') throw new CalendarFormatError('not an iCalendar file (no BEGIN:VCALENDAR)');
-    normalizeZones(jcal, providerZone);
-    return new ICAL.Component(jcal);
+    const defined = normalizeZones(jcal, providerZone);
+    const calendar = new ICAL.Component(jcal);
+    for (const tzid of defined) {
+      const zone = calendar.getTimeZoneByID(tzid);
+      if (zone) memoizeOffsets(zone);
+    }
+    return calendar;
   });
 }

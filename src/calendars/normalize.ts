@@ -11,7 +11,8 @@ type JProp = [string, Record<string, unknown>, string, ...unknown[]];
 
 const TIMED = new Set(['date-time', 'period']);
 
-export function normalizeZones(vcalendar: JCal, providerZone: string): void {
+/** Returns the TZIDs the calendar's VTIMEZONEs define. */
+export function normalizeZones(vcalendar: JCal, providerZone: string): Set<string> {
   if (!IANAZone.isValidZone(providerZone)) throw new RangeError(`providerZone ${JSON.stringify(providerZone)} is not an IANA time zone`);
   const components = (vcalendar[2] ?? []) as JCal[];
   const defined = new Set<string>();
@@ -32,6 +33,7 @@ export function normalizeZones(vcalendar: JCal, providerZone: string): void {
     return zone;
   };
   for (const c of components) if (c[0] !== 'vtimezone') normalizeComponent(c, defined, zoneOf);
+  return defined;
 }
 
 function normalizeComponent(component: JCal, defined: Set<string>, zoneOf: (tzid: string | undefined) => string): void {

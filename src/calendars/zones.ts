@@ -102,6 +102,40 @@ export function ianaZone(name: string): IANAZone {
   return zone;
 }
 
+const MEMO_LIMIT = 100_000;
+
+/**
+ * An ical.js zone's utcOffset (seconds, of a wall time) answered from memos: ical.js asks for it at
+ * every step of a rule, and a VTIMEZONE's own answer costs deep clones of its changes (most of a
+ * large calendar's CPU before this). A day whose first and last second have the same offset has
+ * no change in it (a zone changes at most once a day), so one answer serves all its wall times;
+ * the times of a day with a change are asked one by one, as ical.js would.
+ */
+export function memoizeOffsets(zone: ICAL.Timezone): void {
+  const offsetOf = zone.utcOffset.bind(zone);
+  const days = new Map<number, number>();
+  const times = new Map<number, number>();
+  const remember = (memo: Map<number, number>, key: number, value: number) => {
+    if (memo.size >= MEMO_LIMIT) memo.clear();
+    memo.set(key, value);
+    return value;
+  };
+  const at = (year: number, month: number, day: number, hour: number, minute: number, second: number) =>
+    offsetOf(new ICAL.Time({ year, month, day, hour, minute, second, isDate: false }, zone));
+  zone.utcOffset = (tt: ICAL.Time) => {
+    const { year, month, day } = tt;
+    const date = Date.UTC(year, month - 1, day);
+    let whole = days.get(date);
+    if (whole === undefined) {
+      const first = at(year, month, day, 0, 0, 0);
+      whole = remember(days, date, first === at(year, month, day, 23, 59, 59) ? first : NaN);
+    }
+    if (!Number.isNaN(whole)) return whole;
+    const wall = date + ((tt.hour * 60 + tt.minute) * 60 + tt.second) * 1000;
+    return times.get(wall) ?? remember(times, wall, offsetOf(tt));
+  };
+}
+
 /** An ical.js time zone whose offsets are an IANA zone's (ical.js asks for the offset of a wall time). */
 class IanaTimezone extends ICAL.Timezone {
   private readonly zone: IANAZone;
@@ -119,5 +153,8 @@ class IanaTimezone extends ICAL.Timezone {
 
 /** Registers an IANA zone with ical.js (once) so that a TZID naming it resolves. */
 export function registerIanaZone(name: string): void {
-  if (!ICAL.TimezoneService.has(name)) ICAL.TimezoneService.register(new IanaTimezone(name), name);
+  if (ICAL.TimezoneService.has(name)) return;
+  const zone = new IanaTimezone(name);
+  memoizeOffsets(zone);
+  ICAL.TimezoneService.register(zone, name);
 }
