@@ -36,20 +36,20 @@ export class StepBudget {
   }
 }
 
-/** An instance's length: whole days (all-day), exact milliseconds (DTEND), or a DURATION's nominal days plus exact ms. */
-type Length = { days: number; ms: number; nominal: boolean };
+/** An instance's length: whole days (all-day), exact ms (DTEND), or a DURATION's wall-clock days plus exact ms. */
+type Length = { days: number; ms: number };
 
 function lengthOf(event: ICAL.Component, start: ICAL.Time): Length | null {
   const end = event.getFirstPropertyValue('dtend');
   const duration = event.getFirstPropertyValue('duration');
   if (start.isDate) {
-    if (end instanceof ICAL.Time) return { days: Math.max(1, Math.round((dateMs(end) - dateMs(start)) / DAY)), ms: 0, nominal: true };
-    if (duration instanceof ICAL.Duration && !duration.isNegative) return { days: Math.max(1, Math.ceil(duration.toSeconds() / 86_400)), ms: 0, nominal: true };
-    return { days: 1, ms: 0, nominal: true };
+    if (end instanceof ICAL.Time) return { days: Math.max(1, Math.round((dateMs(end) - dateMs(start)) / DAY)), ms: 0 };
+    if (duration instanceof ICAL.Duration && !duration.isNegative) return { days: Math.max(1, Math.ceil(duration.toSeconds() / 86_400)), ms: 0 };
+    return { days: 1, ms: 0 };
   }
-  if (end instanceof ICAL.Time) return { days: 0, ms: msOf(end) - msOf(start), nominal: false };
+  if (end instanceof ICAL.Time) return { days: 0, ms: msOf(end) - msOf(start) };
   if (duration instanceof ICAL.Duration && !duration.isNegative) {
-    return { days: duration.weeks * 7 + duration.days, ms: ((duration.hours * 60 + duration.minutes) * 60 + duration.seconds) * 1000, nominal: true };
+    return { days: duration.weeks * 7 + duration.days, ms: ((duration.hours * 60 + duration.minutes) * 60 + duration.seconds) * 1000 };
   }
   return null; // a date-time with neither DTEND nor DURATION lasts no time: not busy
 }
