@@ -8,10 +8,13 @@ import type { Interval } from './intervals.js';
 import { ianaZone, wallToMs } from './zones.js';
 
 const DAY = 86_400_000;
-/** Steps of one series' expansion before the window's end, and of a whole calendar's: beyond, the
- * calendar is refused (a FREQ=SECONDLY rule from 1970 would otherwise hold a worker for minutes). */
-export const MAX_STEPS_PER_EVENT = 100_000;
-export const MAX_STEPS_PER_CALENDAR = 1_000_000;
+/**
+ * Candidates ical.js may examine for one series, and for a whole calendar (an ical.js step costs
+ * 10-30 µs; the 5 MiB bench calendar needs ~26,000): beyond, the calendar is refused, never read
+ * as partly free (a FREQ=SECONDLY rule from 1970 would otherwise hold a worker for minutes).
+ */
+export const MAX_STEPS_PER_EVENT = 50_000;
+export const MAX_STEPS_PER_CALENDAR = 300_000;
 
 export interface Window {
   fromMs: number;
@@ -33,20 +36,20 @@ export class StepBudget {
   }
 }
 
-/** An instance's length: whole days (all-day), exact milliseconds (DTEND), or a DURATION's nominal days plus exact ms. */
-type Length = { days: number; ms: number; nominal: boolean };
+/** An instance's length: whole days (all-day), exact ms (DTEND), or a DURATION's wall-clock days plus exact ms. */
+type Length = { days: number; ms: number };
 
 function lengthOf(event: ICAL.Component, start: ICAL.Time): Length | null {
   const end = event.getFirstPropertyValue('dtend');
   const duration = event.getFirstPropertyValue('duration');
   if (start.isDate) {
-    if (end instanceof ICAL.Time) return { days: Math.max(1, Math.round((dateMs(end) - dateMs(start)) / DAY)), ms: 0, nominal: true };
-    if (duration instanceof ICAL.Duration && !duration.isNegative) return { days: Math.max(1, Math.ceil(duration.toSeconds() / 86_400)), ms: 0, nominal: true };
-    return { days: 1, ms: 0, nominal: true };
+    if (end instanceof ICAL.Time) return { days: Math.max(1, Math.round((dateMs(end) - dateMs(start)) / DAY)), ms: 0 };
+    if (duration instanceof ICAL.Duration && !duration.isNegative) return { days: Math.max(1, Math.ceil(duration.toSeconds() / 86_400)), ms: 0 };
+    return { days: 1, ms: 0 };
   }
-  if (end instanceof ICAL.Time) return { days: 0, ms: msOf(end) - msOf(start), nominal: false };
+  if (end instanceof ICAL.Time) return { days: 0, ms: msOf(end) - msOf(start) };
   if (duration instanceof ICAL.Duration && !duration.isNegative) {
-    return { days: duration.weeks * 7 + duration.days, ms: ((duration.hours * 60 + duration.minutes) * 60 + duration.seconds) * 1000, nominal: true };
+    return { days: duration.weeks * 7 + duration.days, ms: ((duration.hours * 60 + duration.minutes) * 60 + duration.seconds) * 1000 };
   }
   return null; // a date-time with neither DTEND nor DURATION lasts no time: not busy
 }
@@ -101,7 +104,10 @@ export function expandSeries(master: ICAL.Component, uid: string, overridden: Se
   const startKey = dtstart.toUnixTime();
   const rdates = rdatesOf(master);
   let r = 0;
-  const iterators = rulesOf(master, uid).map((rule) => countAsUntil(untilInZone(rule, dtstart), dtstart)).map((rule) => rule.iterator(fastForward(rule, dtstart, length, window.fromMs)));
+  const stopYear = new Date(window.toMs).getUTCFullYear() + 1;
+  const iterators = rulesOf(master, uid)
+    .map((rule) => countAsUntil(untilInZone(rule, dtstart), dtstart))
+    .map((rule) => guarded(rule.iterator(fastForward(rule, dtstart, length, window.fromMs)), uid, budget, stopYear));
   const next = iterators.map((it) => nextOf(it, uid));
   for (;;) {
     // the earliest of the rules' next instances and the next RDATE (ical.js's RecurExpansion does
@@ -112,7 +118,6 @@ export function expandSeries(master: ICAL.Component, uid: string, overridden: Se
     const rdate = rdates[r];
     const t = rdate && (chosen < 0 || rdate.compare(next[chosen]!) <= 0) ? rdate : chosen >= 0 ? next[chosen]! : undefined;
     if (!t) return;
-    budget.step(uid);
     if (startOf(t, window.providerZone) >= window.toMs) return;
     const key = t.toUnixTime();
     if (key !== startKey && !exdates.instants.has(key) && !exdates.dates.has(dateMs(t))) emit(t);
@@ -175,10 +180,31 @@ function shifted(t: ICAL.Time, period: { days: number; months: number }, periods
   return out;
 }
 
+/** Thrown inside ical.js's iterator when its candidates pass the window's year: the series is done. */
+const PAST_WINDOW = new Error('past the window');
+
+/**
+ * The iterator with every candidate it examines counted against the budget, and stopped once a
+ * candidate lies past the window: ical.js loops without end inside one next() on a rule no day can
+ * satisfy (FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30), and every candidate passes check_contracting_rules.
+ */
+function guarded(iterator: ICAL.RecurIterator, uid: string, budget: StepBudget, stopYear: number): ICAL.RecurIterator {
+  const check = iterator.check_contracting_rules.bind(iterator);
+  let calls = 0;
+  iterator.check_contracting_rules = () => {
+    budget.step(uid);
+    if ((++calls & 63) === 0 && iterator.last.year > stopYear) throw PAST_WINDOW; // a year's look costs a normalize
+    return check();
+  };
+  return iterator;
+}
+
 function nextOf(iterator: ICAL.RecurIterator, uid: string): ICAL.Time | undefined {
   try {
     return iterator.next() ?? undefined;
   } catch (err) {
+    if (err === PAST_WINDOW) return undefined;
+    if (err instanceof CalendarFormatError) throw err;
     throw new CalendarFormatError(`the repeat rule of the event ${JSON.stringify(uid)} cannot be expanded (${(err as Error).message})`);
   }
 }

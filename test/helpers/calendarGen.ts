@@ -147,18 +147,20 @@ function generated(style: ZoneStyle, series: Series[]): GeneratedCalendar {
   const ics = render(style, series);
   return {
     ics,
-    expectedBusy: (fromMs, toMs, providerZone) => merge(series.flatMap((s) => busyOf(s, providerZone, toMs)), fromMs, toMs),
+    expectedBusy: (fromMs, toMs, providerZone) => merge(series.flatMap((s) => busyOf(s, providerZone, fromMs, toMs)), fromMs, toMs),
     toString: () => ics,
   } as GeneratedCalendar;
 }
 
 // ---- the oracle: wall-clock arithmetic, instants by luxon -------------------------------------
 
-/** The wall days (and, timed, minutes) of a series' instances, in order, until one starts at or after toMs. */
-function instances(s: Series, zoneOf: (s: Series) => string, toMs: number, limit = Infinity): Wall[] {
+/** A wall time read as UTC: within 14 hours of its instant in any zone. */
+const roughMs = (w: Wall) => w.day * DAY + w.minute * 60_000;
+
+/** The wall days (and, timed, minutes) of a series' instances, in order, until one starts days after toMs. */
+function instances(s: Series, toMs: number, limit = Infinity): Wall[] {
   const out: Wall[] = [];
   const untilWall = s.rule?.end === 'until' ? untilOf(s) : undefined;
-  const startMs = (w: Wall) => instant(w, s.allDay ? 'UTC' : zoneOf(s));
   if (!s.rule) return [s.start];
   const { freq, interval, weekdays } = s.rule;
   const weekStart = s.start.day - ((s.start.day + 3) % 7); // the Monday of DTSTART's week (WKST=MO)
@@ -169,7 +171,7 @@ function instances(s: Series, zoneOf: (s: Series) => string, toMs: number, limit
       const w = { day, minute: s.start.minute };
       if ((s.rule.end === 'count' && out.length >= s.rule.count) || out.length >= limit) return out;
       if (untilWall && compareWall(w, untilWall) > 0) return out;
-      if (startMs(w) - 3 * DAY >= toMs) return out;
+      if (roughMs(w) - 3 * DAY >= toMs) return out;
       out.push(w);
     }
   }
@@ -178,7 +180,7 @@ function instances(s: Series, zoneOf: (s: Series) => string, toMs: number, limit
 /** UNTIL: the start of the instance `count` (inclusive), as the series' own instance list gives it. */
 function untilOf(s: Series): Wall {
   const counted: Series = { ...s, rule: { ...s.rule!, end: 'count' } };
-  const list = instances(counted, () => 'UTC', Infinity);
+  const list = instances(counted, Infinity);
   return list[list.length - 1];
 }
 
@@ -191,9 +193,10 @@ function instant(w: Wall, zone: string): number {
 }
 
 /** A series' busy spans: its instances while it is busy; its overrides, each by its own status, always. */
-function busyOf(s: Series, providerZone: string, toMs: number): BusyInterval[] {
+function busyOf(s: Series, providerZone: string, fromMs: number, toMs: number): BusyInterval[] {
   const zone = s.zone === 'floating' ? providerZone : s.zone;
-  const list = instances(s, () => zone, toMs);
+  const list = instances(s, toMs);
+  const before = (w: Wall, days: number) => roughMs(w) + (days + 2) * DAY < fromMs; // ends before the window, surely (luxon is slow)
   const out: BusyInterval[] = [];
   const span = (w: Wall, length: number): BusyInterval =>
     s.allDay
@@ -201,7 +204,7 @@ function busyOf(s: Series, providerZone: string, toMs: number): BusyInterval[] {
       : { startMs: instant(w, zone), endMs: instant(w, zone) + length * 60_000 };
   const length = s.lengthAs === 'none' ? (s.allDay ? 1 : 0) : s.length;
   list.forEach((w, i) => {
-    if (s.state !== 'busy' || s.exdates.includes(i) || s.overrides.some((o) => o.index === i && o.index < list.length)) return;
+    if (s.state !== 'busy' || before(w, s.allDay ? length : 1) || s.exdates.includes(i) || s.overrides.some((o) => o.index === i && o.index < list.length)) return;
     if (length > 0) out.push(span(w, length));
   });
   for (const o of s.overrides) {
@@ -261,7 +264,7 @@ function render(style: ZoneStyle, series: Series[]): string {
     if (s.lengthAs === 'duration') master.push(s.allDay ? `DURATION:P${s.length}D` : `DURATION:PT${s.length}M`);
     if (s.rule) master.push(`RRULE:${ruleText(s)}`);
     // the instances EXDATEs and overrides may name (by index; the zone only decides where to stop)
-    const list = instances(s, () => 'UTC', Infinity, MAX_INDEX + 1);
+    const list = instances(s, Infinity, MAX_INDEX + 1);
     for (const i of s.exdates) if (list[i]) master.push(at(list[i], 'EXDATE'));
     if (s.state === 'cancelled') master.push('STATUS:CANCELLED');
     if (s.state === 'transparent') master.push('TRANSP:TRANSPARENT');

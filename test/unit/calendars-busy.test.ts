@@ -146,6 +146,39 @@ describe('busyIntervals', () => {
     ]);
   });
 
+  it('ends a COUNT series begun years ago at its last instance, and expands a monthly one begun years ago', () => {
+    const ics = calendar(
+      ...event('UID:c', 'DTSTART;TZID=Europe/Berlin:20200106T090000', 'DTEND;TZID=Europe/Berlin:20200106T093000', 'RRULE:FREQ=WEEKLY;BYDAY=MO;COUNT=330'),
+      ...event('UID:m', 'DTSTART;TZID=Europe/Berlin:20180315T100000', 'DTEND;TZID=Europe/Berlin:20180315T110000', 'RRULE:FREQ=MONTHLY'),
+    );
+    expect(read(ics, 'Europe/Berlin', '2026-03-12T00:00Z', '2026-05-20T00:00Z')).toEqual([
+      '2026-03-15T09:00:00.000Z / 2026-03-15T10:00:00.000Z', // monthly, 10:00 CET
+      '2026-03-16T08:00:00.000Z / 2026-03-16T08:30:00.000Z', // weekly, 09:00 CET
+      '2026-03-23T08:00:00.000Z / 2026-03-23T08:30:00.000Z',
+      '2026-03-30T07:00:00.000Z / 2026-03-30T07:30:00.000Z', // 09:00 CEST
+      '2026-04-06T07:00:00.000Z / 2026-04-06T07:30:00.000Z',
+      '2026-04-13T07:00:00.000Z / 2026-04-13T07:30:00.000Z',
+      '2026-04-15T08:00:00.000Z / 2026-04-15T09:00:00.000Z', // monthly, 10:00 CEST
+      '2026-04-20T07:00:00.000Z / 2026-04-20T07:30:00.000Z',
+      '2026-04-27T07:00:00.000Z / 2026-04-27T07:30:00.000Z', // the 330th and last
+      '2026-05-15T08:00:00.000Z / 2026-05-15T09:00:00.000Z',
+    ]);
+  });
+
+  it('reads a floating UNTIL as a wall time in the provider zone, not as UTC', () => {
+    const ics = calendar(...event('UID:f', 'DTSTART:20260601T090000', 'DTEND:20260601T100000', 'RRULE:FREQ=DAILY;UNTIL=20260603T090000'));
+    expect(read(ics, 'America/New_York', '2026-05-01T00:00Z', '2026-07-01T00:00Z')).toEqual([
+      '2026-06-01T13:00:00.000Z / 2026-06-01T14:00:00.000Z',
+      '2026-06-02T13:00:00.000Z / 2026-06-02T14:00:00.000Z',
+      '2026-06-03T13:00:00.000Z / 2026-06-03T14:00:00.000Z',
+    ]);
+  });
+
+  it('merges RDATEs with the rule, an instance named by both counting once', () => {
+    const ics = calendar(...event('UID:r', 'DTSTART:20260601T080000Z', 'DTEND:20260601T090000Z', 'RRULE:FREQ=DAILY;COUNT=2', 'RDATE:20260602T080000Z,20260605T120000Z', 'EXDATE:20260601T080000Z'));
+    expect(read(ics, 'UTC', '2026-05-01T00:00Z', '2026-07-01T00:00Z')).toEqual(['2026-06-02T08:00:00.000Z / 2026-06-02T09:00:00.000Z', '2026-06-05T12:00:00.000Z / 2026-06-05T13:00:00.000Z']);
+  });
+
   it('an override that moves an instance into the window blocks there, and one that moves it out frees its place', () => {
     const ics = calendar(
       ...event('UID:s', 'DTSTART:20260601T080000Z', 'DTEND:20260601T090000Z', 'RRULE:FREQ=DAILY;COUNT=10'),
@@ -193,6 +226,11 @@ describe('busyIntervals', () => {
     expect(() => read(ics, 'UTC', '2026-06-01T00:00Z', '2026-06-02T00:00Z')).toThrow(/"storm" repeats too often/);
     const { user, system } = process.cpuUsage(started);
     expect((user + system) / 1000).toBeLessThan(5000);
+  });
+
+  it('ends a rule no day satisfies instead of looping inside ical.js', () => {
+    const ics = calendar(...event('UID:never', 'DTSTART:20200101T090000Z', 'DTEND:20200101T100000Z', 'RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30'));
+    expect(read(ics, 'UTC', '2026-01-01T00:00Z', '2027-01-01T00:00Z')).toEqual([]);
   });
 
   it('an empty calendar has no busy times', () => {
