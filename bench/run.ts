@@ -12,6 +12,7 @@
  *  FEED    the calendar feed of W1's resource polled by 10 connections: full answers, then 304s
  *  COLD    100 times in a row: one booking on W1's listing (20 places a slot), then the first A1 after it
  *  RUSH    that listing (A1, br/gzip welcome) polled by 20 viewers while 20 consumers book its places, 15 s
+ *  CALENDAR  a 5 MiB calendar (2,000 events, 500 recurring) read and expanded 400 days ahead, in this process
  *  BUSY    the cold A1 of W1-shaped resources taking turns, without and with 500 busy times (closures), 100 each
  *  W1-CACHED  W1's listing from the cache, 50 connections, uncompressed and br, against a plain
  *          node:http server sending the same bytes; the build in BENCH_SERVICE_DIR (any commit's), seeded over HTTP
@@ -32,6 +33,7 @@ import { addWaits, noWaits, sampleWaits, waitShares, type WaitCounts } from './w
 import { bookingRun, overbookingCheck, slotCounter, type BookingRun } from './booking.js';
 import { COLD_BOOKINGS, coldRun } from './cold.js';
 import { BUSY_ROUNDS, busyRun } from './busy.js';
+import { calendarExpandPhase } from './calendarExpand.js';
 import { FEED_CONNECTIONS, FEED_SECONDS, feedRun } from './feed.js';
 import { mixedRun } from './mixed.js';
 import { RUSH_BOOKERS, RUSH_SECONDS, RUSH_VIEWERS, rushRun } from './rush.js';
@@ -43,7 +45,7 @@ import { CACHED_CONNECTIONS, CACHED_SECONDS, cachedRun } from './cached.js';
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /** past consumers (and bookings) each booking workload's provider has, as in a database in service */
 const HISTORY = 20_000;
-const WORKLOADS = ['W1', 'W1-CACHED', 'W2', 'W2-hot', 'W2-ONEIP', 'W3', 'FEED', 'COLD', 'RUSH', 'BUSY'];
+const WORKLOADS = ['W1', 'W1-CACHED', 'W2', 'W2-hot', 'W2-ONEIP', 'W3', 'FEED', 'COLD', 'RUSH', 'BUSY', 'CALENDAR'];
 /** seconds of unmeasured booking before W2-hot and W2-ONEIP taking turns, when no workload booked before */
 const WARM_UP_SECONDS = 5;
 /** W2-ONEIP's one client address */
@@ -232,6 +234,10 @@ async function main(): Promise<void> {
   console.log(`machine: ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} (shared machine: figures vary with other load)`);
   const unknown = chosen.filter((w) => !WORKLOADS.includes(w));
   if (unknown.length) throw new Error(`unknown workload ${unknown.join(', ')}: one of ${WORKLOADS.join(', ')}`);
+  if (chosen.includes('CALENDAR')) {
+    calendarExpandPhase();
+    if (chosen.length === 1) return;
+  }
   if (chosen.includes('W1-CACHED')) {
     console.log(`\nW1-CACHED  GET upcoming_bookables?prdRef (W1's listing) from the cache, ${CACHED_CONNECTIONS} connections, ${CACHED_SECONDS} s each: no Accept-Encoding, then br`);
     await cachedRun(ADMIN_URL);
