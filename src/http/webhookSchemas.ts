@@ -107,7 +107,7 @@ const HEADERS = {
 };
 
 /** participation.booked -> participationBooked */
-const operationIdOf = (type: string) => type.replace(/\.(\w)/g, (_, c: string) => c.toUpperCase());
+const operationIdOf = (type: string) => type.replace(/[._](\w)/g, (_, c: string) => c.toUpperCase());
 
 function webhookOperation(type: string, data: TSchema, summary: string) {
   return {

@@ -1042,7 +1042,7 @@ export interface webhooks {
          * A subscribed calendar could not be read; its last good busy times stay in force (once per outage)
          * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
          */
-        post: operations["calendarSync_failed"];
+        post: operations["calendarSyncFailed"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1062,7 +1062,7 @@ export interface webhooks {
          * A subscribed calendar that had failed was read again
          * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
          */
-        post: operations["calendarSync_recovered"];
+        post: operations["calendarSyncRecovered"];
         delete?: never;
         options?: never;
         head?: never;
@@ -12254,7 +12254,7 @@ export interface operations {
             };
         };
     };
-    calendarSync_failed: {
+    calendarSyncFailed: {
         parameters: {
             query?: never;
             header: {
@@ -12321,7 +12321,7 @@ export interface operations {
             };
         };
     };
-    calendarSync_recovered: {
+    calendarSyncRecovered: {
         parameters: {
             query?: never;
             header: {
