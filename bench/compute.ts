@@ -25,7 +25,7 @@ function rushData(): ListingData {
     timeslots.push({ id: `00000000-0000-4000-8000-${String(d).padStart(12, '0')}`, resourceId: resource.id, startMs: start, endMs: start + 10 * HOUR, rasterMin: 30, defaultCapacity: 20, defaultAcceptBookings: true, state: 'BOOKABLE' as const });
     for (let i = 0; i < 20; i++) appointments.push(appointment(d, i, 1 + ((d * i) % 19)));
   }
-  return { views: new Map([[resource.id, viewOf(resource, [product], 'RESOURCE_PUBLIC', null)]]), prd: null, timeslots, appointments };
+  return { views: new Map([[resource.id, viewOf(resource, [product], 'RESOURCE_PUBLIC', null)]]), prd: null, timeslots, appointments, busy: [] };
 }
 
 function appointment(d: number, i: number, live: number): LoadedAppointment {

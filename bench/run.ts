@@ -12,6 +12,8 @@
  *  FEED    the calendar feed of W1's resource polled by 10 connections: full answers, then 304s
  *  COLD    100 times in a row: one booking on W1's listing (20 places a slot), then the first A1 after it
  *  RUSH    that listing (A1, br/gzip welcome) polled by 20 viewers while 20 consumers book its places, 15 s
+ *  CALENDAR  a 5 MiB calendar (2,000 events, 500 recurring) read and expanded 400 days ahead, in this process
+ *  BUSY    the cold A1 of W1-shaped resources taking turns, without and with 500 busy times (closures), 100 each
  *  W1-CACHED  W1's listing from the cache, 50 connections, uncompressed and br, against a plain
  *          node:http server sending the same bytes; the build in BENCH_SERVICE_DIR (any commit's), seeded over HTTP
  * Each booking workload's provider (RUSH's and COLD's too) also has a history of 20,000 past consumers
@@ -30,10 +32,12 @@ import { cpuMeter, type CpuSpent } from './cpu.js';
 import { addWaits, noWaits, sampleWaits, waitShares, type WaitCounts } from './waits.js';
 import { bookingRun, overbookingCheck, slotCounter, type BookingRun } from './booking.js';
 import { COLD_BOOKINGS, coldRun } from './cold.js';
+import { BUSY_ROUNDS, busyRun } from './busy.js';
+import { calendarExpandPhase } from './calendarExpand.js';
 import { FEED_CONNECTIONS, FEED_SECONDS, feedRun } from './feed.js';
 import { mixedRun } from './mixed.js';
 import { RUSH_BOOKERS, RUSH_SECONDS, RUSH_VIEWERS, rushRun } from './rush.js';
-import { seedBooking, seedHistory, seedRush, seedW1, type BookingData } from './seed.js';
+import { seedBooking, seedBusy, seedHistory, seedRush, seedW1, type BookingData, type BusyData } from './seed.js';
 import { sampleRss, startChild, stop, type Child } from './service.js';
 import { W1_CONNECTIONS, W1_SECONDS, w1 } from './w1.js';
 import { CACHED_CONNECTIONS, CACHED_SECONDS, cachedRun } from './cached.js';
@@ -41,7 +45,7 @@ import { CACHED_CONNECTIONS, CACHED_SECONDS, cachedRun } from './cached.js';
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /** past consumers (and bookings) each booking workload's provider has, as in a database in service */
 const HISTORY = 20_000;
-const WORKLOADS = ['W1', 'W1-CACHED', 'W2', 'W2-hot', 'W2-ONEIP', 'W3', 'FEED', 'COLD', 'RUSH'];
+const WORKLOADS = ['W1', 'W1-CACHED', 'W2', 'W2-hot', 'W2-ONEIP', 'W3', 'FEED', 'COLD', 'RUSH', 'BUSY', 'CALENDAR'];
 /** seconds of unmeasured booking before W2-hot and W2-ONEIP taking turns, when no workload booked before */
 const WARM_UP_SECONDS = 5;
 /** W2-ONEIP's one client address */
@@ -70,6 +74,17 @@ async function runW1(service: Child, data: Awaited<ReturnType<typeof seedW1>>) {
   console.log(`    service RSS: peak ${rss.toFixed(0)} MiB during W1`);
   const share = r.service.rps / r.ceiling.rps;
   console.log(`    targets : p99 <= 20 ms: ${met(r.service.p99 <= 20)}; >= 70 % of ceiling: ${(share * 100).toFixed(0)} % ${met(share >= 0.7)}; RSS < 150 MiB: ${met(rss < 150)}`);
+}
+
+async function runBusy(service: Child, data: BusyData) {
+  console.log(`\nBUSY  ${BUSY_ROUNDS} times each, taking turns: a change to the listing, then ONE cold A1 of a W1-shaped resource (28 days 08:00-18:00, raster 30, 150 appointments), without and with ${data.busyIntervals} busy times (closures at night)`);
+  for (const kind of ['appointment', 'closure'] as const) {
+    const [plain, busy] = await busyRun(service.url, data, kind);
+    console.log(`  after ${kind === 'appointment' ? 'an appointment (as after a booking: the changed appointments are read)' : 'a closure (nothing named: everything is read again)'}`);
+    for (const side of [plain, busy]) console.log(`    ${side.name.padEnd(24)}: p50 ${ms(side.p50)}  p99 ${ms(side.p99)}  (non-200 ${side.failed}; ${(side.bytes / 1024).toFixed(0)} KiB)`);
+    const ratio = busy.p50 / plain.p50;
+    console.log(`    ${kind === 'appointment' ? 'targets ' : 'figure  '}: p50 with busy times ${ratio.toFixed(2)}x without${kind === 'appointment' ? ` (within 20 %: ${met(ratio <= 1.2)})` : ''}`);
+  }
 }
 
 async function runFeed(service: Child, data: Awaited<ReturnType<typeof seedW1>>) {
@@ -219,6 +234,10 @@ async function main(): Promise<void> {
   console.log(`machine: ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} (shared machine: figures vary with other load)`);
   const unknown = chosen.filter((w) => !WORKLOADS.includes(w));
   if (unknown.length) throw new Error(`unknown workload ${unknown.join(', ')}: one of ${WORKLOADS.join(', ')}`);
+  if (chosen.includes('CALENDAR')) {
+    calendarExpandPhase();
+    if (chosen.length === 1) return;
+  }
   if (chosen.includes('W1-CACHED')) {
     console.log(`\nW1-CACHED  GET upcoming_bookables?prdRef (W1's listing) from the cache, ${CACHED_CONNECTIONS} connections, ${CACHED_SECONDS} s each: no Accept-Encoding, then br`);
     await cachedRun(ADMIN_URL);
@@ -251,6 +270,7 @@ async function main(): Promise<void> {
     // bulk insert (20,000 appointments of one resource in one statement) had every row's check scan
     // about 10,000 entries (docs/performance.md)
     const w1Data = chosen.includes('W1') || chosen.includes('FEED') ? await seedW1(seeder, db) : undefined;
+    const busyData = chosen.includes('BUSY') ? await seedBusy(seeder, db) : undefined;
     await seeder.close();
     // The seeding's listing changes (20,000 bookings of history per workload), folded as the service's
     // compactor would have folded them long before: its first runs used to do it in the middle of the
@@ -275,6 +295,10 @@ async function main(): Promise<void> {
     });
 
     if (w1Data && chosen.includes('W1')) await runW1(service, w1Data);
+    if (busyData) {
+      await settle();
+      await runBusy(service, busyData);
+    }
     if (w1Data && chosen.includes('FEED')) {
       await settle();
       await runFeed(service, w1Data);

@@ -73,28 +73,61 @@ export async function seedW1(app: App, db: Db): Promise<W1Data> {
 
 /** W1's resource, seeded by the given partner. */
 export async function seedW1With({ call, ...access }: { call: Call } & PartnerAccess): Promise<W1Data> {
-  const { providerRef } = access;
-  const base = `/provider/${providerRef}`;
+  const base = `/provider/${access.providerRef}`;
   const product = (await call('POST', `${base}/products`, { reference: 'viewing@bench', name: 'Viewing' })).product;
-  const resource = await call('POST', `${base}/resources`, { reference: 'flat@bench', publicName: 'Flat', internalName: 'F', products: ['viewing@bench'] });
+  await call('POST', `${base}/customers`, { customerReference: 'cust@bench', providerReference: access.providerRef, userName: 'Bench Customer', email: 'customer@bench.example' });
+  const resourceUuid = await seedW1Resource(call, access.providerRef, 'flat@bench');
+  return { partner: access, resourceUuid, resourceRef: 'flat@bench', productUuid: product.uuid };
+}
+
+/**
+ * A resource shaped as W1's (28 days 08:00-18:00 at raster 30, 150 appointments of product
+ * viewing@bench booked by customer cust@bench, which must exist); returns its uuid.
+ */
+export async function seedW1Resource(call: Call, providerRef: string, resourceRef: string): Promise<string> {
+  const base = `/provider/${providerRef}`;
+  const resource = await call('POST', `${base}/resources`, { reference: resourceRef, publicName: 'Flat', internalName: 'F', products: ['viewing@bench'] });
   const timeslots = Array.from({ length: 28 }, (_, i) => ({
-    resourceReference: 'flat@bench', start: wall(day(i + 1).set({ hour: 8 })), end: wall(day(i + 1).set({ hour: 18 })),
+    resourceReference: resourceRef, start: wall(day(i + 1).set({ hour: 8 })), end: wall(day(i + 1).set({ hour: 18 })),
     raster: 30, defaultCapacity: 1, defaultAcceptBookings: true, state: 'BOOKABLE',
   }));
   await call('POST', `${base}/timeslots`, { timeslots });
-  await call('POST', `${base}/customers`, { customerReference: 'cust@bench', providerReference: providerRef, userName: 'Bench Customer', email: 'customer@bench.example' });
   for (let i = 0; i < 150; i++) {
     const slot = Math.floor((i * 560) / 150);
     const start = day(1 + Math.floor(slot / 20)).set({ hour: 8 }).plus({ minutes: (slot % 20) * 30 });
     const group = i % 3 === 0;
-    const reference = `apt-${i}@bench`;
+    const reference = `apt-${i}-${resourceRef}`;
     await call('POST', `${base}/appointments`, {
-      reference, start: wall(start), end: wall(start.plus({ minutes: 30 })), resourceReference: 'flat@bench', productReference: 'viewing@bench',
+      reference, start: wall(start), end: wall(start.plus({ minutes: 30 })), resourceReference: resourceRef, productReference: 'viewing@bench',
       capacity: group ? 3 : 1, acceptBookings: true,
     });
-    await call('POST', `${base}/participations?sendMails=false`, { reference: `part-${i}@bench`, appointmentReference: reference, customerReference: 'cust@bench', state: 'BOOKED' });
+    await call('POST', `${base}/participations?sendMails=false`, { reference: `part-${i}-${resourceRef}`, appointmentReference: reference, customerReference: 'cust@bench', state: 'BOOKED' });
   }
-  return { partner: access, resourceUuid: resource.uuid, resourceRef: 'flat@bench', productUuid: product.uuid };
+  return resource.uuid;
+}
+
+/** BUSY: two W1-shaped resources of one provider, the second with `busyIntervals` closures of its own at night (01:00-07:00), so both list the same slots. */
+export interface BusyData {
+  partner: PartnerAccess;
+  productUuid: string;
+  plainUuid: string;
+  busyUuid: string;
+  busyIntervals: number;
+}
+
+export async function seedBusy(app: App, db: Db, busyIntervals = 500): Promise<BusyData> {
+  const { call, ...access } = await partner(app, db);
+  const base = `/provider/${access.providerRef}`;
+  const product = (await call('POST', `${base}/products`, { reference: 'viewing@bench', name: 'Viewing' })).product;
+  await call('POST', `${base}/customers`, { customerReference: 'cust@bench', providerReference: access.providerRef, userName: 'Bench Customer', email: 'customer@bench.example' });
+  const plainUuid = await seedW1Resource(call, access.providerRef, 'plain@bench');
+  const busyUuid = await seedW1Resource(call, access.providerRef, 'busy@bench');
+  const perNight = Math.ceil(busyIntervals / 28);
+  for (let i = 0; i < busyIntervals; i++) {
+    const start = day(1 + Math.floor(i / perNight)).set({ hour: 1 }).plus({ minutes: (i % perNight) * 20 });
+    await call('POST', `${base}/closures`, { resourceReference: 'busy@bench', start: wall(start), end: wall(start.plus({ minutes: 10 })) });
+  }
+  return { partner: access, productUuid: product.uuid, plainUuid, busyUuid, busyIntervals };
 }
 
 export interface BookingShape {

@@ -56,6 +56,12 @@ export interface Config {
   webhookTimeoutMs: number;
   /** how often the webhook worker looks for due deliveries (an event written in this process wakes it at once) */
   webhookPollMs: number;
+  /** calendar addresses in loopback, private, link-local and multicast networks are refused unless true */
+  calendarAllowPrivateNetworks: boolean;
+  /** CALENDAR_SYNC_SECONDS: how often each subscribed calendar is read again */
+  calendarSyncMs: number;
+  /** how often the jobs look for due calendar reads and write-backs */
+  calendarPollMs: number;
   /** REMINDER_MINUTES_BEFORE: reminder offsets before an appointment's start; [] = no reminders */
   reminderMinutesBefore: number[];
 }
@@ -200,6 +206,9 @@ export function loadConfig(env: Env = process.env): Config {
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     webhookPollMs: int(env, 'WEBHOOK_POLL_MS', 1000, 10),
     reminderMinutesBefore: parseReminderMinutes(env.REMINDER_MINUTES_BEFORE),
+    calendarAllowPrivateNetworks: bool(env, 'CALENDAR_ALLOW_PRIVATE_NETWORKS', false),
+    calendarSyncMs: int(env, 'CALENDAR_SYNC_SECONDS', 300, 10, 86_400) * 1000,
+    calendarPollMs: int(env, 'CALENDAR_POLL_MS', 5000, 10, 3_600_000),
   };
 }
 

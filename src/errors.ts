@@ -20,7 +20,9 @@ export type ErrorCode =
   | 'BOOKING_WINDOW'
   | 'CANCEL_NOTICE'
   | 'IDEMPOTENCY_KEY_REUSED'
-  | 'IDEMPOTENCY_KEY_IN_USE';
+  | 'IDEMPOTENCY_KEY_IN_USE'
+  | 'CALENDAR_UNREADABLE'
+  | 'CALENDAR_URL_NOT_ALLOWED';
 
 export class DomainError extends Error {
   constructor(

@@ -7,6 +7,8 @@ import { startListingCompactor } from './listing/listingCompactor.js';
 import { startWebhookWorker } from './webhooks/worker.js';
 import { startReminderJob } from './booking/reminders.js';
 import { runEvery } from './periodic.js';
+import { startCalendarJobs } from './calendars/calendarJobs.js';
+import { systemClock, type Clock } from './context.js';
 import { purgeExpiredKeys } from './storage/idempotencyKeys.js';
 
 const KEY_PURGE_INTERVAL_MS = 60_000;
@@ -18,15 +20,16 @@ export interface BackgroundJobs {
 
 /**
  * Starts the process's background work (hold sweeper, listing compactor, mail and webhook workers,
- * reminders, idempotency key purge) and returns how
+ * reminders, calendar reads and write-back, idempotency key purge) and returns how
  * to stop it. Every job is safe with any number of instances on one database: each item is claimed
  * in the database (FOR UPDATE SKIP LOCKED, or an advisory lock the others skip), and work goes in
  * bounded batches. `db` should be a pool of the jobs' own (JOB_POOL_SIZE), so a busy job never takes
  * the connections requests wait for.
  */
-export function startBackgroundJobs(deps: { config: Config; db: Db; log: FastifyBaseLogger }): BackgroundJobs {
-  const { config, db, log } = deps;
+export function startBackgroundJobs(deps: { config: Config; db: Db; log: FastifyBaseLogger; clock?: Clock }): BackgroundJobs {
+  const { config, db, log, clock = systemClock } = deps;
   const jobs = [startMailWorker(deps), startWebhookWorker(deps), startHoldSweeper(db, log, config.holdSweepMs), startListingCompactor(db, log, config.listingCompactMs), startReminderJob(deps),
+    startCalendarJobs({ config, db, log, clock }),
     runEvery(KEY_PURGE_INTERVAL_MS, () => purgeExpiredKeys(db, new Date()), (err) => log.error({ err }, 'idempotency key purge failed'))];
   return {
     async stop() {

@@ -131,6 +131,8 @@ function publicRefusal(err: PlaceRefused, req: ClaimRequest): DomainError {
       return slotTaken(`${slot} is no longer bookable: its appointment was cancelled or archived; choose another slot`);
     case 'NOT_OPEN':
       return slotTaken(`${slot} is not open for bookings of this product; choose another slot or product`);
+    case 'BUSY':
+      return slotTaken(`${slot} is not available: the provider is busy then; choose another slot`);
     default:
       return slotTaken(`${slot} is taken: it overlaps another appointment of this resource; choose another slot`);
   }

@@ -16,12 +16,13 @@
  *   every unit boundary where n units fit. Otherwise a candidate is one unit.
  * - A candidate is listed when nowMs < start < untilMs and [start - lead, end + followUp]
  *   (buffers only with a product) overlaps the blocked range of no blocking appointment of the
- *   same resource (state ACTIVE, not archived, any capacity). An appointment's blocked range is
+ *   same resource (state ACTIVE, not archived, any capacity) and no busy time of that resource
+ *   (a closure or a subscribed calendar's event, DESIGN.md §7.6). An appointment's blocked range is
  *   its time widened by the buffers it was booked with (the database's exclusion constraint spans
  *   the same ranges). Overlap is half-open: touching is fine.
  * - Existing appointments (ACTIVE, not archived, acceptBookings, capacity - live > 0,
- *   nowMs < start < untilMs; with a product only those of that product) are listed as
- *   models.LotAppointment with capacityLeft = capacity - live.
+ *   nowMs < start < untilMs, blocked range meeting no busy time; with a product only those of that
+ *   product) are listed as models.LotAppointment with capacityLeft = capacity - live.
  * - Identical (resource, start, end) Bookable candidates from overlapping timeslots are listed
  *   once; the timeslot with the smallest id (string order) wins, so the result does not depend
  *   on input order.
@@ -57,6 +58,16 @@ export interface EngineAppointment {
   /** end of the range it blocks (its follow-up buffer included); default endMs */
   blockedUntilMs?: number;
 }
+
+/** A time the resource is busy outside this service's appointments: it blocks as an appointment does, but is never listed. */
+export interface EngineBusy {
+  resourceId: string;
+  startMs: number;
+  endMs: number;
+}
+
+/** What blocks: an appointment (its blocked range) or a busy time (its own range). */
+type Blocking = Pick<EngineAppointment, 'startMs' | 'endMs' | 'blockedFromMs' | 'blockedUntilMs'>;
 
 export interface EngineProduct {
   id: string;
@@ -135,11 +146,12 @@ interface BlockIndex {
   maxEnds: Float64Array;
 }
 
-const blockedFrom = (a: EngineAppointment) => a.blockedFromMs ?? a.startMs;
-const byBlockedFrom = (x: EngineAppointment, y: EngineAppointment) => blockedFrom(x) - blockedFrom(y);
+const blockedFrom = (a: Blocking) => a.blockedFromMs ?? a.startMs;
+const blockedUntil = (a: Blocking) => a.blockedUntilMs ?? a.endMs;
+const byBlockedFrom = (x: Blocking, y: Blocking) => blockedFrom(x) - blockedFrom(y);
 
 /** Sorts `appts` in place (the engine's own per-resource array, never the caller's) unless they come sorted, as loaded. */
-function buildBlockIndex(appts: EngineAppointment[]): BlockIndex {
+function buildBlockIndex(appts: Blocking[]): BlockIndex {
   const n = appts.length;
   for (let i = 1; i < n; i++) {
     if (blockedFrom(appts[i - 1]) > blockedFrom(appts[i])) {
@@ -153,7 +165,7 @@ function buildBlockIndex(appts: EngineAppointment[]): BlockIndex {
   for (let i = 0; i < n; i++) {
     const a = appts[i];
     starts[i] = blockedFrom(a);
-    const until = a.blockedUntilMs ?? a.endMs;
+    const until = blockedUntil(a);
     if (until > maxEnd) maxEnd = until;
     maxEnds[i] = maxEnd;
   }
@@ -174,6 +186,23 @@ function countBelow(sorted: Float64Array, x: number): number {
 
 const EMPTY_INDEX: BlockIndex = { starts: new Float64Array(0), maxEnds: new Float64Array(0) };
 
+/** Whether [lo, hi) overlaps a range of the index. */
+function meets({ starts, maxEnds }: BlockIndex, lo: number, hi: number): boolean {
+  const p = countBelow(starts, hi);
+  return p > 0 && maxEnds[p - 1] > lo;
+}
+
+/** `list` grouped by resource, each group a new array. */
+function byResource<T extends { resourceId: string }>(list: readonly T[]): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const x of list) {
+    const group = groups.get(x.resourceId);
+    if (group) group.push(x);
+    else groups.set(x.resourceId, [x]);
+  }
+  return groups;
+}
+
 /** The order of computeBookables' output: startMs, resourceId, endMs, then Bookable before LotAppointment, then id. */
 export function compareBookables(x: EngineBookable, y: EngineBookable): number {
   if (x.startMs !== y.startMs) return x.startMs - y.startMs;
@@ -189,20 +218,26 @@ export function computeBookables(
   timeslots: EngineTimeslot[],
   appointments: EngineAppointment[],
   query: EngineQuery,
+  busy: readonly EngineBusy[] = [],
 ): EngineBookable[] {
   const { nowMs, untilMs, product } = query;
   const leadMs = product ? Math.max(0, product.leadMin || 0) * MINUTE_MS : 0;
   const followMs = product ? Math.max(0, product.followUpMin || 0) * MINUTE_MS : 0;
   const out: EngineBookable[] = [];
 
+  const busyByResource = byResource(busy);
+  const busyIndexes = new Map<string, BlockIndex>();
+  for (const [resourceId, list] of busyByResource) busyIndexes.set(resourceId, buildBlockIndex([...list]));
+
   // Existing appointments: group blocking ones per resource; list joinable ones.
-  const blockingByResource = new Map<string, EngineAppointment[]>();
+  const blockingByResource = new Map<string, Blocking[]>();
   const seenAppointments = new Set<string>();
   for (const a of appointments) {
     if (!isBlockingAppointment(a)) continue;
     let list = blockingByResource.get(a.resourceId);
     if (!list) blockingByResource.set(a.resourceId, (list = []));
     list.push(a);
+    const busyIndex = busyIndexes.get(a.resourceId);
 
     const left = a.capacity - a.live;
     if (
@@ -211,7 +246,8 @@ export function computeBookables(
       a.startMs > nowMs &&
       a.startMs < untilMs &&
       (!product || a.productId === product.id) &&
-      !seenAppointments.has(a.id)
+      !seenAppointments.has(a.id) &&
+      !(busyIndex && meets(busyIndex, blockedFrom(a), blockedUntil(a)))
     ) {
       seenAppointments.add(a.id);
       out.push({
@@ -226,6 +262,13 @@ export function computeBookables(
         capacityLeft: left,
       });
     }
+  }
+
+  // Busy times block candidates as appointments do.
+  for (const [resourceId, list] of busyByResource) {
+    const blocking = blockingByResource.get(resourceId);
+    if (blocking) blocking.push(...list);
+    else blockingByResource.set(resourceId, [...list]);
   }
 
   const indexes = new Map<string, BlockIndex>();

@@ -22,6 +22,8 @@ const ERROR_TABLE: Record<ErrorCode, { status: number; wire?: string }> = {
   CANCEL_NOTICE: { status: 409 },
   IDEMPOTENCY_KEY_REUSED: { status: 422 },
   IDEMPOTENCY_KEY_IN_USE: { status: 409 },
+  CALENDAR_UNREADABLE: { status: 422 },
+  CALENDAR_URL_NOT_ALLOWED: { status: 400 },
 };
 
 export function errorBody(errorCode: string, message: string) {

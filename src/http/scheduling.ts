@@ -5,6 +5,8 @@ import { createAppointments, listAppointments } from '../scheduling/appointments
 import * as customers from '../scheduling/customers.js';
 import { addParticipation, updateParticipation } from '../scheduling/participationOps.js';
 import * as timeslots from '../scheduling/timeslots.js';
+import { busyOverlapsOf } from '../calendars/busyTimes.js';
+import { BusyOverlaps } from './calendarSchemas.js';
 import { ProviderParams } from './partnerSchemas.js';
 import { BODY_ERRORS, Enveloped, envelope, partnerErrors } from './reply.js';
 import * as S from './schedulingSchemas.js';
@@ -54,10 +56,12 @@ export const schedulingRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async
 
   app.post(`${p}/appointments`, {
     schema: { tags, security, operationId: 'createAppointments', summary: 'D6 create a single appointment or a series', params: ProviderParams, querystring: S.CreateAppointmentQuery,
-      body: S.AppointmentBody, response: { 201: Enveloped({ appointments: Type.Array(S.Appointment) }), ...partnerErrors(409, ...BODY_ERRORS) } },
+      body: S.AppointmentBody, response: { 201: Enveloped({ appointments: Type.Array(S.Appointment), busyOverlaps: BusyOverlaps }), ...partnerErrors(409, ...BODY_ERRORS) } },
   }, async (request, reply) => {
-    const created = await createAppointments(deps, request.crmId, request.params.providerRef, request.body, request.query);
-    return reply.status(201).send(envelope({ appointments: created }));
+    const { crmId, params: { providerRef } } = request;
+    const created = await createAppointments(deps, crmId, providerRef, request.body, request.query);
+    const busyOverlaps = await busyOverlapsOf(deps.db, crmId, providerRef, created.map((a) => a.reference));
+    return reply.status(201).send(envelope({ appointments: created, busyOverlaps }));
   });
 
   app.delete(`${p}/appointments/withoutNotification`, {
@@ -74,14 +78,17 @@ export const schedulingRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async
   // ---- participations ----
   const participation = Enveloped({ participation: S.Participation });
   const participationRead = { 200: participation, ...partnerErrors(409, ...BODY_ERRORS) };
-  const participationReply = { ...participationRead, 201: participation };
+  const participationAdded = Enveloped({ participation: S.Participation, busyOverlaps: BusyOverlaps });
+  const participationReply = { ...participationRead, 200: participationAdded, 201: participationAdded };
 
   app.post(`${p}/participations`, {
     schema: { tags, security, operationId: 'addParticipation', summary: 'D9 add a participation (or update an existing reference)', params: ProviderParams, querystring: S.AddParticipationQuery,
       body: S.ParticipationBody, response: participationReply },
   }, async (request, reply) => {
-    const result = await addParticipation(deps, request.crmId, request.params.providerRef, request.body, request.query);
-    return reply.status(result.created ? 201 : 200).send(envelope({ participation: result.participation }));
+    const { crmId, params: { providerRef } } = request;
+    const result = await addParticipation(deps, crmId, providerRef, request.body, request.query);
+    const busyOverlaps = await busyOverlapsOf(deps.db, crmId, providerRef, [request.body.appointmentReference]);
+    return reply.status(result.created ? 201 : 200).send(envelope({ participation: result.participation, busyOverlaps }));
   });
 
   app.post(`${p}/participations/:participationRef`, {

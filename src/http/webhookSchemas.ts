@@ -1,7 +1,7 @@
 import { Type, type TSchema } from '@fastify/type-provider-typebox';
 import type { OpenAPIV3_1 } from 'openapi-types';
-import { EVENT_TYPES, PARTICIPATION_EVENT_TYPES, APPOINTMENT_EVENT_TYPES } from '../webhooks/events.js';
-import { MAX_URL_LENGTH } from '../webhooks/destination.js';
+import { EVENT_TYPES, PARTICIPATION_EVENT_TYPES, APPOINTMENT_EVENT_TYPES, CALENDAR_EVENT_TYPES } from '../webhooks/events.js';
+import { MAX_URL_LENGTH } from '../net/destination.js';
 import { Nullable, StringEnum } from './reply.js';
 
 const EventTypeSchema = StringEnum(EVENT_TYPES);
@@ -84,6 +84,17 @@ const ParticipationData = Type.Object({
   customer: Nullable(Type.Object({ reference: Type.String(), name: Nullable(Type.String()), email: Nullable(Type.String()), mobile: Nullable(Type.String()) })),
 });
 const AppointmentEventData = Type.Object({ crmId: Type.String(), providerReference: Type.String(), source: Source, appointment: AppointmentData });
+const CalendarEventData = Type.Object({
+  crmId: Type.String(),
+  subscriptionId: Type.String({ format: 'uuid' }),
+  providerReference: Type.String(),
+  resourceReference: Nullable(Type.String()),
+  kind: StringEnum(['ics', 'caldav'] as const),
+  host: Type.String({ description: 'the calendar\'s host; never its full URL' }),
+  at: Type.String({ format: 'date-time', description: 'when the read failed, or read again' }),
+  error: Type.Optional(Type.String({ description: 'calendar.sync_failed: why the read failed' })),
+  failingSince: Type.Optional(Type.String({ format: 'date-time', description: 'calendar.sync_recovered: since when it had failed' })),
+});
 const TestData = Type.Object({ crmId: Type.String(), webhookId: Type.String({ format: 'uuid' }), message: Type.String() });
 
 const eventBody = (type: string, data: TSchema) =>
@@ -96,7 +107,7 @@ const HEADERS = {
 };
 
 /** participation.booked -> participationBooked */
-const operationIdOf = (type: string) => type.replace(/\.(\w)/g, (_, c: string) => c.toUpperCase());
+const operationIdOf = (type: string) => type.replace(/[._](\w)/g, (_, c: string) => c.toUpperCase());
 
 function webhookOperation(type: string, data: TSchema, summary: string) {
   return {
@@ -125,11 +136,14 @@ const SUMMARIES: Record<string, string> = {
   'participation.rescheduled': 'A participation moved to another slot',
   'appointment.created': 'An appointment is created (D6, or by the public flow for a slot)',
   'appointment.cancelled': 'An appointment is cancelled (D8)',
+  'calendar.sync_failed': 'A subscribed calendar could not be read; its last good busy times stay in force (once per outage)',
+  'calendar.sync_recovered': 'A subscribed calendar that had failed was read again',
 };
 
 /** The OpenAPI 3.1 `webhooks` section: one operation and body schema per event type. */
 export const webhookDocs = Object.fromEntries([
   ...PARTICIPATION_EVENT_TYPES.map((t) => [t, webhookOperation(t, ParticipationData, SUMMARIES[t])]),
   ...APPOINTMENT_EVENT_TYPES.map((t) => [t, webhookOperation(t, AppointmentEventData, SUMMARIES[t])]),
+  ...CALENDAR_EVENT_TYPES.map((t) => [t, webhookOperation(t, CalendarEventData, SUMMARIES[t])]),
   ['webhook.test', webhookOperation('webhook.test', TestData, 'Sent by POST /crms/{crmId}/webhooks/{id}/test')],
 ]) as Record<string, OpenAPIV3_1.PathItemObject>;

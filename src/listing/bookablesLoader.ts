@@ -5,8 +5,8 @@
  * - when the caller has the data of an earlier read and every change committed since that read's
  *   snapshot names an appointment (migration 012), only those appointments (`changes`);
  * - else the data: each resource with its products and contact, the product prdRef names, the
- *   offering timeslots reaching into the window, and the live appointments with their live
- *   participation counts.
+ *   offering timeslots reaching into the window, the live appointments with their live
+ *   participation counts, and the busy times (closures, subscribed calendars) near the window.
  * Instants travel as epoch milliseconds inside compact JSON arrays, so no row object or Date is
  * built per slot.
  */
@@ -19,7 +19,7 @@ import type { Queryable } from '../storage/db.js';
 import { viewOf, type ResourceView } from '../booking/bookableView.js';
 import { productLookupJsonSql, productsJsonSql, type ProductRow } from '../booking/publicProducts.js';
 import { PUBLIC_RESOURCE_COLUMNS, PUBLIC_RESOURCE_FROM, refsValuesSql, resolvedIds, type AddParam, type PublicResource } from '../booking/publicResources.js';
-import type { EngineAppointment, EngineTimeslot } from '../booking/slotEngine.js';
+import type { EngineAppointment, EngineBusy, EngineTimeslot } from '../booking/slotEngine.js';
 
 /** An engine appointment plus what the public item shows about its product. */
 export interface LoadedAppointment extends EngineAppointment {
@@ -36,6 +36,7 @@ export interface ListingData {
   prd: ProductRow | null;
   timeslots: EngineTimeslot[];
   appointments: LoadedAppointment[];
+  busy: EngineBusy[];
 }
 
 /** What the caller has of an earlier read of the same resources. */
@@ -93,6 +94,7 @@ interface Row extends PublicResource {
   prd: ProductRow | null;
   timeslots: TimeslotTuple[] | null;
   appointments: AppointmentTuple[] | null;
+  busy: [number, number][] | null;
 }
 
 /**
@@ -131,7 +133,11 @@ const dataSql = (ids: string, now: string, until: string, prd: { ref: string; pa
             FROM timeslots t
            WHERE t.resource_id = r.id AND t.end_at > ${now} AND t.start_at < ${until}
              AND t.state = 'BOOKABLE' AND t.default_accept_bookings AND t.default_capacity > 0) AS timeslots,
-         ${appointmentsJsonSql('a.resource_id = r.id', 'r.id', now, until)} AS appointments
+         ${appointmentsJsonSql('a.resource_id = r.id', 'r.id', now, until)} AS appointments,
+         (SELECT json_agg(json_build_array(${ms('b.start_at')}, ${ms('b.end_at')}) ORDER BY b.start_at)
+            FROM busy_times b
+           WHERE b.provider_id = r.provider_id AND (b.resource_id IS NULL OR b.resource_id = r.id)
+             AND tstzrange(b.start_at, b.end_at) && tstzrange(${now}::timestamptz - ${appointmentMargin('r.id')}, ${until}::timestamptz + ${appointmentMargin('r.id')})) AS busy
     ${PUBLIC_RESOURCE_FROM}
    WHERE r.id = ANY(${ids})`;
 
@@ -250,14 +256,15 @@ function listingData(rows: Row[], resourceIds: string[], q: ListingReadQuery): L
   const prd = rows.find((r) => r.prd)?.prd ?? null;
   if (q.prdRef !== undefined && !prd) throw notFound(`no product found for query.prdRef ${q.prdRef}`);
   const byId = new Map(rows.map((r) => [r.id, r]));
-  const data: ListingData = { views: new Map(), prd, timeslots: [], appointments: [] };
+  const data: ListingData = { views: new Map(), prd, timeslots: [], appointments: [], busy: [] };
   for (const id of resourceIds) {
     const row = byId.get(id);
     if (!row || row.archived) continue; // archived resources list nothing
-    const { products, contact, prd: _prd, timeslots, appointments, ...resource } = row;
+    const { products, contact, prd: _prd, timeslots, appointments, busy, ...resource } = row;
     data.views.set(id, viewOf(resource, products, q.channelKey, contactFromRow(contact)));
     for (const t of timeslots ?? []) data.timeslots.push(timeslotOf(id, t));
     for (const a of appointments ?? []) data.appointments.push(appointmentOf(id, a));
+    for (const [startMs, endMs] of busy ?? []) data.busy.push({ resourceId: id, startMs, endMs });
   }
   return data;
 }

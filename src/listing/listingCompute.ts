@@ -61,14 +61,15 @@ export function computeListing({ views: loadedViews, prd, ...loaded }: ListingDa
   const listed = (x: { resourceId: string }) => views.has(x.resourceId);
   const timeslots = loaded.timeslots.filter(listed);
   const appointments = loaded.appointments.filter(listed);
+  const busy = loaded.busy.filter(listed);
   const window = { nowMs: q.nowMs, untilMs };
   const bookables =
     runs.length === 1
-      ? computeBookables(timeslots, appointments, { ...window, product: runs[0].product })
+      ? computeBookables(timeslots, appointments, { ...window, product: runs[0].product }, busy)
       : runs
           .flatMap((run) => {
             const mine = (x: { resourceId: string }) => x.resourceId === run.ids[0];
-            return computeBookables(timeslots.filter(mine), appointments.filter(mine), { ...window, product: run.product });
+            return computeBookables(timeslots.filter(mine), appointments.filter(mine), { ...window, product: run.product }, busy.filter(mine));
           })
           .sort(compareBookables);
 

@@ -9,11 +9,12 @@ import { reviveRow } from '../storage/jsonRows.js';
 import { eventsWritten, placeEventsSql, type EventSource } from '../webhooks/events.js';
 import { blockedRange, type AppointmentRow, type Buffers, type NewAppointment, type ParticipationRow } from './capacity.js';
 
-export type PlaceRefusal = 'HOLD_LIMIT' | 'OVERLAP' | 'GONE' | 'CLOSED' | 'NOT_OPEN' | 'DUPLICATE' | 'FULL';
+export type PlaceRefusal = 'HOLD_LIMIT' | 'OVERLAP' | 'BUSY' | 'GONE' | 'CLOSED' | 'NOT_OPEN' | 'DUPLICATE' | 'FULL';
 
 const REFUSALS: Record<string, PlaceRefusal> = {
   BKHLD: 'HOLD_LIMIT',
   BKOVL: 'OVERLAP',
+  BKBSY: 'BUSY',
   BKGON: 'GONE',
   BKCLO: 'CLOSED',
   BKNAC: 'NOT_OPEN',

@@ -6,6 +6,8 @@
 --   BKHLD  the client (p_hold_ip, its key) holds p_max_holds live reservations already; counted without
 --          a lock (public_live_holds), so concurrent claims of one client may overshoot by those in flight
 --   BKOVL  the range meets another live appointment of the resource (buffers counted)
+--   BKBSY  (public rules) the appointment's range, buffers counted, meets a busy time of the resource
+--          (busy_at: a closure or a subscribed calendar's event); the partner's D6/D9 are not refused
 --   BKGON  the appointment to join does not exist (any more)
 --   BKCLO  the appointment is cancelled or archived
 --   BKNAC  (public rules) the appointment takes no public bookings, or is for another product
@@ -43,6 +45,9 @@ BEGIN
   part := jsonb_populate_record(NULL::participations, p_participation);
   IF p_new IS NOT NULL THEN
     np := jsonb_populate_record(NULL::appointments, p_new);
+    IF p_public_product IS NOT NULL AND busy_at(np.provider_id, np.resource_id, np.blocked_from, np.blocked_until) THEN
+      RAISE EXCEPTION USING ERRCODE = 'BKBSY', MESSAGE = format('the slot %s meets a busy time of the resource', np.start_at);
+    END IF;
   END IF;
 
   FOR attempt IN 1..5 LOOP
@@ -91,6 +96,9 @@ BEGIN
     END IF;
     IF p_public_product IS NOT NULL AND (NOT a.accept_bookings OR (a.product_id IS NOT NULL AND a.product_id <> p_public_product)) THEN
       RAISE EXCEPTION USING ERRCODE = 'BKNAC', MESSAGE = format('the slot %s is not open for bookings of this product', a.start_at);
+    END IF;
+    IF p_public_product IS NOT NULL AND busy_at(a.provider_id, a.resource_id, a.blocked_from, a.blocked_until) THEN
+      RAISE EXCEPTION USING ERRCODE = 'BKBSY', MESSAGE = format('the slot %s meets a busy time of the resource', a.start_at);
     END IF;
   END IF;
   IF part.state IN ('RESERVED', 'REQUESTED', 'BOOKED') AND NOT made THEN

@@ -16,10 +16,12 @@ export const PARTICIPATION_EVENT_TYPES = [
   'participation.rescheduled',
 ] as const;
 export const APPOINTMENT_EVENT_TYPES = ['appointment.created', 'appointment.cancelled'] as const;
-export const EVENT_TYPES = [...PARTICIPATION_EVENT_TYPES, ...APPOINTMENT_EVENT_TYPES, 'webhook.test'] as const;
+export const CALENDAR_EVENT_TYPES = ['calendar.sync_failed', 'calendar.sync_recovered'] as const;
+export const EVENT_TYPES = [...PARTICIPATION_EVENT_TYPES, ...APPOINTMENT_EVENT_TYPES, ...CALENDAR_EVENT_TYPES, 'webhook.test'] as const;
 
 export type ParticipationEventType = (typeof PARTICIPATION_EVENT_TYPES)[number];
 export type AppointmentEventType = (typeof APPOINTMENT_EVENT_TYPES)[number];
+export type CalendarEventType = (typeof CALENDAR_EVENT_TYPES)[number];
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /** Who made the change: the public booking flow, the partner API, a consumer's cancel link, a provider's decision link, hold expiry. */
@@ -69,6 +71,12 @@ export async function recordParticipationEvent(tx: Queryable, e: ParticipationEv
 
 export async function recordAppointmentEvent(tx: Queryable, e: { appointmentId: string; type: AppointmentEventType; source: EventSource }): Promise<void> {
   const [{ id }] = await tx.query<{ id: string | null }>('SELECT webhook_appointment_event($1, $2, $3) AS id', [e.type, e.appointmentId, e.source]);
+  if (id) eventsWritten();
+}
+
+/** Records a subscribed calendar's outage or recovery (data without the calendar's URL) in the caller's transaction. */
+export async function recordCalendarEvent(tx: Queryable, crmId: string, type: CalendarEventType, data: object): Promise<void> {
+  const [{ id }] = await tx.query<{ id: string | null }>('SELECT webhook_enqueue($1, $2, $3) AS id', [crmId, type, JSON.stringify(data)]);
   if (id) eventsWritten();
 }
 

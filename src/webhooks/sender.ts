@@ -4,7 +4,7 @@
  */
 import http from 'node:http';
 import https from 'node:https';
-import { assertDeliverable, guardedLookup } from './destination.js';
+import { assertDeliverable, guardedLookup } from '../net/destination.js';
 
 export interface AttemptResult {
   ok: boolean;

@@ -2,7 +2,7 @@
 import type { Deps } from '../context.js';
 import { DomainError, notFound } from '../errors.js';
 import type { Queryable } from '../storage/db.js';
-import { assertDestination } from './destination.js';
+import { assertDestination } from '../net/destination.js';
 import { EVENT_TYPES, eventsWritten, type EventType } from './events.js';
 import { newSecret } from './signing.js';
 

@@ -58,7 +58,7 @@ export async function startTestApp(
     return response;
   }) as typeof app.inject;
   // jobs: true runs the process's background work (mail worker, ...) as main.ts does
-  const jobs = options.jobs ? startBackgroundJobs({ config, db: database.db, log: app.log }) : null;
+  const jobs = options.jobs ? startBackgroundJobs({ config, db: database.db, log: app.log, clock }) : null;
   return {
     app,
     db: database.db,

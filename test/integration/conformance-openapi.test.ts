@@ -62,11 +62,11 @@ const OPERATIONS: Operation[] = [
   { id: 'D3', method: 'put', path: `${P}/timeslots/{timeslotRef}`, success: { 200: env('timeslot') }, body: [] },
   { id: 'D4', method: 'delete', path: `${P}/timeslots/{timeslotRef}`, success: { 204: 'none' } },
   { id: 'D5', method: 'get', path: `${P}/appointments`, success: { 200: 'array' }, query: ['productRef', 'resourceRef', 'includeArchived'] },
-  { id: 'D6', method: 'post', path: `${P}/appointments`, success: { 201: env('appointments') }, body: ['resourceReference', 'productReference'] },
+  { id: 'D6', method: 'post', path: `${P}/appointments`, success: { 201: env('appointments', 'busyOverlaps') }, body: ['resourceReference', 'productReference'] },
   { id: 'D7', method: 'delete', path: `${P}/appointments/withoutNotification`, success: { 200: env('count') }, body: [] },
   { id: 'D8', method: 'delete', path: `${P}/appointments`, success: { 200: env('count') }, body: [], query: ['message'] },
   {
-    id: 'D9', method: 'post', path: `${P}/participations`, success: { 200: env('participation'), 201: env('participation') },
+    id: 'D9', method: 'post', path: `${P}/participations`, success: { 200: env('participation', 'busyOverlaps'), 201: env('participation', 'busyOverlaps') },
     body: ['reference', 'appointmentReference', 'customerReference', 'state'], query: ['ignoreCapacity', 'onDuplicateRaise', 'sendMails'],
   },
   { id: 'D10', method: 'post', path: `${P}/participations/{participationRef}`, success: { 200: env('participation') }, body: ['state'], query: ['sendMails'] },

@@ -146,7 +146,7 @@ describe('D5 GET .../appointments and D6 POST .../appointments', () => {
       resourceReference: s.resourceRef, productReference: s.productRef, productName: 'Special viewing', contactReference: s.provider.ownerRef,
       price: { value: 49.5, currency: 'EUR' },
     };
-    const { appointments } = expectEnvelope(await s.p.call('POST', `${s.base}/appointments`, body), 201, 'appointments');
+    const { appointments } = expectEnvelope(await s.p.call('POST', `${s.base}/appointments`, body), 201, 'appointments', 'busyOverlaps');
     expect(appointments).toHaveLength(1);
     for (const field of APPOINTMENT_FIELDS) expect(appointments[0], field).toHaveProperty(field);
     expect(appointments[0]).toMatchObject({
@@ -197,7 +197,7 @@ describe('D5 GET .../appointments and D6 POST .../appointments', () => {
       from: '2026-07-06T09:00', to: '2026-07-06T11:00', capacity: 2, acceptBookings: true, resourceReference: s.resourceRef, productReference: s.productRef,
       series_data: { from: '2026-07-06', to: '2026-07-12', raster: 60, weekdays: ['1', '3'] },
     });
-    const { appointments } = expectEnvelope(res, 201, 'appointments');
+    const { appointments } = expectEnvelope(res, 201, 'appointments', 'busyOverlaps');
     expect(appointments.map((a: { start: string }) => a.start)).toEqual([
       '2026-07-06T09:00:00+02:00', '2026-07-06T10:00:00+02:00', '2026-07-08T09:00:00+02:00', '2026-07-08T10:00:00+02:00',
     ]);
@@ -309,7 +309,7 @@ describe('D9 POST .../participations and D10 POST .../participations/{participat
   it('D9: 201 with participation for a new reference', async () => {
     const { s, appointment, customer } = await ground();
     const res = await participate(s, { reference: 'pa@crm', appointmentReference: appointment.reference, customerReference: customer.customerReference, state: 'REQUESTED', message: 'See you' });
-    expect(expectEnvelope(res, 201, 'participation').participation).toMatchObject({
+    expect(expectEnvelope(res, 201, 'participation', 'busyOverlaps').participation).toMatchObject({
       reference: 'pa@crm', appointmentReference: appointment.reference, customerReference: customer.customerReference, state: 'REQUESTED', message: 'See you',
     });
   });
@@ -328,7 +328,7 @@ describe('D9 POST .../participations and D10 POST .../participations/{participat
     const body = { reference: 'pa@crm', appointmentReference: appointment.reference, customerReference: customer.customerReference };
     expect((await participate(s, { ...body, state: 'REQUESTED' })).statusCode).toBe(201);
     const updated = await participate(s, { ...body, state: 'BOOKED' });
-    expect(expectEnvelope(updated, 200, 'participation').participation.state).toBe('BOOKED');
+    expect(expectEnvelope(updated, 200, 'participation', 'busyOverlaps').participation.state).toBe('BOOKED');
     const raised = await participate(s, { ...body, state: 'BOOKED' }, { onDuplicateRaise: 'true' });
     expect(raised.statusCode).toBeGreaterThanOrEqual(400);
     expectError(raised, raised.statusCode);

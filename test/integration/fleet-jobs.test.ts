@@ -3,7 +3,10 @@
  * worker's share is in mail-worker.test.ts: two workers on two pools never send a mail twice.)
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { sweepExpiredHolds } from '../../src/booking/holdSweeper.js';
+import { runCalendarReads } from '../../src/calendars/calendarJobs.js';
 import { compactListingChanges } from '../../src/listing/listingCompactor.js';
 import type { Db } from '../../src/storage/db.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
@@ -13,7 +16,7 @@ import { currentBackend } from '../helpers/db.js';
 let t: TestApp;
 let other: Db;
 beforeAll(async () => {
-  t = await startTestApp({ bookingRateLimitPerMinute: 10_000, maxHoldsPerIp: 1000 });
+  t = await startTestApp({ bookingRateLimitPerMinute: 10_000, maxHoldsPerIp: 1000, calendarAllowPrivateNetworks: true });
   // PostgreSQL: a second instance's own pool; PGlite has one session, shared by whoever runs
   other = currentBackend() === 'postgres' ? await t.database.openAnother() : t.db;
 });
@@ -48,5 +51,26 @@ describe(`background jobs of two instances${currentBackend() === 'postgres' ? ' 
     expect(left.n).toBe(0);
     expect(folded.reduce((n, k) => n + k, 0)).toBe(pending.n);
     expect(await versions()).toEqual(before);
+  });
+
+  it('read every due calendar exactly once between them', async () => {
+    let reads = 0;
+    const server = createServer((_req, res) => {
+      reads++;
+      res.writeHead(200, { 'content-type': 'text/calendar' }).end('BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//EN\r\nEND:VCALENDAR\r\n');
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const b = await setupBooking(t);
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/cal.ics`;
+      for (let i = 0; i < 6; i++) expect((await b.p.call('POST', `${b.base}/calendar-subscriptions`, { url })).statusCode).toBe(201);
+      expect(reads).toBe(6);
+      t.clock.advance(t.config.calendarSyncMs + 1000);
+      const runs = await Promise.all([t.db, other, t.db, other].map((db) => runCalendarReads({ db, config: t.config, clock: t.clock })));
+      expect(runs.reduce((n, r) => n + r, 0)).toBe(6);
+      expect(reads).toBe(12);
+    } finally {
+      server.close();
+    }
   });
 });

@@ -75,6 +75,15 @@ const SPECIFIC: Record<string, number[]> = {
   listCalendarFeeds: [404],
   revokeCalendarFeed: [404],
   getCalendarFeed: [404], // unknown or revoked token; 400: lang longer than 35 characters
+  createClosure: [404], // unknown provider or resource
+  listClosures: [404],
+  deleteClosure: [404],
+  listBusyTimes: [404],
+  createCalendarSubscription: [404, 422], // 422 CALENDAR_UNREADABLE: nothing stored
+  listCalendarSubscriptions: [404],
+  getCalendarSubscription: [404],
+  deleteCalendarSubscription: [404],
+  syncCalendarSubscription: [404],
   createWebhook: [],
   listWebhooks: [],
   getWebhook: [404],

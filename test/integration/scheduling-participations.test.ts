@@ -32,6 +32,7 @@ describe('D9 add a participation', () => {
     expect(res.json()).toEqual({
       'api-info': { version: '1' },
       participation: { reference: 'p-1@crm', uuid: expect.stringMatching(/^[0-9a-f-]{36}$/), appointmentReference: apt.reference, customerReference: customer.customerReference, state: 'BOOKED', message: 'See you' },
+      busyOverlaps: [],
     });
     expect(await capacityLeft(s, apt.reference)).toBe(2);
     const mails = await outboxOf(t, s.p.crmId);

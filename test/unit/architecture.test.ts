@@ -1,7 +1,7 @@
 /**
  * Dependencies point one way (README, Architecture). The modules (folders under src/), from the top:
  *
- *   cli, http -> listing -> booking, feeds -> scheduling -> offerings -> partners -> webhooks -> notifications -> storage
+ *   cli, http -> listing -> booking, feeds -> calendars -> scheduling -> offerings -> partners -> webhooks -> notifications -> storage, net
  *
  * A module imports only modules below it (modules on one line with a comma know nothing of each
  * other). The files at src/'s root are of two kinds: the composition root (app.ts, main.ts,
@@ -20,12 +20,13 @@ export const LAYERS: string[][] = [
   ['cli', 'http'],
   ['listing'],
   ['booking', 'feeds'],
+  ['calendars'],
   ['scheduling'],
   ['offerings'],
   ['partners'],
   ['webhooks'],
   ['notifications'],
-  ['storage'],
+  ['storage', 'net'],
 ];
 const COMPOSITION_ROOT = new Set(['app.ts', 'main.ts', 'jobs.ts', 'context.ts']);
 const BASICS_MAY_IMPORT = new Set(['storage']);

@@ -24,7 +24,7 @@ describe('ListingCache', () => {
 
   it('offers a read its versions while the answer holds, and its data while that can be brought up to date', () => {
     const cache = new ListingCache();
-    const data = { views: new Map(), prd: null, timeslots: [], appointments: [] };
+    const data = { views: new Map(), prd: null, timeslots: [], appointments: [], busy: [] };
     const base = { dataKey: 'd', data, total: '7', snapshot: '10:12:10,11', windowEndsMs: 5_000, reusableUntilMs: 3_000 };
     cache.set('k', 'v', { ...entry('{}', 1_000, 2_000), base });
     expect(cache.knownOf('k', 'd', 1_500)).toEqual({ versions: 'v', base });
@@ -38,7 +38,7 @@ describe('ListingCache', () => {
 
   it('offers the data of one request shape to another shape of the same data, the latest kept', () => {
     const cache = new ListingCache();
-    const data = { views: new Map(), prd: null, timeslots: [], appointments: [] };
+    const data = { views: new Map(), prd: null, timeslots: [], appointments: [], busy: [] };
     const base = (snapshot: string) => ({ dataKey: 'd', data, total: '7', snapshot, windowEndsMs: 5_000, reusableUntilMs: 3_000 });
     cache.set('en', 'v', { ...entry('{}'), base: base('10:12:') });
     // a shape never asked for: no versions of its own, the data of the other shape

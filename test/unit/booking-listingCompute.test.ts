@@ -18,6 +18,7 @@ function listingData(): ListingData {
     prd: null,
     timeslots: [0, 1, 2, 3].map((n) => ({ id: `t${n}`, resourceId: 'r1', startMs: day(n, 8), endMs: day(n, 12), rasterMin: 60, defaultCapacity: 2, defaultAcceptBookings: true, state: 'BOOKABLE' as const })),
     appointments: [],
+    busy: [],
   };
 }
 

@@ -24,6 +24,8 @@ const LANDED: [string, string][] = [
   ['013_live_participants', '78eba08f0650de107e857185ad29da55b145cb68927ef5a406554ac458cb8f46'],
   ['014_reminders_on_booking', 'cc66fab4ea117f1803955cf60959bbd878eb80b0a384f32ea3d2b02bb5509b8f'],
   ['016_freed_time', 'ca2b1ab2c616616027bcdb93a07b5531362bfdac1a1a244fc90220191a9ffba8'],
+  ['017_ics_sequence', 'ae64ffabe7dfd40c35584b93682167ae851d86c0f5ed01dd1b30ebaa0dfdec91'],
+  ['018_busy_times', 'd7c493e94037cead99b11b69943e07eb0201ebe8fe29ad4ae5e68513dbf53627'],
 ];
 /** Numbers used by a migration that is no longer among the files. */
 const RETIRED = new Set([15]);

@@ -1,7 +1,7 @@
 import type { LookupAddress } from 'node:dns';
 import { describe, expect, it } from 'vitest';
 import { Webhook } from 'standardwebhooks';
-import { assertDestination, guardedLookup, refusedRange, type Lookup } from '../../src/webhooks/destination.js';
+import { assertDestination, guardedLookup, refusedRange, type Lookup } from '../../src/net/destination.js';
 import { MAX_ATTEMPTS, retryDelayMs } from '../../src/webhooks/schedule.js';
 import { newSecret, signedHeaders } from '../../src/webhooks/signing.js';
 

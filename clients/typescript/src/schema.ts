@@ -110,6 +110,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/crms/{crmId}/provider/{providerRef}/busy-times": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** every busy time (closures and subscribed calendars) in [from, to), without summaries */
+        get: operations["listBusyTimes"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/crms/{crmId}/provider/{providerRef}/calendar-feeds": {
         parameters: {
             query?: never;
@@ -140,6 +157,94 @@ export interface paths {
         post?: never;
         /** revoke a calendar feed: its URL answers 404 from now on */
         delete: operations["revokeCalendarFeed"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/crms/{crmId}/provider/{providerRef}/calendar-subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** the provider's calendar subscriptions (no URLs, no passwords) */
+        get: operations["listCalendarSubscriptions"];
+        put?: never;
+        /** subscribe to the provider's calendar (read before answering; nothing is stored when it cannot be read) */
+        post: operations["createCalendarSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/crms/{crmId}/provider/{providerRef}/calendar-subscriptions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** one calendar subscription */
+        get: operations["getCalendarSubscription"];
+        put?: never;
+        post?: never;
+        /** unsubscribe: its busy times stop blocking at once */
+        delete: operations["deleteCalendarSubscription"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/crms/{crmId}/provider/{providerRef}/calendar-subscriptions/{id}/sync": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** read the calendar now; answers its state after the read (status ERROR and lastError when it failed) */
+        post: operations["syncCalendarSubscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/crms/{crmId}/provider/{providerRef}/closures": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** the provider's closures ending after from (default now) */
+        get: operations["listClosures"];
+        put?: never;
+        /** close the provider, or one resource, for a while (blocks at once) */
+        post: operations["createClosure"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/crms/{crmId}/provider/{providerRef}/closures/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** remove a closure (its time is free at once) */
+        delete: operations["deleteClosure"];
         options?: never;
         head?: never;
         patch?: never;
@@ -918,6 +1023,46 @@ export interface webhooks {
          * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
          */
         post: operations["appointmentCreated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "calendar.sync_failed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A subscribed calendar could not be read; its last good busy times stay in force (once per outage)
+         * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
+         */
+        post: operations["calendarSyncFailed"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "calendar.sync_recovered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A subscribed calendar that had failed was read again
+         * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
+         */
+        post: operations["calendarSyncRecovered"];
         delete?: never;
         options?: never;
         head?: never;
@@ -2223,6 +2368,20 @@ export interface operations {
                             state: string;
                             uuid: string;
                         }[];
+                        /** @description busy times (closures, subscribed calendars) the appointment meets, buffers counted; empty when none */
+                        busyOverlaps: {
+                            /** Format: date-time */
+                            end: string;
+                            /** @enum {string} */
+                            source: "closure" | "subscription";
+                            /**
+                             * Format: uuid
+                             * @description the closure or the calendar subscription
+                             */
+                            sourceId: string;
+                            /** Format: date-time */
+                            start: string;
+                        }[];
                     };
                 };
             };
@@ -2628,6 +2787,121 @@ export interface operations {
             };
         };
     };
+    listBusyTimes: {
+        parameters: {
+            query?: {
+                /** @description default now */
+                from?: string;
+                /** @description one resource (its own and the provider-wide busy times); omitted: all */
+                resourceReference?: string;
+                /** @description default from + 31 days; at most 400 days after from */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                crmId: string;
+                providerRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        busyTimes: {
+                            /** Format: date-time */
+                            end: string;
+                            /** @enum {string} */
+                            source: "closure" | "subscription";
+                            /**
+                             * Format: uuid
+                             * @description the closure or the calendar subscription
+                             */
+                            sourceId: string;
+                            /** Format: date-time */
+                            start: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
     listCalendarFeeds: {
         parameters: {
             query?: never;
@@ -2889,6 +3163,1075 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description revoked */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    listCalendarSubscriptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                providerRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        subscriptions: {
+                            /** @description busy intervals stored from the last good read */
+                            busyCount: number;
+                            failingSince: string | null;
+                            /** @description the calendar's host; the full URL and the password are never shown */
+                            host: string;
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            kind: "ics" | "caldav";
+                            lastError: string | null;
+                            lastSyncedAt: string | null;
+                            resourceReference: string | null;
+                            /**
+                             * @description ERROR: the last read failed; the last good busy times stay in force
+                             * @enum {string}
+                             */
+                            status: "OK" | "ERROR";
+                        }[];
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    createCalendarSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                providerRef: string;
+            };
+            cookie?: never;
+        };
+        /** @description exactly one of url and caldav */
+        requestBody: {
+            content: {
+                "application/json": {
+                    caldav?: {
+                        /** @description never shown again */
+                        password: string;
+                        /** @description the CalDAV calendar collection (https or http) */
+                        url: string;
+                        username: string;
+                    };
+                    resourceReference?: string | null;
+                    /** @description an iCalendar URL (https, http or webcal), e.g. the secret address Google, Outlook or iCloud publish; never shown again */
+                    url?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        subscription: {
+                            /** @description busy intervals stored from the last good read */
+                            busyCount: number;
+                            failingSince: string | null;
+                            /** @description the calendar's host; the full URL and the password are never shown */
+                            host: string;
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            kind: "ics" | "caldav";
+                            lastError: string | null;
+                            lastSyncedAt: string | null;
+                            resourceReference: string | null;
+                            /**
+                             * @description ERROR: the last read failed; the last good busy times stay in force
+                             * @enum {string}
+                             */
+                            status: "OK" | "ERROR";
+                        };
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the Idempotency-Key was used before with another request (IDEMPOTENCY_KEY_REUSED), or a calendar could not be read (CALENDAR_UNREADABLE) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getCalendarSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                id: string;
+                providerRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        subscription: {
+                            /** @description busy intervals stored from the last good read */
+                            busyCount: number;
+                            failingSince: string | null;
+                            /** @description the calendar's host; the full URL and the password are never shown */
+                            host: string;
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            kind: "ics" | "caldav";
+                            lastError: string | null;
+                            lastSyncedAt: string | null;
+                            resourceReference: string | null;
+                            /**
+                             * @description ERROR: the last read failed; the last good busy times stay in force
+                             * @enum {string}
+                             */
+                            status: "OK" | "ERROR";
+                        };
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    deleteCalendarSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                id: string;
+                providerRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description removed */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    syncCalendarSubscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                id: string;
+                providerRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        subscription: {
+                            /** @description busy intervals stored from the last good read */
+                            busyCount: number;
+                            failingSince: string | null;
+                            /** @description the calendar's host; the full URL and the password are never shown */
+                            host: string;
+                            /** Format: uuid */
+                            id: string;
+                            /** @enum {string} */
+                            kind: "ics" | "caldav";
+                            lastError: string | null;
+                            lastSyncedAt: string | null;
+                            resourceReference: string | null;
+                            /**
+                             * @description ERROR: the last read failed; the last good busy times stay in force
+                             * @enum {string}
+                             */
+                            status: "OK" | "ERROR";
+                        };
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    listClosures: {
+        parameters: {
+            query?: {
+                /** @description default now */
+                from?: string;
+                /** @description optional end of the range */
+                to?: string;
+            };
+            header?: never;
+            path: {
+                crmId: string;
+                providerRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        closures: {
+                            /** Format: date-time */
+                            end: string;
+                            /** Format: uuid */
+                            id: string;
+                            reason: string | null;
+                            resourceReference: string | null;
+                            /** Format: date-time */
+                            start: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    createClosure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                providerRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description after start, at most 400 days later */
+                    end: string;
+                    reason?: string | null;
+                    resourceReference?: string | null;
+                    /** @description ISO 8601; without an offset, the provider's wall time */
+                    start: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        closure: {
+                            /** @description references of the live appointments inside the closure: they stay, the partner decides */
+                            conflictingAppointments: string[];
+                            /** Format: date-time */
+                            end: string;
+                            /** Format: uuid */
+                            id: string;
+                            reason: string | null;
+                            resourceReference: string | null;
+                            /** Format: date-time */
+                            start: string;
+                        };
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    deleteClosure: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                id: string;
+                providerRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description removed */
             204: {
                 headers: {
                     [name: string]: unknown;
@@ -3955,6 +5298,20 @@ export interface operations {
                         "api-info": {
                             version: string;
                         };
+                        /** @description busy times (closures, subscribed calendars) the appointment meets, buffers counted; empty when none */
+                        busyOverlaps: {
+                            /** Format: date-time */
+                            end: string;
+                            /** @enum {string} */
+                            source: "closure" | "subscription";
+                            /**
+                             * Format: uuid
+                             * @description the closure or the calendar subscription
+                             */
+                            sourceId: string;
+                            /** Format: date-time */
+                            start: string;
+                        }[];
                         participation: {
                             appointmentReference: string;
                             customerReference: string | null;
@@ -3976,6 +5333,20 @@ export interface operations {
                         "api-info": {
                             version: string;
                         };
+                        /** @description busy times (closures, subscribed calendars) the appointment meets, buffers counted; empty when none */
+                        busyOverlaps: {
+                            /** Format: date-time */
+                            end: string;
+                            /** @enum {string} */
+                            source: "closure" | "subscription";
+                            /**
+                             * Format: uuid
+                             * @description the closure or the calendar subscription
+                             */
+                            sourceId: string;
+                            /** Format: date-time */
+                            start: string;
+                        }[];
                         participation: {
                             appointmentReference: string;
                             customerReference: string | null;
@@ -7524,7 +8895,7 @@ export interface operations {
                             createdAt: string;
                             description: string | null;
                             enabled: boolean;
-                            events: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "webhook.test")[];
+                            events: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "calendar.sync_failed" | "calendar.sync_recovered" | "webhook.test")[];
                             /** Format: uuid */
                             id: string;
                             url: string;
@@ -7598,7 +8969,7 @@ export interface operations {
             content: {
                 "application/json": {
                     description?: string | null;
-                    events?: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "webhook.test")[] | null;
+                    events?: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "calendar.sync_failed" | "calendar.sync_recovered" | "webhook.test")[] | null;
                     /** @description http or https; loopback, private, link-local and multicast destinations are refused */
                     url: string;
                 };
@@ -7620,7 +8991,7 @@ export interface operations {
                             createdAt: string;
                             description: string | null;
                             enabled: boolean;
-                            events: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "webhook.test")[];
+                            events: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "calendar.sync_failed" | "calendar.sync_recovered" | "webhook.test")[];
                             /** Format: uuid */
                             id: string;
                             /** @description whsec_ + base64 of 32 random bytes; shown only when created and when rotated */
@@ -7744,7 +9115,7 @@ export interface operations {
                             createdAt: string;
                             description: string | null;
                             enabled: boolean;
-                            events: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "webhook.test")[];
+                            events: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "calendar.sync_failed" | "calendar.sync_recovered" | "webhook.test")[];
                             /** Format: uuid */
                             id: string;
                             url: string;
@@ -7838,7 +9209,7 @@ export interface operations {
                 "application/json": {
                     description?: string | null;
                     enabled?: boolean;
-                    events?: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "webhook.test")[] | null;
+                    events?: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "calendar.sync_failed" | "calendar.sync_recovered" | "webhook.test")[] | null;
                     /** @description http or https; loopback, private, link-local and multicast destinations are refused */
                     url?: string;
                 };
@@ -7860,7 +9231,7 @@ export interface operations {
                             createdAt: string;
                             description: string | null;
                             enabled: boolean;
-                            events: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "webhook.test")[];
+                            events: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "calendar.sync_failed" | "calendar.sync_recovered" | "webhook.test")[];
                             /** Format: uuid */
                             id: string;
                             url: string;
@@ -8135,7 +9506,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "PENDING" | "SUCCEEDED" | "FAILED";
                             /** @enum {string} */
-                            type: "participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "webhook.test";
+                            type: "participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "calendar.sync_failed" | "calendar.sync_recovered" | "webhook.test";
                         }[];
                     };
                 };
@@ -8384,7 +9755,7 @@ export interface operations {
                             createdAt: string;
                             description: string | null;
                             enabled: boolean;
-                            events: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "webhook.test")[];
+                            events: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "calendar.sync_failed" | "calendar.sync_recovered" | "webhook.test")[];
                             /** Format: uuid */
                             id: string;
                             /** @description whsec_ + base64 of 32 random bytes; shown only when created and when rotated */
@@ -9450,7 +10821,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description the Idempotency-Key was used before with another request (IDEMPOTENCY_KEY_REUSED) */
+            /** @description the Idempotency-Key was used before with another request (IDEMPOTENCY_KEY_REUSED), or a calendar could not be read (CALENDAR_UNREADABLE) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10110,7 +11481,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description the Idempotency-Key was used before with another request (IDEMPOTENCY_KEY_REUSED) */
+            /** @description the Idempotency-Key was used before with another request (IDEMPOTENCY_KEY_REUSED), or a calendar could not be read (CALENDAR_UNREADABLE) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10411,7 +11782,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description the Idempotency-Key was used before with another request (IDEMPOTENCY_KEY_REUSED) */
+            /** @description the Idempotency-Key was used before with another request (IDEMPOTENCY_KEY_REUSED), or a calendar could not be read (CALENDAR_UNREADABLE) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -10863,6 +12234,140 @@ export interface operations {
                     timestamp: string;
                     /** @constant */
                     type: "appointment.created";
+                };
+            };
+        };
+        responses: {
+            /** @description received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    calendarSyncFailed: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event id: the same on every attempt; dedupe by it */
+                "webhook-id": string;
+                /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
+                "webhook-signature": string;
+                /** @description Unix seconds of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /**
+                         * Format: date-time
+                         * @description when the read failed, or read again
+                         */
+                        at: string;
+                        crmId: string;
+                        /** @description calendar.sync_failed: why the read failed */
+                        error?: string;
+                        /**
+                         * Format: date-time
+                         * @description calendar.sync_recovered: since when it had failed
+                         */
+                        failingSince?: string;
+                        /** @description the calendar's host; never its full URL */
+                        host: string;
+                        /** @enum {string} */
+                        kind: "ics" | "caldav";
+                        providerReference: string;
+                        resourceReference: string | null;
+                        /** Format: uuid */
+                        subscriptionId: string;
+                    };
+                    /**
+                     * Format: date-time
+                     * @description when the change happened
+                     */
+                    timestamp: string;
+                    /** @constant */
+                    type: "calendar.sync_failed";
+                };
+            };
+        };
+        responses: {
+            /** @description received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    calendarSyncRecovered: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event id: the same on every attempt; dedupe by it */
+                "webhook-id": string;
+                /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
+                "webhook-signature": string;
+                /** @description Unix seconds of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        /**
+                         * Format: date-time
+                         * @description when the read failed, or read again
+                         */
+                        at: string;
+                        crmId: string;
+                        /** @description calendar.sync_failed: why the read failed */
+                        error?: string;
+                        /**
+                         * Format: date-time
+                         * @description calendar.sync_recovered: since when it had failed
+                         */
+                        failingSince?: string;
+                        /** @description the calendar's host; never its full URL */
+                        host: string;
+                        /** @enum {string} */
+                        kind: "ics" | "caldav";
+                        providerReference: string;
+                        resourceReference: string | null;
+                        /** Format: uuid */
+                        subscriptionId: string;
+                    };
+                    /**
+                     * Format: date-time
+                     * @description when the change happened
+                     */
+                    timestamp: string;
+                    /** @constant */
+                    type: "calendar.sync_recovered";
                 };
             };
         };

@@ -1,0 +1,260 @@
+/**
+ * Reading a calendar into busy intervals (DESIGN.md §7.6): hand-written calendars in the shapes
+ * Google, Outlook/Exchange, iCloud and Nextcloud export, each busy instant asserted exactly. Every
+ * case runs with the process in three time zones: the result must not depend on TZ.
+ */
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { IANAZone } from 'luxon';
+import { busyIntervals, CalendarFormatError, type BusyOptions } from '../../src/calendars/busyIntervals.js';
+import { ianaOfWindowsZone, WINDOWS_ZONE_NAMES } from '../../src/calendars/windowsZones.js';
+import { mergeIntervals } from '../../src/calendars/intervals.js';
+
+const fixture = (name: string) => readFileSync(new URL(`../fixtures/calendars/${name}`, import.meta.url), 'utf8');
+
+/** Intervals as ISO pairs, for readable failures. */
+const iso = (intervals: { startMs: number; endMs: number }[]) => intervals.map((i) => `${new Date(i.startMs).toISOString()} / ${new Date(i.endMs).toISOString()}`);
+const read = (ics: string, providerZone: string, from: string, to: string, isOwnUid: BusyOptions['isOwnUid'] = () => false) =>
+  iso(busyIntervals(ics, { providerZone, fromMs: Date.parse(from), toMs: Date.parse(to), isOwnUid }));
+
+/** A one-event calendar. */
+const calendar = (...lines: string[]) => ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//test//EN', ...lines, 'END:VCALENDAR'].join('\r\n');
+const event = (...lines: string[]) => ['BEGIN:VEVENT', 'DTSTAMP:20260101T000000Z', ...lines, 'END:VEVENT'];
+
+describe.each(['America/New_York', 'Asia/Tokyo', 'UTC'])('with the process in %s', (tz) => {
+  const before = process.env.TZ;
+  beforeAll(() => {
+    process.env.TZ = tz;
+  });
+  afterAll(() => {
+    process.env.TZ = before;
+  });
+
+  it('the process really runs in that zone', () => {
+    const offset = { 'America/New_York': 300, 'Asia/Tokyo': -540, UTC: 0 }[tz];
+    expect(new Date(Date.UTC(2026, 0, 15)).getTimezoneOffset()).toBe(offset);
+  });
+
+  it('reads a Google export: weekly with EXDATE and UNTIL across the spring change, UTC times, all-day dates in the provider zone, a transparent day', () => {
+    expect(read(fixture('google.ics'), 'Europe/Berlin', '2026-03-01T00:00Z', '2026-11-01T00:00Z')).toEqual([
+      '2026-03-16T08:00:00.000Z / 2026-03-16T09:00:00.000Z', // Monday 09:00 CET
+      '2026-03-18T13:00:00.000Z / 2026-03-18T14:30:00.000Z', // UTC times as given
+      '2026-03-23T08:00:00.000Z / 2026-03-23T09:00:00.000Z',
+      '2026-03-27T07:30:00.000Z / 2026-03-27T07:45:00.000Z', // daily COUNT=4 over the change on the 29th
+      '2026-03-28T07:30:00.000Z / 2026-03-28T07:45:00.000Z',
+      '2026-03-29T06:30:00.000Z / 2026-03-29T06:45:00.000Z', // 08:30 CEST
+      '2026-03-30T06:30:00.000Z / 2026-03-30T06:45:00.000Z', // (the Monday meeting of the 30th is an EXDATE)
+      '2026-04-02T22:00:00.000Z / 2026-04-03T22:00:00.000Z', // all-day Good Friday, Berlin's day
+      '2026-04-06T07:00:00.000Z / 2026-04-06T08:00:00.000Z', // Monday 09:00 CEST; the 13th is past UNTIL
+      '2026-10-23T22:00:00.000Z / 2026-10-25T23:00:00.000Z', // two all-day days over the autumn change: 49 hours
+    ]);
+  });
+
+  it('reads the same all-day dates as whole days of another provider zone', () => {
+    const ics = calendar(...event('UID:d', 'DTSTART;VALUE=DATE:20260403', 'DTEND;VALUE=DATE:20260404'));
+    expect(read(ics, 'America/New_York', '2026-03-01T00:00Z', '2026-05-01T00:00Z')).toEqual(['2026-04-03T04:00:00.000Z / 2026-04-04T04:00:00.000Z']);
+    expect(read(ics, 'Australia/Sydney', '2026-03-01T00:00Z', '2026-05-01T00:00Z')).toEqual(['2026-04-02T13:00:00.000Z / 2026-04-03T13:00:00.000Z']);
+  });
+
+  it('reads an Outlook/Exchange export: Windows zone names with VTIMEZONE, a moved instance, free and tentative, a Windows name without VTIMEZONE', () => {
+    expect(read(fixture('outlook.ics'), 'Europe/Berlin', '2026-10-01T00:00Z', '2026-12-01T00:00Z')).toEqual([
+      '2026-10-20T12:00:00.000Z / 2026-10-20T13:00:00.000Z', // Tuesday 14:00 CEST
+      '2026-10-22T08:00:00.000Z / 2026-10-22T09:00:00.000Z', // tentative (OPAQUE) blocks; the free one of the 21st does not
+      '2026-10-25T23:00:00.000Z / 2026-10-26T23:00:00.000Z', // all-day out of office, Berlin's day
+      '2026-10-27T13:00:00.000Z / 2026-10-27T14:00:00.000Z', // Tuesday 14:00 CET
+      '2026-10-29T13:00:00.000Z / 2026-10-29T14:00:00.000Z', // "Eastern Standard Time", no VTIMEZONE: New York (EDT)
+      '2026-11-03T15:00:00.000Z / 2026-11-03T15:30:00.000Z', // the third Tuesday, moved to 16:00-16:30
+    ]);
+  });
+
+  it('reads an iCloud export: RECURRENCE-ID overrides move one instance and cancel another; a transparent override frees its instance', () => {
+    expect(read(fixture('icloud.ics'), 'America/New_York', '2026-10-01T00:00Z', '2026-12-01T00:00Z')).toEqual([
+      '2026-10-28T14:00:00.000Z / 2026-10-28T15:00:00.000Z', // Wednesday 10:00 EDT
+      '2026-11-02T17:00:00.000Z / 2026-11-02T17:30:00.000Z', // lunch; the 3rd's is transparent
+      '2026-11-05T19:00:00.000Z / 2026-11-05T20:00:00.000Z', // the 4th's moved to Thursday 14:00 EST
+      '2026-11-18T15:00:00.000Z / 2026-11-18T16:00:00.000Z', // the 11th's cancelled; 10:00 EST
+      '2026-11-26T05:00:00.000Z / 2026-11-27T05:00:00.000Z', // Thanksgiving, New York's day
+    ]);
+  });
+
+  it('reads a Nextcloud export: floating times in the provider zone, RDATE, DURATION, a TZID without VTIMEZONE, an unknown TZID', () => {
+    expect(read(fixture('nextcloud.ics'), 'Europe/Berlin', '2026-06-01T00:00Z', '2026-11-01T00:00Z')).toEqual([
+      '2026-06-10T06:00:00.000Z / 2026-06-10T07:30:00.000Z', // floating 08:00 + PT1H30M, Berlin summer time
+      '2026-06-11T13:00:00.000Z / 2026-06-11T14:00:00.000Z', // TZID=Europe/Berlin with no VTIMEZONE: still Berlin
+      '2026-06-12T06:00:00.000Z / 2026-06-12T07:30:00.000Z', // RDATE
+      '2026-06-15T12:00:00.000Z / 2026-06-15T13:30:00.000Z', // RDATE at another hour
+      '2026-06-16T07:00:00.000Z / 2026-06-16T08:00:00.000Z', // TZID=Custom Zone: unknown, the provider's zone
+      '2026-06-19T22:00:00.000Z / 2026-06-21T22:00:00.000Z', // all-day with DURATION:P2D
+      '2026-06-22T08:00:00.000Z / 2026-06-22T09:00:00.000Z', // floating weekly; the 29th is an EXDATE
+      '2026-07-06T08:00:00.000Z / 2026-07-06T09:00:00.000Z',
+      '2026-10-24T10:00:00.000Z / 2026-10-25T11:00:00.000Z', // DURATION:P1D over the autumn change: a wall-clock day, 25 hours
+    ]);
+  });
+
+  it('reads floating times in whichever zone the provider has', () => {
+    const [first] = read(fixture('nextcloud.ics'), 'America/New_York', '2026-06-01T00:00Z', '2026-11-01T00:00Z');
+    expect(first).toBe('2026-06-10T12:00:00.000Z / 2026-06-10T13:30:00.000Z');
+  });
+
+  it('a cancelled event and a cancelled series never block', () => {
+    expect(read(fixture('cancelled.ics'), 'Europe/Berlin', '2026-06-01T00:00Z', '2026-08-01T00:00Z')).toEqual([]);
+  });
+
+  it('a transparent event and a transparent series never block', () => {
+    expect(read(fixture('transparent.ics'), 'Europe/Berlin', '2026-06-01T00:00Z', '2026-08-01T00:00Z')).toEqual([]);
+  });
+});
+
+describe('busyIntervals', () => {
+  it('never counts events whose UID is one of this service\'s own', () => {
+    const own = new Set(['5m2q8v0a1lq0b7h3r2c9k6d4e1@google.com', '7h8j9k0l1z2x3c4v5b6n7m8q9w@google.com']);
+    const busy = read(fixture('google.ics'), 'Europe/Berlin', '2026-03-01T00:00Z', '2026-05-01T00:00Z', (uid) => own.has(uid));
+    expect(busy).toEqual([
+      '2026-03-18T13:00:00.000Z / 2026-03-18T14:30:00.000Z',
+      '2026-03-27T07:30:00.000Z / 2026-03-27T07:45:00.000Z',
+      '2026-03-28T07:30:00.000Z / 2026-03-28T07:45:00.000Z',
+      '2026-03-29T06:30:00.000Z / 2026-03-29T06:45:00.000Z',
+      '2026-03-30T06:30:00.000Z / 2026-03-30T06:45:00.000Z',
+    ]);
+  });
+
+  it('clips to the window and keeps an instance that started before it', () => {
+    const ics = calendar(...event('UID:a', 'DTSTART:20260601T220000Z', 'DTEND:20260602T020000Z', 'RRULE:FREQ=DAILY'));
+    expect(read(ics, 'UTC', '2026-06-03T00:00Z', '2026-06-04T23:00Z')).toEqual([
+      '2026-06-03T00:00:00.000Z / 2026-06-03T02:00:00.000Z',
+      '2026-06-03T22:00:00.000Z / 2026-06-04T02:00:00.000Z',
+      '2026-06-04T22:00:00.000Z / 2026-06-04T23:00:00.000Z',
+    ]);
+  });
+
+  it('merges overlapping and touching events', () => {
+    const ics = calendar(
+      ...event('UID:a', 'DTSTART:20260601T080000Z', 'DTEND:20260601T090000Z'),
+      ...event('UID:b', 'DTSTART:20260601T090000Z', 'DTEND:20260601T093000Z'),
+      ...event('UID:c', 'DTSTART:20260601T082000Z', 'DTEND:20260601T084000Z'),
+      ...event('UID:d', 'DTSTART:20260601T100000Z', 'DTEND:20260601T110000Z'),
+    );
+    expect(read(ics, 'UTC', '2026-06-01T00:00Z', '2026-06-02T00:00Z')).toEqual(['2026-06-01T08:00:00.000Z / 2026-06-01T09:30:00.000Z', '2026-06-01T10:00:00.000Z / 2026-06-01T11:00:00.000Z']);
+  });
+
+  it('expands an endless rule that began years ago only within the window', () => {
+    const ics = calendar(...event('UID:a', 'DTSTART;TZID=Europe/Berlin:20150105T090000', 'DTEND;TZID=Europe/Berlin:20150105T100000', 'RRULE:FREQ=WEEKLY;BYDAY=MO'));
+    expect(read(ics, 'Europe/Berlin', '2026-03-20T00:00Z', '2026-04-10T00:00Z')).toEqual([
+      '2026-03-23T08:00:00.000Z / 2026-03-23T09:00:00.000Z',
+      '2026-03-30T07:00:00.000Z / 2026-03-30T08:00:00.000Z',
+      '2026-04-06T07:00:00.000Z / 2026-04-06T08:00:00.000Z',
+    ]);
+  });
+
+  it('ends a COUNT series begun years ago at its last instance, and expands a monthly one begun years ago', () => {
+    const ics = calendar(
+      ...event('UID:c', 'DTSTART;TZID=Europe/Berlin:20200106T090000', 'DTEND;TZID=Europe/Berlin:20200106T093000', 'RRULE:FREQ=WEEKLY;BYDAY=MO;COUNT=330'),
+      ...event('UID:m', 'DTSTART;TZID=Europe/Berlin:20180315T100000', 'DTEND;TZID=Europe/Berlin:20180315T110000', 'RRULE:FREQ=MONTHLY'),
+    );
+    expect(read(ics, 'Europe/Berlin', '2026-03-12T00:00Z', '2026-05-20T00:00Z')).toEqual([
+      '2026-03-15T09:00:00.000Z / 2026-03-15T10:00:00.000Z', // monthly, 10:00 CET
+      '2026-03-16T08:00:00.000Z / 2026-03-16T08:30:00.000Z', // weekly, 09:00 CET
+      '2026-03-23T08:00:00.000Z / 2026-03-23T08:30:00.000Z',
+      '2026-03-30T07:00:00.000Z / 2026-03-30T07:30:00.000Z', // 09:00 CEST
+      '2026-04-06T07:00:00.000Z / 2026-04-06T07:30:00.000Z',
+      '2026-04-13T07:00:00.000Z / 2026-04-13T07:30:00.000Z',
+      '2026-04-15T08:00:00.000Z / 2026-04-15T09:00:00.000Z', // monthly, 10:00 CEST
+      '2026-04-20T07:00:00.000Z / 2026-04-20T07:30:00.000Z',
+      '2026-04-27T07:00:00.000Z / 2026-04-27T07:30:00.000Z', // the 330th and last
+      '2026-05-15T08:00:00.000Z / 2026-05-15T09:00:00.000Z',
+    ]);
+  });
+
+  it('reads a floating UNTIL as a wall time in the provider zone, not as UTC', () => {
+    const ics = calendar(...event('UID:f', 'DTSTART:20260601T090000', 'DTEND:20260601T100000', 'RRULE:FREQ=DAILY;UNTIL=20260603T090000'));
+    expect(read(ics, 'America/New_York', '2026-05-01T00:00Z', '2026-07-01T00:00Z')).toEqual([
+      '2026-06-01T13:00:00.000Z / 2026-06-01T14:00:00.000Z',
+      '2026-06-02T13:00:00.000Z / 2026-06-02T14:00:00.000Z',
+      '2026-06-03T13:00:00.000Z / 2026-06-03T14:00:00.000Z',
+    ]);
+  });
+
+  it('merges RDATEs with the rule, an instance named by both counting once', () => {
+    const ics = calendar(...event('UID:r', 'DTSTART:20260601T080000Z', 'DTEND:20260601T090000Z', 'RRULE:FREQ=DAILY;COUNT=2', 'RDATE:20260602T080000Z,20260605T120000Z', 'EXDATE:20260601T080000Z'));
+    expect(read(ics, 'UTC', '2026-05-01T00:00Z', '2026-07-01T00:00Z')).toEqual(['2026-06-02T08:00:00.000Z / 2026-06-02T09:00:00.000Z', '2026-06-05T12:00:00.000Z / 2026-06-05T13:00:00.000Z']);
+  });
+
+  it('an override that moves an instance into the window blocks there, and one that moves it out frees its place', () => {
+    const ics = calendar(
+      ...event('UID:s', 'DTSTART:20260601T080000Z', 'DTEND:20260601T090000Z', 'RRULE:FREQ=DAILY;COUNT=10'),
+      ...event('UID:s', 'RECURRENCE-ID:20260601T080000Z', 'DTSTART:20260605T150000Z', 'DTEND:20260605T160000Z'),
+      ...event('UID:s', 'RECURRENCE-ID:20260606T080000Z', 'DTSTART:20260620T080000Z', 'DTEND:20260620T090000Z'),
+    );
+    expect(read(ics, 'UTC', '2026-06-05T00:00Z', '2026-06-07T00:00Z')).toEqual([
+      '2026-06-05T08:00:00.000Z / 2026-06-05T09:00:00.000Z',
+      '2026-06-05T15:00:00.000Z / 2026-06-05T16:00:00.000Z',
+    ]);
+  });
+
+  it('a date-time event without DTEND or DURATION takes no time; a date one takes its day', () => {
+    const ics = calendar(...event('UID:a', 'DTSTART:20260601T080000Z'), ...event('UID:b', 'DTSTART;VALUE=DATE:20260602'));
+    expect(read(ics, 'Europe/Berlin', '2026-06-01T00:00Z', '2026-06-05T00:00Z')).toEqual(['2026-06-01T22:00:00.000Z / 2026-06-02T22:00:00.000Z']);
+  });
+
+  it('reads a wall time that occurs twice as the first, and one in the spring gap with the offset before it (RFC 5545 3.3.5)', () => {
+    const ics = calendar(
+      ...event('UID:a', 'DTSTART;TZID=Europe/Berlin:20261025T023000', 'DTEND;TZID=Europe/Berlin:20261025T023000', 'DURATION:PT10M'),
+      ...event('UID:b', 'DTSTART;TZID=Europe/Berlin:20260329T023000', 'DURATION:PT10M'),
+    ).replace('DTEND;TZID=Europe/Berlin:20261025T023000\r\n', '');
+    expect(read(ics, 'Europe/Berlin', '2026-03-01T00:00Z', '2026-11-01T00:00Z')).toEqual([
+      '2026-03-29T01:30:00.000Z / 2026-03-29T01:40:00.000Z', // 02:30 does not exist: 03:30 CEST
+      '2026-10-25T00:30:00.000Z / 2026-10-25T00:40:00.000Z', // 02:30 CEST, the first of the two
+    ]);
+  });
+
+  it('reads line folding, CRLF and several VCALENDARs in one text', () => {
+    const one = calendar(...event('UID:a', 'DTSTART:20260601T080000Z', 'DTEND:20260601T090000Z', 'SUMMARY:a very long sum', ' mary folded'));
+    const two = calendar(...event('UID:b', 'DTSTART:20260602T080000Z', 'DTEND:20260602T090000Z'));
+    expect(read(`${one}\r\n${two}\r\n`, 'UTC', '2026-06-01T00:00Z', '2026-06-03T00:00Z')).toHaveLength(2);
+  });
+
+  it('refuses a text that is not iCalendar, naming why', () => {
+    const opts = { providerZone: 'Europe/Berlin', fromMs: 0, toMs: Date.UTC(2030, 0), isOwnUid: () => false };
+    expect(() => busyIntervals('<!doctype html><html><body>Sign in</body></html>', opts)).toThrow(new CalendarFormatError('not an iCalendar file (no BEGIN:VCALENDAR)'));
+    expect(() => busyIntervals('', opts)).toThrow(CalendarFormatError);
+    expect(() => busyIntervals('BEGIN:VCALENDAR\r\nBEGIN:VEVENT\r\nDTSTART:2026-06-01\r\nno colon here\r\n', opts)).toThrow(CalendarFormatError);
+  });
+
+  it('refuses a calendar whose rule repeats too often to expand, quickly', () => {
+    const ics = calendar(...event('UID:storm', 'DTSTART:20000101T000000Z', 'DURATION:PT1S', 'RRULE:FREQ=SECONDLY'));
+    const started = process.cpuUsage();
+    expect(() => read(ics, 'UTC', '2026-06-01T00:00Z', '2026-06-02T00:00Z')).toThrow(/"storm" repeats too often/);
+    const { user, system } = process.cpuUsage(started);
+    expect((user + system) / 1000).toBeLessThan(5000);
+  });
+
+  it('ends a rule no day satisfies instead of looping inside ical.js', () => {
+    const ics = calendar(...event('UID:never', 'DTSTART:20200101T090000Z', 'DTEND:20200101T100000Z', 'RRULE:FREQ=DAILY;BYMONTH=2;BYMONTHDAY=30'));
+    expect(read(ics, 'UTC', '2026-01-01T00:00Z', '2027-01-01T00:00Z')).toEqual([]);
+  });
+
+  it('an empty calendar has no busy times', () => {
+    expect(read(calendar(), 'UTC', '2026-06-01T00:00Z', '2026-06-02T00:00Z')).toEqual([]);
+  });
+});
+
+describe('mergeIntervals', () => {
+  it('sorts, clips, drops empty ones and joins touching ones', () => {
+    const merged = mergeIntervals([{ startMs: 50, endMs: 60 }, { startMs: 0, endMs: 20 }, { startMs: 20, endMs: 30 }, { startMs: 40, endMs: 40 }, { startMs: 95, endMs: 200 }], 10, 100);
+    expect(merged).toEqual([{ startMs: 10, endMs: 30 }, { startMs: 50, endMs: 60 }, { startMs: 95, endMs: 100 }]);
+  });
+});
+
+describe('Windows zone names', () => {
+  it('map every CLDR default ("001") name to a valid IANA zone', () => {
+    expect(WINDOWS_ZONE_NAMES.length).toBeGreaterThanOrEqual(135);
+    for (const name of WINDOWS_ZONE_NAMES) expect(IANAZone.isValidZone(ianaOfWindowsZone(name)!), name).toBe(true);
+  });
+
+  it('map the names Outlook writes, whatever their case', () => {
+    expect(ianaOfWindowsZone('W. Europe Standard Time')).toBe('Europe/Berlin');
+    expect(ianaOfWindowsZone('eastern standard time')).toBe('America/New_York');
+    expect(ianaOfWindowsZone('AUS Eastern Standard Time')).toBe('Australia/Sydney');
+    expect(ianaOfWindowsZone('Mars Standard Time')).toBeUndefined();
+  });
+});
