@@ -65,6 +65,8 @@ export interface PlaceHolder {
   message?: string | null;
   locale?: string | null;
   note?: string | null;
+  /** answers to the product's booking questions, with their labels (notifications/answers.ts) */
+  answers?: unknown;
 }
 
 export interface PlaceClaim {
@@ -116,6 +118,7 @@ function participationJson(p: PlaceHolder) {
     message: p.message ?? null,
     locale: p.locale ?? null,
     note: p.note ?? null,
+    answers: p.answers ?? null,
   };
 }
 
