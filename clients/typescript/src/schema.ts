@@ -660,7 +660,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A4 products bookable on resources, timeslots or appointments */
+        /** A4 products bookable on resources, timeslots or appointments, with their booking questions */
         post: operations["listActiveProducts"];
         delete?: never;
         /** A6 CORS preflight of /products/active_products */
@@ -1993,6 +1993,17 @@ export interface operations {
                         end: string;
                         notes: string | null;
                         participations: {
+                            /** @description answers to the product's booking questions; [] when none */
+                            answers: {
+                                key: string;
+                                /** @description the question's label when the consumer booked */
+                                label: {
+                                    de: string;
+                                    en: string;
+                                };
+                                /** @description text (select: the option's value), or true/false for a checkbox */
+                                value: string | boolean;
+                            }[];
                             customerReference: string | null;
                             email: string | null;
                             messages: string[];
@@ -2199,6 +2210,17 @@ export interface operations {
                             end: string;
                             notes: string | null;
                             participations: {
+                                /** @description answers to the product's booking questions; [] when none */
+                                answers: {
+                                    key: string;
+                                    /** @description the question's label when the consumer booked */
+                                    label: {
+                                        de: string;
+                                        en: string;
+                                    };
+                                    /** @description text (select: the option's value), or true/false for a checkbox */
+                                    value: string | boolean;
+                                }[];
                                 customerReference: string | null;
                                 email: string | null;
                                 messages: string[];
@@ -3956,6 +3978,17 @@ export interface operations {
                             version: string;
                         };
                         participation: {
+                            /** @description answers to the product's booking questions; [] when none */
+                            answers: {
+                                key: string;
+                                /** @description the question's label when the consumer booked */
+                                label: {
+                                    de: string;
+                                    en: string;
+                                };
+                                /** @description text (select: the option's value), or true/false for a checkbox */
+                                value: string | boolean;
+                            }[];
                             appointmentReference: string;
                             customerReference: string | null;
                             message: string | null;
@@ -3977,6 +4010,17 @@ export interface operations {
                             version: string;
                         };
                         participation: {
+                            /** @description answers to the product's booking questions; [] when none */
+                            answers: {
+                                key: string;
+                                /** @description the question's label when the consumer booked */
+                                label: {
+                                    de: string;
+                                    en: string;
+                                };
+                                /** @description text (select: the option's value), or true/false for a checkbox */
+                                value: string | boolean;
+                            }[];
                             appointmentReference: string;
                             customerReference: string | null;
                             message: string | null;
@@ -4147,6 +4191,17 @@ export interface operations {
                             version: string;
                         };
                         participation: {
+                            /** @description answers to the product's booking questions; [] when none */
+                            answers: {
+                                key: string;
+                                /** @description the question's label when the consumer booked */
+                                label: {
+                                    de: string;
+                                    en: string;
+                                };
+                                /** @description text (select: the option's value), or true/false for a checkbox */
+                                value: string | boolean;
+                            }[];
                             appointmentReference: string;
                             customerReference: string | null;
                             message: string | null;
@@ -4304,6 +4359,24 @@ export interface operations {
                         maxDuration: number | null;
                         minDuration: number | null;
                         name: string;
+                        questions: {
+                            key: string;
+                            label: {
+                                de: string;
+                                en: string;
+                            };
+                            /** @description text and textarea; also email (254) and phone (32) */
+                            maxLength?: number;
+                            options?: {
+                                label: {
+                                    de: string;
+                                    en: string;
+                                };
+                                value: string;
+                            }[];
+                            required: boolean;
+                            type: string;
+                        }[];
                         reference: string;
                         uuid: string;
                     }[];
@@ -4400,6 +4473,41 @@ export interface operations {
                     maxDuration?: number | null;
                     minDuration?: number | null;
                     name: string;
+                    questions?: {
+                        /** @description unique in the product; the key of the answer in A3 */
+                        key: string;
+                        /** @description the question in German and English */
+                        label: {
+                            /** @description the question in German */
+                            de: string;
+                            /** @description the question in English */
+                            en: string;
+                        };
+                        /** @description text (at most 500, default 500) and textarea (at most 2000, default 2000) only */
+                        maxLength?: number;
+                        /** @description select only: the answers to choose from (values unique) */
+                        options?: {
+                            /** @description what the consumer sees in German and English */
+                            label: {
+                                /** @description what the consumer sees in German */
+                                de: string;
+                                /** @description what the consumer sees in English */
+                                en: string;
+                            };
+                            /** @description the answer A3 sends */
+                            value: string;
+                        }[];
+                        /**
+                         * @description A3 without an answer is 400; a required checkbox must be true
+                         * @default false
+                         */
+                        required?: boolean;
+                        /**
+                         * @description text (one line), textarea, select (one of options), checkbox (true/false), email or phone
+                         * @enum {string}
+                         */
+                        type: "text" | "textarea" | "select" | "checkbox" | "email" | "phone";
+                    }[] | null;
                     /** @description unique per provider */
                     reference: string;
                 };
@@ -4424,6 +4532,24 @@ export interface operations {
                             maxDuration: number | null;
                             minDuration: number | null;
                             name: string;
+                            questions: {
+                                key: string;
+                                label: {
+                                    de: string;
+                                    en: string;
+                                };
+                                /** @description text and textarea; also email (254) and phone (32) */
+                                maxLength?: number;
+                                options?: {
+                                    label: {
+                                        de: string;
+                                        en: string;
+                                    };
+                                    value: string;
+                                }[];
+                                required: boolean;
+                                type: string;
+                            }[];
                             reference: string;
                             uuid: string;
                         };
@@ -4573,6 +4699,41 @@ export interface operations {
                     maxDuration?: number | null;
                     minDuration?: number | null;
                     name?: string;
+                    questions?: {
+                        /** @description unique in the product; the key of the answer in A3 */
+                        key: string;
+                        /** @description the question in German and English */
+                        label: {
+                            /** @description the question in German */
+                            de: string;
+                            /** @description the question in English */
+                            en: string;
+                        };
+                        /** @description text (at most 500, default 500) and textarea (at most 2000, default 2000) only */
+                        maxLength?: number;
+                        /** @description select only: the answers to choose from (values unique) */
+                        options?: {
+                            /** @description what the consumer sees in German and English */
+                            label: {
+                                /** @description what the consumer sees in German */
+                                de: string;
+                                /** @description what the consumer sees in English */
+                                en: string;
+                            };
+                            /** @description the answer A3 sends */
+                            value: string;
+                        }[];
+                        /**
+                         * @description A3 without an answer is 400; a required checkbox must be true
+                         * @default false
+                         */
+                        required?: boolean;
+                        /**
+                         * @description text (one line), textarea, select (one of options), checkbox (true/false), email or phone
+                         * @enum {string}
+                         */
+                        type: "text" | "textarea" | "select" | "checkbox" | "email" | "phone";
+                    }[] | null;
                 };
             };
         };
@@ -4595,6 +4756,24 @@ export interface operations {
                             maxDuration: number | null;
                             minDuration: number | null;
                             name: string;
+                            questions: {
+                                key: string;
+                                label: {
+                                    de: string;
+                                    en: string;
+                                };
+                                /** @description text and textarea; also email (254) and phone (32) */
+                                maxLength?: number;
+                                options?: {
+                                    label: {
+                                        de: string;
+                                        en: string;
+                                    };
+                                    value: string;
+                                }[];
+                                required: boolean;
+                                type: string;
+                            }[];
                             reference: string;
                             uuid: string;
                         };
@@ -4750,6 +4929,17 @@ export interface operations {
                             end: string;
                             notes: string | null;
                             participations: {
+                                /** @description answers to the product's booking questions; [] when none */
+                                answers: {
+                                    key: string;
+                                    /** @description the question's label when the consumer booked */
+                                    label: {
+                                        de: string;
+                                        en: string;
+                                    };
+                                    /** @description text (select: the option's value), or true/false for a checkbox */
+                                    value: string | boolean;
+                                }[];
                                 customerReference: string | null;
                                 email: string | null;
                                 messages: string[];
@@ -8815,6 +9005,8 @@ export interface operations {
             query?: {
                 /** @description one of RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC */
                 channelKey?: "RESOURCE_PUBLIC" | "RESOURCE_EXCLUSIVE" | "RESOURCE_REFERENCE" | "CALENDAR_PUBLIC";
+                /** @description language of the questions' labels (de or en, e.g. en_GB); default: Accept-Language, else de */
+                languageTag?: string;
                 /** @description resource references; repeatable */
                 ref?: string[];
                 /** @description timeslot or appointment references or UUIDs; repeatable */
@@ -8844,6 +9036,23 @@ export interface operations {
                             maxDuration: number | null;
                             minDuration: number | null;
                             name: string;
+                            /** @description booking questions (DESIGN 7.7); answered in A3's answers */
+                            questions: {
+                                /** @description the key of the answer in A3's answers */
+                                key: string;
+                                /** @description in the consumer's language */
+                                label: string;
+                                /** @description the longest answer A3 takes (text, textarea, email, phone) */
+                                maxLength?: number;
+                                /** @description select only */
+                                options?: {
+                                    label: string;
+                                    value: string;
+                                }[];
+                                required: boolean;
+                                /** @description text, textarea, select, checkbox, email or phone */
+                                type: string;
+                            }[];
                             uuid: string;
                         }[];
                     };
@@ -9281,6 +9490,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description answers to the product's questions (A4), by key: text for text, textarea, select (an option's value), email and phone; true/false for checkbox */
+                    answers?: {
+                        [key: string]: string | boolean | null;
+                    };
                     /**
                      * @description one of RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC
                      * @default RESOURCE_PUBLIC
@@ -10929,6 +11142,17 @@ export interface operations {
                             reference: string;
                         } | null;
                         participation: {
+                            /** @description answers to the product's booking questions; [] when none */
+                            answers: {
+                                key: string;
+                                /** @description the question's label when the consumer booked */
+                                label: {
+                                    de: string;
+                                    en: string;
+                                };
+                                /** @description text (select: the option's value), or true/false for a checkbox */
+                                value: string | boolean;
+                            }[];
                             message: string | null;
                             previousState: ("RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED") | null;
                             reference: string;
@@ -11014,6 +11238,17 @@ export interface operations {
                             reference: string;
                         } | null;
                         participation: {
+                            /** @description answers to the product's booking questions; [] when none */
+                            answers: {
+                                key: string;
+                                /** @description the question's label when the consumer booked */
+                                label: {
+                                    de: string;
+                                    en: string;
+                                };
+                                /** @description text (select: the option's value), or true/false for a checkbox */
+                                value: string | boolean;
+                            }[];
                             message: string | null;
                             previousState: ("RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED") | null;
                             reference: string;
@@ -11099,6 +11334,17 @@ export interface operations {
                             reference: string;
                         } | null;
                         participation: {
+                            /** @description answers to the product's booking questions; [] when none */
+                            answers: {
+                                key: string;
+                                /** @description the question's label when the consumer booked */
+                                label: {
+                                    de: string;
+                                    en: string;
+                                };
+                                /** @description text (select: the option's value), or true/false for a checkbox */
+                                value: string | boolean;
+                            }[];
                             message: string | null;
                             previousState: ("RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED") | null;
                             reference: string;
@@ -11184,6 +11430,17 @@ export interface operations {
                             reference: string;
                         } | null;
                         participation: {
+                            /** @description answers to the product's booking questions; [] when none */
+                            answers: {
+                                key: string;
+                                /** @description the question's label when the consumer booked */
+                                label: {
+                                    de: string;
+                                    en: string;
+                                };
+                                /** @description text (select: the option's value), or true/false for a checkbox */
+                                value: string | boolean;
+                            }[];
                             message: string | null;
                             previousState: ("RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED") | null;
                             reference: string;
@@ -11269,6 +11526,17 @@ export interface operations {
                             reference: string;
                         } | null;
                         participation: {
+                            /** @description answers to the product's booking questions; [] when none */
+                            answers: {
+                                key: string;
+                                /** @description the question's label when the consumer booked */
+                                label: {
+                                    de: string;
+                                    en: string;
+                                };
+                                /** @description text (select: the option's value), or true/false for a checkbox */
+                                value: string | boolean;
+                            }[];
                             message: string | null;
                             previousState: ("RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED") | null;
                             reference: string;
@@ -11354,6 +11622,17 @@ export interface operations {
                             reference: string;
                         } | null;
                         participation: {
+                            /** @description answers to the product's booking questions; [] when none */
+                            answers: {
+                                key: string;
+                                /** @description the question's label when the consumer booked */
+                                label: {
+                                    de: string;
+                                    en: string;
+                                };
+                                /** @description text (select: the option's value), or true/false for a checkbox */
+                                value: string | boolean;
+                            }[];
                             message: string | null;
                             previousState: ("RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED") | null;
                             reference: string;
