@@ -18,6 +18,8 @@ import type { Queryable } from '../storage/db.js';
 import { viewOf } from './bookableView.js';
 import { cancelLinkFor, decisionLinkFor } from '../notifications/cancelToken.js';
 import { bookHold } from './bookHold.js';
+import { storedQuestions } from '../offerings/questions.js';
+import { checkAnswers } from './answers.js';
 import { assertInBookingWindow, claimSlot, slotTaken, slotText, type SlotTarget } from './claimSlot.js';
 import { consumerArgument, consumerCustomer, type ConsumerCustomer, type ConsumerInput } from './consumer.js';
 import { createdAppointmentView } from './createdAppointmentView.js';
@@ -39,6 +41,8 @@ export interface BookInput extends Omit<ConsumerInput, 'language'> {
   productUuid?: string;
   placeholderId?: string;
   message?: string;
+  /** answers to the product's booking questions, by key (DESIGN 7.7) */
+  answers?: Record<string, unknown>;
 }
 
 const FIELDS = { start: 'body.start', end: 'body.end' };
@@ -80,6 +84,7 @@ function mailFacts(b: Booked, resource: PublicResource, product: ProductRow, cus
     p_state: p.state,
     p_locale: p.locale,
     p_message: p.message,
+    p_answers: p.answers,
     a_id: a.id,
     a_reference: a.reference,
     start_at: a.start_at,
@@ -108,12 +113,14 @@ export async function createAppointmentWithConsumer(deps: Deps, input: BookInput
   const locale = localeOf(language);
   const consumer: ConsumerInput = { ...input, language };
 
-  const booking = await bookableResource(deps.db, input.ref, input.timeslotUuid, { placeholderId: input.placeholderId, withContact: true });
+  const booking = await bookableResource(deps.db, input.ref, input.timeslotUuid, { placeholderId: input.placeholderId, withContact: true, withQuestions: true });
   const { resource, slotAppointment } = booking;
   const view = viewOf(resource, booking.products, input.channelKey, booking.contact);
   const { start, end } = requestTimes(resource, input.start, input.end, FIELDS);
   const target: SlotTarget = slotAppointment ? { appointmentId: slotAppointment.id } : { timeslotId: input.timeslotUuid };
   const product = await requestedProduct(deps.db, booking, input.channelKey, input.productUuid);
+  // before anything is written: a 400 books nothing and leaves the hold as it is
+  const answers = checkAnswers(storedQuestions(product.questions), input.answers);
   const process = PROCESS[bookingProcessOf(resource.channels, input.channelKey)];
   const provider = { id: resource.provider_id, crmId: resource.crm_id };
   const templates: MailTemplate[] = [...process.templates];
@@ -124,7 +131,7 @@ export async function createAppointmentWithConsumer(deps: Deps, input: BookInput
     return participationMails({ facts, contact: booking.contact, cancelLink: needsCancelLink(templates) ? cancelLink : null, decisionLink }, templates);
   };
   const respond = (booked: Booked, cancelLink: string) => createdAppointmentView({ ...booked, view, product, timeFormat, locale, cancelLink });
-  const changes = { state: process.state, message: input.message ?? null, locale: language ?? null, channelKey: input.channelKey };
+  const changes = { state: process.state, message: input.message ?? null, locale: language ?? null, channelKey: input.channelKey, answers };
 
   const hold = liveHold(booking.hold, { start, end, resourceId: resource.id, zone: resource.time_zone }, deps.clock.now());
   if (hold) {
@@ -136,7 +143,7 @@ export async function createAppointmentWithConsumer(deps: Deps, input: BookInput
       holdId: hold.participation.id,
       now: deps.clock.now(),
       consumer: consumerArgument(provider, consumer),
-      changes: { state: changes.state, message: changes.message, locale: changes.locale, channel_key: changes.channelKey },
+      changes: { state: changes.state, message: changes.message, locale: changes.locale, channel_key: changes.channelKey, answers },
       mails: await mailsOf(deps.db, converted, { user_name: '', email: consumer.email, mobile: null, language: null }, cancelLink),
     });
     if (done) return respond({ appointment: hold.appointment, participation: done.participation, liveAfter: done.liveAfter }, cancelLink);

@@ -5,6 +5,7 @@
  */
 import { PROVIDER_SIDE } from '../notifications/compose.js';
 import { mailsWritten, type OutboxMail } from '../notifications/outbox.js';
+import type { StoredAnswer } from '../notifications/answers.js';
 import type { ParticipationRow } from '../scheduling/capacity.js';
 import { constraintName, sqlState, type Queryable } from '../storage/db.js';
 import { reviveRow } from '../storage/jsonRows.js';
@@ -17,7 +18,7 @@ export interface HoldBooking {
   now: Date;
   /** consumer_customer's argument (consumerArgument) */
   consumer: string;
-  changes: { state: ParticipationRow['state']; message: string | null; locale: string | null; channel_key: string };
+  changes: { state: ParticipationRow['state']; message: string | null; locale: string | null; channel_key: string; answers: StoredAnswer[] | null };
   /** the booking's mails; the participant's address, language and data are the customer's, filled in by the database */
   mails: OutboxMail[];
 }

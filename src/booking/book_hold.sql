@@ -4,7 +4,7 @@
 -- recipient and speak the booking's locale, else the customer's language, else de; every mail's
 -- payload.participant is the customer's data. When the hold is no longer live, or its appointment no longer open, it raises BKEXP and
 -- nothing is written (the caller books anew).
--- p_changes: {state, message, locale, channel_key}; p_mails: [{template, recipient, locale, participant, payload}]
+-- p_changes: {state, message, locale, channel_key, answers}; p_mails: [{template, recipient, locale, participant, payload}]
 CREATE OR REPLACE FUNCTION book_hold(p_hold uuid, p_now timestamptz, p_consumer jsonb, p_changes jsonb, p_mails jsonb)
 RETURNS TABLE (participation jsonb, live_after integer, customer jsonb) LANGUAGE plpgsql AS $$
 DECLARE
@@ -12,7 +12,8 @@ DECLARE
   part participations;
 BEGIN
   UPDATE participations x SET customer_id = (c->>'id')::uuid, state = p_changes->>'state', hold_until = NULL, message = p_changes->>'message',
-                              locale = p_changes->>'locale', channel_key = p_changes->>'channel_key', updated_at = now()
+                              locale = p_changes->>'locale', channel_key = p_changes->>'channel_key',
+                              answers = NULLIF(p_changes->'answers', 'null'::jsonb), updated_at = now()
     FROM appointments a
    WHERE x.id = p_hold AND x.state = 'RESERVED' AND participation_is_live(x.state, x.hold_until, p_now) AND a.id = x.appointment_id AND a.state = 'ACTIVE' AND NOT a.archived
   RETURNING x.* INTO part;

@@ -57,8 +57,11 @@ async function resolveScope(db: Queryable, q: PublicScopeQuery): Promise<Scope> 
   return { resources, fixedProducts };
 }
 
-/** A4: the products bookable on the given resources, timeslots or appointments, on the channel. */
-export async function activeProducts(deps: Deps, q: PublicScopeQuery) {
+/**
+ * A4: the products bookable on the given resources, timeslots or appointments, on the channel,
+ * with their booking questions in `language` (de or en; another or none: de).
+ */
+export async function activeProducts(deps: Deps, q: PublicScopeQuery & { language?: string }) {
   const { resources, fixedProducts } = await resolveScope(deps.db, q);
   const byResource = await productsOfResources(deps.db, resources.map((r) => r.id));
   const seen = new Map<string, ReturnType<typeof publicProduct>>();
@@ -66,7 +69,7 @@ export async function activeProducts(deps: Deps, q: PublicScopeQuery) {
     const fixed = fixedProducts.get(r.id);
     for (const p of onChannel(byResource.get(r.id)!, q.channelKey)) {
       if (fixed && !fixed.has(p.id)) continue;
-      if (!seen.has(p.id)) seen.set(p.id, publicProduct(p));
+      if (!seen.has(p.id)) seen.set(p.id, publicProduct(p, q.language));
     }
   }
   return { products: [...seen.values()] };

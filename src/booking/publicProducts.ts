@@ -3,23 +3,30 @@ import { notFound } from '../errors.js';
 import type { Queryable } from '../storage/db.js';
 import type { ProductRow as OfferingProductRow } from '../offerings/products.js';
 import type { ChannelKey } from '../offerings/channels.js';
+import { publicQuestions, storedQuestions } from '../offerings/questions.js';
 import { productVisibleOn } from './channels.js';
 import { isUuid } from './publicResources.js';
 import type { EngineProduct } from './slotEngine.js';
 
-/** A product row as the public flow reads it (everything but the crm). */
-export type ProductRow = Omit<OfferingProductRow, 'crm_id'>;
+/**
+ * A product row as the public flow reads it (everything but the crm). The listing reads no
+ * questions: only A3 (and A4, findProduct) need them.
+ */
+export type ProductRow = Omit<OfferingProductRow, 'crm_id' | 'questions'> & { questions?: unknown };
 
 const COLUMNS = `pr.id, pr.provider_id, pr.reference, pr.name, pr.description, pr.min_duration, pr.max_duration,
-  pr.lead_time_minutes, pr.follow_up_time_minutes, pr.exclusive`;
+  pr.lead_time_minutes, pr.follow_up_time_minutes, pr.exclusive, pr.questions`;
 
-const PRODUCT_JSON = `json_build_object(
+const productJson = (withQuestions = false) => `json_build_object(
     'id', pr.id, 'provider_id', pr.provider_id, 'reference', pr.reference, 'name', pr.name, 'description', pr.description,
     'min_duration', pr.min_duration, 'max_duration', pr.max_duration, 'lead_time_minutes', pr.lead_time_minutes,
-    'follow_up_time_minutes', pr.follow_up_time_minutes, 'exclusive', pr.exclusive)`;
+    'follow_up_time_minutes', pr.follow_up_time_minutes, 'exclusive', pr.exclusive${withQuestions ? ", 'questions', pr.questions" : ''})`;
 
-/** The products of the resource `resourceId` (an SQL expression) as a JSON array of ProductRow, in the resource's order. */
-export const productsJsonSql = (resourceId: string) => `(SELECT COALESCE(json_agg(${PRODUCT_JSON} ORDER BY rp.position, pr.name, pr.id), '[]'::json)
+/**
+ * The products of the resource `resourceId` (an SQL expression) as a JSON array of ProductRow, in
+ * the resource's order; with their questions when asked.
+ */
+export const productsJsonSql = (resourceId: string, withQuestions = false) => `(SELECT COALESCE(json_agg(${productJson(withQuestions)} ORDER BY rp.position, pr.name, pr.id), '[]'::json)
   FROM resource_products rp JOIN products pr ON pr.id = rp.product_id WHERE rp.resource_id = ${resourceId})`;
 
 /**
@@ -33,7 +40,7 @@ function productLookup(ref: string, refParam: string, providerIds: string): stri
 }
 
 /** The product `ref` names (see productLookup) as one ProductRow JSON value, null when none. */
-export const productLookupJsonSql = (ref: string, refParam: string, providerIds: string) => `(SELECT ${PRODUCT_JSON} ${productLookup(ref, refParam, providerIds)})`;
+export const productLookupJsonSql = (ref: string, refParam: string, providerIds: string) => `(SELECT ${productJson()} ${productLookup(ref, refParam, providerIds)})`;
 
 /** Every product of each resource (channel not applied), in the resource's order. */
 export async function productsOfResources(db: Queryable, resourceIds: string[]): Promise<Map<string, ProductRow[]>> {
@@ -61,7 +68,8 @@ export async function findProduct(db: Queryable, ref: string, providerIds: strin
   return rows[0];
 }
 
-export const publicProduct = (p: ProductRow) => ({
+/** A4's product, its questions in the consumer's language. */
+export const publicProduct = (p: ProductRow, language?: string) => ({
   uuid: p.id,
   name: p.name,
   description: p.description ?? '',
@@ -70,6 +78,7 @@ export const publicProduct = (p: ProductRow) => ({
   leadTimeMinutes: p.lead_time_minutes,
   followUpTimeMinutes: p.follow_up_time_minutes,
   exclusive: p.exclusive,
+  questions: publicQuestions(storedQuestions(p.questions), language),
 });
 
 export const productRef = (p: ProductRow) => ({ uuid: p.id, name: p.name });

@@ -7,6 +7,7 @@ import { DomainError, notFound } from '../errors.js';
 import { bookingWindowOf, withinCancelNotice } from '../offerings/bookingWindow.js';
 import { addressText, enqueueParticipationMails, participationFacts } from '../notifications/compose.js';
 import { mailSources } from '../offerings/contact.js';
+import { storedAnswers, type StoredAnswer } from '../notifications/answers.js';
 import type { ParticipationRow } from '../scheduling/capacity.js';
 import type { Queryable } from '../storage/db.js';
 import { cancelSecret, verifyCancelToken } from '../notifications/cancelToken.js';
@@ -30,6 +31,8 @@ export interface CancelView {
   channelKey: string | null;
   /** the resource's cancel notice in minutes; null: until the start */
   cancelNoticeMinutes: number | null;
+  /** the consumer's own answers to the booking questions (shown on the manage page only) */
+  answers: StoredAnswer[];
 }
 
 /**
@@ -77,6 +80,7 @@ export async function loadView(db: Queryable, participationId: string): Promise<
     productId: row.a_product_id ?? null,
     channelKey: row.p_channel_key ?? null,
     cancelNoticeMinutes: bookingWindowOf(row.resource_booking_window).cancelNoticeMinutes,
+    answers: storedAnswers(row.p_answers),
   };
 }
 

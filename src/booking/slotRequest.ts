@@ -38,6 +38,8 @@ export interface BookingLookup {
   placeholderId?: string | null;
   /** also read the resource's contact (for the mails and contact_channel) */
   withContact?: boolean;
+  /** also read the products' booking questions (A3) */
+  withQuestions?: boolean;
 }
 
 interface Row extends PublicResource {
@@ -63,7 +65,7 @@ export async function bookableResource(
     db,
     ref,
     'ref',
-    `${productsJsonSql('r.id')} AS products,
+    `${productsJsonSql('r.id', lookup.withQuestions)} AS products,
      (SELECT row_to_json(a) FROM appointments a WHERE a.id = $1::uuid AND a.resource_id = r.id) AS slot_appointment,
      (SELECT row_to_json(t) FROM (SELECT id, resource_id, start_at, end_at, raster, default_capacity, default_accept_bookings, state, address
                                     FROM timeslots WHERE id = $1::uuid AND resource_id = r.id) t) AS slot_timeslot,

@@ -6,12 +6,13 @@ import { createHash } from 'node:crypto';
 import ical, { ICalEventStatus } from 'ical-generator';
 import { foldIcs } from '../notifications/icsText.js';
 import { addressText } from '../notifications/compose.js';
+import { answerLines, storedAnswers } from '../notifications/answers.js';
 import type { MailLocale } from '../notifications/format.js';
 import type { FeedEventRow } from './repo.js';
 
-const WORDS: Record<MailLocale, { appointment: string; participants: string; requested: string; unnamed: string }> = {
-  de: { appointment: 'Termin', participants: 'Teilnehmende', requested: 'angefragt, noch nicht bestätigt', unnamed: 'ohne Namen' },
-  en: { appointment: 'Appointment', participants: 'Participants', requested: 'requested, not yet confirmed', unnamed: 'no name' },
+const WORDS: Record<MailLocale, { lang: MailLocale; appointment: string; participants: string; requested: string; unnamed: string }> = {
+  de: { lang: 'de', appointment: 'Termin', participants: 'Teilnehmende', requested: 'angefragt, noch nicht bestätigt', unnamed: 'ohne Namen' },
+  en: { lang: 'en', appointment: 'Appointment', participants: 'Participants', requested: 'requested, not yet confirmed', unnamed: 'no name' },
 };
 
 /** Calendar apps that honour it look again after this long (REFRESH-INTERVAL, X-PUBLISHED-TTL). */
@@ -30,7 +31,9 @@ function summary(row: FeedEventRow, w: (typeof WORDS)[MailLocale]): string {
 
 function description(row: FeedEventRow, w: (typeof WORDS)[MailLocale]): string | null {
   if (row.people.length === 0) return null;
-  const lines = row.people.map((p) => `- ${p.name ?? w.unnamed}${p.state === 'REQUESTED' ? ` (${w.requested})` : ''}`);
+  const lines = row.people.map((p) =>
+    [`- ${p.name ?? w.unnamed}${p.state === 'REQUESTED' ? ` (${w.requested})` : ''}`, ...answerLines(storedAnswers(p.answers), w.lang).map((l) => `  ${l}`)].join('\n'),
+  );
   return `${w.participants}:\n${lines.join('\n')}`;
 }
 

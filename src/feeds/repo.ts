@@ -59,8 +59,8 @@ export interface FeedEventRow {
   resource_public_name: string | null;
   resource_internal_name: string | null;
   address: unknown;
-  /** REQUESTED and BOOKED participations, in booking order */
-  people: { name: string | null; state: 'REQUESTED' | 'BOOKED' }[];
+  /** REQUESTED and BOOKED participations, in booking order; answers as notifications/answers.ts keeps them (null: none) */
+  people: { name: string | null; state: 'REQUESTED' | 'BOOKED'; answers?: unknown }[];
 }
 
 /**
@@ -74,7 +74,7 @@ const FEED_EVENTS_SQL = `
            COALESCE(a.product_name, pr.name) AS product_name,
            r.public_name AS resource_public_name, r.internal_name AS resource_internal_name,
            COALESCE(a.address, r.address) AS address,
-           COALESCE(json_agg(json_build_object('name', c.user_name, 'state', p.state) ORDER BY p.created_at, p.id)
+           COALESCE(json_agg(json_build_object('name', c.user_name, 'state', p.state, 'answers', p.answers) ORDER BY p.created_at, p.id)
                       FILTER (WHERE p.state IN ('REQUESTED', 'BOOKED')), '[]'::json) AS people
       FROM appointments a
       LEFT JOIN products pr ON pr.id = a.product_id

@@ -2,6 +2,7 @@
 import type { CancelView } from '../booking/selfCancel.js';
 import { formatPeriod, type MailLocale } from '../notifications/format.js';
 import { escapeHtml } from '../notifications/layout.js';
+import { answerLine } from '../notifications/answers.js';
 import { detailList, htmlDocument } from './htmlPage.js';
 
 export type CancelPageKind = 'confirm' | 'done' | 'already' | 'too-late' | 'notice' | 'invalid' | 'error';
@@ -83,13 +84,15 @@ const TEXT: Record<
   },
 };
 
-function details(view: CancelView, locale: MailLocale): string {
+/** `withAnswers`: the consumer's own answers, on the manage page only. */
+function details(view: CancelView, locale: MailLocale, withAnswers: boolean): string {
   const l = TEXT[locale].labels;
   const rows: [string, string | null][] = [
     [l.when, formatPeriod(view.start.toISOString(), view.end.toISOString(), view.timeZone, locale)],
     [l.what, view.productName],
     [l.where, [view.resourceName, view.address].filter(Boolean).join(', ') || null],
     [l.provider, view.providerName],
+    ...(withAnswers ? view.answers.map((a) => answerLine(a, locale)) : []),
   ];
   return detailList(rows);
 }
@@ -136,7 +139,7 @@ export function cancelPage(kind: CancelPageKind, locale: MailLocale, view?: Canc
   const body = [
     `<h1>${escapeHtml(text.title)}</h1>`,
     `<p>${escapeHtml(text.lead(view?.providerName ?? '', notice))}</p>`,
-    view ? details(view, locale) : '',
+    view ? details(view, locale, kind === 'confirm') : '',
     kind === 'confirm' && view ? manageSections(view, locale, options.moved ? t.manage.moved : null) : '',
   ].join('\n');
   return htmlDocument(locale, text.title, body);

@@ -1,7 +1,8 @@
 import { Type } from '@fastify/type-provider-typebox';
 import { BOOKING_PROCESSES, CHANNEL_KEYS } from '../offerings/channels.js';
 import { CHANNEL_TYPES } from '../offerings/contact.js';
-import { Nullable } from './reply.js';
+import { MAX_QUESTIONS, QUESTION_KEY_PATTERN, QUESTION_TYPES } from '../offerings/questions.js';
+import { Nullable, RULE, StringEnum } from './reply.js';
 
 const Text = (max = 255, description?: string) => Type.String({ minLength: 1, maxLength: max, description });
 const OptText = (max = 255, description?: string) => Type.Optional(Nullable(Type.String({ maxLength: max, description })));
@@ -16,6 +17,27 @@ export const ProfileParams = Type.Object({ crmId: Type.String(), providerRef: Ty
 
 // ---- products ----
 
+const Label = (what: string) =>
+  Type.Object({ de: Text(200, `${what} in German`), en: Text(200, `${what} in English`) }, { additionalProperties: false, description: `${what} in German and English` });
+
+const QuestionOption = Type.Object({ value: Text(100, 'the answer A3 sends'), label: Label('what the consumer sees') }, { additionalProperties: false });
+
+export const Question = Type.Object(
+  {
+    key: Type.String({ pattern: QUESTION_KEY_PATTERN, description: 'unique in the product; the key of the answer in A3', [RULE]: 'must be a lower-case letter followed by up to 39 lower-case letters, digits or _' }),
+    type: StringEnum(QUESTION_TYPES, 'text (one line), textarea, select (one of options), checkbox (true/false), email or phone'),
+    required: Type.Optional(Type.Boolean({ default: false, description: 'A3 without an answer is 400; a required checkbox must be true' })),
+    label: Label('the question'),
+    options: Type.Optional(Type.Array(QuestionOption, { minItems: 1, maxItems: 50, description: 'select only: the answers to choose from (values unique)' })),
+    maxLength: Type.Optional(Type.Integer({ minimum: 1, maximum: 2000, description: 'text (at most 500, default 500) and textarea (at most 2000, default 2000) only' })),
+  },
+  { additionalProperties: false },
+);
+
+const Questions = Type.Optional(
+  Nullable(Type.Array(Question, { maxItems: MAX_QUESTIONS, description: `booking questions the consumer answers in A3 (at most ${MAX_QUESTIONS}; null or [] clears)` })),
+);
+
 const productFields = {
   name: Text(),
   description: OptText(4000),
@@ -24,6 +46,7 @@ const productFields = {
   leadTimeMinutes: Minutes('travel/preparation buffer before the appointment'),
   followUpTimeMinutes: Minutes('return/wrap-up buffer after the appointment'),
   exclusive: Type.Optional(Type.Boolean({ description: 'offered only on RESOURCE_EXCLUSIVE' })),
+  questions: Questions,
 };
 
 export const ProductBody = Type.Object({ reference: Text(255, 'unique per provider'), ...productFields });
@@ -39,13 +62,19 @@ export const Product = Type.Object({
   leadTimeMinutes: Nullable(Type.Integer()),
   followUpTimeMinutes: Nullable(Type.Integer()),
   exclusive: Type.Boolean(),
+  questions: Type.Array(
+    Type.Object({
+      key: Type.String(),
+      type: Type.String(),
+      required: Type.Boolean(),
+      label: Type.Object({ de: Type.String(), en: Type.String() }),
+      options: Type.Optional(Type.Array(Type.Object({ value: Type.String(), label: Type.Object({ de: Type.String(), en: Type.String() }) }))),
+      maxLength: Type.Optional(Type.Integer({ description: 'text and textarea; also email (254) and phone (32)' })),
+    }),
+  ),
 });
 
 // ---- resources ----
-
-/** A plain string enum: its 400 lists the allowed values ("must be one of ..."). */
-const StringEnum = <T extends string>(values: readonly T[], description?: string) =>
-  Type.Unsafe<T>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
 
 export const ChannelTypeSchema = StringEnum(CHANNEL_TYPES, CHANNEL_TYPES.join(', '));
 const BookingProcess = StringEnum(BOOKING_PROCESSES);

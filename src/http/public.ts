@@ -8,6 +8,7 @@ import type { Deps } from '../context.js';
 import { publicCors } from './cors.js';
 import { idempotencyHooks } from './idempotency.js';
 import {
+  ActiveProductsQuery,
   ActiveProductsResponse,
   BookBody,
   BookQuery,
@@ -160,6 +161,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
         mobile: b.mobile ?? undefined,
         message: b.message ?? undefined,
         locale: b.locale ?? undefined,
+        answers: b.answers,
       });
       return reply.code(201).send(envelope(result));
     },
@@ -199,8 +201,17 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
 
   app.post(
     PATHS.products,
-    { schema: { tags, security, operationId: 'listActiveProducts', summary: 'A4 products bookable on resources, timeslots or appointments', querystring: ScopeQuery, response: { 200: ActiveProductsResponse, ...scopeErrors } } },
-    async (request) => envelope(await activeProducts(deps, { ...request.query, channelKey: request.query.channelKey! })),
+    {
+      schema: {
+        tags, security, operationId: 'listActiveProducts', summary: 'A4 products bookable on resources, timeslots or appointments, with their booking questions',
+        querystring: ActiveProductsQuery, response: { 200: ActiveProductsResponse, ...scopeErrors },
+      },
+    },
+    async (request) => {
+      const { languageTag, ...scope } = request.query;
+      const language = languageTag?.trim() || request.headers['accept-language'];
+      return envelope(await activeProducts(deps, { ...scope, channelKey: scope.channelKey!, language }));
+    },
   );
 
   app.post(

@@ -142,6 +142,12 @@ export const BookBody = Type.Object({
   message: OptText(1024, 'at most 1024 characters'),
   locale: Type.Optional(Nullable(Type.String({ pattern: '^[A-Za-z]{2}([_-][A-Za-z]{2})?$', description: 'language of the mails, e.g. de or en' }))),
   channelKey: ChannelKeyQuery,
+  answers: Type.Optional(
+    Type.Record(Type.String({ maxLength: 40 }), Type.Union([Type.String({ maxLength: 2000 }), Type.Boolean(), Type.Null()]), {
+      maxProperties: 20,
+      description: 'answers to the product\'s questions (A4), by key: text for text, textarea, select (an option\'s value), email and phone; true/false for checkbox',
+    }),
+  ),
 });
 
 export const BookResponse = Enveloped({
@@ -171,6 +177,22 @@ export const ScopeQuery = Type.Object({
   channelKey: ChannelKeyQuery,
 });
 
+export const ActiveProductsQuery = Type.Object({
+  ...ScopeQuery.properties,
+  languageTag: Type.Optional(
+    Type.String({ maxLength: 35, pattern: LANGUAGE_TAG_PATTERN, description: 'language of the questions\' labels (de or en, e.g. en_GB); default: Accept-Language, else de' }),
+  ),
+});
+
+const PublicQuestion = Type.Object({
+  key: Type.String({ description: 'the key of the answer in A3\'s answers' }),
+  type: Type.String({ description: 'text, textarea, select, checkbox, email or phone' }),
+  required: Type.Boolean(),
+  label: Type.String({ description: 'in the consumer\'s language' }),
+  options: Type.Optional(Type.Array(Type.Object({ value: Type.String(), label: Type.String() }), { description: 'select only' })),
+  maxLength: Type.Optional(Type.Integer({ description: 'the longest answer A3 takes (text, textarea, email, phone)' })),
+});
+
 export const ActiveProductsResponse = Enveloped({
   products: Type.Array(
     Type.Object({
@@ -182,6 +204,7 @@ export const ActiveProductsResponse = Enveloped({
       leadTimeMinutes: Nullable(Type.Integer()),
       followUpTimeMinutes: Nullable(Type.Integer()),
       exclusive: Type.Boolean(),
+      questions: Type.Array(PublicQuestion, { description: 'booking questions (DESIGN 7.7); answered in A3\'s answers' }),
     }),
   ),
 });

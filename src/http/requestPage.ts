@@ -2,6 +2,7 @@
 import type { RequestView } from '../scheduling/decisionLink.js';
 import { formatPeriod, type MailLocale } from '../notifications/format.js';
 import { escapeHtml } from '../notifications/layout.js';
+import { answerLine } from '../notifications/answers.js';
 import { detailList, htmlDocument } from './htmlPage.js';
 
 export type RequestPageKind = 'decide' | 'confirmed' | 'declined' | 'not-pending' | 'invalid' | 'error';
@@ -87,6 +88,7 @@ function details(view: RequestView, t: Wording, locale: MailLocale): string {
     [l.what, view.productName],
     [l.where, [view.resourceName, view.address].filter(Boolean).join(', ')],
     [l.customer, customer],
+    ...view.answers.map((a) => answerLine(a, locale)),
   ]);
 }
 

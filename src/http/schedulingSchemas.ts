@@ -113,6 +113,15 @@ export const AppointmentListQuery = Type.Object({
   resourceRef: Opt(Text()),
   includeArchived: Flag('default false'),
 });
+/** The consumer's answers to the product's booking questions (DESIGN 7.7), labels as at booking time. */
+export const Answers = Type.Array(
+  Type.Object({
+    key: Type.String(),
+    label: Type.Object({ de: Type.String(), en: Type.String() }, { description: 'the question\'s label when the consumer booked' }),
+    value: Type.Union([Type.String(), Type.Boolean()], { description: 'text (select: the option\'s value), or true/false for a checkbox' }),
+  }),
+  { description: 'answers to the product\'s booking questions; [] when none' },
+);
 const Participant = Type.Object({
   reference: Type.String(),
   uuid: Type.String(),
@@ -123,6 +132,7 @@ const Participant = Type.Object({
   note: Nullable(Type.String()),
   state: Type.String(),
   messages: Type.Array(Type.String()),
+  answers: Answers,
 });
 export const Appointment = Type.Object({
   reference: Type.String(),
@@ -176,6 +186,7 @@ export const Participation = Type.Object({
   customerReference: Nullable(Type.String()),
   state: Type.String(),
   message: Nullable(Type.String()),
+  answers: Answers,
 });
 
 // ---- customers ----

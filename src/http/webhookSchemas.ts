@@ -3,6 +3,7 @@ import type { OpenAPIV3_1 } from 'openapi-types';
 import { EVENT_TYPES, PARTICIPATION_EVENT_TYPES, APPOINTMENT_EVENT_TYPES, CALENDAR_EVENT_TYPES } from '../webhooks/events.js';
 import { MAX_URL_LENGTH } from '../net/destination.js';
 import { Nullable, StringEnum } from './reply.js';
+import { Answers } from './schedulingSchemas.js';
 
 const EventTypeSchema = StringEnum(EVENT_TYPES);
 const Url = Type.String({ minLength: 1, maxLength: MAX_URL_LENGTH, description: 'http or https; loopback, private, link-local and multicast destinations are refused' });
@@ -79,6 +80,7 @@ const ParticipationData = Type.Object({
     state: State,
     previousState: Nullable(State),
     message: Nullable(Type.String()),
+    answers: Answers,
   }),
   appointment: AppointmentData,
   customer: Nullable(Type.Object({ reference: Type.String(), name: Nullable(Type.String()), email: Nullable(Type.String()), mobile: Nullable(Type.String()) })),

@@ -2,6 +2,7 @@ import { DateTime } from 'luxon';
 import type { Config } from '../config.js';
 import type { Queryable } from '../storage/db.js';
 import { cancelLinkFor, decisionLinkFor } from './cancelToken.js';
+import { storedAnswers } from './answers.js';
 import { calendarMethodFor } from './ics.js';
 import { enqueueMails, type OutboxMail } from './outbox.js';
 import type { AppointmentMailPayload } from './payloads.js';
@@ -16,6 +17,11 @@ export const PROVIDER_SIDE: ReadonlySet<MailTemplate> = new Set([
 ]);
 /** Mails that carry the consumer's cancel link. */
 const WITH_CANCEL_LINK: ReadonlySet<MailTemplate> = new Set(['booking-confirmed', 'booking-requested', 'participation-booked', 'booking-rescheduled', 'booking-reminder']);
+/**
+ * Mails that show the consumer's answers to the booking questions: the provider side's, and the
+ * consumer's own confirmations (nowhere else: answers are personal data).
+ */
+const WITH_ANSWERS: ReadonlySet<MailTemplate> = new Set([...PROVIDER_SIDE, 'booking-confirmed', 'booking-requested', 'participation-booked']);
 /** Mails that carry the provider's decision link; all go to the provider side, never to a consumer. */
 const WITH_DECISION_LINK: ReadonlySet<MailTemplate> = new Set(['booking-request-to-confirm']);
 
@@ -32,6 +38,8 @@ export interface ParticipationFacts<State extends string = string> {
   p_state: State;
   p_locale: string | null;
   p_message: string | null;
+  /** the booking questions' answers (answers.ts); null: none */
+  p_answers?: unknown;
   a_id: string;
   a_reference: string;
   start_at: Date;
@@ -60,7 +68,7 @@ export interface ParticipationFacts<State extends string = string> {
 
 export async function participationFacts<State extends string = string>(db: Queryable, participationId: string): Promise<ParticipationFacts<State> | undefined> {
   const [row] = await db.query<ParticipationFacts<State>>(
-    `SELECT pa.crm_id, pa.id AS p_id, pa.reference AS p_reference, pa.state AS p_state, pa.locale AS p_locale, pa.message AS p_message,
+    `SELECT pa.crm_id, pa.id AS p_id, pa.reference AS p_reference, pa.state AS p_state, pa.locale AS p_locale, pa.message AS p_message, pa.answers AS p_answers,
             pa.appointment_id AS a_id, a.reference AS a_reference, a.start_at, a.end_at, a.address AS a_address, a.product_name AS a_product_name,
             pr.name AS product_name, r.id AS resource_id, r.public_name AS resource_name, r.address AS resource_address,
             pv.name AS provider_name, pv.email AS provider_email, pv.phone AS provider_phone, pv.time_zone,
@@ -180,6 +188,7 @@ export function participationMails({ facts: row, contact, cancelLink, decisionLi
     icsUid: row.p_ics_uid ?? `${row.a_id}.${row.p_id}@booking-service`,
     sequence: icsSequence(row),
   };
+  const answers = storedAnswers(row.p_answers);
   const participantLocale = extras.locale ?? row.p_locale ?? row.c_language ?? DEFAULT_MAIL_LOCALE;
   const mails: OutboxMail[] = [];
   for (const template of templates) {
@@ -191,6 +200,7 @@ export function participationMails({ facts: row, contact, cancelLink, decisionLi
       message: providerSide ? (extras.message ?? row.p_message ?? null) : (extras.message ?? null),
       cancelLink: WITH_CANCEL_LINK.has(template) ? cancelLink : null,
       decisionLink: providerSide && WITH_DECISION_LINK.has(template) ? decisionLink : null,
+      ...(WITH_ANSWERS.has(template) && answers.length > 0 ? { answers } : {}),
       ...(extras.previous ? { previous: { start: iso(extras.previous.start), end: iso(extras.previous.end) } } : {}),
     };
     mails.push({

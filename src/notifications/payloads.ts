@@ -1,3 +1,5 @@
+import type { StoredAnswer } from './answers.js';
+
 /**
  * What an outbox row carries: everything its template renders, so delivery needs no lookups and a
  * mail shows the state at the moment of the change.
@@ -27,6 +29,8 @@ export interface AppointmentMailPayload {
   decisionLink?: string | null;
   /** booking-rescheduled*: the time before the move (ISO 8601 with offset) */
   previous?: { start: string; end: string } | null;
+  /** the consumer's answers to the booking questions (provider-side mails and the consumer's confirmations only); absent: none */
+  answers?: StoredAnswer[];
   /** ICS UID, stable per participation (also when it is moved), so updates and cancellations match */
   icsUid: string;
   /** ICS SEQUENCE: grows with each mail about the same UID */

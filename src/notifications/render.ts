@@ -1,3 +1,4 @@
+import { answerLine } from './answers.js';
 import { PROVIDER_SIDE } from './compose.js';
 import { formatDay, formatPeriod, mailLocale, type MailLocale } from './format.js';
 import { buildCalendar, calendarMethodFor, type CalendarMethod } from './ics.js';
@@ -113,6 +114,7 @@ function renderAppointment(
     greeting: w.greeting(providerSide ? contact.name : participant.name),
     paragraphs: wording.body(vars),
     details,
+    answers: payload.answers?.length ? { heading: w.labels.answers, rows: payload.answers.map((a) => answerLine(a, locale)) } : null,
     message: payload.message ? { heading: providerSide ? w.labels.customerMessage : w.labels.messageFrom(provider.name), text: payload.message } : null,
     link: payload.cancelLink
       ? { intro: w.labels.cancelIntro, label: w.labels.cancelAction, url: payload.cancelLink }

@@ -2,6 +2,7 @@ import type { Deps } from '../context.js';
 import { conflict, invalid, notFound } from '../errors.js';
 import { requireProvider } from '../partners/providers.js';
 import { sqlState, type Queryable } from '../storage/db.js';
+import { checkQuestions, storedQuestions, type Question, type QuestionInput } from './questions.js';
 
 export interface ProductInput {
   reference: string;
@@ -12,6 +13,8 @@ export interface ProductInput {
   leadTimeMinutes?: number | null;
   followUpTimeMinutes?: number | null;
   exclusive?: boolean;
+  /** booking questions (DESIGN 7.7); null or [] asks none */
+  questions?: QuestionInput[] | null;
 }
 
 export type ProductUpdate = Partial<Omit<ProductInput, 'reference'>>;
@@ -26,6 +29,7 @@ export interface ProductView {
   leadTimeMinutes: number | null;
   followUpTimeMinutes: number | null;
   exclusive: boolean;
+  questions: Question[];
 }
 
 export interface ProductRow {
@@ -40,6 +44,7 @@ export interface ProductRow {
   lead_time_minutes: number | null;
   follow_up_time_minutes: number | null;
   exclusive: boolean;
+  questions: unknown;
 }
 
 export function productView(row: ProductRow): ProductView {
@@ -53,6 +58,7 @@ export function productView(row: ProductRow): ProductView {
     leadTimeMinutes: row.lead_time_minutes,
     followUpTimeMinutes: row.follow_up_time_minutes,
     exclusive: row.exclusive,
+    questions: storedQuestions(row.questions),
   };
 }
 
@@ -66,6 +72,7 @@ export const productByReference = async (db: Queryable, providerId: string, refe
 /** B1: 201 with the new product; a reference the provider already has is 409. */
 export async function createProduct(deps: Deps, crmId: string, providerRef: string, input: ProductInput): Promise<ProductView> {
   assertDurations(input.minDuration, input.maxDuration);
+  const questions = checkQuestions(input.questions);
   return deps.db.transaction(async (tx) => {
     const provider = await requireProvider(tx, crmId, providerRef);
     if (await productByReference(tx, provider.id, input.reference)) {
@@ -74,11 +81,12 @@ export async function createProduct(deps: Deps, crmId: string, providerRef: stri
     try {
       const [row] = await tx.query<ProductRow>(
         `INSERT INTO products (crm_id, provider_id, reference, name, description, min_duration, max_duration,
-           lead_time_minutes, follow_up_time_minutes, exclusive)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
+           lead_time_minutes, follow_up_time_minutes, exclusive, questions)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
         [
           crmId, provider.id, input.reference, input.name, input.description ?? null, input.minDuration ?? null,
           input.maxDuration ?? null, input.leadTimeMinutes ?? null, input.followUpTimeMinutes ?? null, input.exclusive ?? false,
+          JSON.stringify(questions),
         ],
       );
       return productView(row);
@@ -109,6 +117,7 @@ const PRODUCT_COLUMNS = {
 /** POST .../products/{productRef}: the given fields only; null clears an optional field. */
 export async function updateProduct(deps: Deps, crmId: string, providerRef: string, productRef: string, changes: ProductUpdate): Promise<ProductView> {
   assertDurations(changes.minDuration, changes.maxDuration);
+  const questions = changes.questions === undefined ? undefined : JSON.stringify(checkQuestions(changes.questions));
   return deps.db.transaction(async (tx) => {
     const provider = await requireProvider(tx, crmId, providerRef);
     const row = await productByReference(tx, provider.id, productRef);
@@ -128,6 +137,10 @@ export async function updateProduct(deps: Deps, crmId: string, providerRef: stri
       if (value === undefined) continue;
       params.push(value);
       sets.push(`${column} = $${params.length}`);
+    }
+    if (questions !== undefined) {
+      params.push(questions);
+      sets.push(`questions = $${params.length}`);
     }
     if (sets.length === 0) return productView(row);
     const [updated] = await tx.query<ProductRow>(`UPDATE products SET ${sets.join(', ')} WHERE id = $1 RETURNING *`, params);

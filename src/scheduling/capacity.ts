@@ -165,6 +165,8 @@ export interface ParticipationRow {
   channel_key: string | null;
   message: string | null;
   locale: string | null;
+  /** answers to the product's booking questions (notifications/answers.ts StoredAnswer[]); null: none */
+  answers?: unknown;
   created_at: Date;
   updated_at: Date;
 }

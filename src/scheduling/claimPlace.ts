@@ -66,6 +66,8 @@ export interface PlaceHolder {
   message?: string | null;
   locale?: string | null;
   note?: string | null;
+  /** answers to the product's booking questions, with their labels (notifications/answers.ts) */
+  answers?: unknown;
 }
 
 export interface PlaceClaim {
@@ -117,6 +119,7 @@ function participationJson(p: PlaceHolder) {
     message: p.message ?? null,
     locale: p.locale ?? null,
     note: p.note ?? null,
+    answers: p.answers ?? null,
   };
 }
 

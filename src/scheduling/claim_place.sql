@@ -116,10 +116,10 @@ BEGIN
   END IF;
 
   INSERT INTO participations (id, crm_id, provider_id, appointment_id, reference, customer_id, placeholder_id, state, hold_until,
-                              client_ip, channel_key, message, locale, note)
+                              client_ip, channel_key, message, locale, note, answers)
   VALUES (COALESCE(part.id, gen_random_uuid()), part.crm_id, part.provider_id, a.id, part.reference, part.customer_id,
           COALESCE(part.placeholder_id, gen_random_uuid()), part.state, part.hold_until, part.client_ip, part.channel_key,
-          part.message, part.locale, part.note)
+          part.message, part.locale, part.note, part.answers)
   RETURNING * INTO part;
   RETURN QUERY SELECT to_jsonb(a), to_jsonb(part), live, made;
 END $$;

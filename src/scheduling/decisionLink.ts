@@ -3,6 +3,7 @@
  * authorizes confirming (REQUESTED -> BOOKED) or declining (REQUESTED -> CANCELED) that one
  * participation. It is the provider's: it is only ever in the provider-side request mail.
  */
+import { storedAnswers, type StoredAnswer } from '../notifications/answers.js';
 import { cancelSecret, verifyLinkToken } from '../notifications/cancelToken.js';
 import type { Deps } from '../context.js';
 import { DomainError, notFound } from '../errors.js';
@@ -31,6 +32,8 @@ export interface RequestView {
   customer: { name: string | null; email: string | null; mobile: string | null };
   /** the consumer's message with the request (after a decision: the provider's, if given) */
   message: string | null;
+  /** the consumer's answers to the booking questions */
+  answers: StoredAnswer[];
 }
 
 /** The request was decided (or cancelled) before: nothing changes; the view says what it is now. */
@@ -71,6 +74,7 @@ async function loadView(db: Queryable, participationId: string): Promise<Request
     providerName: row.provider_name,
     customer: { name: row.c_name, email: row.c_email, mobile: row.c_mobile },
     message: row.p_message,
+    answers: storedAnswers(row.p_answers),
   };
 }
 

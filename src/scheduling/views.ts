@@ -3,6 +3,7 @@ import type { Queryable } from '../storage/db.js';
 import { LIVE_PARTICIPATION_SQL, liveParticipationSql, type AppointmentRow, type ParticipationRow } from './capacity.js';
 import type { StoredAddress } from './address.js';
 import { formatInstant } from './time.js';
+import { storedAnswers, type StoredAnswer } from '../notifications/answers.js';
 
 export interface ParticipantView {
   reference: string;
@@ -14,6 +15,8 @@ export interface ParticipantView {
   note: string | null;
   state: string;
   messages: string[];
+  /** the consumer's answers to the product's booking questions, labels as at booking time */
+  answers: StoredAnswer[];
 }
 
 export interface AppointmentView {
@@ -77,6 +80,7 @@ function participantView(row: ParticipantRow): ParticipantView {
     note: row.note,
     state: row.state,
     messages: row.message ? [row.message] : [],
+    answers: storedAnswers(row.answers),
   };
 }
 
@@ -149,11 +153,13 @@ export interface ParticipationView {
   customerReference: string | null;
   state: string;
   message: string | null;
+  answers: StoredAnswer[];
 }
 
 export async function loadParticipationView(db: Queryable, participationId: string): Promise<ParticipationView> {
   const [row] = await db.query<ParticipationView>(
-    `SELECT p.reference, p.id AS uuid, a.reference AS "appointmentReference", c.reference AS "customerReference", p.state, p.message
+    `SELECT p.reference, p.id AS uuid, a.reference AS "appointmentReference", c.reference AS "customerReference", p.state, p.message,
+            COALESCE(p.answers, '[]'::jsonb) AS answers
        FROM participations p JOIN appointments a ON a.id = p.appointment_id LEFT JOIN customers c ON c.id = p.customer_id
       WHERE p.id = $1`,
     [participationId],

@@ -16,7 +16,8 @@ BEGIN
   SELECT jsonb_build_object(
            'crmId', p.crm_id, 'providerReference', pv.reference, 'source', p_source,
            'participation', jsonb_build_object('reference', p.reference, 'uuid', p.id, 'state', COALESCE(p_state, p.state),
-                                               'previousState', p_previous_state, 'message', p_message),
+                                               'previousState', p_previous_state, 'message', p_message,
+                                               'answers', COALESCE(p.answers, '[]'::jsonb)),
            'appointment', webhook_appointment_json(p.appointment_id),
            'customer', CASE WHEN c.id IS NULL THEN NULL
                             ELSE jsonb_build_object('reference', c.reference, 'name', c.user_name, 'email', c.email, 'mobile', c.mobile) END)

@@ -27,7 +27,7 @@ describe('A4 active_products', () => {
     expect(res.json()).toEqual({
       'api-info': { version: '1' },
       products: [
-        { uuid: b.product.uuid, name: 'Viewing', description: 'A look around', minDuration: 30, maxDuration: 90, leadTimeMinutes: null, followUpTimeMinutes: null, exclusive: false },
+        { uuid: b.product.uuid, name: 'Viewing', description: 'A look around', minDuration: 30, maxDuration: 90, leadTimeMinutes: null, followUpTimeMinutes: null, exclusive: false, questions: [] },
       ],
     });
     const exclusive = await products({ ref: b.resource.uuid, channelKey: 'RESOURCE_EXCLUSIVE' });

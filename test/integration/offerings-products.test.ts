@@ -24,7 +24,7 @@ describe('B1 create product', () => {
       'api-info': { version: '1' },
       product: {
         uuid: expect.any(String), reference: 'viewing@crm', name: 'Viewing', description: 'Bring ID', minDuration: 30, maxDuration: 60,
-        leadTimeMinutes: null, followUpTimeMinutes: null, exclusive: false,
+        leadTimeMinutes: null, followUpTimeMinutes: null, exclusive: false, questions: [],
       },
     });
   });

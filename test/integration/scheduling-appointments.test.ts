@@ -165,9 +165,9 @@ describe('D6 inline participations', () => {
     const apt = res.json().appointments[0];
     expect(apt.capacityLeft).toBe(1);
     expect(apt.participations).toEqual([
-      { reference: 'p1@crm', uuid: expect.any(String), customerReference: expect.stringMatching(/^customer-/), name: 'Anna', email: 'anna@example.com', mobile: '+49 170 1111111', note: 'wheelchair', state: 'BOOKED', messages: [] },
-      { reference: 'p2@crm', uuid: expect.any(String), customerReference: known.customerReference, name: 'Known', email: 'known@example.com', mobile: null, note: null, state: 'REQUESTED', messages: [] },
-      { reference: 'p3@crm', uuid: expect.any(String), customerReference: expect.stringMatching(/^customer-/), name: 'Gone', email: 'gone@example.com', mobile: null, note: null, state: 'CANCELED', messages: [] },
+      { reference: 'p1@crm', uuid: expect.any(String), customerReference: expect.stringMatching(/^customer-/), name: 'Anna', email: 'anna@example.com', mobile: '+49 170 1111111', note: 'wheelchair', state: 'BOOKED', messages: [], answers: [] },
+      { reference: 'p2@crm', uuid: expect.any(String), customerReference: known.customerReference, name: 'Known', email: 'known@example.com', mobile: null, note: null, state: 'REQUESTED', messages: [], answers: [] },
+      { reference: 'p3@crm', uuid: expect.any(String), customerReference: expect.stringMatching(/^customer-/), name: 'Gone', email: 'gone@example.com', mobile: null, note: null, state: 'CANCELED', messages: [], answers: [] },
     ]);
     const created = await s.p.call('GET', `${s.base}/customers/${encodeURIComponent(apt.participations[0].customerReference)}`);
     expect(created.json().customer).toMatchObject({ userName: 'Anna', email: 'anna@example.com', mobile: '+49 170 1111111' });

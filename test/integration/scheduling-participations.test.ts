@@ -31,7 +31,7 @@ describe('D9 add a participation', () => {
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json()).toEqual({
       'api-info': { version: '1' },
-      participation: { reference: 'p-1@crm', uuid: expect.stringMatching(/^[0-9a-f-]{36}$/), appointmentReference: apt.reference, customerReference: customer.customerReference, state: 'BOOKED', message: 'See you' },
+      participation: { reference: 'p-1@crm', uuid: expect.stringMatching(/^[0-9a-f-]{36}$/), appointmentReference: apt.reference, customerReference: customer.customerReference, state: 'BOOKED', message: 'See you', answers: [] },
       busyOverlaps: [],
     });
     expect(await capacityLeft(s, apt.reference)).toBe(2);

@@ -77,7 +77,7 @@ describe('events of the public flow', () => {
       type: 'participation.reserved',
       data: {
         source: 'public',
-        participation: { uuid: held.json().participation.uuid, state: 'RESERVED', previousState: null, message: null },
+        participation: { uuid: held.json().participation.uuid, state: 'RESERVED', previousState: null, message: null, answers: [] },
         appointment: { capacityLeft: 1 },
         customer: null,
       },
@@ -87,7 +87,7 @@ describe('events of the public flow', () => {
       crmId: b.p.crmId,
       providerReference: b.provider.providerRef,
       source: 'public',
-      participation: { reference: expect.any(String), uuid: held.json().participation.uuid, state: 'BOOKED', previousState: 'RESERVED', message: 'Bringing a friend' },
+      participation: { reference: expect.any(String), uuid: held.json().participation.uuid, state: 'BOOKED', previousState: 'RESERVED', message: 'Bringing a friend', answers: [] },
       appointment: created.data.appointment,
       customer: { reference: expect.any(String), name: 'Erika Muster', email: who.email, mobile: '+49 170 1234567' },
     });
@@ -127,7 +127,7 @@ describe('events of the public flow', () => {
         type: 'participation.canceled',
         data: expect.objectContaining({
           source: 'expiry',
-          participation: { reference: expect.any(String), uuid: held.json().participation.uuid, state: 'CANCELED', previousState: 'RESERVED', message: null },
+          participation: { reference: expect.any(String), uuid: held.json().participation.uuid, state: 'CANCELED', previousState: 'RESERVED', message: null, answers: [] },
           customer: null,
         }),
       }),

@@ -17,17 +17,17 @@ function fakeFetch(answer: (call: Call) => Response | Promise<Response>) {
 const json = (status: number, body: unknown) => new Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json' } });
 
 describe('widget API client', () => {
-  it('calls A1-A5 under the base URL with the resource, channel and formats', async () => {
+  it('calls A1-A5 under the base URL with the resource, channel, formats and language', async () => {
     const f = fakeFetch(() => json(200, { ok: true }));
     const api = createApi('https://svc.example/booking/', { ref: 'flat 1@acme', channelKey: 'RESOURCE_PUBLIC' }, { fetch: f.fetch });
     await api.publicData();
-    await api.activeProducts();
+    await api.activeProducts('en_GB');
     await api.bookables(undefined, 'de_DE');
     await api.reserve({ timeslot_uuid: 't' });
     await api.book({ email: 'a@b.de' });
     expect(f.calls.map((c) => `${c.init.method} ${c.url}`)).toEqual([
       'POST https://svc.example/booking/resources/public_data?ref=flat+1%40acme&channelKey=RESOURCE_PUBLIC',
-      'POST https://svc.example/booking/products/active_products?ref=flat+1%40acme&channelKey=RESOURCE_PUBLIC',
+      'POST https://svc.example/booking/products/active_products?ref=flat+1%40acme&channelKey=RESOURCE_PUBLIC&languageTag=en_GB',
       'GET https://svc.example/booking/resources/flat%201%40acme/upcoming_bookables?channelKey=RESOURCE_PUBLIC&groupFormat=yyyy-MM-dd&timeFormat=HH%3Amm&languageTag=de_DE',
       'POST https://svc.example/booking/rest/1/resources/flat%201%40acme/reserve_appointment?channelKey=RESOURCE_PUBLIC',
       'POST https://svc.example/booking/resources/flat%201%40acme/create_appointment_with_consumer?timeFormat=HH%3Amm',

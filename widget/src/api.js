@@ -70,8 +70,8 @@ export function createApi(base, opts, io = {}) {
   return {
     /** A5 */
     publicData: () => call('POST', 'resources/public_data', { ref: opts.ref, channelKey: ch }),
-    /** A4 */
-    activeProducts: () => call('POST', 'products/active_products', { ref: opts.ref, channelKey: ch }),
+    /** A4, the questions' labels in `languageTag` @param {string} languageTag */
+    activeProducts: (languageTag) => call('POST', 'products/active_products', { ref: opts.ref, channelKey: ch, languageTag }),
     /** A1 @param {string | undefined} prdRef @param {string} languageTag */
     bookables: (prdRef, languageTag) =>
       call('GET', `resources/${enc(opts.ref)}/upcoming_bookables`, { channelKey: ch, prdRef, groupFormat: 'yyyy-MM-dd', timeFormat: 'HH:mm', languageTag }),

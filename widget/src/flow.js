@@ -23,6 +23,7 @@ import {
   validate,
 } from './state.js';
 import { charsLeftText } from './views/details.js';
+import { answerErrorsOf, answersBody, fieldOf, questionsOf, validateAnswers } from './questions.js';
 
 /** @typedef {import('./mount.js').Widget} Widget */
 /** @typedef {import('./api.js').ApiError} ApiError */
@@ -47,7 +48,7 @@ export function createActions(w) {
     Object.assign(s, { step: 'loading', product: null, slot: null, hold: null, expired: false, created: null, notFound: false });
     w.render();
     try {
-      const [pd, ap] = await Promise.all([api.publicData(), api.activeProducts()]);
+      const [pd, ap] = await Promise.all([api.publicData(), api.activeProducts(languageTagOf(w.lang))]);
       s.publicData = pd || {};
       s.products = (ap && Array.isArray(ap.products) ? ap.products : []).filter((/** @type {any} */ p) => p && p.uuid);
       w.renderHeader();
@@ -174,14 +175,15 @@ export function createActions(w) {
     s.fieldErrors = errs;
     w.renderFieldErrors();
     w.showAlert(t.formErrors);
-    const first = FIELDS.find((f) => errs[f]);
+    const first = [...FIELDS, ...questionsOf(s).map(fieldOf)].find((f) => errs[f]);
     if (first) w.focusKey(`field-${first}`);
   }
 
   async function submit() {
     if (s.busy || !s.slot) return;
     w.showAlert(null);
-    const errs = validate(s.form, t);
+    const questions = questionsOf(s);
+    const errs = { ...validate(s.form, t), ...validateAnswers(questions, s.answers, t) };
     if (Object.keys(errs).length) return showFieldErrors(errs);
     s.fieldErrors = {};
     w.renderFieldErrors();
@@ -190,14 +192,14 @@ export function createActions(w) {
     w.announce(t.sending);
     let answer;
     try {
-      answer = await api.book(bookBody(s, { lang: w.lang, channelKey: w.channelKey }));
+      answer = await api.book(bookBody(s, { lang: w.lang, channelKey: w.channelKey, answers: answersBody(questions, s.answers) }));
     } catch (e) {
       const err = /** @type {ApiError} */ (e);
       s.busy = false;
       w.updateBusy();
       if (bookLostSlot(err)) return loadSlots(t.slotTaken);
       if (err.status === 400) {
-        const fe = fieldErrorsOf(err, t);
+        const fe = { ...fieldErrorsOf(err, t), ...answerErrorsOf(err.errors, questions, t) };
         if (Object.keys(fe).length) return showFieldErrors(fe);
         // not about a form field (e.g. the slot or reservation): let the consumer pick again
         return w.showAlert(t.notCompleted, { retry: () => loadSlots(), actionLabel: t.pickAgain });
@@ -220,13 +222,19 @@ export function createActions(w) {
     if (count) count.textContent = charsLeftText(w);
   }
 
+  /** An answer to a question: kept in the state, nothing redrawn. @param {string} key @param {string | boolean} value */
+  function answer(key, value) {
+    s.answers[key] = value;
+  }
+
   function bookAnother() {
     s.form.message = '';
+    s.answers = {};
     s.days = [];
     start();
   }
 
-  return { start, chooseProduct, backToProducts, loadSlots, selectDay, turnDays, pickSlot, submit, input, bookAnother, stopHold };
+  return { start, chooseProduct, backToProducts, loadSlots, selectDay, turnDays, pickSlot, submit, input, answer, bookAnother, stopHold };
 }
 
 /** @typedef {ReturnType<typeof createActions>} Actions */

@@ -8,6 +8,7 @@ import { createFormatters } from './format.js';
 import { localeOf, pickLang, TEXT } from './i18n.js';
 import { createActions } from './flow.js';
 import { FIELDS, initialState } from './state.js';
+import { fieldOf, questionsOf } from './questions.js';
 import { viewDetails, submitLabel } from './views/details.js';
 import { viewDone } from './views/done.js';
 import { heading } from './views/parts.js';
@@ -191,7 +192,7 @@ export function mount(target, options, defaults) {
 
   /** Shows s.fieldErrors at their fields without redrawing the form. */
   function renderFieldErrors() {
-    for (const name of FIELDS) {
+    for (const name of [...FIELDS, ...questionsOf(w.s).map(fieldOf)]) {
       const input = root.getElementById(`${w.id}-${name}`);
       const errEl = root.getElementById(`${w.id}-${name}-err`);
       if (!input || !errEl) continue;

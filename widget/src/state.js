@@ -28,7 +28,8 @@ export function initialState() {
     /** @type {{ customerUuid: string, expiresAt: number } | null} */ hold: null,
     expired: false,
     /** @type {Record<string, string>} */ form: { firstname: '', lastname: '', email: '', mobile: '', message: '' },
-    /** @type {Record<string, string>} */ fieldErrors: {},
+    /** @type {Record<string, string | boolean>} answers to the product's questions, by key */ answers: {},
+    /** @type {Record<string, string>} by field name (questions: q_<key>) */ fieldErrors: {},
     /** @type {any} A3's createdAppointment */ created: null,
     busy: false,
     /** @type {string | null} data-key of the slot being reserved */ busySlot: null,
@@ -194,6 +195,7 @@ export function fieldErrorsOf(err, t) {
   const out = {};
   const parts = err.errors.flatMap((e) => String(e.message || '').split(/;\s*/));
   for (const msg of parts) {
+    if (/\bbody\.answers\./.test(msg)) continue; // about a question: questions.js answerErrorsOf
     const m = /\b(?:body\.)?(firstname|lastname|email|mobile|message)\b/i.exec(msg);
     if (!m) continue;
     const field = m[1].toLowerCase();
@@ -205,8 +207,8 @@ export function fieldErrorsOf(err, t) {
 }
 
 /**
- * A3's body: the reserved bookable, the hold's placeholder and the form.
- * @param {State} s @param {{ lang: string, channelKey: string }} o
+ * A3's body: the reserved bookable, the hold's placeholder, the form and the answers (questions.js answersBody).
+ * @param {State} s @param {{ lang: string, channelKey: string, answers?: Record<string, string | boolean> }} o
  */
 export function bookBody(s, o) {
   const b = s.slot;
@@ -224,6 +226,7 @@ export function bookBody(s, o) {
     ...(f.message.trim() ? { message: f.message } : {}),
     locale: o.lang,
     channelKey: o.channelKey,
+    ...(o.answers ? { answers: o.answers } : {}),
   };
 }
 

@@ -765,7 +765,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A4 products bookable on resources, timeslots or appointments */
+        /** A4 products bookable on resources, timeslots or appointments, with their booking questions */
         post: operations["listActiveProducts"];
         delete?: never;
         /** A6 CORS preflight of /products/active_products */
@@ -2138,6 +2138,17 @@ export interface operations {
                         end: string;
                         notes: string | null;
                         participations: {
+                            /** @description answers to the product's booking questions; [] when none */
+                            answers: {
+                                key: string;
+                                /** @description the question's label when the consumer booked */
+                                label: {
+                                    de: string;
+                                    en: string;
+                                };
+                                /** @description text (select: the option's value), or true/false for a checkbox */
+                                value: string | boolean;
+                            }[];
                             customerReference: string | null;
                             email: string | null;
                             messages: string[];
@@ -2344,6 +2355,17 @@ export interface operations {
                             end: string;
                             notes: string | null;
                             participations: {
+                                /** @description answers to the product's booking questions; [] when none */
+                                answers: {
+                                    key: string;
+                                    /** @description the question's label when the consumer booked */
+                                    label: {
+                                        de: string;
+                                        en: string;
+                                    };
+                                    /** @description text (select: the option's value), or true/false for a checkbox */
+                                    value: string | boolean;
+                                }[];
                                 customerReference: string | null;
                                 email: string | null;
                                 messages: string[];
@@ -5313,6 +5335,17 @@ export interface operations {
                             start: string;
                         }[];
                         participation: {
+                            /** @description answers to the product's booking questions; [] when none */
+                            answers: {
+                                key: string;
+                                /** @description the question's label when the consumer booked */
+                                label: {
+                                    de: string;
+                                    en: string;
+                                };
+                                /** @description text (select: the option's value), or true/false for a checkbox */
+                                value: string | boolean;
+                            }[];
                             appointmentReference: string;
                             customerReference: string | null;
                             message: string | null;
@@ -5348,6 +5381,17 @@ export interface operations {
                             start: string;
                         }[];
                         participation: {
+                            /** @description answers to the product's booking questions; [] when none */
+                            answers: {
+                                key: string;
+                                /** @description the question's label when the consumer booked */
+                                label: {
+                                    de: string;
+                                    en: string;
+                                };
+                                /** @description text (select: the option's value), or true/false for a checkbox */
+                                value: string | boolean;
+                            }[];
                             appointmentReference: string;
                             customerReference: string | null;
                             message: string | null;
@@ -5518,6 +5562,17 @@ export interface operations {
                             version: string;
                         };
                         participation: {
+                            /** @description answers to the product's booking questions; [] when none */
+                            answers: {
+                                key: string;
+                                /** @description the question's label when the consumer booked */
+                                label: {
+                                    de: string;
+                                    en: string;
+                                };
+                                /** @description text (select: the option's value), or true/false for a checkbox */
+                                value: string | boolean;
+                            }[];
                             appointmentReference: string;
                             customerReference: string | null;
                             message: string | null;
@@ -5675,6 +5730,24 @@ export interface operations {
                         maxDuration: number | null;
                         minDuration: number | null;
                         name: string;
+                        questions: {
+                            key: string;
+                            label: {
+                                de: string;
+                                en: string;
+                            };
+                            /** @description text and textarea; also email (254) and phone (32) */
+                            maxLength?: number;
+                            options?: {
+                                label: {
+                                    de: string;
+                                    en: string;
+                                };
+                                value: string;
+                            }[];
+                            required: boolean;
+                            type: string;
+                        }[];
                         reference: string;
                         uuid: string;
                     }[];
@@ -5771,6 +5844,41 @@ export interface operations {
                     maxDuration?: number | null;
                     minDuration?: number | null;
                     name: string;
+                    questions?: {
+                        /** @description unique in the product; the key of the answer in A3 */
+                        key: string;
+                        /** @description the question in German and English */
+                        label: {
+                            /** @description the question in German */
+                            de: string;
+                            /** @description the question in English */
+                            en: string;
+                        };
+                        /** @description text (at most 500, default 500) and textarea (at most 2000, default 2000) only */
+                        maxLength?: number;
+                        /** @description select only: the answers to choose from (values unique) */
+                        options?: {
+                            /** @description what the consumer sees in German and English */
+                            label: {
+                                /** @description what the consumer sees in German */
+                                de: string;
+                                /** @description what the consumer sees in English */
+                                en: string;
+                            };
+                            /** @description the answer A3 sends */
+                            value: string;
+                        }[];
+                        /**
+                         * @description A3 without an answer is 400; a required checkbox must be true
+                         * @default false
+                         */
+                        required?: boolean;
+                        /**
+                         * @description text (one line), textarea, select (one of options), checkbox (true/false), email or phone
+                         * @enum {string}
+                         */
+                        type: "text" | "textarea" | "select" | "checkbox" | "email" | "phone";
+                    }[] | null;
                     /** @description unique per provider */
                     reference: string;
                 };
@@ -5795,6 +5903,24 @@ export interface operations {
                             maxDuration: number | null;
                             minDuration: number | null;
                             name: string;
+                            questions: {
+                                key: string;
+                                label: {
+                                    de: string;
+                                    en: string;
+                                };
+                                /** @description text and textarea; also email (254) and phone (32) */
+                                maxLength?: number;
+                                options?: {
+                                    label: {
+                                        de: string;
+                                        en: string;
+                                    };
+                                    value: string;
+                                }[];
+                                required: boolean;
+                                type: string;
+                            }[];
                             reference: string;
                             uuid: string;
                         };
@@ -5944,6 +6070,41 @@ export interface operations {
                     maxDuration?: number | null;
                     minDuration?: number | null;
                     name?: string;
+                    questions?: {
+                        /** @description unique in the product; the key of the answer in A3 */
+                        key: string;
+                        /** @description the question in German and English */
+                        label: {
+                            /** @description the question in German */
+                            de: string;
+                            /** @description the question in English */
+                            en: string;
+                        };
+                        /** @description text (at most 500, default 500) and textarea (at most 2000, default 2000) only */
+                        maxLength?: number;
+                        /** @description select only: the answers to choose from (values unique) */
+                        options?: {
+                            /** @description what the consumer sees in German and English */
+                            label: {
+                                /** @description what the consumer sees in German */
+                                de: string;
+                                /** @description what the consumer sees in English */
+                                en: string;
+                            };
+                            /** @description the answer A3 sends */
+                            value: string;
+                        }[];
+                        /**
+                         * @description A3 without an answer is 400; a required checkbox must be true
+                         * @default false
+                         */
+                        required?: boolean;
+                        /**
+                         * @description text (one line), textarea, select (one of options), checkbox (true/false), email or phone
+                         * @enum {string}
+                         */
+                        type: "text" | "textarea" | "select" | "checkbox" | "email" | "phone";
+                    }[] | null;
                 };
             };
         };
@@ -5966,6 +6127,24 @@ export interface operations {
                             maxDuration: number | null;
                             minDuration: number | null;
                             name: string;
+                            questions: {
+                                key: string;
+                                label: {
+                                    de: string;
+                                    en: string;
+                                };
+                                /** @description text and textarea; also email (254) and phone (32) */
+                                maxLength?: number;
+                                options?: {
+                                    label: {
+                                        de: string;
+                                        en: string;
+                                    };
+                                    value: string;
+                                }[];
+                                required: boolean;
+                                type: string;
+                            }[];
                             reference: string;
                             uuid: string;
                         };
@@ -6121,6 +6300,17 @@ export interface operations {
                             end: string;
                             notes: string | null;
                             participations: {
+                                /** @description answers to the product's booking questions; [] when none */
+                                answers: {
+                                    key: string;
+                                    /** @description the question's label when the consumer booked */
+                                    label: {
+                                        de: string;
+                                        en: string;
+                                    };
+                                    /** @description text (select: the option's value), or true/false for a checkbox */
+                                    value: string | boolean;
+                                }[];
                                 customerReference: string | null;
                                 email: string | null;
                                 messages: string[];
@@ -10186,6 +10376,8 @@ export interface operations {
             query?: {
                 /** @description one of RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC */
                 channelKey?: "RESOURCE_PUBLIC" | "RESOURCE_EXCLUSIVE" | "RESOURCE_REFERENCE" | "CALENDAR_PUBLIC";
+                /** @description language of the questions' labels (de or en, e.g. en_GB); default: Accept-Language, else de */
+                languageTag?: string;
                 /** @description resource references; repeatable */
                 ref?: string[];
                 /** @description timeslot or appointment references or UUIDs; repeatable */
@@ -10215,6 +10407,23 @@ export interface operations {
                             maxDuration: number | null;
                             minDuration: number | null;
                             name: string;
+                            /** @description booking questions (DESIGN 7.7); answered in A3's answers */
+                            questions: {
+                                /** @description the key of the answer in A3's answers */
+                                key: string;
+                                /** @description in the consumer's language */
+                                label: string;
+                                /** @description the longest answer A3 takes (text, textarea, email, phone) */
+                                maxLength?: number;
+                                /** @description select only */
+                                options?: {
+                                    label: string;
+                                    value: string;
+                                }[];
+                                required: boolean;
+                                /** @description text, textarea, select, checkbox, email or phone */
+                                type: string;
+                            }[];
                             uuid: string;
                         }[];
                     };
@@ -10652,6 +10861,10 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
+                    /** @description answers to the product's questions (A4), by key: text for text, textarea, select (an option's value), email and phone; true/false for checkbox */
+                    answers?: {
+                        [key: string]: string | boolean | null;
+                    };
                     /**
                      * @description one of RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC
                      * @default RESOURCE_PUBLIC
@@ -12434,6 +12647,17 @@ export interface operations {
                             reference: string;
                         } | null;
                         participation: {
+                            /** @description answers to the product's booking questions; [] when none */
+                            answers: {
+                                key: string;
+                                /** @description the question's label when the consumer booked */
+                                label: {
+                                    de: string;
+                                    en: string;
+                                };
+                                /** @description text (select: the option's value), or true/false for a checkbox */
+                                value: string | boolean;
+                            }[];
                             message: string | null;
                             previousState: ("RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED") | null;
                             reference: string;
@@ -12519,6 +12743,17 @@ export interface operations {
                             reference: string;
                         } | null;
                         participation: {
+                            /** @description answers to the product's booking questions; [] when none */
+                            answers: {
+                                key: string;
+                                /** @description the question's label when the consumer booked */
+                                label: {
+                                    de: string;
+                                    en: string;
+                                };
+                                /** @description text (select: the option's value), or true/false for a checkbox */
+                                value: string | boolean;
+                            }[];
                             message: string | null;
                             previousState: ("RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED") | null;
                             reference: string;
@@ -12604,6 +12839,17 @@ export interface operations {
                             reference: string;
                         } | null;
                         participation: {
+                            /** @description answers to the product's booking questions; [] when none */
+                            answers: {
+                                key: string;
+                                /** @description the question's label when the consumer booked */
+                                label: {
+                                    de: string;
+                                    en: string;
+                                };
+                                /** @description text (select: the option's value), or true/false for a checkbox */
+                                value: string | boolean;
+                            }[];
                             message: string | null;
                             previousState: ("RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED") | null;
                             reference: string;
@@ -12689,6 +12935,17 @@ export interface operations {
                             reference: string;
                         } | null;
                         participation: {
+                            /** @description answers to the product's booking questions; [] when none */
+                            answers: {
+                                key: string;
+                                /** @description the question's label when the consumer booked */
+                                label: {
+                                    de: string;
+                                    en: string;
+                                };
+                                /** @description text (select: the option's value), or true/false for a checkbox */
+                                value: string | boolean;
+                            }[];
                             message: string | null;
                             previousState: ("RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED") | null;
                             reference: string;
@@ -12774,6 +13031,17 @@ export interface operations {
                             reference: string;
                         } | null;
                         participation: {
+                            /** @description answers to the product's booking questions; [] when none */
+                            answers: {
+                                key: string;
+                                /** @description the question's label when the consumer booked */
+                                label: {
+                                    de: string;
+                                    en: string;
+                                };
+                                /** @description text (select: the option's value), or true/false for a checkbox */
+                                value: string | boolean;
+                            }[];
                             message: string | null;
                             previousState: ("RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED") | null;
                             reference: string;
@@ -12859,6 +13127,17 @@ export interface operations {
                             reference: string;
                         } | null;
                         participation: {
+                            /** @description answers to the product's booking questions; [] when none */
+                            answers: {
+                                key: string;
+                                /** @description the question's label when the consumer booked */
+                                label: {
+                                    de: string;
+                                    en: string;
+                                };
+                                /** @description text (select: the option's value), or true/false for a checkbox */
+                                value: string | boolean;
+                            }[];
                             message: string | null;
                             previousState: ("RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED") | null;
                             reference: string;

@@ -86,6 +86,7 @@ export const de: Wording = {
     customer: 'Kunde',
     messageFrom: (provider) => `Nachricht von ${provider}`,
     customerMessage: 'Nachricht des Kunden',
+    answers: 'Angaben zur Buchung',
     cancelIntro: 'Falls Sie den Termin nicht wahrnehmen können, stornieren Sie ihn bitte hier:',
     cancelAction: 'Termin stornieren',
     decisionIntro: 'Bestätigen Sie die Anfrage oder sagen Sie sie ab, ohne Anmeldung:',

@@ -86,6 +86,7 @@ export const en: Wording = {
     customer: 'Customer',
     messageFrom: (provider) => `Message from ${provider}`,
     customerMessage: "Customer's message",
+    answers: 'Answers to the booking questions',
     cancelIntro: 'If you cannot attend, please cancel the appointment here:',
     cancelAction: 'Cancel appointment',
     decisionIntro: 'Confirm or decline the request here, no login needed:',

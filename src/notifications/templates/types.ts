@@ -44,6 +44,8 @@ export interface Wording {
     messageFrom(provider: string): string;
     /** heading of the consumer's message in a mail to the provider side */
     customerMessage: string;
+    /** heading of the consumer's answers to the booking questions */
+    answers: string;
     cancelIntro: string;
     cancelAction: string;
     /** the provider's decision link of a request (booking-request-to-confirm) */

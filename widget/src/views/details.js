@@ -4,6 +4,7 @@ import { fill } from '../i18n.js';
 import { mmss } from '../format.js';
 import { bookingProcess, MESSAGE_MAX } from '../state.js';
 import { button, stepHeading, stepInfo, summary } from './parts.js';
+import { viewQuestions } from './questions.js';
 
 /** @typedef {import('../mount.js').Widget} Widget */
 /** @typedef {{ required?: boolean, type?: string, autocomplete?: string, inputmode?: string, hint?: string | null, maxlength?: number }} FieldOptions */
@@ -95,6 +96,7 @@ export function viewDetails(w) {
       field(w, 'lastname', { required: true, autocomplete: 'family-name' })),
     field(w, 'email', { required: true, type: 'email', autocomplete: 'email', maxlength: 254 }),
     field(w, 'mobile', { type: 'tel', autocomplete: 'tel', inputmode: 'tel', hint: t.mobileHint, maxlength: 32 }),
+    viewQuestions(w),
     field(w, 'message', { hint: resource.msgHelpText || null }),
     h('div', { class: 'bw-actions' },
       h('button', { type: 'submit', class: 'bw-btn bw-submit', 'data-key': 'submit', 'aria-disabled': blocked ? 'true' : 'false' }, s.busy ? t.sending : submitLabel(w)))));
