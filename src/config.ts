@@ -58,6 +58,10 @@ export interface Config {
   webhookPollMs: number;
   /** REMINDER_MINUTES_BEFORE: reminder offsets before an appointment's start; [] = no reminders */
   reminderMinutesBefore: number[];
+  /** PERSONAL_DATA_RETENTION_DAYS: personal data of participations whose appointment ended longer ago is erased; undefined: kept */
+  personalDataRetentionDays: number | undefined;
+  /** how often the retention job looks (RETENTION_SWEEP_SECONDS) */
+  retentionSweepMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -200,6 +204,8 @@ export function loadConfig(env: Env = process.env): Config {
     webhookTimeoutMs: int(env, 'WEBHOOK_TIMEOUT_MS', 10_000, 100, 60_000),
     webhookPollMs: int(env, 'WEBHOOK_POLL_MS', 1000, 10),
     reminderMinutesBefore: parseReminderMinutes(env.REMINDER_MINUTES_BEFORE),
+    personalDataRetentionDays: env.PERSONAL_DATA_RETENTION_DAYS ? int(env, 'PERSONAL_DATA_RETENTION_DAYS', 0, 1, 36_500) : undefined,
+    retentionSweepMs: int(env, 'RETENTION_SWEEP_SECONDS', 900, 1, 86_400) * 1000,
   };
 }
 

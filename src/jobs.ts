@@ -8,6 +8,7 @@ import { startWebhookWorker } from './webhooks/worker.js';
 import { startReminderJob } from './booking/reminders.js';
 import { runEvery } from './periodic.js';
 import { purgeExpiredKeys } from './storage/idempotencyKeys.js';
+import { startRetentionJob } from './privacy/retention.js';
 
 const KEY_PURGE_INTERVAL_MS = 60_000;
 
@@ -18,7 +19,7 @@ export interface BackgroundJobs {
 
 /**
  * Starts the process's background work (hold sweeper, listing compactor, mail and webhook workers,
- * reminders, idempotency key purge) and returns how
+ * reminders, idempotency key purge, personal data retention) and returns how
  * to stop it. Every job is safe with any number of instances on one database: each item is claimed
  * in the database (FOR UPDATE SKIP LOCKED, or an advisory lock the others skip), and work goes in
  * bounded batches. `db` should be a pool of the jobs' own (JOB_POOL_SIZE), so a busy job never takes
@@ -27,7 +28,8 @@ export interface BackgroundJobs {
 export function startBackgroundJobs(deps: { config: Config; db: Db; log: FastifyBaseLogger }): BackgroundJobs {
   const { config, db, log } = deps;
   const jobs = [startMailWorker(deps), startWebhookWorker(deps), startHoldSweeper(db, log, config.holdSweepMs), startListingCompactor(db, log, config.listingCompactMs), startReminderJob(deps),
-    runEvery(KEY_PURGE_INTERVAL_MS, () => purgeExpiredKeys(db, new Date()), (err) => log.error({ err }, 'idempotency key purge failed'))];
+    runEvery(KEY_PURGE_INTERVAL_MS, () => purgeExpiredKeys(db, new Date()), (err) => log.error({ err }, 'idempotency key purge failed')),
+    startRetentionJob(deps)].filter((j) => j !== null);
   return {
     async stop() {
       await Promise.all(jobs.map((j) => j.stop()));
