@@ -9,11 +9,15 @@
 --   p_customers       anonymized
 --   p_users           deleted or anonymized
 --   p_needles         what identifies the person besides the rows' own data (the e-mail or mobile asked for)
+-- A partner's request erases one person: every mail and event about them is scrubbed of all that
+-- identifies them. The retention job (p_source 'retention') erases a batch of people at once: a
+-- mail or event about a participation is scrubbed of its own person's data (erasure_needles), a
+-- customer's reference checked against its own; users with a partner role are never in its batch.
 -- Writes one consumer.erased event (counts only) when anything was erased; returns the counts.
 CREATE OR REPLACE FUNCTION erase_personal_data(p_crm text, p_source text, p_participations uuid[], p_customers uuid[], p_users uuid[], p_needles text[])
 RETURNS jsonb LANGUAGE plpgsql AS $$
 DECLARE
-  needles text[];
+  needles text[] := '{}';
   emails text[];
   part_ids text[] := p_participations::text[];
   n_users integer := 0;
@@ -25,14 +29,16 @@ DECLARE
   n integer;
   counts jsonb;
 BEGIN
-  SELECT COALESCE(array_agg(DISTINCT x), '{}') INTO needles FROM (
-    SELECT unnest(p_needles) AS x
-    UNION ALL
-    SELECT unnest(ARRAY[c.email, c.mobile, c.user_name]) FROM customers c
-     WHERE c.id = ANY (p_customers) OR c.id IN (SELECT customer_id FROM participations WHERE id = ANY (p_participations))
-    UNION ALL
-    SELECT unnest(ARRAY[u.email, u.username, u.first_name, u.last_name, u.phone, u.mobile]) FROM users u WHERE u.id = ANY (p_users)
-  ) s WHERE length(btrim(x)) >= 2 AND x <> '—';
+  IF p_source <> 'retention' THEN
+    SELECT COALESCE(array_agg(DISTINCT x), '{}') INTO needles FROM (
+      SELECT unnest(p_needles) AS x
+      UNION ALL
+      SELECT unnest(ARRAY[c.email, c.mobile, c.user_name]) FROM customers c
+       WHERE c.id = ANY (p_customers) OR c.id IN (SELECT customer_id FROM participations WHERE id = ANY (p_participations))
+      UNION ALL
+      SELECT unnest(ARRAY[u.email, u.username, u.first_name, u.last_name, u.phone, u.mobile]) FROM users u WHERE u.id = ANY (p_users)
+    ) s WHERE length(btrim(x)) >= 2 AND x <> '—';
+  END IF;
   SELECT COALESCE(array_agg(DISTINCT lower(x)), '{}') INTO emails FROM (
     SELECT unnest(p_needles) AS x
     UNION ALL SELECT email FROM customers WHERE id = ANY (p_customers)
@@ -48,22 +54,26 @@ BEGIN
     RETURNING 1)
   SELECT count(*) INTO n_mails FROM gone;
   UPDATE outbox o
-     SET payload = privacy_scrub_json(o.payload, needles)
+     SET payload = privacy_scrub_json(o.payload, w.needles)
                    || jsonb_build_object('participant', jsonb_build_object('name', '—', 'email', NULL, 'mobile', NULL), 'message', NULL),
-         last_error = privacy_scrub_text(o.last_error, needles)
-   WHERE (o.payload -> 'participation' ->> 'uuid') = ANY (part_ids) AND o.crm_id = p_crm;
+         last_error = privacy_scrub_text(o.last_error, w.needles)
+    FROM (SELECT x::text AS part, CASE WHEN p_source = 'retention' THEN erasure_needles(x, p_users, p_needles) ELSE needles END AS needles
+            FROM unnest(p_participations) x) w
+   WHERE (o.payload -> 'participation' ->> 'uuid') = w.part AND o.crm_id = p_crm;
   GET DIAGNOSTICS n = ROW_COUNT;
   n_mails := n_mails + n;
 
   -- Webhook events about their participations, and what receivers answered to them.
   WITH scrubbed AS (
     UPDATE webhook_events e
-       SET body = jsonb_set(jsonb_set(privacy_scrub_json(e.body::jsonb, needles), '{data,customer}', 'null'), '{data,participation,message}', 'null')::text
-     WHERE e.crm_id = p_crm AND (e.body::jsonb #>> '{data,participation,uuid}') = ANY (part_ids)
-    RETURNING e.id),
+       SET body = jsonb_set(jsonb_set(privacy_scrub_json(e.body::jsonb, w.needles), '{data,customer}', 'null'), '{data,participation,message}', 'null')::text
+      FROM (SELECT x::text AS part, CASE WHEN p_source = 'retention' THEN erasure_needles(x, p_users, p_needles) ELSE needles END AS needles
+              FROM unnest(p_participations) x) w
+     WHERE e.crm_id = p_crm AND (e.body::jsonb #>> '{data,participation,uuid}') = w.part
+    RETURNING e.id, w.needles),
   logs AS (
-    UPDATE webhook_deliveries d SET last_error = privacy_scrub_text(d.last_error, needles)
-     WHERE d.event_id IN (SELECT id FROM scrubbed) AND d.last_error IS NOT NULL
+    UPDATE webhook_deliveries d SET last_error = privacy_scrub_text(d.last_error, s.needles)
+      FROM scrubbed s WHERE d.event_id = s.id AND d.last_error IS NOT NULL
     RETURNING 1)
   SELECT (SELECT count(*) FROM scrubbed), (SELECT count(*) FROM logs) INTO n_events, n;
 
@@ -90,7 +100,8 @@ BEGIN
 
   UPDATE customers c
      SET user_name = '—', email = NULL, mobile = NULL, note = NULL, erased_at = now(), updated_at = now(),
-         reference = CASE WHEN privacy_mentions(c.reference, needles) THEN 'erased-' || c.id ELSE c.reference END
+         reference = CASE WHEN privacy_mentions(c.reference, CASE WHEN p_source = 'retention' THEN p_needles || ARRAY[c.email, c.mobile, c.user_name] ELSE needles END)
+                          THEN 'erased-' || c.id ELSE c.reference END
    WHERE c.id = ANY (p_customers) AND c.crm_id = p_crm AND c.erased_at IS NULL;
   GET DIAGNOSTICS n_customers = ROW_COUNT;
 

@@ -13,6 +13,7 @@ import { currentBackend } from '../helpers/db.js';
 import { startTestApp, TestClock, uniqueId, type TestApp } from '../helpers/app.js';
 import { book, bookBodyFor, createTimeslots, flatten, setupBooking, upcoming } from '../helpers/bookingFixtures.js';
 import { createAppointment, createCustomer, participate, setupScheduling } from '../helpers/schedulingFixtures.js';
+import { subscribe } from '../helpers/webhookFixtures.js';
 
 const lines: string[] = [];
 let t: TestApp;
@@ -27,6 +28,7 @@ const day = (offset: number) => DateTime.now().setZone('Europe/Berlin').plus({ d
 describe('retention', () => {
   it('erases participations that ended before the cutoff, and the people left with nothing newer', async () => {
     const s = await setupScheduling(t);
+    await subscribe(s.p, 'https://hooks.example/retention');
     const old = await createAppointment(s, { start: `${day(-40)}T10:00`, end: `${day(-40)}T11:00`, capacity: 3 });
     const recent = await createAppointment(s, { start: `${day(-2)}T10:00`, end: `${day(-2)}T11:00`, capacity: 3 });
     const gone = await createCustomer(s, { userName: 'Gerda Gone', email: `${uniqueId('g')}@consumer.example`, mobile: '+49 1 111' });
@@ -51,6 +53,18 @@ describe('retention', () => {
     expect(recentView.participations).toEqual([expect.objectContaining({ name: 'Karl Kept', email: kept.email, messages: ['from Karl Kept'] })]);
     expect((await s.p.call('GET', `${s.base}/customers/${encodeURIComponent(gone.customerReference)}`)).json().customer).toMatchObject({ userName: '—', email: null, mobile: null });
     expect((await s.p.call('GET', `${s.base}/customers/${encodeURIComponent(kept.customerReference)}`)).json().customer).toMatchObject({ userName: 'Karl Kept' });
+    // the mails and webhook events about the old bookings are scrubbed, each of its own person; the recent one's keep Karl
+    const mentions = async (text: string) => {
+      const [row] = await t.db.query<{ mails: number; events: number }>(
+        `SELECT (SELECT count(*)::int FROM outbox WHERE crm_id = $1 AND (payload::text ILIKE $2 OR recipient ILIKE $2)) AS mails,
+                (SELECT count(*)::int FROM webhook_events WHERE crm_id = $1 AND body ILIKE $2) AS events`,
+        [s.p.crmId, `%${text}%`],
+      );
+      return row;
+    };
+    expect(await mentions('Gerda Gone')).toEqual({ mails: 0, events: 0 });
+    expect(await mentions(gone.email)).toEqual({ mails: 0, events: 0 });
+    expect((await mentions('from Karl Kept')).events).toBe(1);
   });
 
   it.runIf(currentBackend() === 'postgres')('is safe on several instances: each participation is erased once', async () => {
