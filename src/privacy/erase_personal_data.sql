@@ -53,13 +53,20 @@ BEGIN
             OR ((o.payload -> 'participation' ->> 'uuid') = ANY (part_ids) AND lower(o.recipient) = lower(o.payload -> 'participant' ->> 'email')))
     RETURNING 1)
   SELECT count(*) INTO n_mails FROM gone;
-  UPDATE outbox o
-     SET payload = privacy_scrub_json(o.payload, w.needles)
-                   || jsonb_build_object('participant', jsonb_build_object('name', '—', 'email', NULL, 'mobile', NULL), 'message', NULL),
-         last_error = privacy_scrub_text(o.last_error, w.needles)
-    FROM (SELECT x::text AS part, CASE WHEN p_source = 'retention' THEN erasure_needles(x, p_users, p_needles) ELSE needles END AS needles
-            FROM unnest(p_participations) x) w
-   WHERE (o.payload -> 'participation' ->> 'uuid') = w.part AND o.crm_id = p_crm;
+  IF p_source = 'retention' THEN
+    UPDATE outbox o
+       SET payload = privacy_scrub_json(o.payload, w.needles)
+                     || jsonb_build_object('participant', jsonb_build_object('name', '—', 'email', NULL, 'mobile', NULL), 'message', NULL),
+           last_error = privacy_scrub_text(o.last_error, w.needles)
+      FROM (SELECT x::text AS part, erasure_needles(x, p_users, p_needles) AS needles FROM unnest(p_participations) x) w
+     WHERE (o.payload -> 'participation' ->> 'uuid') = w.part AND o.crm_id = p_crm;
+  ELSE
+    UPDATE outbox o
+       SET payload = privacy_scrub_json(o.payload, needles)
+                     || jsonb_build_object('participant', jsonb_build_object('name', '—', 'email', NULL, 'mobile', NULL), 'message', NULL),
+           last_error = privacy_scrub_text(o.last_error, needles)
+     WHERE (o.payload -> 'participation' ->> 'uuid') = ANY (part_ids) AND o.crm_id = p_crm;
+  END IF;
   GET DIAGNOSTICS n = ROW_COUNT;
   n_mails := n_mails + n;
 
