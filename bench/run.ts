@@ -16,6 +16,9 @@
  *  BUSY    the cold A1 of W1-shaped resources taking turns, without and with 500 busy times (closures), 100 each
  *  W1-CACHED  W1's listing from the cache, 50 connections, uncompressed and br, against a plain
  *          node:http server sending the same bytes; the build in BENCH_SERVICE_DIR (any commit's), seeded over HTTP
+ *  RETENTION  100,000 participations on W2-hot's resource that ended over 30 days ago (each with its
+ *          consumer, mails and a webhook event) erased by the retention job while W2-hot's workload
+ *          books, against the same workload without the job before and after; runs last
  * Each booking workload's provider (RUSH's and COLD's too) also has a history of 20,000 past consumers
  * and bookings. COLD and RUSH share their resource; COLD runs first, on the quiet service.
  * Only a part: `npm run bench -- W2-hot W3` (names as above).
@@ -37,7 +40,7 @@ import { calendarExpandPhase } from './calendarExpand.js';
 import { FEED_CONNECTIONS, FEED_SECONDS, feedRun } from './feed.js';
 import { mixedRun } from './mixed.js';
 import { RUSH_BOOKERS, RUSH_SECONDS, RUSH_VIEWERS, rushRun } from './rush.js';
-import { seedBooking, seedBusy, seedHistory, seedRush, seedW1, type BookingData, type BusyData } from './seed.js';
+import { seedBooking, seedBusy, seedHistory, seedRush, seedTraces, seedW1, type BookingData, type BusyData } from './seed.js';
 import { sampleRss, startChild, stop, type Child } from './service.js';
 import { W1_CONNECTIONS, W1_SECONDS, w1 } from './w1.js';
 import { CACHED_CONNECTIONS, CACHED_SECONDS, cachedRun } from './cached.js';
@@ -45,7 +48,7 @@ import { CACHED_CONNECTIONS, CACHED_SECONDS, cachedRun } from './cached.js';
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /** past consumers (and bookings) each booking workload's provider has, as in a database in service */
 const HISTORY = 20_000;
-const WORKLOADS = ['W1', 'W1-CACHED', 'W2', 'W2-hot', 'W2-ONEIP', 'W3', 'FEED', 'COLD', 'RUSH', 'BUSY', 'CALENDAR'];
+const WORKLOADS = ['W1', 'W1-CACHED', 'W2', 'W2-hot', 'W2-ONEIP', 'W3', 'FEED', 'COLD', 'RUSH', 'BUSY', 'CALENDAR', 'RETENTION'];
 /** seconds of unmeasured booking before W2-hot and W2-ONEIP taking turns, when no workload booked before */
 const WARM_UP_SECONDS = 5;
 /** W2-ONEIP's one client address */
@@ -227,6 +230,76 @@ async function printHotPhase(db: Db, phase: HotPhase, target: number | null): Pr
   return run;
 }
 
+/** RETENTION: past participations to erase, the service's PERSONAL_DATA_RETENTION_DAYS, and how long before that the latest of them ended */
+const RETENTION_OLD = 100_000;
+const RETENTION_DAYS = 30;
+const RETENTION_MARGIN_DAYS = 10;
+/** RETENTION's slices of booking: this long each, QUIET of them without the job before it and as many after, at most BUSY_CAP seconds of them while it erases */
+const RETENTION_SLICE_SECONDS = 4;
+const RETENTION_QUIET_SLICES = 3;
+const RETENTION_BUSY_CAP_SECONDS = 300;
+
+/** Participations whose appointment ended before the retention cutoff and whose personal data is still there. */
+async function unerased(db: Db): Promise<number> {
+  const [{ n }] = await db.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM appointments a JOIN participations p ON p.appointment_id = a.id AND p.erased_at IS NULL
+      WHERE a.end_at < now() - $1::int * interval '1 day'`,
+    [RETENTION_DAYS],
+  );
+  return n;
+}
+
+/** Polls unerased() every 250 ms from now until it is 0. */
+function watchErasure(db: Db) {
+  const started = Date.now();
+  let doneAt: number | undefined;
+  const finished = (async () => {
+    while ((await unerased(db)) > 0) await new Promise((r) => setTimeout(r, 250));
+    doneAt = Date.now();
+  })();
+  return { finished, done: () => doneAt !== undefined, seconds: () => ((doneAt ?? Date.now()) - started) / 1000 };
+}
+
+const median = (xs: number[]) => {
+  const sorted = [...xs].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+/**
+ * RETENTION (see the top): W2-hot's workload in slices, without the job (the service as started),
+ * then on a service started with PERSONAL_DATA_RETENTION_DAYS while its job erases (until done, at
+ * most BUSY_CAP s), then again without it (restarted, warmed up).
+ */
+async function runRetention(db: Db, databaseUrl: string, first: Child, data: BookingData, restart: (env: Record<string, string>) => Promise<Child>) {
+  const old = await unerased(db);
+  console.log(`\nRETENTION  ${old} participations that ended over ${RETENTION_DAYS} days ago (on the booked resource; each with its customer, user, 2 mails and a webhook event) erased by the retention job (PERSONAL_DATA_RETENTION_DAYS=${RETENTION_DAYS}, RETENTION_SWEEP_SECONDS=1) while 50 consumers book distinct slots of ONE resource, in slices of ${RETENTION_SLICE_SECONDS} s; without the job: ${RETENTION_QUIET_SLICES} slices before and ${RETENTION_QUIET_SLICES} after`);
+  const quiet = hotPhase(data);
+  const busy: HotPhase = { ...hotPhase(data), take: quiet.take };
+  await bookingRun(first.url, data, 50, WARM_UP_SECONDS, quiet.take);
+  for (let i = 0; i < RETENTION_QUIET_SLICES; i++) await hotSlice(first, databaseUrl, quiet, RETENTION_SLICE_SECONDS);
+  const withJob = await restart({ PERSONAL_DATA_RETENTION_DAYS: String(RETENTION_DAYS), RETENTION_SWEEP_SECONDS: '1' });
+  const erasure = watchErasure(db);
+  while (!erasure.done() && erasure.seconds() < RETENTION_BUSY_CAP_SECONDS) await hotSlice(withJob, databaseUrl, busy, RETENTION_SLICE_SECONDS);
+  const bookedFor = erasure.seconds();
+  await erasure.finished;
+  const seconds = erasure.seconds();
+  const after = await restart({});
+  await bookingRun(after.url, data, 50, WARM_UP_SECONDS, quiet.take);
+  for (let i = 0; i < RETENTION_QUIET_SLICES; i++) await hotSlice(after, databaseUrl, quiet, RETENTION_SLICE_SECONDS);
+
+  console.log(`    erased  : ${old} in ${seconds.toFixed(1)} s from the service's start (its first sweep 1 s in) = ${(old / seconds).toFixed(0)} participations/s; left ${await unerased(db)}; booking went on for ${bookedFor.toFixed(1)} s of it (${busy.runs.length} slices)`);
+  console.log(`\n  without the job (${quiet.runs.length} slices, before and after):`);
+  const q = await printHotPhase(db, quiet, null);
+  console.log(`\n  while the job erases (${busy.runs.length} slices):`);
+  const b = await printHotPhase(db, busy, null);
+  const p99s = (phase: HotPhase) => median(phase.runs.map((r) => r.p99));
+  const ratio = p99s(busy) / p99s(quiet);
+  console.log(`\n    slices' median p99: ${ms(p99s(busy))} with the job, ${ms(p99s(quiet))} without = ${ratio.toFixed(2)}x; bookings/s ${b.perSecond.toFixed(0)} / ${q.perSecond.toFixed(0)} = ${(b.perSecond / q.perSecond).toFixed(2)}x; longest request ${ms(b.max)} / ${ms(q.max)}`);
+  const locks = waitShares(busy.waits).lock;
+  console.log(`    targets : median p99 within 1.5x: ${met(ratio <= 1.5)}; longest request within 1.5x: ${met(b.max <= 1.5 * q.max)}; bookings waiting on locks under 1 % of busy samples while erasing (${pct(locks)}): ${met(locks < 0.01)}`);
+}
+
 /** slices of W2-hot and W2-ONEIP when both run: A B B A A B B A, so that the machine's drift falls on both alike */
 const HOT_SLICES = 4;
 
@@ -266,6 +339,12 @@ async function main(): Promise<void> {
     const w3Data = chosen.includes('W3') ? await seedBooking(seeder, db, { resources: 25, days: 30, raster: 10 }) : undefined;
     const rushData = chosen.includes('COLD') || chosen.includes('RUSH') ? await seedRush(seeder, db) : undefined;
     for (const data of [w2Data, hotData, oneIpData, w3Data, rushData]) if (data) await seedHistory(seeder, db, data, HISTORY);
+    const retentionData = chosen.includes('RETENTION') ? await seedBooking(seeder, db, { resources: 1, days: 300, raster: 5 }) : undefined;
+    if (retentionData) {
+      const place = { resourceUuid: retentionData.resourceUuids[0], endedDaysAgo: RETENTION_DAYS + RETENTION_MARGIN_DAYS };
+      await seedHistory(seeder, db, retentionData, RETENTION_OLD, place);
+      await seedTraces(db, retentionData.partner.crmId);
+    }
     // W1 last: with its appointments in the exclusion constraint's GiST index first, each history's
     // bulk insert (20,000 appointments of one resource in one statement) had every row's check scan
     // about 10,000 entries (docs/performance.md)
@@ -286,13 +365,16 @@ async function main(): Promise<void> {
     // As in production: a configured cancel-link secret. The hold cap and the booking rate limit
     // raised as an operator would for audiences behind one address (docs/deploy.md), so W2-ONEIP
     // runs; every other workload gives each booking an address of its own and never meets them.
-    service = await startChild([...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), 'bench/server.mjs'], {
+    const serviceEnv = {
       DATABASE_URL: process.env.BENCH_SERVICE_DATABASE_URL?.replace('{db}', name) ?? databaseUrl,
       LOG_LEVEL: 'silent',
       CANCEL_LINK_SECRET: randomBytes(32).toString('hex'),
       MAX_HOLDS_PER_IP: '1000000',
       BOOKING_RATE_LIMIT_PER_MINUTE: '1000000',
-    });
+    };
+    const startService = (env: Record<string, string> = {}) =>
+      startChild([...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), 'bench/server.mjs'], { ...serviceEnv, ...env });
+    service = await startService();
 
     if (w1Data && chosen.includes('W1')) await runW1(service, w1Data);
     if (busyData) {
@@ -368,6 +450,15 @@ async function main(): Promise<void> {
         await settle();
         await runRush(db, service, rushData, take);
       }
+    }
+    if (retentionData) {
+      await settle();
+      const restart = async (env: Record<string, string>) => {
+        await stop(service!.child);
+        service = undefined;
+        return (service = await startService(env));
+      };
+      await runRetention(db, databaseUrl, service, retentionData, restart);
     }
   } finally {
     if (service) await stop(service.child);

@@ -227,19 +227,32 @@ export function nthSlot(data: BookingData, n: number): Slot {
   return { resourceUuid: data.resourceUuids[r], timeslotUuid: data.timeslotUuids[r][dayIndex], from: new Date(startMs).toISOString(), to: new Date(startMs + data.raster * 60_000).toISOString() };
 }
 
+/** Where seedHistory puts the past bookings; default: an archive resource of their own, the latest ending 10 minutes ago. */
+export interface HistoryPlace {
+  /** the data's resource to put them on instead (their appointments end before any of its slots) */
+  resourceUuid?: string;
+  /** days before now the latest of them ends */
+  endedDaysAgo?: number;
+}
+
 /**
  * What a database in service holds besides the bench's own slots: `consumers` past consumers (users
- * and the provider's customers) with one past booking each on an archive resource, and their mails.
+ * and the provider's customers) with one past booking each, 30 minutes apart going back from the
+ * latest, and their mails.
  * Written in bulk SQL (history, not what is measured), so the planner's statistics describe tables
  * of realistic size, as they would after a while in service.
  */
-export async function seedHistory(app: App, db: Db, data: BookingData, consumers: number): Promise<void> {
+export async function seedHistory(app: App, db: Db, data: BookingData, consumers: number, place: HistoryPlace = {}): Promise<void> {
   const { crmId, key, providerRef } = data.partner;
-  const res = await app.inject({
-    method: 'POST', url: `/crms/${crmId}/provider/${providerRef}/resources`, headers: { 'x-service-client-id': key },
-    payload: { reference: 'archive@bench', publicName: 'Archive', internalName: 'A', products: [data.productRef] },
-  });
-  if (res.statusCode !== 201) throw new Error(`archive resource: ${res.statusCode} ${res.body}`);
+  let resourceUuid = place.resourceUuid;
+  if (!resourceUuid) {
+    const res = await app.inject({
+      method: 'POST', url: `/crms/${crmId}/provider/${providerRef}/resources`, headers: { 'x-service-client-id': key },
+      payload: { reference: 'archive@bench', publicName: 'Archive', internalName: 'A', products: [data.productRef] },
+    });
+    if (res.statusCode !== 201) throw new Error(`archive resource: ${res.statusCode} ${res.body}`);
+    resourceUuid = res.json().uuid as string;
+  }
   await db.query(
     `WITH prov AS (SELECT id FROM providers WHERE crm_id = $1 AND reference = $2),
           u AS (INSERT INTO users (crm_id, email, username, first_name, last_name, language)
@@ -247,20 +260,47 @@ export async function seedHistory(app: App, db: Db, data: BookingData, consumers
                   FROM generate_series(1, $4::int) g RETURNING id, email, last_name),
           c AS (INSERT INTO customers (crm_id, provider_id, user_id, reference, user_name, email, language)
                 SELECT $1, prov.id, u.id, 'customer-' || u.id, 'Past ' || u.last_name, u.email, 'de' FROM u, prov RETURNING id),
-          numbered AS (SELECT id, row_number() OVER () AS n FROM c),
+          numbered AS (SELECT id, now() - $6::int * interval '1 day' - row_number() OVER () * interval '30 min' AS start_at,
+                              row_number() OVER () AS n FROM c),
           a AS (INSERT INTO appointments (crm_id, provider_id, resource_id, product_id, reference, start_at, end_at, blocked_from, blocked_until,
                                           capacity, accept_bookings, created_by_public_flow)
-                SELECT $1, prov.id, $3::uuid, $5::uuid, 'past-' || n || '@bench', now() - n * interval '30 min', now() - n * interval '30 min' + interval '20 min',
-                       now() - n * interval '30 min', now() - n * interval '30 min' + interval '20 min', 1, true, true
+                SELECT $1, prov.id, $3::uuid, $5::uuid, 'past-' || n || '@bench', start_at, start_at + interval '20 min',
+                       start_at, start_at + interval '20 min', 1, true, true
                   FROM numbered, prov RETURNING id, reference)
      INSERT INTO participations (crm_id, provider_id, appointment_id, reference, customer_id, state, channel_key)
      SELECT $1, prov.id, a.id, a.reference, numbered.id, 'BOOKED', 'public'
        FROM a JOIN numbered ON a.reference = 'past-' || numbered.n || '@bench', prov`,
-    [crmId, providerRef, res.json().uuid, consumers, data.productUuid],
+    [crmId, providerRef, resourceUuid, consumers, data.productUuid, place.endedDaysAgo ?? 0],
   );
   await db.query(
     `INSERT INTO outbox (crm_id, template, recipient, locale, payload, status, sent_at)
      SELECT $1, 'booking-confirmed', email, 'de', '{}'::jsonb, 'SENT', now() FROM customers WHERE crm_id = $1`,
+    [crmId],
+  );
+}
+
+/**
+ * What the service writes about each booking besides the mail to the consumer, for the crm's
+ * booked participations: the provider's notification (a mail about it, naming the participant)
+ * and a webhook event with the customer and the message. What an erasure scrubs.
+ */
+export async function seedTraces(db: Db, crmId: string): Promise<void> {
+  await db.query(
+    `INSERT INTO outbox (crm_id, template, recipient, locale, payload, status, sent_at)
+     SELECT $1, 'provider-booking-notification', 'provider@bench.example', 'de',
+            jsonb_build_object('participation', jsonb_build_object('uuid', p.id), 'participant', jsonb_build_object('name', c.user_name, 'email', c.email),
+                               'message', 'Hello from ' || c.user_name),
+            'SENT', now()
+       FROM participations p JOIN customers c ON c.id = p.customer_id WHERE p.crm_id = $1`,
+    [crmId],
+  );
+  await db.query(
+    `INSERT INTO webhook_events (crm_id, type, body)
+     SELECT $1, 'participation.booked',
+            json_build_object('type', 'participation.booked', 'timestamp', now(),
+                              'data', json_build_object('participation', json_build_object('uuid', p.id, 'message', 'Hello from ' || c.user_name),
+                                                        'customer', json_build_object('name', c.user_name, 'email', c.email)))::text
+       FROM participations p JOIN customers c ON c.id = p.customer_id WHERE p.crm_id = $1`,
     [crmId],
   );
 }

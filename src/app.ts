@@ -31,6 +31,8 @@ import { COMPRESS_THRESHOLD_BYTES } from './http/representation.js';
 import { Lifecycle } from './lifecycle.js';
 import type { SharedCounters } from './storage/redis.js';
 import { webhookRoutes } from './http/webhooks.js';
+import { privacyRoutes } from './http/privacy.js';
+import { loggerOptions } from './http/logging.js';
 import { webhookDocs } from './http/webhookSchemas.js';
 import { finishDocument } from './http/openapi.js';
 import { errorReplies } from './http/reply.js';
@@ -55,10 +57,7 @@ export type App = FastifyInstance;
 /** Builds the whole HTTP application. Never listens: main.ts and tests decide that. */
 export async function buildApp({ config, db, clock = systemClock, logger, counters, lifecycle = new Lifecycle(), instrument }: AppDeps): Promise<App> {
   const app = Fastify({
-    logger: logger ?? {
-      level: config.logLevel,
-      redact: { paths: ['req.headers["x-service-client-id"]', 'req.headers.authorization', 'req.headers.cookie'], remove: true },
-    },
+    logger: logger ?? loggerOptions(config.logLevel),
     bodyLimit: 1024 * 1024,
     requestIdHeader: 'x-request-id',
     trustProxy: config.trustProxy,
@@ -128,6 +127,7 @@ export async function buildApp({ config, db, clock = systemClock, logger, counte
       await crm.register(feedPartnerRoutes, { deps });
       await crm.register(calendarRoutes, { deps });
       await crm.register(webhookRoutes, { deps });
+      await crm.register(privacyRoutes, { deps });
     },
     { prefix: '/crms/:crmId' },
   );

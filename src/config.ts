@@ -64,6 +64,10 @@ export interface Config {
   calendarPollMs: number;
   /** REMINDER_MINUTES_BEFORE: reminder offsets before an appointment's start; [] = no reminders */
   reminderMinutesBefore: number[];
+  /** PERSONAL_DATA_RETENTION_DAYS: personal data of participations whose appointment ended longer ago is erased; undefined: kept */
+  personalDataRetentionDays: number | undefined;
+  /** how often the retention job looks (RETENTION_SWEEP_SECONDS) */
+  retentionSweepMs: number;
 }
 
 export class ConfigError extends Error {}
@@ -209,6 +213,8 @@ export function loadConfig(env: Env = process.env): Config {
     calendarAllowPrivateNetworks: bool(env, 'CALENDAR_ALLOW_PRIVATE_NETWORKS', false),
     calendarSyncMs: int(env, 'CALENDAR_SYNC_SECONDS', 300, 10, 86_400) * 1000,
     calendarPollMs: int(env, 'CALENDAR_POLL_MS', 5000, 10, 3_600_000),
+    personalDataRetentionDays: env.PERSONAL_DATA_RETENTION_DAYS ? int(env, 'PERSONAL_DATA_RETENTION_DAYS', 0, 1, 36_500) : undefined,
+    retentionSweepMs: int(env, 'RETENTION_SWEEP_SECONDS', 900, 1, 86_400) * 1000,
   };
 }
 

@@ -10,6 +10,7 @@ import { runEvery } from './periodic.js';
 import { startCalendarJobs } from './calendars/calendarJobs.js';
 import { systemClock, type Clock } from './context.js';
 import { purgeExpiredKeys } from './storage/idempotencyKeys.js';
+import { startRetentionJob } from './privacy/retention.js';
 
 const KEY_PURGE_INTERVAL_MS = 60_000;
 
@@ -20,7 +21,7 @@ export interface BackgroundJobs {
 
 /**
  * Starts the process's background work (hold sweeper, listing compactor, mail and webhook workers,
- * reminders, calendar reads and write-back, idempotency key purge) and returns how
+ * reminders, calendar reads and write-back, idempotency key purge, personal data retention) and returns how
  * to stop it. Every job is safe with any number of instances on one database: each item is claimed
  * in the database (FOR UPDATE SKIP LOCKED, or an advisory lock the others skip), and work goes in
  * bounded batches. `db` should be a pool of the jobs' own (JOB_POOL_SIZE), so a busy job never takes
@@ -30,7 +31,8 @@ export function startBackgroundJobs(deps: { config: Config; db: Db; log: Fastify
   const { config, db, log, clock = systemClock } = deps;
   const jobs = [startMailWorker(deps), startWebhookWorker(deps), startHoldSweeper(db, log, config.holdSweepMs), startListingCompactor(db, log, config.listingCompactMs), startReminderJob(deps),
     startCalendarJobs({ config, db, log, clock }),
-    runEvery(KEY_PURGE_INTERVAL_MS, () => purgeExpiredKeys(db, new Date()), (err) => log.error({ err }, 'idempotency key purge failed'))];
+    runEvery(KEY_PURGE_INTERVAL_MS, () => purgeExpiredKeys(db, new Date()), (err) => log.error({ err }, 'idempotency key purge failed')),
+    startRetentionJob(deps)].filter((j) => j !== null);
   return {
     async stop() {
       await Promise.all(jobs.map((j) => j.stop()));

@@ -59,6 +59,9 @@ const invalidLink = () => notFound('the cancel link is not valid');
 export async function participationOf(db: Queryable, deps: Deps, token: string): Promise<string> {
   const id = verifyCancelToken(await cancelSecret(db, deps.config), token);
   if (!id) throw invalidLink();
+  // an erased participation (docs/privacy.md) is an anonymous place: its links are gone
+  const [erased] = await db.query('SELECT 1 FROM participations WHERE id = $1 AND erased_at IS NOT NULL', [id]);
+  if (erased) throw invalidLink();
   return id;
 }
 

@@ -97,6 +97,16 @@ const CalendarEventData = Type.Object({
   error: Type.Optional(Type.String({ description: 'calendar.sync_failed: why the read failed' })),
   failingSince: Type.Optional(Type.String({ format: 'date-time', description: 'calendar.sync_recovered: since when it had failed' })),
 });
+const Count = Type.Integer({ minimum: 0 });
+/** The counts of an erasure (POST /crms/{crmId}/consumer-data/erase); shared with that answer. */
+export const ErasedCounts = Type.Object({
+  users: Count, customers: Count, participations: Count, mails: Count, webhookEvents: Count, idempotencyRecords: Count,
+}, { description: 'what was erased: users deleted or anonymized, customers anonymized, participations made anonymous places, mails dropped or scrubbed, webhook events scrubbed, stored idempotent answers deleted' });
+const ErasedData = Type.Object({
+  crmId: Type.String(),
+  source: StringEnum(['partner', 'retention'] as const, 'partner: POST .../consumer-data/erase; retention: PERSONAL_DATA_RETENTION_DAYS'),
+  erased: ErasedCounts,
+});
 const TestData = Type.Object({ crmId: Type.String(), webhookId: Type.String({ format: 'uuid' }), message: Type.String() });
 
 const eventBody = (type: string, data: TSchema) =>
@@ -147,5 +157,6 @@ export const webhookDocs = Object.fromEntries([
   ...PARTICIPATION_EVENT_TYPES.map((t) => [t, webhookOperation(t, ParticipationData, SUMMARIES[t])]),
   ...APPOINTMENT_EVENT_TYPES.map((t) => [t, webhookOperation(t, AppointmentEventData, SUMMARIES[t])]),
   ...CALENDAR_EVENT_TYPES.map((t) => [t, webhookOperation(t, CalendarEventData, SUMMARIES[t])]),
+  ['consumer.erased', webhookOperation('consumer.erased', ErasedData, 'A person\'s data was erased (docs/privacy.md); the counts only, no personal data')],
   ['webhook.test', webhookOperation('webhook.test', TestData, 'Sent by POST /crms/{crmId}/webhooks/{id}/test')],
 ]) as Record<string, OpenAPIV3_1.PathItemObject>;

@@ -32,6 +32,16 @@ export async function claimDue(db: Queryable, limit: number, leaseMs: number): P
   return rows.sort((a, b) => a.created_at.getTime() - b.created_at.getTime());
 }
 
+/**
+ * The claimed row as it is now, or null when it is gone: an erasure (docs/privacy.md) deletes the
+ * mails to a person and scrubs those about them, also while a worker holds them, so the worker
+ * sends what the row says at the moment of sending.
+ */
+export async function reread(db: Queryable, id: string): Promise<OutboxRow | null> {
+  const [row] = await db.query<OutboxRow>(`SELECT * FROM outbox WHERE id = $1 AND status = 'PENDING'`, [id]);
+  return row ?? null;
+}
+
 export async function markSent(db: Queryable, id: string): Promise<void> {
   await db.query(`UPDATE outbox SET status = 'SENT', sent_at = now(), last_error = NULL WHERE id = $1 AND status = 'PENDING'`, [id]);
 }

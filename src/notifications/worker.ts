@@ -2,7 +2,7 @@ import type { Config } from '../config.js';
 import type { Db } from '../storage/db.js';
 import { mailMetrics } from './metrics.js';
 import { onMailEnqueued } from './outbox.js';
-import { claimDue, markAttemptFailed, markSent, release, renewLease, type OutboxRow } from './queue.js';
+import { claimDue, markAttemptFailed, markSent, reread, release, renewLease, type OutboxRow } from './queue.js';
 import { RenderError, renderMail } from './render.js';
 import { transportFor, type MailTransport } from './transport.js';
 
@@ -119,8 +119,13 @@ export class MailWorker {
       renewLease(db, [...held], leaseMs).catch((err) => log.warn(errorFacts(err), 'mail worker: could not renew its lease'));
     }, leaseMs / 3);
     try {
-      for (const row of rows) {
+      for (const claimed of rows) {
         if (this.stopping) break;
+        const row = await reread(db, claimed.id);
+        if (!row) {
+          held.delete(claimed.id); // erased meanwhile
+          continue;
+        }
         const failure = await this.send(row);
         held.delete(row.id); // no longer renewed: the outcome sets when it is due again
         await this.record(row, failure);

@@ -17,7 +17,9 @@ export const PARTICIPATION_EVENT_TYPES = [
 ] as const;
 export const APPOINTMENT_EVENT_TYPES = ['appointment.created', 'appointment.cancelled'] as const;
 export const CALENDAR_EVENT_TYPES = ['calendar.sync_failed', 'calendar.sync_recovered'] as const;
-export const EVENT_TYPES = [...PARTICIPATION_EVENT_TYPES, ...APPOINTMENT_EVENT_TYPES, ...CALENDAR_EVENT_TYPES, 'webhook.test'] as const;
+/** A person's data was erased (docs/privacy.md): the counts, no personal data. */
+export const PRIVACY_EVENT_TYPES = ['consumer.erased'] as const;
+export const EVENT_TYPES = [...PARTICIPATION_EVENT_TYPES, ...APPOINTMENT_EVENT_TYPES, ...CALENDAR_EVENT_TYPES, ...PRIVACY_EVENT_TYPES, 'webhook.test'] as const;
 
 export type ParticipationEventType = (typeof PARTICIPATION_EVENT_TYPES)[number];
 export type AppointmentEventType = (typeof APPOINTMENT_EVENT_TYPES)[number];

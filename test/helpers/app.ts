@@ -41,12 +41,12 @@ export interface TestApp {
 export async function startTestApp(
   overrides: Partial<Config> = {},
   clock = new TestClock(),
-  options: { jobs?: boolean; prepare?: Prepare } = {},
+  options: { jobs?: boolean; prepare?: Prepare; logger?: object } = {},
 ): Promise<TestApp> {
   const database = await createTestDatabase(undefined, options.prepare);
   const config = testConfig(overrides);
   const contract = new ContractCheck();
-  const app = await buildApp({ config, db: database.db, clock, logger: false, instrument: contract.instrument });
+  const app = await buildApp({ config, db: database.db, clock, logger: options.logger ?? false, instrument: contract.instrument });
   await app.ready();
   contract.load(app.swagger());
   // every injected request fails its test when an answer broke the document

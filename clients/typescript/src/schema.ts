@@ -57,6 +57,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/crms/{crmId}/consumer-data": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Everything this partner holds on a person, by e-mail or mobile (GDPR Art. 15/20)
+         * @description Give exactly one of email and mobile. Nothing found: 200 with empty arrays.
+         */
+        get: operations["exportConsumerData"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/crms/{crmId}/consumer-data/erase": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Erase a person's data, by e-mail or mobile (GDPR Art. 17); a second call erases 0
+         * @description Give exactly one of email and mobile. Bookings stay as anonymous places (capacity unchanged); see docs/privacy.md.
+         */
+        post: operations["eraseConsumerData"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/crms/{crmId}/provider": {
         parameters: {
             query?: never;
@@ -1069,6 +1109,26 @@ export interface webhooks {
         patch?: never;
         trace?: never;
     };
+    "consumer.erased": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * A person's data was erased (docs/privacy.md); the counts only, no personal data
+         * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
+         */
+        post: operations["consumerErased"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "participation.booked": {
         parameters: {
             query?: never;
@@ -1854,6 +1914,289 @@ export interface operations {
             };
             /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    exportConsumerData: {
+        parameters: {
+            query?: {
+                /** @description the e-mail address (matched case-insensitively) */
+                email?: string;
+                /** @description the mobile number, as stored */
+                mobile?: string;
+            };
+            header?: never;
+            path: {
+                crmId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        /** @description all that this partner holds on the person; empty arrays when nothing */
+                        consumer: {
+                            customers: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                customerReference: string;
+                                email: string | null;
+                                language: string | null;
+                                mobile: string | null;
+                                note: string | null;
+                                providerReference: string;
+                                userName: string;
+                            }[];
+                            mails: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                sentAt: string | null;
+                                /** @description PENDING, SENT or FAILED */
+                                status: string;
+                                to: string;
+                                /** @description the mail template */
+                                type: string;
+                            }[];
+                            participations: {
+                                /** @description the booking answers [{key, label, value}] */
+                                answers: unknown[];
+                                appointment: {
+                                    /** Format: date-time */
+                                    end: string;
+                                    reference: string;
+                                    /** Format: date-time */
+                                    start: string;
+                                    state: string;
+                                    /** Format: uuid */
+                                    uuid: string;
+                                };
+                                channelKey: string | null;
+                                clientIp: string | null;
+                                /** Format: date-time */
+                                createdAt: string;
+                                customerReference: string | null;
+                                locale: string | null;
+                                message: string | null;
+                                note: string | null;
+                                product: {
+                                    name: string;
+                                    reference: string;
+                                } | null;
+                                providerReference: string;
+                                reference: string;
+                                resource: {
+                                    name: string;
+                                    reference: string;
+                                } | null;
+                                state: string;
+                                /** Format: uuid */
+                                uuid: string;
+                            }[];
+                            users: {
+                                /** Format: date-time */
+                                createdAt: string;
+                                email: string;
+                                firstName: string | null;
+                                language: string | null;
+                                lastName: string | null;
+                                mobile: string | null;
+                                phone: string | null;
+                                reference: string | null;
+                                username: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    eraseConsumerData: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+            };
+            cookie?: never;
+        };
+        /** @description exactly one of email and mobile */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the e-mail address (matched case-insensitively) */
+                    email?: string;
+                    /** @description the mobile number, as stored */
+                    mobile?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        /** @description what was erased: users deleted or anonymized, customers anonymized, participations made anonymous places, mails dropped or scrubbed, webhook events scrubbed, stored idempotent answers deleted */
+                        erased: {
+                            customers: number;
+                            idempotencyRecords: number;
+                            mails: number;
+                            participations: number;
+                            users: number;
+                            webhookEvents: number;
+                        };
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -9085,7 +9428,7 @@ export interface operations {
                             createdAt: string;
                             description: string | null;
                             enabled: boolean;
-                            events: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "calendar.sync_failed" | "calendar.sync_recovered" | "webhook.test")[];
+                            events: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "calendar.sync_failed" | "calendar.sync_recovered" | "consumer.erased" | "webhook.test")[];
                             /** Format: uuid */
                             id: string;
                             url: string;
@@ -9159,7 +9502,7 @@ export interface operations {
             content: {
                 "application/json": {
                     description?: string | null;
-                    events?: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "calendar.sync_failed" | "calendar.sync_recovered" | "webhook.test")[] | null;
+                    events?: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "calendar.sync_failed" | "calendar.sync_recovered" | "consumer.erased" | "webhook.test")[] | null;
                     /** @description http or https; loopback, private, link-local and multicast destinations are refused */
                     url: string;
                 };
@@ -9181,7 +9524,7 @@ export interface operations {
                             createdAt: string;
                             description: string | null;
                             enabled: boolean;
-                            events: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "calendar.sync_failed" | "calendar.sync_recovered" | "webhook.test")[];
+                            events: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "calendar.sync_failed" | "calendar.sync_recovered" | "consumer.erased" | "webhook.test")[];
                             /** Format: uuid */
                             id: string;
                             /** @description whsec_ + base64 of 32 random bytes; shown only when created and when rotated */
@@ -9305,7 +9648,7 @@ export interface operations {
                             createdAt: string;
                             description: string | null;
                             enabled: boolean;
-                            events: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "calendar.sync_failed" | "calendar.sync_recovered" | "webhook.test")[];
+                            events: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "calendar.sync_failed" | "calendar.sync_recovered" | "consumer.erased" | "webhook.test")[];
                             /** Format: uuid */
                             id: string;
                             url: string;
@@ -9399,7 +9742,7 @@ export interface operations {
                 "application/json": {
                     description?: string | null;
                     enabled?: boolean;
-                    events?: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "calendar.sync_failed" | "calendar.sync_recovered" | "webhook.test")[] | null;
+                    events?: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "calendar.sync_failed" | "calendar.sync_recovered" | "consumer.erased" | "webhook.test")[] | null;
                     /** @description http or https; loopback, private, link-local and multicast destinations are refused */
                     url?: string;
                 };
@@ -9421,7 +9764,7 @@ export interface operations {
                             createdAt: string;
                             description: string | null;
                             enabled: boolean;
-                            events: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "calendar.sync_failed" | "calendar.sync_recovered" | "webhook.test")[];
+                            events: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "calendar.sync_failed" | "calendar.sync_recovered" | "consumer.erased" | "webhook.test")[];
                             /** Format: uuid */
                             id: string;
                             url: string;
@@ -9696,7 +10039,7 @@ export interface operations {
                             /** @enum {string} */
                             status: "PENDING" | "SUCCEEDED" | "FAILED";
                             /** @enum {string} */
-                            type: "participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "calendar.sync_failed" | "calendar.sync_recovered" | "webhook.test";
+                            type: "participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "calendar.sync_failed" | "calendar.sync_recovered" | "consumer.erased" | "webhook.test";
                         }[];
                     };
                 };
@@ -9945,7 +10288,7 @@ export interface operations {
                             createdAt: string;
                             description: string | null;
                             enabled: boolean;
-                            events: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "calendar.sync_failed" | "calendar.sync_recovered" | "webhook.test")[];
+                            events: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "calendar.sync_failed" | "calendar.sync_recovered" | "consumer.erased" | "webhook.test")[];
                             /** Format: uuid */
                             id: string;
                             /** @description whsec_ + base64 of 32 random bytes; shown only when created and when rotated */
@@ -12581,6 +12924,67 @@ export interface operations {
                     timestamp: string;
                     /** @constant */
                     type: "calendar.sync_recovered";
+                };
+            };
+        };
+        responses: {
+            /** @description received */
+            "2XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md) */
+            "4XX": {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    consumerErased: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the event id: the same on every attempt; dedupe by it */
+                "webhook-id": string;
+                /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
+                "webhook-signature": string;
+                /** @description Unix seconds of this attempt */
+                "webhook-timestamp": string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    data: {
+                        crmId: string;
+                        /** @description what was erased: users deleted or anonymized, customers anonymized, participations made anonymous places, mails dropped or scrubbed, webhook events scrubbed, stored idempotent answers deleted */
+                        erased: {
+                            customers: number;
+                            idempotencyRecords: number;
+                            mails: number;
+                            participations: number;
+                            users: number;
+                            webhookEvents: number;
+                        };
+                        /**
+                         * @description partner: POST .../consumer-data/erase; retention: PERSONAL_DATA_RETENTION_DAYS
+                         * @enum {string}
+                         */
+                        source: "partner" | "retention";
+                    };
+                    /**
+                     * Format: date-time
+                     * @description when the change happened
+                     */
+                    timestamp: string;
+                    /** @constant */
+                    type: "consumer.erased";
                 };
             };
         };

@@ -1,0 +1,51 @@
+/**
+ * Who a consumer-data request is about (docs/privacy.md): the users of the crm with that e-mail
+ * (case-insensitive) or mobile (as stored), the crm's customers with it or linked to those users,
+ * and the participations of those customers.
+ */
+import { invalid } from '../errors.js';
+import type { Queryable } from '../storage/db.js';
+
+/** Exactly one of the two. */
+export interface PersonKey {
+  email?: string;
+  mobile?: string;
+}
+
+export interface Person {
+  userIds: string[];
+  customerIds: string[];
+  participationIds: string[];
+  /** what the request identified the person by */
+  needles: string[];
+}
+
+/** The one identifier of a request, trimmed; 400 naming the fields when there is none or two. */
+export function personKey(input: PersonKey): { email: string | null; mobile: string | null } {
+  const email = input.email?.trim() || null;
+  const mobile = input.mobile?.trim() || null;
+  if ((email === null) === (mobile === null)) throw invalid('give exactly one of email or mobile (a non-empty string)');
+  return { email, mobile };
+}
+
+/** The person's rows; `lock` takes their users' and customers' row locks (erasure). */
+export async function findPerson(db: Queryable, crmId: string, input: PersonKey, lock = false): Promise<Person> {
+  const { email, mobile } = personKey(input);
+  const forUpdate = lock ? 'FOR UPDATE' : '';
+  const users = await db.query<{ id: string }>(
+    `SELECT id FROM users
+      WHERE crm_id = $1 AND (($2::text IS NOT NULL AND lower(email) = lower($2)) OR ($3::text IS NOT NULL AND mobile = $3))
+      ORDER BY id ${forUpdate}`,
+    [crmId, email, mobile],
+  );
+  const userIds = users.map((u) => u.id);
+  const customers = await db.query<{ id: string }>(
+    `SELECT id FROM customers
+      WHERE crm_id = $1 AND (user_id = ANY ($4::uuid[]) OR ($2::text IS NOT NULL AND lower(email) = lower($2)) OR ($3::text IS NOT NULL AND mobile = $3))
+      ORDER BY id ${forUpdate}`,
+    [crmId, email, mobile, userIds],
+  );
+  const customerIds = customers.map((c) => c.id);
+  const participations = await db.query<{ id: string }>('SELECT id FROM participations WHERE customer_id = ANY ($1::uuid[]) ORDER BY created_at, id', [customerIds]);
+  return { userIds, customerIds, participationIds: participations.map((p) => p.id), needles: [email ?? mobile!] };
+}
