@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { DateTime } from 'luxon';
 import {
+  compareBookables,
   computeBookables,
   type EngineAppointment,
   type EngineBookable,
@@ -534,5 +535,103 @@ describe('blocked range of an appointment', () => {
     const b = appt({ id: 'b', startMs: at(490), endMs: at(495), blockedFromMs: at(485), blockedUntilMs: at(500), acceptBookings: false });
     expect(startsMin(computeBookables([ts()], [a, b], q()))).toEqual([510, 540]);
     expect(startsMin(computeBookables([ts()], [b, a], q()))).toEqual([510, 540]);
+  });
+});
+
+describe('edge cases of the candidate walk', () => {
+  it('lets a later candidate\'s end touch the next appointment after an earlier one was blocked', () => {
+    const a = [
+      appt({ id: 'first', startMs: at(480), endMs: at(490), acceptBookings: false }),
+      appt({ id: 'next', startMs: at(540), endMs: at(570), acceptBookings: false }),
+    ];
+    expect(startsMin(computeBookables([ts()], a, q()))).toEqual([510, 570]);
+    // a 10-minute follow-up makes 08:30-09:00 reach into 'next'
+    expect(startsMin(computeBookables([ts()], a, q({ product: product({ followUpMin: 10 }) })))).toEqual([570]);
+    // raster 20, follow-up 20: 08:20-08:40 + 20 ends exactly at 09:00 (free); 08:40-09:00 + 20 does not
+    const touching = computeBookables([ts({ rasterMin: 20 })], a, q({ product: product({ followUpMin: 20 }) }));
+    expect(startsMin(touching)).toEqual([500, 580]);
+  });
+
+  it('treats negative or missing buffers as none', () => {
+    const blocker = appt({ startMs: at(540), endMs: at(570), acceptBookings: false });
+    const p = product({ leadMin: -30, followUpMin: -30 });
+    expect(startsMin(computeBookables([ts()], [blocker], q({ product: p })))).toEqual([480, 510, 570]);
+    const nan = product({ leadMin: Number.NaN, followUpMin: undefined as unknown as number });
+    expect(startsMin(computeBookables([ts()], [blocker], q({ product: nan })))).toEqual([480, 510, 570]);
+  });
+
+  it('rounds a minimum duration that is not a multiple of the raster up to whole units', () => {
+    const out = computeBookables([ts({ rasterMin: 20 })], [], q({ product: product({ minDurationMin: 50 }) }));
+    expect(spans(out)).toEqual([
+      [480, 540],
+      [500, 560],
+      [520, 580],
+      [540, 600],
+    ]);
+  });
+
+  it('lists only the last candidate of a timeslot when now has passed the others', () => {
+    const out = computeBookables([ts()], [], q({ nowMs: at(569) }));
+    expect(startsMin(out)).toEqual([570]);
+    expect(computeBookables([ts()], [], q({ nowMs: at(570) }))).toEqual([]);
+    expect(startsMin(computeBookables([ts()], [], q({ nowMs: at(479) })))).toEqual([480, 510, 540, 570]);
+  });
+
+  it('ignores timeslots with non-finite times or raster', () => {
+    const bad = [
+      ts({ id: 'a', endMs: Number.POSITIVE_INFINITY }),
+      ts({ id: 'b', startMs: Number.NaN }),
+      ts({ id: 'c', rasterMin: Number.POSITIVE_INFINITY }),
+      ts({ id: 'd', rasterMin: Number.NaN }),
+      ts({ id: 'e', rasterMin: -30 }),
+    ];
+    expect(computeBookables(bad, [], q())).toEqual([]);
+  });
+
+  it('keeps candidates of one resource that share an end but not a start', () => {
+    const hour = ts({ id: 'a', rasterMin: 60, endMs: at(540) }); // 08:00-09:00
+    const half = ts({ id: 'b', rasterMin: 30, startMs: at(510), endMs: at(540) }); // 08:30-09:00
+    expect(spans(computeBookables([half, hour], [], q()))).toEqual([
+      [480, 540],
+      [510, 540],
+    ]);
+  });
+});
+
+describe('compareBookables', () => {
+  const slot = (over: Partial<EngineBookable> = {}): EngineBookable =>
+    ({ kind: 'models.Bookable', timeslotId: 't1', resourceId: 'r1', startMs: at(480), endMs: at(510), capacity: 1, capacityLeft: 1, ...over }) as EngineBookable;
+  const lot = (over: Partial<EngineBookable> = {}): EngineBookable =>
+    ({
+      kind: 'models.LotAppointment',
+      appointmentId: 'a1',
+      timeslotId: null,
+      productId: null,
+      resourceId: 'r1',
+      startMs: at(480),
+      endMs: at(510),
+      capacity: 2,
+      capacityLeft: 1,
+      ...over,
+    }) as EngineBookable;
+
+  it('orders by start, resource, end, then Bookable before LotAppointment, then id', () => {
+    const sorted = [
+      slot({ startMs: at(470), resourceId: 'r9' }),
+      slot({ resourceId: 'r0', endMs: at(600) }),
+      slot({ endMs: at(500) }),
+      slot({ timeslotId: 't0' }),
+      slot({ timeslotId: 't1' }),
+      lot({ appointmentId: 'a0' }),
+      lot({ appointmentId: 'a1' }),
+      lot({ resourceId: 'r2', endMs: at(490) }),
+    ];
+    for (let i = 0; i < sorted.length; i++) {
+      for (let j = 0; j < sorted.length; j++) {
+        const c = compareBookables(sorted[i], sorted[j]);
+        const expected = Math.sign(i - j);
+        expect(Math.sign(c), `${i} vs ${j}`).toBe(expected);
+      }
+    }
   });
 });
