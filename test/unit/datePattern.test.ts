@@ -229,6 +229,11 @@ describe('widths of the name fields', () => {
     expect(fmt('GGGG', winter)).toBe('n. Chr.');
   });
 
+  it('writes years before year 1 with a minus sign, as luxon does (year 0 is 1 BC)', () => {
+    const bc = DateTime.fromObject({ year: -43, month: 3, day: 15, hour: 10 }, { zone: 'UTC' });
+    expect(fmt('y|yyyy|yyyyyy', bc)).toBe('-43|-0043|-000043');
+  });
+
   it('puts year 1 in the common era and year 0 (1 BC) before it', () => {
     const de = (year: number) => DateTime.fromObject({ year, month: 6, day: 1, hour: 12 }, { zone: 'UTC' }).setLocale('de-DE');
     expect(fmt('G y', de(1))).toBe('n. Chr. 1');
@@ -330,18 +335,21 @@ describe('pattern limits and arguments', () => {
 });
 
 describe('compiled pattern cache bound', () => {
-  it('keeps a pattern compiled among the last 256 and recompiles an older one', () => {
+  it('keeps a pattern while fewer than 256 others were compiled after it, and not after 256 more', () => {
     const fill = (tag: string, n: number) => {
       for (let i = 0; i < n; i++) compilePattern(`'${tag}${i}'`);
     };
     fill('a', 300); // the cache now holds only patterns of this test
-    const first = compilePattern("'kept' yyyy");
+    const kept = compilePattern("'kept' yyyy");
     fill('b', 255);
-    expect(compilePattern("'kept' yyyy")).toBe(first);
-    fill('c', 256);
-    const again = compilePattern("'kept' yyyy");
-    expect(again).not.toBe(first);
-    expect(again(winter)).toBe('kept 2026');
+    expect(compilePattern("'kept' yyyy")).toBe(kept);
+
+    fill('c', 300);
+    const dropped = compilePattern("'dropped' yyyy");
+    fill('d', 256);
+    const again = compilePattern("'dropped' yyyy");
+    expect(again).not.toBe(dropped);
+    expect(again(winter)).toBe('dropped 2026');
   });
 });
 

@@ -185,6 +185,18 @@ describe('minimum duration of the product', () => {
     expect(spans(bookables(out))).toEqual([[480, 540]]);
   });
 
+  it('keeps single units for a minimum duration of zero, a negative one or none', () => {
+    for (const minDurationMin of [0, -30, null]) {
+      const out = computeBookables([ts()], [], q({ product: product({ minDurationMin }) }));
+      expect(spans(out), String(minDurationMin)).toEqual([
+        [480, 510],
+        [510, 540],
+        [540, 570],
+        [570, 600],
+      ]);
+    }
+  });
+
   it('ignores the minimum duration without a product in the query', () => {
     const out = computeBookables([ts()], [], q());
     expect(out).toHaveLength(4);
