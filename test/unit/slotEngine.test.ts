@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { DateTime } from 'luxon';
 import {
+  compareBookables,
   computeBookables,
   type EngineAppointment,
   type EngineBookable,
+  type EngineBusy,
   type EngineProduct,
   type EngineQuery,
   type EngineTimeslot,
@@ -181,6 +183,18 @@ describe('minimum duration of the product', () => {
       q({ product: product({ minDurationMin: 60 }) }),
     );
     expect(spans(bookables(out))).toEqual([[480, 540]]);
+  });
+
+  it('keeps single units for a minimum duration of zero, a negative one or none', () => {
+    for (const minDurationMin of [0, -30, null]) {
+      const out = computeBookables([ts()], [], q({ product: product({ minDurationMin }) }));
+      expect(spans(out), String(minDurationMin)).toEqual([
+        [480, 510],
+        [510, 540],
+        [540, 570],
+        [570, 600],
+      ]);
+    }
   });
 
   it('ignores the minimum duration without a product in the query', () => {
@@ -432,3 +446,204 @@ describe('daylight saving time', () => {
   });
 });
 
+
+/** Minutes from T0 to epoch ms. */
+const at = (min: number) => T0 + min * MIN;
+function busyAt(fromMin: number, toMin: number, resourceId = 'r1'): EngineBusy {
+  return { resourceId, startMs: at(fromMin), endMs: at(toMin) };
+}
+
+describe('busy times (closures, subscribed calendar events)', () => {
+  // ts(): r1, 08:00-10:00 (480-600), raster 30
+  it('blocks the candidates a busy time overlaps and is never listed itself', () => {
+    const out = computeBookables([ts()], [], q(), [busyAt(520, 530)]);
+    expect(startsMin(out)).toEqual([480, 540, 570]);
+    expect(out.every((b) => b.kind === 'models.Bookable')).toBe(true);
+  });
+
+  it('lets a candidate touch a busy time at either end', () => {
+    const out = computeBookables([ts()], [], q(), [busyAt(510, 540)]);
+    expect(startsMin(out)).toEqual([480, 540, 570]);
+  });
+
+  it('blocks only candidates of the busy resource', () => {
+    const out = computeBookables([ts(), ts({ id: 'ts2', resourceId: 'r2' })], [], q(), [busyAt(480, 600, 'r2')]);
+    expect(out.map((b) => `${b.resourceId}@${(b.startMs - T0) / MIN}`)).toEqual(['r1@480', 'r1@510', 'r1@540', 'r1@570']);
+  });
+
+  it('blocks with several busy times given in any order, overlapping each other or not', () => {
+    const expected = [510, 570];
+    const list = [busyAt(540, 560), busyAt(470, 500), busyAt(475, 485)];
+    for (const busy of [list, [...list].reverse()]) {
+      expect(startsMin(computeBookables([ts()], [], q(), busy))).toEqual(expected);
+    }
+    // a long busy time followed by a short one inside it still blocks up to the long one's end
+    const nested = [busyAt(470, 545), busyAt(480, 490)];
+    expect(startsMin(computeBookables([ts()], [], q(), nested))).toEqual([570]);
+    expect(startsMin(computeBookables([ts()], [], q(), [...nested].reverse()))).toEqual([570]);
+  });
+
+  it('does not reorder or change the caller\'s busy list', () => {
+    const busy = [busyAt(570, 600), busyAt(480, 510)];
+    const copy = structuredClone(busy);
+    computeBookables([ts()], [appt({ startMs: at(540), endMs: at(550), acceptBookings: false })], q(), busy);
+    expect(busy).toEqual(copy);
+  });
+
+  it('blocks together with the appointments of the same resource, whichever comes first', () => {
+    const early = appt({ id: 'early', startMs: at(480), endMs: at(500), acceptBookings: false });
+    const late = appt({ id: 'late', startMs: at(570), endMs: at(590), acceptBookings: false });
+    // appointment before the busy time, and after it
+    expect(startsMin(computeBookables([ts()], [early], q(), [busyAt(540, 560)]))).toEqual([510, 570]);
+    expect(startsMin(computeBookables([ts()], [late], q(), [busyAt(480, 500)]))).toEqual([510, 540]);
+    // the busy time of another resource neither blocks nor hides r1's appointments
+    expect(startsMin(computeBookables([ts()], [late], q(), [busyAt(400, 700, 'r2')]))).toEqual([480, 510, 540]);
+  });
+
+  it('widens candidates by the product buffers against busy times', () => {
+    const busy = [busyAt(540, 570)];
+    expect(startsMin(computeBookables([ts()], [], q({ product: product({ leadMin: 15 }) }), busy))).toEqual([480, 510]);
+    expect(startsMin(computeBookables([ts()], [], q({ product: product({ followUpMin: 15 }) }), busy))).toEqual([480, 570]);
+    expect(startsMin(computeBookables([ts()], [], q({ product: product({ followUpMin: 30, leadMin: 0 }) }), busy))).toEqual([480, 570]);
+  });
+
+  it('blocks candidates spanning several units when any unit meets a busy time', () => {
+    const out = computeBookables([ts()], [], q({ product: product({ minDurationMin: 60 }) }), [busyAt(545, 550)]);
+    expect(spans(out)).toEqual([[480, 540]]);
+  });
+
+  it('hides a joinable appointment whose range meets a busy time, and keeps one that touches it', () => {
+    const a = appt({ id: 'g', startMs: at(540), endMs: at(570), capacity: 3, live: 1 });
+    expect(lots(computeBookables([], [a], q(), [busyAt(560, 565)]))).toEqual([]);
+    expect(lots(computeBookables([], [a], q(), [busyAt(530, 541)]))).toEqual([]);
+    expect(lots(computeBookables([], [a], q(), [busyAt(500, 600)]))).toEqual([]);
+    const touching = computeBookables([], [a], q(), [busyAt(510, 540), busyAt(570, 600)]);
+    expect(touching).toEqual([expect.objectContaining({ kind: 'models.LotAppointment', appointmentId: 'g', capacityLeft: 2 })]);
+    expect(lots(computeBookables([], [a], q(), [busyAt(540, 570, 'r2')]))).toHaveLength(1);
+  });
+
+  it('compares a joinable appointment\'s buffered range with busy times', () => {
+    const a = appt({ id: 'g', startMs: at(540), endMs: at(570), blockedFromMs: at(525), blockedUntilMs: at(585), capacity: 2 });
+    expect(lots(computeBookables([], [a], q(), [busyAt(580, 590)]))).toEqual([]);
+    expect(lots(computeBookables([], [a], q(), [busyAt(520, 530)]))).toEqual([]);
+    expect(lots(computeBookables([], [a], q(), [busyAt(585, 600), busyAt(500, 525)]))).toHaveLength(1);
+  });
+});
+
+describe('blocked range of an appointment', () => {
+  it('blocks candidates over the buffers the appointment was booked with', () => {
+    const a = appt({ startMs: at(520), endMs: at(530), blockedFromMs: at(505), blockedUntilMs: at(545), acceptBookings: false });
+    expect(startsMin(computeBookables([ts()], [a], q()))).toEqual([570]);
+  });
+
+  it('lets candidates touch the blocked range', () => {
+    const a = appt({ startMs: at(520), endMs: at(530), blockedFromMs: at(510), blockedUntilMs: at(540), acceptBookings: false });
+    expect(startsMin(computeBookables([ts()], [a], q()))).toEqual([480, 540, 570]);
+  });
+
+  it('orders appointments by blocked start, not by start', () => {
+    // a comes first by start (09:35), b's blocked range comes first (08:05-08:20, its start is 08:10)
+    const a = appt({ id: 'a', startMs: at(575), endMs: at(580), acceptBookings: false });
+    const b = appt({ id: 'b', startMs: at(490), endMs: at(495), blockedFromMs: at(485), blockedUntilMs: at(500), acceptBookings: false });
+    expect(startsMin(computeBookables([ts()], [a, b], q()))).toEqual([510, 540]);
+    expect(startsMin(computeBookables([ts()], [b, a], q()))).toEqual([510, 540]);
+  });
+});
+
+describe('edge cases of the candidate walk', () => {
+  it('lets a later candidate\'s end touch the next appointment after an earlier one was blocked', () => {
+    const a = [
+      appt({ id: 'first', startMs: at(480), endMs: at(490), acceptBookings: false }),
+      appt({ id: 'next', startMs: at(540), endMs: at(570), acceptBookings: false }),
+    ];
+    expect(startsMin(computeBookables([ts()], a, q()))).toEqual([510, 570]);
+    // a 10-minute follow-up makes 08:30-09:00 reach into 'next'
+    expect(startsMin(computeBookables([ts()], a, q({ product: product({ followUpMin: 10 }) })))).toEqual([570]);
+    // raster 20, follow-up 20: 08:20-08:40 + 20 ends exactly at 09:00 (free); 08:40-09:00 + 20 does not
+    const touching = computeBookables([ts({ rasterMin: 20 })], a, q({ product: product({ followUpMin: 20 }) }));
+    expect(startsMin(touching)).toEqual([500, 580]);
+  });
+
+  it('treats negative or missing buffers as none', () => {
+    const blocker = appt({ startMs: at(540), endMs: at(570), acceptBookings: false });
+    const p = product({ leadMin: -30, followUpMin: -30 });
+    expect(startsMin(computeBookables([ts()], [blocker], q({ product: p })))).toEqual([480, 510, 570]);
+    const nan = product({ leadMin: Number.NaN, followUpMin: undefined as unknown as number });
+    expect(startsMin(computeBookables([ts()], [blocker], q({ product: nan })))).toEqual([480, 510, 570]);
+  });
+
+  it('rounds a minimum duration that is not a multiple of the raster up to whole units', () => {
+    const out = computeBookables([ts({ rasterMin: 20 })], [], q({ product: product({ minDurationMin: 50 }) }));
+    expect(spans(out)).toEqual([
+      [480, 540],
+      [500, 560],
+      [520, 580],
+      [540, 600],
+    ]);
+  });
+
+  it('lists only the last candidate of a timeslot when now has passed the others', () => {
+    const out = computeBookables([ts()], [], q({ nowMs: at(569) }));
+    expect(startsMin(out)).toEqual([570]);
+    expect(computeBookables([ts()], [], q({ nowMs: at(570) }))).toEqual([]);
+    expect(startsMin(computeBookables([ts()], [], q({ nowMs: at(479) })))).toEqual([480, 510, 540, 570]);
+  });
+
+  it('ignores timeslots with non-finite times or raster', () => {
+    const bad = [
+      ts({ id: 'a', endMs: Number.POSITIVE_INFINITY }),
+      ts({ id: 'b', startMs: Number.NaN }),
+      ts({ id: 'c', rasterMin: Number.POSITIVE_INFINITY }),
+      ts({ id: 'd', rasterMin: Number.NaN }),
+      ts({ id: 'e', rasterMin: -30 }),
+    ];
+    expect(computeBookables(bad, [], q())).toEqual([]);
+  });
+
+  it('keeps candidates of one resource that share an end but not a start', () => {
+    const hour = ts({ id: 'a', rasterMin: 60, endMs: at(540) }); // 08:00-09:00
+    const half = ts({ id: 'b', rasterMin: 30, startMs: at(510), endMs: at(540) }); // 08:30-09:00
+    expect(spans(computeBookables([half, hour], [], q()))).toEqual([
+      [480, 540],
+      [510, 540],
+    ]);
+  });
+});
+
+describe('compareBookables', () => {
+  const slot = (over: Partial<EngineBookable> = {}): EngineBookable =>
+    ({ kind: 'models.Bookable', timeslotId: 't1', resourceId: 'r1', startMs: at(480), endMs: at(510), capacity: 1, capacityLeft: 1, ...over }) as EngineBookable;
+  const lot = (over: Partial<EngineBookable> = {}): EngineBookable =>
+    ({
+      kind: 'models.LotAppointment',
+      appointmentId: 'a1',
+      timeslotId: null,
+      productId: null,
+      resourceId: 'r1',
+      startMs: at(480),
+      endMs: at(510),
+      capacity: 2,
+      capacityLeft: 1,
+      ...over,
+    }) as EngineBookable;
+
+  it('orders by start, resource, end, then Bookable before LotAppointment, then id', () => {
+    const sorted = [
+      slot({ startMs: at(470), resourceId: 'r9' }),
+      slot({ resourceId: 'r0', endMs: at(600) }),
+      slot({ endMs: at(500) }),
+      slot({ timeslotId: 't0' }),
+      slot({ timeslotId: 't1' }),
+      lot({ appointmentId: 'a0' }),
+      lot({ appointmentId: 'a1' }),
+      lot({ resourceId: 'r2', endMs: at(490) }),
+    ];
+    for (let i = 0; i < sorted.length; i++) {
+      for (let j = 0; j < sorted.length; j++) {
+        const c = compareBookables(sorted[i], sorted[j]);
+        const expected = Math.sign(i - j);
+        expect(Math.sign(c), `${i} vs ${j}`).toBe(expected);
+      }
+    }
+  });
+});
