@@ -16,7 +16,8 @@ import type { Queryable } from '../storage/db.js';
 /** A closure may last at most this long. */
 export const MAX_CLOSURE_DAYS = 400;
 const DAY_MS = 86_400_000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** Whether an id in a path can be a row's id at all (anything else is a 404 without a query). */
+export const isUuid = (id: string) => /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(id);
 
 export interface ClosureInput {
   resourceReference?: string | null;
@@ -103,6 +104,6 @@ export async function listClosures(deps: Deps, crmId: string, providerRef: strin
 
 export async function deleteClosure(deps: Deps, crmId: string, providerRef: string, id: string): Promise<void> {
   const provider = await requireProvider(deps.db, crmId, providerRef);
-  const deleted = UUID.test(id) && (await deps.db.query(`DELETE FROM busy_times WHERE id = $1 AND provider_id = $2 AND source = 'closure' RETURNING id`, [id, provider.id])).length > 0;
+  const deleted = isUuid(id) && (await deps.db.query(`DELETE FROM busy_times WHERE id = $1 AND provider_id = $2 AND source = 'closure' RETURNING id`, [id, provider.id])).length > 0;
   if (!deleted) throw notFound(`no closure found with id ${id}`);
 }

@@ -14,13 +14,13 @@ import { requireResource } from '../scheduling/repo.js';
 import type { Queryable } from '../storage/db.js';
 import { recordCalendarEvent } from '../webhooks/events.js';
 import { assertCalendarUrl } from './address.js';
+import { isUuid } from './closures.js';
 import { readCalendar, type CalendarSource, type Interval, type Validators } from './readCalendar.js';
 import { enqueueWriteBacksOf } from './writeBack.js';
 
 /** Busy times are read this far ahead. */
 export const HORIZON_DAYS = 400;
 const DAY_MS = 86_400_000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface SubscriptionInput {
   resourceReference?: string | null;
@@ -146,7 +146,7 @@ export async function createSubscription(deps: Deps, crmId: string, providerRef:
 }
 
 async function requireSubscription(db: Queryable, providerId: string, id: string): Promise<SubscriptionRow> {
-  const [row] = UUID.test(id) ? await db.query<SubscriptionRow>(`${SUBSCRIPTION_SELECT} WHERE s.id = $1 AND s.provider_id = $2`, [id, providerId]) : [];
+  const [row] = isUuid(id) ? await db.query<SubscriptionRow>(`${SUBSCRIPTION_SELECT} WHERE s.id = $1 AND s.provider_id = $2`, [id, providerId]) : [];
   if (!row) throw notFound(`no calendar subscription found with id ${id}`);
   return row;
 }
