@@ -14,10 +14,12 @@ declare module 'autocannon' {
       connections?: number;
       headers?: Record<string, string>;
       duration?: number;
+      /** requests in all, instead of a duration */
+      amount?: number;
       requests?: Request[];
     }
     interface Result {
-      latency: { p50: number; p99: number; max: number };
+      latency: { p50: number; p99: number; max: number; mean: number };
       requests: { average: number; total: number };
       non2xx: number;
       errors: number;

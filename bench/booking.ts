@@ -16,6 +16,9 @@ export interface BookingRun {
   p50: number;
   p99: number;
   max: number;
+  /** mean latency of the requests (reserve and create alike), and how many were answered */
+  mean: number;
+  requests: number;
   errors: number;
 }
 
@@ -59,8 +62,11 @@ export async function bookOnce(send: Send, data: BookingData, { n, slot }: { n: 
   return { reserved, created };
 }
 
-/** With `oneAddress` every consumer books from that address (the service's hold cap and rate limit raised for it). */
-export async function bookingRun(serverUrl: string, data: BookingData, consumers: number, seconds: number, take = slotCounter(data), oneAddress?: string): Promise<BookingRun> {
+/**
+ * Consumers booking for `length`: seconds, or until they sent the requests of that many bookings.
+ * With `oneAddress` every consumer books from that address (the service's hold cap and rate limit raised for it).
+ */
+export async function bookingRun(serverUrl: string, data: BookingData, consumers: number, length: number | { bookings: number }, take = slotCounter(data), oneAddress?: string): Promise<BookingRun> {
   let booked = 0;
   const failures: Record<string, number> = {};
   const fail = (step: string, status: number) => (failures[`${step} ${status}`] = (failures[`${step} ${status}`] ?? 0) + 1);
@@ -69,7 +75,7 @@ export async function bookingRun(serverUrl: string, data: BookingData, consumers
   const result = await autocannon({
     url: serverUrl,
     connections: consumers,
-    duration: seconds,
+    ...(typeof length === 'number' ? { duration: length } : { amount: 2 * length.bookings }),
     requests: [
       {
         method: 'POST',
@@ -98,7 +104,8 @@ export async function bookingRun(serverUrl: string, data: BookingData, consumers
     ],
   });
   const elapsed = (Date.now() - started) / 1000;
-  return { booked, seconds: elapsed, perSecond: booked / elapsed, failures, p50: result.latency.p50, p99: result.latency.p99, max: result.latency.max, errors: result.errors };
+  const { p50, p99, max, mean } = result.latency;
+  return { booked, seconds: elapsed, perSecond: booked / elapsed, failures, p50, p99, max, mean, requests: result.requests.total, errors: result.errors };
 }
 
 /** No appointment over its capacity, no two live appointments of a resource overlapping (as the database sees it afterwards). */

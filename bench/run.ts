@@ -5,6 +5,9 @@
  *  W1      A1 on a busy resource, cached and uncached, against its bare-Fastify ceiling; RSS
  *  W2      50 consumers reserving and booking distinct slots of 25 resources for 20 s
  *  W2-hot  50 consumers on distinct slots of ONE resource for 20 s
+ *  W2-long 50 consumers on distinct slots of ONE resource with 40,128 capacity-1 slots over 209 days
+ *          for 20 s: where a booking's wall time and CPU go; then 800 bookings at 1,000, 10,000 and
+ *          40,000 slots, twice taking turns, with PostgreSQL's statements per booking (pg_stat_statements)
  *  W2-ONEIP  the same with every consumer on ONE client address (a campus, an office, a carrier's
  *          NAT, a proxy without TRUST_PROXY), against W2-hot's bookings/s; both print the share
  *          of busy PostgreSQL backends waiting on locks (pg_stat_activity sampled every 100 ms)
@@ -32,6 +35,7 @@ import { testConfig } from '../src/config.js';
 import { openDb, type Db } from '../src/storage/db.js';
 import { migrate } from '../src/storage/migrate.js';
 import { cpuMeter, type CpuSpent } from './cpu.js';
+import { metricsOf } from './metrics.js';
 import { addWaits, noWaits, sampleWaits, waitShares, type WaitCounts } from './waits.js';
 import { bookingRun, overbookingCheck, slotCounter, type BookingRun } from './booking.js';
 import { COLD_BOOKINGS, coldRun } from './cold.js';
@@ -39,6 +43,7 @@ import { BUSY_ROUNDS, busyRun } from './busy.js';
 import { calendarExpandPhase } from './calendarExpand.js';
 import { FEED_CONNECTIONS, FEED_SECONDS, feedRun } from './feed.js';
 import { mixedRun } from './mixed.js';
+import { LONG_CONSUMERS, LONG_SECONDS, LONG_SIZES, longRun, longSlots, printStatements, printWallTime, seedLong, SIZE_BOOKINGS, SIZE_ROUNDS, statementStats, walMeter, type LongData, type LongRun } from './long.js';
 import { RUSH_BOOKERS, RUSH_SECONDS, RUSH_VIEWERS, rushRun } from './rush.js';
 import { seedBooking, seedBusy, seedHistory, seedRush, seedTraces, seedW1, type BookingData, type BusyData } from './seed.js';
 import { sampleRss, startChild, stop, type Child } from './service.js';
@@ -48,7 +53,7 @@ import { CACHED_CONNECTIONS, CACHED_SECONDS, cachedRun } from './cached.js';
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /** past consumers (and bookings) each booking workload's provider has, as in a database in service */
 const HISTORY = 20_000;
-const WORKLOADS = ['W1', 'W1-CACHED', 'W2', 'W2-hot', 'W2-ONEIP', 'W3', 'FEED', 'COLD', 'RUSH', 'BUSY', 'CALENDAR', 'RETENTION'];
+const WORKLOADS = ['W1', 'W1-CACHED', 'W2', 'W2-hot', 'W2-long', 'W2-ONEIP', 'W3', 'FEED', 'COLD', 'RUSH', 'BUSY', 'CALENDAR', 'RETENTION'];
 /** seconds of unmeasured booking before W2-hot and W2-ONEIP taking turns, when no workload booked before */
 const WARM_UP_SECONDS = 5;
 /** W2-ONEIP's one client address */
@@ -157,12 +162,6 @@ async function runRush(db: Db, service: Child, data: BookingData, take: Take) {
 /** prom-client's event-loop monitoring resolution (its default) */
 const LAG_SAMPLING_MS = 10;
 
-/** The service's /metrics samples, by name with labels as exposed (`name` or `name{label="x"}`). */
-async function metricsOf(url: string): Promise<Map<string, number>> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  return new Map([...text.matchAll(/^(\w+(?:\{[^}]*\})?) (\S+)$/gm)].map((m) => [m[1], Number(m[2])]));
-}
-
 /** A counter with one label as text: `value n, value n`. */
 async function countedOf(url: string, name: string): Promise<string> {
   const samples = [...(await metricsOf(url))].flatMap(([key, n]) => {
@@ -219,6 +218,8 @@ function phaseRun(phase: HotPhase): BookingRun {
     p50: runs.reduce((n, r) => n + r.p50, 0) / runs.length,
     p99: Math.max(...runs.map((r) => r.p99)),
     max: Math.max(...runs.map((r) => r.max)),
+    requests: runs.reduce((n, r) => n + r.requests, 0),
+    mean: runs.reduce((n, r) => n + r.mean * r.requests, 0) / Math.max(1, runs.reduce((n, r) => n + r.requests, 0)),
     errors: runs.reduce((n, r) => n + r.errors, 0),
   };
 }
@@ -300,6 +301,53 @@ async function runRetention(db: Db, databaseUrl: string, first: Child, data: Boo
   console.log(`    targets : median p99 within 1.5x: ${met(ratio <= 1.5)}; longest request within 1.5x: ${met(b.max <= 1.5 * q.max)}; bookings waiting on locks under 1 % of busy samples while erasing (${pct(locks)}): ${met(locks < 0.01)}`);
 }
 
+/** W2-long (see the top and bench/long.ts). */
+async function runLong(db: Db, databaseUrl: string, service: Child, data: LongData) {
+  const stats = await statementStats(databaseUrl);
+  const days = data.main.dayStartsMs.length;
+  console.log(`\nW2-long  ${LONG_CONSUMERS} concurrent consumers, reserve + create on distinct slots of ONE resource with ${longSlots(data.main)} capacity-1 slots over ${days} days, ${LONG_SECONDS} s (after ${WARM_UP_SECONDS} s unmeasured)`);
+  const take = slotCounter(data.main);
+  await bookingRun(service.url, data.main, LONG_CONSUMERS, WARM_UP_SECONDS, take);
+  const stopWaits = await sampleWaits(databaseUrl);
+  const stopWal = await walMeter(databaseUrl);
+  const main = await longRun(service.url, service.child.pid!, stats, data.main, LONG_SECONDS, take);
+  const waits = await stopWaits();
+  const wal = await stopWal();
+  await printBookings(db, [main.run, main.cpu], data.main, 400);
+  printWaits(waits);
+  console.log(`    WAL: ${(wal.flushes / main.run.booked).toFixed(2)} flushes (fsync) and ${(wal.bytes / main.run.booked / 1024).toFixed(1)} KiB per booking, background work included`);
+  printWallTime(main);
+  if (main.stats) printStatements('(pg_stat_statements)', main.stats, main.run.booked);
+  else console.log('    statements: pg_stat_statements is not loaded (shared_preload_libraries): no per-statement figures');
+
+  console.log(`\n  by calendar size: ${SIZE_BOOKINGS} bookings each, ${SIZE_ROUNDS} rounds taking turns (${LONG_SIZES.join(', ')} slots, then back), each on a fresh resource`);
+  const bySize = LONG_SIZES.map(() => [] as LongRun[]);
+  for (let r = 0; r < SIZE_ROUNDS; r++) {
+    const order = LONG_SIZES.map((_, i) => i);
+    for (const i of r % 2 ? order.reverse() : order) bySize[i].push(await longRun(service.url, service.child.pid!, stats, data.rounds[r][i], { bookings: SIZE_BOOKINGS }));
+  }
+  const rows = bySize.map((runs, i) => {
+    const booked = runs.reduce((n, x) => n + x.run.booked, 0);
+    const seconds = runs.reduce((n, x) => n + x.run.seconds, 0);
+    const sum = (f: (x: LongRun) => number) => runs.reduce((n, x) => n + f(x), 0) / Math.max(1, booked);
+    return {
+      slots: longSlots(data.rounds[0][i]), booked, perSecond: booked / seconds,
+      service: sum((x) => x.cpu.serviceMs), postgres: sum((x) => x.cpu.postgresMs),
+      statements: runs[0].stats ? sum((x) => x.stats!.calls) : NaN, execMs: runs[0].stats ? sum((x) => x.stats!.execMs) : NaN, buffers: runs[0].stats ? sum((x) => x.stats!.buffers) : NaN,
+      last: runs[runs.length - 1],
+    };
+  });
+  console.log('    slots   bookings  bookings/s  CPU per booking: service  PostgreSQL   statements  executing  buffers (top-level, per booking)');
+  for (const r of rows) console.log(`    ${String(r.slots).padStart(6)}  ${String(r.booked).padStart(8)}  ${r.perSecond.toFixed(0).padStart(10)}  ${ms(r.service).padStart(24)}  ${ms(r.postgres).padStart(10)}  ${r.statements.toFixed(1).padStart(11)}  ${ms(r.execMs).padStart(9)}  ${r.buffers.toFixed(0).padStart(7)}`);
+  for (const r of [rows[0], rows[rows.length - 1]]) if (r.last.stats) printStatements(`at ${r.slots} slots, last round`, r.last.stats, r.last.run.booked);
+  const pgCpu = rows.map((r) => r.postgres);
+  const spread = Math.max(...pgCpu) / Math.min(...pgCpu);
+  let clean = true;
+  for (const round of data.rounds) for (const d of round) clean = (await printOverbooking(db, d)) && clean;
+  console.log(`    targets : >= 400 bookings/s on W2-long: ${main.run.perSecond.toFixed(0)} ${met(main.run.perSecond >= 400)}; PostgreSQL CPU per booking within 20 % across the sizes: largest ${spread.toFixed(2)}x the smallest ${met(spread <= 1.2)}; zero overbookings: ${met(clean)}`);
+  await stats?.close();
+}
+
 /** slices of W2-hot and W2-ONEIP when both run: A B B A A B B A, so that the machine's drift falls on both alike */
 const HOT_SLICES = 4;
 
@@ -335,6 +383,8 @@ async function main(): Promise<void> {
     console.log('seeding through the partner API ...');
     const w2Data = chosen.includes('W2') ? await seedBooking(seeder, db, { resources: 25, days: 30, raster: 10 }) : undefined;
     const hotData = chosen.includes('W2-hot') ? await seedBooking(seeder, db, { resources: 1, days: 150, raster: 5 }) : undefined;
+    const longData = chosen.includes('W2-long') ? await seedLong(seeder, db) : undefined;
+    if (longData) await seedHistory(seeder, db, longData.main, HISTORY);
     const oneIpData = chosen.includes('W2-ONEIP') ? await seedBooking(seeder, db, { resources: 1, days: 150, raster: 5 }) : undefined;
     const w3Data = chosen.includes('W3') ? await seedBooking(seeder, db, { resources: 25, days: 30, raster: 10 }) : undefined;
     const rushData = chosen.includes('COLD') || chosen.includes('RUSH') ? await seedRush(seeder, db) : undefined;
@@ -421,6 +471,10 @@ async function main(): Promise<void> {
       const oneRun = await printHotPhase(db, one, null);
       const ratio = oneRun.perSecond / hotRun.perSecond;
       console.log(`\nW2-ONEIP against W2-hot: ${oneRun.perSecond.toFixed(0)} / ${hotRun.perSecond.toFixed(0)} bookings/s = ${ratio.toFixed(2)}x  (target >= 0.9x: ${met(ratio >= 0.9)})`);
+    }
+    if (longData) {
+      await settle();
+      await runLong(db, databaseUrl, service, longData);
     }
     if (w3Data) {
       await settle();

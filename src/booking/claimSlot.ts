@@ -35,6 +35,8 @@ export interface ClaimRequest {
   source?: EventSource | null;
   /** A2: the appointment's live participations read in the same statement */
   listLive?: boolean;
+  /** A2: the hold commits on its own at asynchronous commit (PlaceClaim.asyncCommit) */
+  asyncCommit?: boolean;
 }
 
 export const slotTaken = (message: string) => new DomainError('SLOT_TAKEN', message);
@@ -145,7 +147,7 @@ function publicRefusal(err: PlaceRefused, req: ClaimRequest): DomainError {
 export async function claimSlot(q: Queryable, req: ClaimRequest): Promise<ClaimedPlace> {
   const placement = 'appointmentId' in req.target ? joinExisting(req.target.appointmentId, req) : createFromTimeslot(req.target.timeslotId, req);
   try {
-    return await claimPlace(q, { ...placement, participation: req.participation, now: req.now, publicProduct: req.product.id, holdLimit: req.holdLimit, source: req.source === undefined ? 'public' : req.source, listLive: req.listLive });
+    return await claimPlace(q, { ...placement, participation: req.participation, now: req.now, publicProduct: req.product.id, holdLimit: req.holdLimit, source: req.source === undefined ? 'public' : req.source, listLive: req.listLive, asyncCommit: req.asyncCommit });
   } catch (err) {
     throw err instanceof PlaceRefused ? publicRefusal(err, req) : err;
   }

@@ -60,6 +60,7 @@ export async function reserveAppointment(deps: Deps, input: ReserveInput) {
     },
     holdLimit: { ip: client, max: deps.config.maxHoldsPerIp },
     listLive: true,
+    asyncCommit: true,
   });
   return reservationView({ resource, product, claim });
 }

@@ -1,4 +1,5 @@
 /** The outbox as a work queue: named queries the mail worker runs, each its own short statement. */
+import { ASYNC_COMMIT } from '../storage/asyncCommit.js';
 import type { Queryable } from '../storage/db.js';
 
 export interface OutboxRow {
@@ -42,8 +43,9 @@ export async function reread(db: Queryable, id: string): Promise<OutboxRow | nul
   return row ?? null;
 }
 
+/** At asynchronous commit (ASYNC_COMMIT): a mark lost in a crash of PostgreSQL sends the mail once more, never loses it. */
 export async function markSent(db: Queryable, id: string): Promise<void> {
-  await db.query(`UPDATE outbox SET status = 'SENT', sent_at = now(), last_error = NULL WHERE id = $1 AND status = 'PENDING'`, [id]);
+  await db.query(`UPDATE outbox SET status = 'SENT', sent_at = now(), last_error = NULL WHERE id = $1 AND status = 'PENDING' AND ${ASYNC_COMMIT} IS NOT NULL`, [id]);
 }
 
 /** Records a failed attempt: due again after `retryInMs`, or FAILED (kept, never deleted) when `giveUp`. */

@@ -4,6 +4,7 @@
  * for no round trip to this process; inside a transaction, make it the last statement.
  */
 import { conflict, DomainError } from '../errors.js';
+import { ASYNC_COMMIT } from '../storage/asyncCommit.js';
 import { constraintName, sqlState, type Queryable } from '../storage/db.js';
 import { reviveRow } from '../storage/jsonRows.js';
 import { eventsWritten, placeEventsSql, type EventSource } from '../webhooks/events.js';
@@ -86,6 +87,11 @@ export interface PlaceClaim {
   source: EventSource | null;
   /** read the appointment's live participations after the claim, in the same statement (ClaimedPlace.live), unless it created the appointment */
   listLive?: boolean;
+  /**
+   * A hold committed on its own (A2): its commit does not wait for the WAL to reach the disk
+   * (ASYNC_COMMIT). A crash of PostgreSQL may lose the holds of its last moments.
+   */
+  asyncCommit?: boolean;
 }
 
 /** A live participation of the appointment, as A2's answer shows it. */
@@ -155,7 +161,8 @@ export async function claimPlace(q: Queryable, c: PlaceClaim): Promise<ClaimedPl
     // The place's webhook events are written by the same statement, after claim_place.
     const [r] = await q.query<{ appointment: Record<string, unknown>; participation: Record<string, unknown>; live_before: number; created: boolean; events: number; live: LiveParticipation[] | null }>(
       `SELECT c.*, CASE WHEN $9::text IS NULL THEN 0 ELSE ${placeEventsSql('$9')} END AS events,
-              CASE WHEN $10 AND NOT c.created THEN live_participants((c.appointment->>'id')::uuid, $2) END AS live
+              CASE WHEN $10 AND NOT c.created THEN live_participants((c.appointment->>'id')::uuid, $2) END AS live,
+              CASE WHEN $11 THEN ${ASYNC_COMMIT} END AS commit_mode
          FROM claim_place(p_participation => $1, p_now => $2, p_join => $3, p_new => $4, p_public_product => $5,
                           p_ignore_capacity => $6, p_hold_ip => $7, p_max_holds => $8) c`,
       [
@@ -169,6 +176,7 @@ export async function claimPlace(q: Queryable, c: PlaceClaim): Promise<ClaimedPl
         c.holdLimit?.max ?? null,
         c.source,
         c.listLive ?? false,
+        c.asyncCommit ?? false,
       ],
     );
     if (r.events > 0) eventsWritten();

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { Config } from '../config.js';
+import { poolTimer, type PoolName, type PoolTimer } from './dbMetrics.js';
 import { acquireDirLock } from './lockfile.js';
 
 /** Anything SQL can be sent to: the database itself or an open transaction. */
@@ -108,15 +109,50 @@ class StatementNames {
   }
 
   /** Runs a query, once more under fresh names when the server reports a stale cached plan. */
-  async run(client: pg.Pool | pg.PoolClient, text: string, values: unknown[], inTransaction: boolean): Promise<unknown[]> {
+  async run(client: pg.PoolClient, text: string, values: unknown[], inTransaction: boolean, timer: PoolTimer): Promise<unknown[]> {
     try {
-      return (await client.query(this.config(text, values))).rows;
+      return await timed(timer, () => client.query(this.config(text, values)));
     } catch (err) {
       if (!isStalePlan(err)) throw err;
       this.generation++;
       if (inTransaction) throw err; // the transaction is aborted; transaction() retries it whole
-      return (await client.query(this.config(text, values))).rows;
+      return await timed(timer, () => client.query(this.config(text, values)));
     }
+  }
+}
+
+async function timed(timer: PoolTimer, send: () => Promise<pg.QueryResult>): Promise<unknown[]> {
+  const sent = performance.now();
+  try {
+    return (await send()).rows;
+  } finally {
+    timer.queried(sent);
+  }
+}
+
+/** A pool's connection, the wait for it counted. */
+async function connect(pool: pg.Pool, timer: PoolTimer): Promise<pg.PoolClient> {
+  const asked = performance.now();
+  const client = await pool.connect();
+  timer.waited(asked);
+  return client;
+}
+
+/**
+ * Runs one statement on a connection of the pool. Unlike pg.Pool.query, a connection whose
+ * statement failed with the server's answer (an SQLSTATE: a refused place, a unique violation) goes
+ * back to the pool: only a broken connection is closed, so a refusal costs no new backend.
+ */
+async function onPooled(pool: pg.Pool, timer: PoolTimer, run: (client: pg.PoolClient) => Promise<unknown[]>): Promise<unknown[]> {
+  const client = await connect(pool, timer);
+  let broken: Error | undefined;
+  try {
+    return await run(client);
+  } catch (err) {
+    if (sqlState(err) === undefined) broken = err as Error;
+    throw err;
+  } finally {
+    client.release(broken);
   }
 }
 
@@ -126,22 +162,27 @@ class PostgresDb implements Db {
   readonly kind = 'postgres' as const;
   readonly listingReads: Queryable;
   private readonly statements: StatementNames;
+  private readonly timer: PoolTimer;
   constructor(
     readonly pool: pg.Pool,
     namedStatements: boolean,
     private readonly listingPool: pg.Pool | null,
+    name: PoolName,
   ) {
     this.statements = new StatementNames(namedStatements);
+    this.timer = poolTimer(name);
+    const listingTimer = poolTimer('listing');
     this.listingReads = listingPool
       ? {
-          query: async <T>(sql: string, params: unknown[] = []) => (await this.statements.run(listingPool, sql, params, false)) as T[],
+          query: async <T>(sql: string, params: unknown[] = []) =>
+            (await onPooled(listingPool, listingTimer, (c) => this.statements.run(c, sql, params, false, listingTimer))) as T[],
           exec: async (sql: string) => void (await listingPool.query(sql)),
         }
       : this;
   }
 
   async query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-    return (await this.statements.run(this.pool, sql, params, false)) as T[];
+    return (await onPooled(this.pool, this.timer, (c) => this.statements.run(c, sql, params, false, this.timer))) as T[];
   }
 
   async exec(sql: string): Promise<void> {
@@ -150,14 +191,15 @@ class PostgresDb implements Db {
 
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     return withRetry(async () => {
-      const client = await this.pool.connect();
+      const client = await connect(this.pool, this.timer);
+      const send = (sql: string) => timed(this.timer, () => client.query(sql));
       try {
-        await client.query('BEGIN');
+        await send('BEGIN');
         const result = await fn({
-          query: async <R>(sql: string, params: unknown[] = []) => (await this.statements.run(client, sql, params, true)) as R[],
+          query: async <R>(sql: string, params: unknown[] = []) => (await this.statements.run(client, sql, params, true, this.timer)) as R[],
           exec: async (sql: string) => void (await client.query(sql)),
         });
-        await client.query('COMMIT');
+        await send('COMMIT');
         return result;
       } catch (err) {
         await client.query('ROLLBACK').catch(() => undefined);
@@ -191,9 +233,11 @@ export interface OpenDbOptions {
    * closed after 10 s idle).
    */
   keepConnections?: boolean;
+  /** the pool's name in the metrics (db_pool_wait_seconds_total ...); default requests */
+  name?: PoolName;
 }
 
-export async function openDb({ databaseUrl, dataDir, poolSize = 10, listingPoolSize = 0, preparedStatements = true, keepConnections = false }: OpenDbOptions): Promise<Db> {
+export async function openDb({ databaseUrl, dataDir, poolSize = 10, listingPoolSize = 0, preparedStatements = true, keepConnections = false, name = 'requests' }: OpenDbOptions): Promise<Db> {
   if (databaseUrl && databaseUrl.startsWith('postgres')) {
     const newPool = async (max: number) => {
       const pool = new pg.Pool({ connectionString: databaseUrl, max, ...(keepConnections ? { idleTimeoutMillis: 0 } : {}) });
@@ -204,7 +248,7 @@ export async function openDb({ databaseUrl, dataDir, poolSize = 10, listingPoolS
       }
       return pool;
     };
-    return new PostgresDb(await newPool(poolSize), preparedStatements, listingPoolSize > 0 ? await newPool(listingPoolSize) : null);
+    return new PostgresDb(await newPool(poolSize), preparedStatements, listingPoolSize > 0 ? await newPool(listingPoolSize) : null, name);
   }
   // Loaded only when used: a service on a PostgreSQL server never loads the embedded engine.
   const [{ PGlite }, { btree_gist }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite/contrib/btree_gist')]);
@@ -239,7 +283,7 @@ export async function openInstanceDbs(
   const options = { databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.preparedStatements, keepConnections: true };
   const db = await openDb({ ...options, poolSize: config.databasePoolSize, listingPoolSize: config.listingPoolSize });
   if (db.kind === 'pglite') return { db, jobsDb: db, close: () => db.close() };
-  const jobsDb = await openDb({ ...options, poolSize: config.jobPoolSize });
+  const jobsDb = await openDb({ ...options, poolSize: config.jobPoolSize, name: 'jobs' });
   return { db, jobsDb, close: async () => void (await Promise.all([db.close(), jobsDb.close()])) };
 }
 
