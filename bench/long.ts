@@ -48,7 +48,7 @@ export interface StatementStats {
   calls: number;
   execMs: number;
   buffers: number;
-  top: { query: string; calls: number; execMs: number; buffers: number }[];
+  top: { query: string; calls: number; execMs: number; buffers: number; toplevel: boolean }[];
 }
 
 /**
@@ -77,14 +77,14 @@ export async function statementStats(databaseUrl: string): Promise<{ reset(): Pr
         )
       ).rows;
       const top = (
-        await client.query<{ query: string; calls: number; exec: number; buffers: number }>(
-          `SELECT regexp_replace(query, '\\s+', ' ', 'g') AS query, sum(calls)::float8 AS calls, sum(total_exec_time)::float8 AS exec,
+        await client.query<{ query: string; calls: number; exec: number; buffers: number; toplevel: boolean }>(
+          `SELECT regexp_replace(query, '\\s+', ' ', 'g') AS query, toplevel, sum(calls)::float8 AS calls, sum(total_exec_time)::float8 AS exec,
                   sum(shared_blks_hit + shared_blks_read)::float8 AS buffers
              FROM pg_stat_statements WHERE dbid = ${db} AND query !~* 'pg_stat_statements|pg_stat_activity'
-            GROUP BY 1 ORDER BY 3 DESC LIMIT 8`,
+            GROUP BY 1, 2 ORDER BY 4 DESC LIMIT 30`,
         )
       ).rows;
-      return { calls: sum.calls ?? 0, execMs: sum.exec ?? 0, buffers: sum.buffers ?? 0, top: top.map((t) => ({ query: t.query, calls: t.calls, execMs: t.exec, buffers: t.buffers })) };
+      return { calls: sum.calls ?? 0, execMs: sum.exec ?? 0, buffers: sum.buffers ?? 0, top: top.map((t) => ({ query: t.query, calls: t.calls, execMs: t.exec, buffers: t.buffers, toplevel: t.toplevel })) };
     },
     close: () => client.end(),
   };
@@ -150,10 +150,13 @@ export function printWallTime({ run, time }: LongRun): void {
   console.log(`      outside the service: ${ms(run.mean - per(time.requestMs))} (sockets, the kernel, the bench client on the same cores)`);
 }
 
-export function printStatements(label: string, stats: StatementStats, bookings: number): void {
+export function printStatements(label: string, stats: StatementStats, bookings: number, nested = 4): void {
   const per = (x: number) => (bookings ? x / bookings : NaN);
-  console.log(`    statements ${label}: ${per(stats.calls).toFixed(1)} top-level per booking, ${ms(per(stats.execMs))} executing, ${per(stats.buffers).toFixed(0)} buffers; heaviest (any level; per booking calls / ms / buffers):`);
-  for (const t of stats.top.slice(0, 6)) console.log(`      ${per(t.calls).toFixed(2).padStart(6)} ${per(t.execMs).toFixed(3).padStart(7)} ${per(t.buffers).toFixed(0).padStart(5)}  ${t.query.slice(0, 110)}`);
+  console.log(`    statements ${label}: ${per(stats.calls).toFixed(1)} top-level per booking, ${ms(per(stats.execMs))} executing, ${per(stats.buffers).toFixed(0)} buffers; heaviest top-level, then nested (per booking calls / ms / buffers):`);
+  const line = (t: StatementStats['top'][number]) => console.log(`      ${per(t.calls).toFixed(2).padStart(6)} ${per(t.execMs).toFixed(3).padStart(7)} ${per(t.buffers).toFixed(0).padStart(5)}  ${t.query.slice(0, 110)}`);
+  stats.top.filter((t) => t.toplevel).slice(0, 4).forEach(line);
+  console.log('      nested:');
+  stats.top.filter((t) => !t.toplevel).slice(0, nested).forEach(line);
 }
 
 /**

@@ -317,7 +317,7 @@ async function runLong(db: Db, databaseUrl: string, service: Child, data: LongDa
   printWaits(waits);
   console.log(`    WAL: ${(wal.flushes / main.run.booked).toFixed(2)} flushes (fsync) and ${(wal.bytes / main.run.booked / 1024).toFixed(1)} KiB per booking, background work included`);
   printWallTime(main);
-  if (main.stats) printStatements('(pg_stat_statements)', main.stats, main.run.booked);
+  if (main.stats) printStatements('(pg_stat_statements)', main.stats, main.run.booked, 14);
   else console.log('    statements: pg_stat_statements is not loaded (shared_preload_libraries): no per-statement figures');
 
   console.log(`\n  by calendar size: ${SIZE_BOOKINGS} bookings each, ${SIZE_ROUNDS} rounds taking turns (${LONG_SIZES.join(', ')} slots, then back), each on a fresh resource`);
