@@ -7,10 +7,10 @@
  */
 import { spawn } from 'node:child_process';
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './ports.js';
 
 export const NGINX = '/usr/sbin/nginx';
 export const NGINX_CONF = fileURLToPath(new URL('../../deploy/nginx.conf', import.meta.url));
@@ -36,16 +36,6 @@ export function renderEdgeConf(template: string, values: EdgeValues): string {
     return value;
   });
 }
-
-const freePort = () =>
-  new Promise<number>((resolvePort, reject) => {
-    const probe = createServer();
-    probe.on('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolvePort(port));
-    });
-  });
 
 export interface Edge {
   /** http://127.0.0.1:PORT */

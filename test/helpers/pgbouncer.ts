@@ -1,9 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
+import { freePort } from './ports.js';
 
 export const PGBOUNCER = '/usr/sbin/pgbouncer';
 
@@ -15,14 +15,6 @@ export function skipWithoutPgbouncer(): boolean {
   if (existsSync(PGBOUNCER) || process.env.CI) return false;
   console.warn(`\n*** ${PGBOUNCER} not found: the PgBouncer (transaction pooling) test is SKIPPED. Install it with: apt-get install -y pgbouncer ***\n`);
   return true;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((r) => server.close(r));
-  return port;
 }
 
 export interface Pgbouncer {
