@@ -52,6 +52,8 @@ async function listing(slots: number, capacity = 3): Promise<{ b: Booking; path:
 
 const places = (body: string) => (Object.entries(JSON.parse(body) as Record<string, ListedBookable[]>).filter(([k]) => k !== 'public_visible').flatMap(([, v]) => v)).map((i) => i.capacity_left);
 const BR = { 'accept-encoding': 'br, gzip' };
+/** X-Cache of an answer nginx gave from its copy (a copy past its second is served while it is refreshed) */
+const FROM_CACHE = ['HIT', 'STALE', 'UPDATING'];
 
 async function waitFor<T>(what: string, probe: () => Promise<T | undefined>): Promise<T> {
   const until = Date.now() + CHANGE_CEILING_MS;
@@ -78,7 +80,7 @@ describe.skipIf(skip)(`the service behind deploy/nginx.conf (${currentBackend()}
       expect(r.headers.vary).toBe(origin.headers.vary);
     }
     expect(first.headers['x-cache']).toBe('MISS');
-    expect(second.headers['x-cache']).toBe('HIT');
+    expect(FROM_CACHE).toContain(second.headers['x-cache']);
     // a browser revalidating its copy gets its 304 from the edge
     const again = await viaEdge('GET', path, { ...BR, 'if-none-match': String(origin.headers.etag) });
     expect(again.status).toBe(304);
@@ -128,7 +130,7 @@ describe.skipIf(skip)(`the service behind deploy/nginx.conf (${currentBackend()}
     for (const h of asked) answers.push(await viaEdge('GET', path, h));
     expect(answers.map(encodingOf)).toEqual(expected);
     expect(new Set(answers.map((r) => r.body)).size).toBe(1);
-    expect(answers.at(-1)!.headers['x-cache']).toBe('HIT');
+    expect(FROM_CACHE).toContain(answers.at(-1)!.headers['x-cache']);
     for (const origin of ['https://shop.example', 'https://other.example']) {
       const r = await viaEdge('GET', path, { ...BR, origin });
       expect(r.headers['access-control-allow-origin']).toBe(origin);
@@ -144,7 +146,7 @@ describe.skipIf(skip)(`the service behind deploy/nginx.conf (${currentBackend()}
     const first = await viaEdge('GET', path, BR);
     expect(first.status).toBe(200);
     expect(first.body).toMatch(/^BEGIN:VCALENDAR/);
-    expect((await viaEdge('GET', path, BR)).headers['x-cache']).toBe('HIT');
+    expect(FROM_CACHE).toContain((await viaEdge('GET', path, BR)).headers['x-cache']);
     expect((await b.p.call('DELETE', `${b.base}/calendar-feeds/${id}`)).statusCode).toBe(204);
     await waitFor('the revoked feed gone at the edge', async () => ((await viaEdge('GET', path, BR)).status === 404 ? true : undefined));
   });
