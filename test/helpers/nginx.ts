@@ -6,7 +6,7 @@
  * there it runs and fails.
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -48,13 +48,10 @@ export interface Edge {
 
 /** Starts nginx with deploy/nginx.conf in front of `upstream` (http://host:port), in the foreground, as a child of this process. */
 export async function startEdge(upstream: string): Promise<Edge> {
+  // nginx makes its cache and temporary directories in it, for its workers' user (nobody) when we
+  // are root: they must be able to reach them
   const dir = mkdtempSync(join(tmpdir(), 'edge-'));
-  // when we are root, nginx's workers run as nobody: they write the cache and temporary files
-  chmodSync(dir, 0o777);
-  for (const sub of ['cache', 'temp']) {
-    mkdirSync(join(dir, sub));
-    chmodSync(join(dir, sub), 0o777);
-  }
+  chmodSync(dir, 0o755);
   const port = await freePort();
   const conf = join(dir, 'nginx.conf');
   const target = new URL(upstream);
