@@ -12,7 +12,9 @@
  * acknowledged before it arrived is as old as the (k+1)-th acknowledgement, else 0. Nothing is
  * sampled: every answer is judged, each distinct listing (ETag) decoded once.
  */
+import { readFileSync } from 'node:fs';
 import { bookingRun, type BookingRun } from './booking.js';
+import { processTicks, TICK_MS } from './cpu.js';
 import { client, decoded, Latencies } from './http.js';
 import { metricsOf } from './metrics.js';
 import { A1_HEADERS, a1Path, RUSH_BOOKERS } from './rush.js';
@@ -37,6 +39,12 @@ function taken(json: string): number {
     .reduce((sum, i) => sum + i.capacity - i.capacity_left, 0);
 }
 
+/** CPU ticks of nginx: its master and its workers (the master's children, Linux /proc). */
+function nginxTicks(master: number): number {
+  const workers = readFileSync(`/proc/${master}/task/${master}/children`, 'utf8').trim().split(/\s+/).filter(Boolean);
+  return workers.reduce((sum, pid) => sum + processTicks(pid), processTicks(master));
+}
+
 /** A1 requests the service has answered so far, every status. */
 async function a1Served(serviceUrl: string): Promise<number> {
   let n = 0;
@@ -53,6 +61,8 @@ export interface EdgeRun {
   /** the listings' age at the viewers, ms */
   age: ReturnType<Latencies['summary']> & { over2s: number; versions: number };
   bookings: BookingRun;
+  /** nginx's CPU over the run, ms */
+  nginxMs: number;
 }
 
 export async function edgeRun(serviceUrl: string, data: BookingData, take: () => { n: number; slot: Slot }): Promise<EdgeRun> {
@@ -65,11 +75,13 @@ export async function edgeRun(serviceUrl: string, data: BookingData, take: () =>
     const viewers = await viewersInWorker({ serverUrl: edge.url, path, headers: A1_HEADERS, viewers: EDGE_VIEWERS, pauseMs: EDGE_POLL_MS, versions: true });
     const held: number[] = [];
     const servedBefore = await a1Served(serviceUrl);
+    const nginxBefore = nginxTicks(edge.pid);
     const started = performance.now();
     const onHeld = () => held.push(performance.timeOrigin + performance.now());
     const [bookings, seen] = await Promise.all([bookingRun(serviceUrl, data, EDGE_BOOKERS, EDGE_SECONDS, take, undefined, onHeld), viewers.start(EDGE_SECONDS)]);
     const seconds = (performance.now() - started) / 1000;
     const origin = (await a1Served(serviceUrl)) - servedBefore;
+    const nginxMs = (nginxTicks(edge.pid) - nginxBefore) * TICK_MS;
 
     const latencies = new Latencies();
     for (const ms of seen.ms) latencies.add(ms);
@@ -91,6 +103,7 @@ export async function edgeRun(serviceUrl: string, data: BookingData, take: () =>
       variants: Object.keys(seen.encodings).length,
       age: { ...ages.summary(), over2s, versions: shows.size },
       bookings,
+      nginxMs,
     };
   } finally {
     await edge.close();

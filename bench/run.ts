@@ -176,7 +176,7 @@ async function runEdge(db: Db, service: Child, data: BookingData, take: Take) {
   printBooked(r.bookings);
   const available = cpus().length * r.bookings.seconds;
   const share = (spentMs: number) => `${(spentMs / 1000).toFixed(1)} s (${((100 * spentMs) / 1000 / available).toFixed(0)} %)`;
-  console.log(`    CPU     : service ${share(cpu.serviceMs)}, PostgreSQL ${share(cpu.postgresMs)}, bench client ${share(cpu.benchMs)} of ${available.toFixed(0)} core-seconds (nginx not counted)`);
+  console.log(`    CPU     : service ${share(cpu.serviceMs)}, PostgreSQL ${share(cpu.postgresMs)}, bench client ${share(cpu.benchMs)}, nginx ${share(r.nginxMs)} of ${available.toFixed(0)} core-seconds; nginx ${((1000 * r.nginxMs) / Math.max(1, r.a1.n)).toFixed(0)} µs per edge answer`);
   const clean = await printOverbooking(db, data);
   console.log(`    targets : edge A1 p99 <= 20 ms: ${met(r.a1.p99 <= 20)}; origin <= 2 A1 requests/s per listing variant: ${met(perVariant <= 2)}; zero overbookings: ${met(clean)}; no listing older than 2 s: ${met(r.age.over2s === 0)}`);
 }
