@@ -64,9 +64,10 @@ export async function bookOnce(send: Send, data: BookingData, { n, slot }: { n: 
 
 /**
  * Consumers booking for `length`: seconds, or until they sent the requests of that many bookings.
- * With `oneAddress` every consumer books from that address (the service's hold cap and rate limit raised for it).
+ * With `oneAddress` every consumer books from that address (the service's hold cap and rate limit
+ * raised for it); `onHeld` is called the moment each hold is acknowledged (201).
  */
-export async function bookingRun(serverUrl: string, data: BookingData, consumers: number, length: number | { bookings: number }, take = slotCounter(data), oneAddress?: string): Promise<BookingRun> {
+export async function bookingRun(serverUrl: string, data: BookingData, consumers: number, length: number | { bookings: number }, take = slotCounter(data), oneAddress?: string, onHeld?: () => void): Promise<BookingRun> {
   let booked = 0;
   const failures: Record<string, number> = {};
   const fail = (step: string, status: number) => (failures[`${step} ${status}`] = (failures[`${step} ${status}`] ?? 0) + 1);
@@ -85,8 +86,10 @@ export async function bookingRun(serverUrl: string, data: BookingData, consumers
           return { ...req, headers: context.headers, path: `/rest/1/resources/${slot.resourceUuid}/reserve_appointment`, body: JSON.stringify(reserveBody(data, slot)) };
         },
         onResponse: (status: number, body: string, context: Ctx) => {
-          if (status === 201) context.placeholder = JSON.parse(body).participation.customer_uuid;
-          else fail('reserve', status);
+          if (status === 201) {
+            onHeld?.();
+            context.placeholder = JSON.parse(body).participation.customer_uuid;
+          } else fail('reserve', status);
         },
       },
       {

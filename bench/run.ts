@@ -15,6 +15,9 @@
  *  FEED    the calendar feed of W1's resource polled by 10 connections: full answers, then 304s
  *  COLD    100 times in a row: one booking on W1's listing (20 places a slot), then the first A1 after it
  *  RUSH    that listing (A1, br/gzip welcome) polled by 20 viewers while 20 consumers book its places, 15 s
+ *  EDGE    that listing through nginx with deploy/nginx.conf: 200 viewers (br) polling it every 100 ms
+ *          while 20 consumers book its places, 15 s; the service's A1 requests/s and the listing's
+ *          age at the viewers (bench/edge.ts)
  *  CALENDAR  a 5 MiB calendar (2,000 events, 500 recurring) read and expanded 400 days ahead, in this process
  *  BUSY    the cold A1 of W1-shaped resources taking turns, without and with 500 busy times (closures), 100 each
  *  W1-CACHED  W1's listing from the cache, 50 connections, uncompressed and br, against a plain
@@ -23,7 +26,7 @@
  *          consumer, mails and a webhook event) erased by the retention job while W2-hot's workload
  *          books, against the same workload without the job before and after; runs last
  * Each booking workload's provider (RUSH's and COLD's too) also has a history of 20,000 past consumers
- * and bookings. COLD and RUSH share their resource; COLD runs first, on the quiet service.
+ * and bookings. COLD, RUSH and EDGE share their resource; COLD runs first, on the quiet service.
  * Only a part: `npm run bench -- W2-hot W3` (names as above).
  */
 import { randomBytes } from 'node:crypto';
@@ -45,6 +48,7 @@ import { FEED_CONNECTIONS, FEED_SECONDS, feedRun } from './feed.js';
 import { mixedRun } from './mixed.js';
 import { LONG_CONSUMERS, LONG_SECONDS, LONG_SIZES, longRun, longSlots, printStatements, printWallTime, seedLong, SIZE_BOOKINGS, SIZE_ROUNDS, statementStats, walMeter, type LongData, type LongRun } from './long.js';
 import { RUSH_BOOKERS, RUSH_SECONDS, RUSH_VIEWERS, rushRun } from './rush.js';
+import { EDGE_BOOKERS, EDGE_POLL_MS, EDGE_SECONDS, EDGE_VIEWERS, edgeRun } from './edge.js';
 import { seedBooking, seedBusy, seedHistory, seedRush, seedTraces, seedW1, type BookingData, type BusyData } from './seed.js';
 import { sampleRss, startChild, stop, type Child } from './service.js';
 import { W1_CONNECTIONS, W1_SECONDS, w1 } from './w1.js';
@@ -53,7 +57,7 @@ import { CACHED_CONNECTIONS, CACHED_SECONDS, cachedRun } from './cached.js';
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /** past consumers (and bookings) each booking workload's provider has, as in a database in service */
 const HISTORY = 20_000;
-const WORKLOADS = ['W1', 'W1-CACHED', 'W2', 'W2-hot', 'W2-long', 'W2-ONEIP', 'W3', 'FEED', 'COLD', 'RUSH', 'BUSY', 'CALENDAR', 'RETENTION'];
+const WORKLOADS = ['W1', 'W1-CACHED', 'W2', 'W2-hot', 'W2-long', 'W2-ONEIP', 'W3', 'FEED', 'COLD', 'RUSH', 'EDGE', 'BUSY', 'CALENDAR', 'RETENTION'];
 /** seconds of unmeasured booking before W2-hot and W2-ONEIP taking turns, when no workload booked before */
 const WARM_UP_SECONDS = 5;
 /** W2-ONEIP's one client address */
@@ -157,6 +161,24 @@ async function runRush(db: Db, service: Child, data: BookingData, take: Take) {
   console.log(`    service event-loop lag: p50 ${lagMs(50)}  p90 ${lagMs(90)}  p99 ${lagMs(99)}`);
   const clean = await printOverbooking(db, data);
   console.log(`    targets : A1 p99 <= 50 ms: ${met(a1.p99 <= 50)}; answer <= 30 KB on the wire: ${met(a1.wireMax <= 30_000)}; zero overbookings: ${met(clean)}`);
+}
+
+async function runEdge(db: Db, service: Child, data: BookingData, take: Take) {
+  console.log(`\nEDGE  A1 of RUSH's listing through nginx (deploy/nginx.conf): ${EDGE_VIEWERS} viewers (accept-encoding: br, gzip; each polling again ${EDGE_POLL_MS} ms after an answer) while ${EDGE_BOOKERS} consumers book its places at the service, ${EDGE_SECONDS} s`);
+  const spent = cpuMeter(service.child.pid!);
+  const r = await edgeRun(service.url, data, take);
+  const cpu = spent();
+  const encodings = Object.entries(r.a1.encodings).map(([e, n]) => `${e} ${n}`).join(', ') || 'none';
+  console.log(`    edge A1 : p50 ${ms(r.a1.p50)}  p99 ${ms(r.a1.p99)}  longest ${ms(r.a1.max)}  ${r.a1.perSecond.toFixed(0)} req/s  (non-2xx ${r.a1.non2xx}, errors ${r.a1.errors}; Content-Encoding seen: ${encodings}); viewers' event-loop lag p99 ${ms(r.a1.viewerLagP99)}`);
+  const perVariant = r.originPerSecond / Math.max(1, r.variants);
+  console.log(`    origin  : ${r.originPerSecond.toFixed(2)} A1 requests/s reached the service (its /metrics), ${r.variants} listing variant(s): ${perVariant.toFixed(2)} per variant`);
+  console.log(`    age     : p50 ${ms(r.age.p50)}  p99 ${ms(r.age.p99)}  oldest ${ms(r.age.max)}  over 2 s: ${r.age.over2s} of ${r.age.n} answers; ${r.age.versions} distinct listings seen (age: time since the earliest acknowledged hold the answer does not show)`);
+  printBooked(r.bookings);
+  const available = cpus().length * r.bookings.seconds;
+  const share = (spentMs: number) => `${(spentMs / 1000).toFixed(1)} s (${((100 * spentMs) / 1000 / available).toFixed(0)} %)`;
+  console.log(`    CPU     : service ${share(cpu.serviceMs)}, PostgreSQL ${share(cpu.postgresMs)}, bench client ${share(cpu.benchMs)}, nginx ${share(r.nginxMs)} of ${available.toFixed(0)} core-seconds; nginx ${((1000 * r.nginxMs) / Math.max(1, r.a1.n)).toFixed(0)} µs per edge answer`);
+  const clean = await printOverbooking(db, data);
+  console.log(`    targets : edge A1 p99 <= 20 ms: ${met(r.a1.p99 <= 20)}; origin <= 2 A1 requests/s per listing variant: ${met(perVariant <= 2)}; zero overbookings: ${met(clean)}; no listing older than 2 s: ${met(r.age.over2s === 0)}`);
 }
 
 /** prom-client's event-loop monitoring resolution (its default) */
@@ -387,7 +409,7 @@ async function main(): Promise<void> {
     if (longData) await seedHistory(seeder, db, longData.main, HISTORY);
     const oneIpData = chosen.includes('W2-ONEIP') ? await seedBooking(seeder, db, { resources: 1, days: 150, raster: 5 }) : undefined;
     const w3Data = chosen.includes('W3') ? await seedBooking(seeder, db, { resources: 25, days: 30, raster: 10 }) : undefined;
-    const rushData = chosen.includes('COLD') || chosen.includes('RUSH') ? await seedRush(seeder, db) : undefined;
+    const rushData = ['COLD', 'RUSH', 'EDGE'].some((w) => chosen.includes(w)) ? await seedRush(seeder, db) : undefined;
     for (const data of [w2Data, hotData, oneIpData, w3Data, rushData]) if (data) await seedHistory(seeder, db, data, HISTORY);
     const retentionData = chosen.includes('RETENTION') ? await seedBooking(seeder, db, { resources: 1, days: 300, raster: 5 }) : undefined;
     if (retentionData) {
@@ -495,7 +517,7 @@ async function main(): Promise<void> {
       console.log(`    targets : partner writes p99 <= 100 ms: ${ms(worstP99)} ${met(worstP99 <= 100)}; no answer over 1 s: ${ms(longest)} ${met(longest <= 1000)}`);
     }
     if (rushData) {
-      const take = slotCounter(rushData); // COLD's bookings, then RUSH's: the places of one listing
+      const take = slotCounter(rushData); // COLD's bookings, then RUSH's, then EDGE's: the places of one listing
       if (chosen.includes('COLD')) {
         await settle();
         await runCold(service, rushData, take);
@@ -503,6 +525,10 @@ async function main(): Promise<void> {
       if (chosen.includes('RUSH')) {
         await settle();
         await runRush(db, service, rushData, take);
+      }
+      if (chosen.includes('EDGE')) {
+        await settle();
+        await runEdge(db, service, rushData, take);
       }
     }
     if (retentionData) {

@@ -22,6 +22,9 @@ export interface ViewRun {
   last: { wire: Uint8Array; encoding: string | undefined } | null;
   /** the viewers' own event loop lag at p99, ms */
   lagP99: number;
+  /** with `versions`: each 2xx answer's arrival (ms since the epoch) and ETag, and each ETag's first answer as received */
+  answers?: { at: number[]; etag: string[] };
+  firstOf?: Record<string, { wire: Uint8Array; encoding: string | undefined }>;
 }
 
 interface Job {
@@ -29,6 +32,10 @@ interface Job {
   path: string;
   headers: Record<string, string>;
   viewers: number;
+  /** each viewer's pause between an answer and its next request, ms (none: a closed loop) */
+  pauseMs?: number;
+  /** record which listing each answer was (ViewRun's answers and firstOf) */
+  versions?: boolean;
 }
 
 /** Opens the viewers' connections (as browsers showing the page have), then polls from `go` until its deadline. */
@@ -37,6 +44,14 @@ async function view(job: Job, go: () => Promise<number>): Promise<ViewRun> {
   await Promise.all(Array.from({ length: job.viewers }, () => send('GET', job.path, job.headers)));
   const run: ViewRun = { ms: [], non2xx: 0, errors: 0, wireTotal: 0, wireMax: 0, encodings: {}, last: null, lagP99: NaN };
   let last: Timed | undefined;
+  const answers = { at: [] as number[], etag: [] as string[] };
+  const firstOf: NonNullable<ViewRun['firstOf']> = {};
+  const record = (r: Timed) => {
+    const etag = String(r.headers.etag);
+    answers.at.push(performance.timeOrigin + performance.now());
+    answers.etag.push(etag);
+    firstOf[etag] ??= { wire: r.wire, encoding: r.headers['content-encoding'] };
+  };
   const deadline = await go();
   const lag = monitorEventLoopDelay({ resolution: 1 });
   lag.enable();
@@ -58,13 +73,15 @@ async function view(job: Job, go: () => Promise<number>): Promise<ViewRun> {
       run.wireMax = Math.max(run.wireMax, r.wire.length);
       run.encodings[encodingOf(r)] = (run.encodings[encodingOf(r)] ?? 0) + 1;
       last = r;
+      if (job.versions) record(r);
+      if (job.pauseMs) await new Promise((resolve) => setTimeout(resolve, job.pauseMs));
     }
   };
   await Promise.all(Array.from({ length: job.viewers }, loop));
   lag.disable();
   run.lagP99 = lag.percentile(99) / 1e6;
   run.last = last ? { wire: last.wire, encoding: last.headers['content-encoding'] } : null;
-  return run;
+  return job.versions ? { ...run, answers, firstOf } : run;
 }
 
 /**

@@ -57,6 +57,16 @@ export function notModified(ifNoneMatch: string | undefined, etag: string): bool
   });
 }
 
+/**
+ * Cache-Control of the public GETs a shared cache may serve to many (A1's listing, the calendar
+ * feeds), the one home of their lifetime. Shared caches (nginx, a CDN: deploy/nginx.conf) keep an
+ * answer 1 s (s-maxage) and may serve it 1 s more while they fetch the next (stale-while-revalidate),
+ * so a rush of viewers reaches the service about once a second per listing. Browsers revalidate
+ * every use (max-age=0, with the ETag: 304). A listing that old costs a consumer at most a 412
+ * and a fresh list: the hold and the booking decide (docs/decisions.md, "The listing at the edge").
+ */
+export const SHARED_CACHE_CONTROL = 'public, max-age=0, s-maxage=1, stale-while-revalidate=1';
+
 /** Adds a request header the answer varies with to Vary, keeping those named already (CORS adds Origin). */
 export function addVary(reply: FastifyReply, field: string): void {
   const current = String(reply.getHeader('vary') ?? '');
@@ -65,12 +75,12 @@ export function addVary(reply: FastifyReply, field: string): void {
 }
 
 /**
- * Answers with `body` (JSON bytes that are not changed afterwards) as a representation that must be
- * revalidated on every use (Cache-Control: no-cache), so a browser's cache asks with If-None-Match.
+ * Answers with `body` (JSON bytes that are not changed afterwards) as a representation shared caches
+ * may keep for a second and browsers revalidate on every use (SHARED_CACHE_CONTROL), with If-None-Match.
  */
 export function sendCachedJson(request: FastifyRequest, reply: FastifyReply, body: Buffer): FastifyReply {
   const v = variants(body);
-  reply.header('etag', v.etag).header('cache-control', 'no-cache');
+  reply.header('etag', v.etag).header('cache-control', SHARED_CACHE_CONTROL);
   addVary(reply, 'Accept-Encoding');
   if (notModified(request.headers['if-none-match'], v.etag)) return reply.code(304).send();
   reply.type('application/json; charset=utf-8');

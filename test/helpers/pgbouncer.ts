@@ -2,8 +2,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { chmodSync, existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { freePort } from './ports.js';
 import pg from 'pg';
+import { freePort } from './ports.js';
 
 export const PGBOUNCER = '/usr/sbin/pgbouncer';
 

@@ -1,13 +1,13 @@
 import { createServer, type AddressInfo } from 'node:net';
 
-/** A TCP port on 127.0.0.1 that was free a moment ago, for a server a test starts. */
-export async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.on('error', reject);
-    server.listen(0, '127.0.0.1', () => resolve());
+/** A TCP port free on 127.0.0.1 right now, for a server a test starts (nginx, radicale, PgBouncer, SMTP). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as AddressInfo;
+      probe.close(() => resolve(port));
+    });
   });
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }

@@ -1,5 +1,5 @@
-import { createServer, type AddressInfo } from 'node:net';
 import { SMTPServer } from 'smtp-server';
+import { freePort } from './ports.js';
 
 /** One MIME part; leaves have a decoded body, multiparts have parts. */
 export interface MimePart {
@@ -139,17 +139,6 @@ export function parseMail(input: string | Buffer): ParsedMail {
       content: p.body,
     })),
   };
-}
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as AddressInfo;
-      probe.close(() => resolve(port));
-    });
-  });
 }
 
 /**
