@@ -395,6 +395,8 @@ async function main(): Promise<void> {
   let service: Child | undefined;
   try {
     await migrate(db);
+    // W2-long lists the statements inside functions and triggers too (where pg_stat_statements is loaded)
+    if (chosen.includes('W2-long')) await admin(`ALTER DATABASE ${name} SET pg_stat_statements.track = 'all'`).catch(() => undefined);
     if (process.env.BENCH_EXPLAIN) {
       await admin(`ALTER DATABASE ${name} SET session_preload_libraries = 'auto_explain'`);
       await admin(`ALTER DATABASE ${name} SET auto_explain.log_min_duration = '${process.env.BENCH_EXPLAIN}'`);
