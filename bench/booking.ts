@@ -62,12 +62,21 @@ export async function bookOnce(send: Send, data: BookingData, { n, slot }: { n: 
   return { reserved, created };
 }
 
-/**
- * Consumers booking for `length`: seconds, or until they sent the requests of that many bookings.
- * With `oneAddress` every consumer books from that address (the service's hold cap and rate limit
- * raised for it); `onHeld` is called the moment each hold is acknowledged (201).
- */
-export async function bookingRun(serverUrl: string, data: BookingData, consumers: number, length: number | { bookings: number }, take = slotCounter(data), oneAddress?: string, onHeld?: () => void): Promise<BookingRun> {
+/** Consumers booking, each a closed loop of reserve + create. */
+export interface BookingLoad {
+  consumers: number;
+  /** seconds, or until the requests of that many bookings were sent */
+  length: number | { bookings: number };
+  /** where the places come from (default: a new slotCounter of the data) */
+  take?: () => { n: number; slot: Slot };
+  /** every consumer books from this address (the service's hold cap and rate limit raised for it) */
+  oneAddress?: string;
+  /** called the moment each hold is acknowledged (201) */
+  onHeld?: () => void;
+}
+
+export async function bookingRun(serverUrl: string, data: BookingData, load: BookingLoad): Promise<BookingRun> {
+  const { consumers, length, take = slotCounter(data), oneAddress, onHeld } = load;
   let booked = 0;
   const failures: Record<string, number> = {};
   const fail = (step: string, status: number) => (failures[`${step} ${status}`] = (failures[`${step} ${status}`] ?? 0) + 1);

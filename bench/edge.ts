@@ -78,7 +78,7 @@ export async function edgeRun(serviceUrl: string, data: BookingData, take: () =>
     const nginxBefore = nginxTicks(edge.pid);
     const started = performance.now();
     const onHeld = () => held.push(performance.timeOrigin + performance.now());
-    const [bookings, seen] = await Promise.all([bookingRun(serviceUrl, data, EDGE_BOOKERS, EDGE_SECONDS, take, undefined, onHeld), viewers.start(EDGE_SECONDS)]);
+    const [bookings, seen] = await Promise.all([bookingRun(serviceUrl, data, { consumers: EDGE_BOOKERS, length: EDGE_SECONDS, take, onHeld }), viewers.start(EDGE_SECONDS)]);
     const seconds = (performance.now() - started) / 1000;
     const origin = (await a1Served(serviceUrl)) - servedBefore;
     const nginxMs = (nginxTicks(edge.pid) - nginxBefore) * TICK_MS;

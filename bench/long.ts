@@ -132,7 +132,7 @@ export async function longRun(url: string, servicePid: number, stats: Awaited<Re
   await stats?.reset();
   const before = await metricsOf(url);
   const spent = cpuMeter(servicePid);
-  const run = await bookingRun(url, data, LONG_CONSUMERS, length, take);
+  const run = await bookingRun(url, data, { consumers: LONG_CONSUMERS, length, take });
   const cpu = spent();
   const time = serviceTime(before, await metricsOf(url));
   return { run, cpu, time, stats: stats ? await stats.read() : null };

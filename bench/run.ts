@@ -222,7 +222,7 @@ const hotPhase = (data: BookingData, oneAddress?: string): HotPhase => ({ data, 
 /** One measured slice of a phase, its figures added to the phase's. */
 async function hotSlice(service: Child, databaseUrl: string, phase: HotPhase, seconds: number): Promise<void> {
   const stopWaits = await sampleWaits(databaseUrl);
-  const [r, cpu] = await measured(service, () => bookingRun(service.url, phase.data, 50, seconds, phase.take, phase.oneAddress));
+  const [r, cpu] = await measured(service, () => bookingRun(service.url, phase.data, { consumers: 50, length: seconds, take: phase.take, oneAddress: phase.oneAddress }));
   phase.waits = addWaits(phase.waits, await stopWaits());
   phase.runs.push(r);
   phase.cpu = { serviceMs: phase.cpu.serviceMs + cpu.serviceMs, postgresMs: phase.cpu.postgresMs + cpu.postgresMs, benchMs: phase.cpu.benchMs + cpu.benchMs };
@@ -299,7 +299,7 @@ async function runRetention(db: Db, databaseUrl: string, first: Child, data: Boo
   console.log(`\nRETENTION  ${old} participations that ended over ${RETENTION_DAYS} days ago (on the booked resource; each with its customer, user, 2 mails and a webhook event) erased by the retention job (PERSONAL_DATA_RETENTION_DAYS=${RETENTION_DAYS}, RETENTION_SWEEP_SECONDS=1) while 50 consumers book distinct slots of ONE resource, in slices of ${RETENTION_SLICE_SECONDS} s; without the job: ${RETENTION_QUIET_SLICES} slices before and ${RETENTION_QUIET_SLICES} after`);
   const quiet = hotPhase(data);
   const busy: HotPhase = { ...hotPhase(data), take: quiet.take };
-  await bookingRun(first.url, data, 50, WARM_UP_SECONDS, quiet.take);
+  await bookingRun(first.url, data, { consumers: 50, length: WARM_UP_SECONDS, take: quiet.take });
   for (let i = 0; i < RETENTION_QUIET_SLICES; i++) await hotSlice(first, databaseUrl, quiet, RETENTION_SLICE_SECONDS);
   const withJob = await restart({ PERSONAL_DATA_RETENTION_DAYS: String(RETENTION_DAYS), RETENTION_SWEEP_SECONDS: '1' });
   const erasure = watchErasure(db);
@@ -308,7 +308,7 @@ async function runRetention(db: Db, databaseUrl: string, first: Child, data: Boo
   await erasure.finished;
   const seconds = erasure.seconds();
   const after = await restart({});
-  await bookingRun(after.url, data, 50, WARM_UP_SECONDS, quiet.take);
+  await bookingRun(after.url, data, { consumers: 50, length: WARM_UP_SECONDS, take: quiet.take });
   for (let i = 0; i < RETENTION_QUIET_SLICES; i++) await hotSlice(after, databaseUrl, quiet, RETENTION_SLICE_SECONDS);
 
   console.log(`    erased  : ${old} in ${seconds.toFixed(1)} s from the service's start (its first sweep 1 s in) = ${(old / seconds).toFixed(0)} participations/s; left ${await unerased(db)}; booking went on for ${bookedFor.toFixed(1)} s of it (${busy.runs.length} slices)`);
@@ -329,7 +329,7 @@ async function runLong(db: Db, databaseUrl: string, service: Child, data: LongDa
   const days = data.main.dayStartsMs.length;
   console.log(`\nW2-long  ${LONG_CONSUMERS} concurrent consumers, reserve + create on distinct slots of ONE resource with ${longSlots(data.main)} capacity-1 slots over ${days} days, ${LONG_SECONDS} s (after ${WARM_UP_SECONDS} s unmeasured)`);
   const take = slotCounter(data.main);
-  await bookingRun(service.url, data.main, LONG_CONSUMERS, WARM_UP_SECONDS, take);
+  await bookingRun(service.url, data.main, { consumers: LONG_CONSUMERS, length: WARM_UP_SECONDS, take });
   const stopWaits = await sampleWaits(databaseUrl);
   const stopWal = await walMeter(databaseUrl);
   const main = await longRun(service.url, service.child.pid!, stats, data.main, LONG_SECONDS, take);
@@ -462,7 +462,7 @@ async function main(): Promise<void> {
     if (w2Data) {
       await settle();
       console.log('\nW2  50 concurrent consumers, reserve + create on distinct slots of 25 resources, 20 s');
-      await printBookings(db, (await measured(service, () => bookingRun(service!.url, w2Data, 50, 20))), w2Data, null);
+      await printBookings(db, (await measured(service, () => bookingRun(service!.url, w2Data, { consumers: 50, length: 20 }))), w2Data, null);
     }
     const hot = hotData && hotPhase(hotData);
     const one = oneIpData && hotPhase(oneIpData, ONE_ADDRESS);
@@ -485,7 +485,7 @@ async function main(): Promise<void> {
       // machine's loaded phases. A service that has not booked yet first books 5 s unmeasured.
       const [a, b] = chosen.indexOf('W2-ONEIP') < chosen.indexOf('W2-hot') ? [one, hot] : [hot, one];
       await settle();
-      if (!w2Data) await bookingRun(service.url, a.data, 50, WARM_UP_SECONDS, a.take, a.oneAddress);
+      if (!w2Data) await bookingRun(service.url, a.data, { consumers: 50, length: WARM_UP_SECONDS, take: a.take, oneAddress: a.oneAddress });
       const slice = 20 / HOT_SLICES;
       for (let i = 0; i < HOT_SLICES; i++) for (const phase of i % 2 ? [b, a] : [a, b]) await hotSlice(service, databaseUrl, phase, slice);
       const turns = `${HOT_SLICES} slices of ${slice} s taking turns with`;

@@ -55,7 +55,7 @@ export async function rushRun(serverUrl: string, data: BookingData, take: () => 
   // is the service under the rush, not 20 TCP handshakes of the load generator in one millisecond.
   const viewers = await viewersInWorker({ serverUrl, path, headers: A1_HEADERS, viewers: RUSH_VIEWERS });
   const started = performance.now();
-  const [bookings, seen] = await Promise.all([bookingRun(serverUrl, data, RUSH_BOOKERS, RUSH_SECONDS, take), viewers.start(RUSH_SECONDS)]);
+  const [bookings, seen] = await Promise.all([bookingRun(serverUrl, data, { consumers: RUSH_BOOKERS, length: RUSH_SECONDS, take }), viewers.start(RUSH_SECONDS)]);
   const seconds = (performance.now() - started) / 1000;
   const latencies = new Latencies();
   for (const ms of seen.ms) latencies.add(ms);
