@@ -74,7 +74,7 @@ async function rssDuring<T>(service: Child, phase: string, run: () => Promise<T>
   const result = await run();
   const rss = peakRss();
   const target = RSS_TARGETS_MIB[phase];
-  console.log(`    service RSS: peak ${rss.toFixed(0)} MiB during ${phase}${target ? `; target < ${target} MiB: ${met(rss < target)}` : ''}`);
+  console.log(`    service RSS: peak ${rss.toFixed(0)} MiB during ${phase}${target ? `; target < ${target} (MiB): ${met(rss < target)}` : ''}`);
   return result;
 }
 
