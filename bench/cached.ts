@@ -19,7 +19,7 @@ import autocannon from 'autocannon';
 import pg from 'pg';
 import { httpPartner, seedW1With } from './seed.js';
 import { processTicks, TICK_MS } from './cpu.js';
-import { startChild, stop } from './service.js';
+import { sampleRss, startChild, startFlags, stop } from './service.js';
 
 export const CACHED_CONNECTIONS = 50;
 export const CACHED_SECONDS = 10;
@@ -74,7 +74,7 @@ export async function cachedRun(adminUrl: string): Promise<void> {
   const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF)}`] : [];
   // before the compiled build (9267d17) `npm start` ran the sources through tsx
   const main = existsSync(join(serviceDir, 'dist/main.js')) ? [join(serviceDir, 'dist/main.js')] : ['--import', 'tsx', join(serviceDir, 'src/main.ts')];
-  const spawned = spawn(process.execPath, [...profile, ...main], {
+  const spawned = spawn(process.execPath, [...profile, ...startFlags(serviceDir), ...main], {
     cwd: serviceDir,
     stdio: ['ignore', 'ignore', 'inherit'],
     env: {
@@ -111,6 +111,7 @@ export async function cachedRun(adminUrl: string): Promise<void> {
     writeFileSync(join(dir, 'br'), brBytes.body);
     const ceiling = await startChild([join(import.meta.dirname, 'nodeCeiling.mjs'), join(dir, 'identity'), join(dir, 'br'), brBytes.encoding ?? 'identity'], {});
     console.log(`    service : ${serviceDir} (status ${plain.status}); answer ${identityBytes.length} bytes uncompressed, ${brBytes.body.length} bytes br (Content-Encoding: ${brBytes.encoding ?? 'none'})`);
+    const peakRss = sampleRss(spawned.pid!);
     try {
       for (const [variant, headers] of [['identity', {}], ['br', { 'accept-encoding': 'br' }]] as const) {
         const service = await measure(`${base}${path}`, headers, spawned.pid!, admin, name);
@@ -120,6 +121,7 @@ export async function cachedRun(adminUrl: string): Promise<void> {
         console.log(`    ${variant.padEnd(8)} ceiling : p50 ${bare.p50.toFixed(1)} ms  p99 ${bare.p99.toFixed(1)} ms  ${bare.rps.toFixed(0)} req/s  CPU ${bare.cpuUsPerRequest.toFixed(0)} µs per request (plain node:http, same bytes)`);
         console.log(`    ${variant.padEnd(8)} share   : ${share.toFixed(2)} of the ceiling (target >= 0.85: ${share >= 0.85 ? 'met' : 'MISSED'})`);
       }
+      console.log(`    service RSS: peak ${peakRss().toFixed(0)} MiB during W1-CACHED`);
     } finally {
       await stop(ceiling.child);
     }

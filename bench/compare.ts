@@ -99,7 +99,7 @@ function bench(harness: string, serviceDir: string, workloads: string[], log: st
   });
 }
 
-const UNIT = /(?:\b(p50|p90|p99|longest|service|PostgreSQL|bench client|CPU)\s+)?(\d[\d,]*(?:\.\d+)?)\s*(ms|req\/s|bookings\/s|µs per request|statements per request|of the ceiling|bytes per answer)/g;
+const UNIT = /(?:\b(p50|p90|p99|longest|service|PostgreSQL|bench client|CPU)\s+)?(\d[\d,]*(?:\.\d+)?)\s*(ms|req\/s|bookings\/s|µs per request|statements per request|of the ceiling|bytes per answer|MiB)/g;
 
 /**
  * The figures of a bench output, by name: `<workload> <line label> <figure>`, e.g.
@@ -176,7 +176,7 @@ async function main(): Promise<void> {
     const ratio = o !== undefined && n !== undefined && o !== 0 ? (n / o).toFixed(2) : '-';
     console.log(`${name.padEnd(width)}  ${[...olds, ...news, o, n].map((v) => fmt(v).padStart(9)).join(' ')} ${ratio.padStart(9)}`);
   }
-  console.log('\nms and µs: lower is better; /s and "of the ceiling": higher is better. The machine is shared: medians of alternating runs.');
+  console.log('\nms, µs and MiB: lower is better; /s and "of the ceiling": higher is better. The machine is shared: medians of alternating runs.');
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {

@@ -50,7 +50,7 @@ import { LONG_CONSUMERS, LONG_SECONDS, LONG_SIZES, longRun, longSlots, printStat
 import { RUSH_BOOKERS, RUSH_SECONDS, RUSH_VIEWERS, rushRun } from './rush.js';
 import { EDGE_BOOKERS, EDGE_POLL_MS, EDGE_SECONDS, EDGE_VIEWERS, edgeRun } from './edge.js';
 import { seedBooking, seedBusy, seedHistory, seedRush, seedTraces, seedW1, type BookingData, type BusyData } from './seed.js';
-import { sampleRss, startChild, stop, type Child } from './service.js';
+import { rssMiB, sampleRss, startChild, startFlags, stop, type Child } from './service.js';
 import { W1_CONNECTIONS, W1_SECONDS, w1 } from './w1.js';
 import { CACHED_CONNECTIONS, CACHED_SECONDS, cachedRun } from './cached.js';
 
@@ -74,18 +74,28 @@ async function admin(sql: string): Promise<void> {
 const ms = (n: number) => `${n.toFixed(1)} ms`;
 const met = (ok: boolean) => (ok ? 'met' : 'MISSED');
 
+/** Peak RSS targets of the service per phase, MiB (issue 37). */
+const RSS_TARGETS_MIB: Record<string, number> = { W1: 150, RUSH: 200 };
+
+/** Runs a phase while sampling the service's RSS every 100 ms, then prints the peak (against the phase's target, if it has one). */
+async function rssDuring<T>(service: Child, phase: string, run: () => Promise<T>): Promise<T> {
+  const peakRss = sampleRss(service.child.pid!);
+  const result = await run();
+  const rss = peakRss();
+  const target = RSS_TARGETS_MIB[phase];
+  console.log(`    service RSS: peak ${rss.toFixed(0)} MiB during ${phase}${target ? `; target < ${target} (MiB): ${met(rss < target)}` : ''}`);
+  return result;
+}
+
 async function runW1(service: Child, data: Awaited<ReturnType<typeof seedW1>>) {
   console.log(`\nW1  GET upcoming_bookables?prdRef (28 days 08:00-18:00, raster 30, 150 appointments), ${W1_CONNECTIONS} connections, ${W1_SECONDS} s`);
-  const peakRss = sampleRss(service.child.pid!);
   const r = await w1(service.url, service.child.pid!, data);
-  const rss = peakRss();
   console.log(`    response: ${r.status}, ${r.items} bookables (${r.lots} LotAppointments), ${(r.bytes / 1024).toFixed(0)} KiB`);
   console.log(`    service : p50 ${ms(r.service.p50)}  p99 ${ms(r.service.p99)}  ${r.service.rps.toFixed(0)} req/s  (non-2xx ${r.service.non2xx}, errors ${r.service.errors}); CPU ${(r.service.cpuMsPerRequest * 1000).toFixed(0)} µs per request`);
-  console.log(`    uncached: p50 ${ms(r.computed.p50)}  p99 ${ms(r.computed.p99)}  ${r.computed.rps.toFixed(0)} req/s  (every request computes the listing: cache miss forced)`);
+  console.log(`    uncached: p50 ${ms(r.computed.p50)}  p99 ${ms(r.computed.p99)}  ${r.computed.rps.toFixed(0)} req/s  (every request computes the listing: cache miss forced); CPU ${(r.computed.cpuMsPerRequest * 1000).toFixed(0)} µs per request`);
   console.log(`    ceiling : p50 ${ms(r.ceiling.p50)}  p99 ${ms(r.ceiling.p99)}  ${r.ceiling.rps.toFixed(0)} req/s  (bare Fastify, same bytes); CPU ${(r.ceiling.cpuMsPerRequest * 1000).toFixed(0)} µs per request`);
-  console.log(`    service RSS: peak ${rss.toFixed(0)} MiB during W1`);
   const share = r.service.rps / r.ceiling.rps;
-  console.log(`    targets : p99 <= 20 ms: ${met(r.service.p99 <= 20)}; >= 70 % of ceiling: ${(share * 100).toFixed(0)} % ${met(share >= 0.7)}; RSS < 150 MiB: ${met(rss < 150)}`);
+  console.log(`    targets : p99 <= 20 ms: ${met(r.service.p99 <= 20)}; >= 70 % of ceiling: ${(share * 100).toFixed(0)} % ${met(share >= 0.7)}`);
 }
 
 async function runBusy(service: Child, data: BusyData) {
@@ -447,22 +457,26 @@ async function main(): Promise<void> {
       BOOKING_RATE_LIMIT_PER_MINUTE: '1000000',
     };
     const startService = (env: Record<string, string> = {}) =>
-      startChild([...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), 'bench/server.mjs'], { ...serviceEnv, ...env });
+      startChild(
+        [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), ...startFlags(process.env.BENCH_SERVICE_DIR ?? '.'), 'bench/server.mjs'],
+        { ...serviceEnv, ...env },
+      );
     service = await startService();
+    console.log(`\nservice: node ${startFlags(process.env.BENCH_SERVICE_DIR ?? '.').join(' ') || '(no flags)'}; RSS ${rssMiB(service.child.pid!).toFixed(0)} MiB at start (idle)`);
 
-    if (w1Data && chosen.includes('W1')) await runW1(service, w1Data);
+    if (w1Data && chosen.includes('W1')) await rssDuring(service, 'W1', () => runW1(service!, w1Data));
     if (busyData) {
       await settle();
-      await runBusy(service, busyData);
+      await rssDuring(service, 'BUSY', () => runBusy(service!, busyData));
     }
     if (w1Data && chosen.includes('FEED')) {
       await settle();
-      await runFeed(service, w1Data);
+      await rssDuring(service, 'FEED', () => runFeed(service!, w1Data));
     }
     if (w2Data) {
       await settle();
       console.log('\nW2  50 concurrent consumers, reserve + create on distinct slots of 25 resources, 20 s');
-      await printBookings(db, (await measured(service, () => bookingRun(service!.url, w2Data, { consumers: 50, length: 20 }))), w2Data, null);
+      await rssDuring(service, 'W2', async () => printBookings(db, await measured(service!, () => bookingRun(service!.url, w2Data, { consumers: 50, length: 20 })), w2Data, null));
     }
     const hot = hotData && hotPhase(hotData);
     const one = oneIpData && hotPhase(oneIpData, ONE_ADDRESS);
@@ -471,13 +485,17 @@ async function main(): Promise<void> {
     if (hot && !one) {
       await settle();
       console.log(`\n${HOT_TITLE}, 20 s`);
-      await hotSlice(service, databaseUrl, hot, 20);
-      await printHotPhase(db, hot, 500);
+      await rssDuring(service, 'W2-hot', async () => {
+        await hotSlice(service!, databaseUrl, hot, 20);
+        await printHotPhase(db, hot, 500);
+      });
     } else if (one && !hot) {
       await settle();
       console.log(`\n${ONE_TITLE}, 20 s`);
-      await hotSlice(service, databaseUrl, one, 20);
-      await printHotPhase(db, one, null);
+      await rssDuring(service, 'W2-ONEIP', async () => {
+        await hotSlice(service!, databaseUrl, one, 20);
+        await printHotPhase(db, one, null);
+      });
     } else if (hot && one) {
       // Both: taking turns in slices (A B B A ...), A the one named first (W2-hot unless
       // `npm run bench -- W2-ONEIP W2-hot`), so that the shared machine's changing speed falls on
@@ -487,7 +505,10 @@ async function main(): Promise<void> {
       await settle();
       if (!w2Data) await bookingRun(service.url, a.data, { consumers: 50, length: WARM_UP_SECONDS, take: a.take, oneAddress: a.oneAddress });
       const slice = 20 / HOT_SLICES;
-      for (let i = 0; i < HOT_SLICES; i++) for (const phase of i % 2 ? [b, a] : [a, b]) await hotSlice(service, databaseUrl, phase, slice);
+      const sliced = async () => {
+        for (let i = 0; i < HOT_SLICES; i++) for (const phase of i % 2 ? [b, a] : [a, b]) await hotSlice(service!, databaseUrl, phase, slice);
+      };
+      await rssDuring(service, 'W2-hot and W2-ONEIP', sliced);
       const turns = `${HOT_SLICES} slices of ${slice} s taking turns with`;
       console.log(`\n${HOT_TITLE}, ${turns} W2-ONEIP (latency: the slices' mean p50 and largest p99)`);
       const hotRun = await printHotPhase(db, hot, 500);
@@ -498,12 +519,12 @@ async function main(): Promise<void> {
     }
     if (longData) {
       await settle();
-      await runLong(db, databaseUrl, service, longData);
+      await rssDuring(service, 'W2-long', () => runLong(db, databaseUrl, service!, longData));
     }
     if (w3Data) {
       await settle();
       console.log('\nW3  12 partner clients (provider PUT, product update, profile PUT, resource update, timeslot create) on one provider with 25 resources, while 25 consumers book, 20 s');
-      const r = await mixedRun(service.url, w3Data, 12, 25, 20);
+      const r = await rssDuring(service, 'W3', () => mixedRun(service!.url, w3Data, 12, 25, 20));
       let worstP99 = 0;
       let longest = 0;
       for (const [op, s] of Object.entries(r.operations)) {
@@ -522,15 +543,15 @@ async function main(): Promise<void> {
       const take = slotCounter(rushData); // COLD's bookings, then RUSH's, then EDGE's: the places of one listing
       if (chosen.includes('COLD')) {
         await settle();
-        await runCold(service, rushData, take);
+        await rssDuring(service, 'COLD', () => runCold(service!, rushData, take));
       }
       if (chosen.includes('RUSH')) {
         await settle();
-        await runRush(db, service, rushData, take);
+        await rssDuring(service, 'RUSH', () => runRush(db, service!, rushData, take));
       }
       if (chosen.includes('EDGE')) {
         await settle();
-        await runEdge(db, service, rushData, take);
+        await rssDuring(service, 'EDGE', () => runEdge(db, service!, rushData, take));
       }
     }
     if (retentionData) {

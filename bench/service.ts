@@ -1,6 +1,7 @@
 /** Bench processes: the service under test and the ceiling server, each its own node process. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 export interface Child {
   url: string;
@@ -43,4 +44,14 @@ export function sampleRss(pid: number): () => number {
     clearInterval(timer);
     return Math.max(peak, rssMiB(pid));
   };
+}
+
+/**
+ * The node flags `npm start` gives the service in the checkout `dir` (package.json's start script,
+ * e.g. `exec node --max-semi-space-size=2 dist/main.js`), so that the bench runs it as deployed.
+ */
+export function startFlags(dir: string): string[] {
+  const start = (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { scripts?: { start?: string } }).scripts?.start ?? '';
+  const m = /\bnode\s+(.*?)\s*dist\/main\.js/.exec(start);
+  return m ? m[1].split(/\s+/).filter((arg) => arg.startsWith('--')) : [];
 }

@@ -33,12 +33,14 @@ export async function w1(serverUrl: string, servicePid: number, data: W1Data) {
   const service = await measureGet(`${serverUrl}${path}`, servicePid);
   // every request another timeFormat: a cache miss each time, so the whole listing is computed
   let n = 0;
+  const computedCpu = cpuMeter(servicePid);
   const computed = await autocannon({
     url: serverUrl,
     connections: W1_CONNECTIONS,
     duration: W1_SECONDS,
     requests: [{ method: 'GET', setupRequest: (req: any) => ({ ...req, path: `${path}&timeFormat=${encodeURIComponent(`yyyy-MM-dd HH:mm '${n++}'`)}` }) }],
   });
+  const computedCpuMs = computedCpu().serviceMs / computed.requests.total;
   const file = join(mkdtempSync(join(tmpdir(), 'bench-')), 'w1.json');
   writeFileSync(file, bytes);
   const ceilingServer = await startChild(['--import', 'tsx', 'bench/ceiling.ts', file], {});
@@ -51,6 +53,6 @@ export async function w1(serverUrl: string, servicePid: number, data: W1Data) {
     lots: items.filter((i) => i.kind === 'models.LotAppointment').length,
     service,
     ceiling,
-    computed: { p50: computed.latency.p50, p99: computed.latency.p99, rps: computed.requests.average },
+    computed: { p50: computed.latency.p50, p99: computed.latency.p99, rps: computed.requests.average, cpuMsPerRequest: computedCpuMs },
   };
 }

@@ -73,7 +73,7 @@ export async function buildApp({ config, db, clock = systemClock, logger, counte
   counters?.reportTo(app.log);
 
   await settleLinkSecret(db, config);
-  const deps: Deps = { db, config, clock, listing: createListingState() };
+  const deps: Deps = { db, config, clock, listing: createListingState(config.listingCacheBytes) };
   await applyDefaultReminders(db, config);
 
   // answers of 1 KiB or more in br or gzip as the client accepts; request bodies are taken as sent (no decompression)

@@ -46,6 +46,8 @@ export interface Config {
   preparedStatements: boolean;
   holdSweepMs: number;
   listingCompactMs: number;
+  /** LISTING_CACHE_MIB: what A1's cache of computed listings may hold per instance, in bytes */
+  listingCacheBytes: number;
   /** how long after SIGTERM the instance keeps serving while /readyz already answers 503 */
   shutdownGraceMs: number;
   /** first retry wait of a webhook delivery; the whole retry schedule scales with it (src/webhooks/schedule.ts) */
@@ -204,6 +206,7 @@ export function loadConfig(env: Env = process.env): Config {
     preparedStatements: bool(env, 'DATABASE_PREPARED_STATEMENTS', true),
     holdSweepMs: int(env, 'HOLD_SWEEP_SECONDS', 15, 1, 86400) * 1000,
     listingCompactMs: int(env, 'LISTING_COMPACT_MS', 2000, 100, 3_600_000),
+    listingCacheBytes: int(env, 'LISTING_CACHE_MIB', 16, 1, 4096) * 1024 * 1024,
     shutdownGraceMs: int(env, 'SHUTDOWN_GRACE_MS', 2000, 0, 8000),
     webhookRetryBaseMs: int(env, 'WEBHOOK_RETRY_BASE_MS', 5000, 1, 3_600_000),
     webhookAllowPrivateNetworks: bool(env, 'WEBHOOK_ALLOW_PRIVATE_NETWORKS', false),

@@ -51,6 +51,7 @@ interface Entry extends CachedListing {
 
 /** Slots entering the 90-day horizon appear at most this late; bounds every entry's life. */
 export const MAX_AGE_MS = 60_000;
+/** the default budget (LISTING_CACHE_MIB); a listing of 28 busy days is 0.5-0.7 MiB with its kept days and data */
 const BUDGET_BYTES = 16 * 1024 * 1024;
 const MAX_ENTRY_BYTES = 8 * 1024 * 1024;
 

@@ -23,6 +23,7 @@ export interface ListingState {
   dataKeys: Map<string, string>;
 }
 
-export function createListingState(): ListingState {
-  return { cache: new ListingCache(), reads: new FreshReads(), shapes: new Map(), dataKeys: new Map() };
+/** budgetBytes: what the cache of computed answers may hold (LISTING_CACHE_MIB) */
+export function createListingState(budgetBytes?: number): ListingState {
+  return { cache: new ListingCache(budgetBytes), reads: new FreshReads(), shapes: new Map(), dataKeys: new Map() };
 }

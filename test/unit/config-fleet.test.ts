@@ -12,14 +12,15 @@ describe('fleet configuration', () => {
       preparedStatements: true,
       holdSweepMs: 15_000,
       listingCompactMs: 2000,
+      listingCacheBytes: 16 * 1024 * 1024,
       shutdownGraceMs: 2000,
     });
   });
 
   it('reads REDIS_URL, the pool sizes, the statement switch and the intervals', () => {
     expect(
-      load({ REDIS_URL: 'redis://:pw@cache:6380/2', DATABASE_POOL_SIZE: '4', JOB_POOL_SIZE: '1', DATABASE_PREPARED_STATEMENTS: 'false', HOLD_SWEEP_SECONDS: '60', SHUTDOWN_GRACE_MS: '0' }),
-    ).toMatchObject({ redisUrl: 'redis://:pw@cache:6380/2', databasePoolSize: 4, jobPoolSize: 1, preparedStatements: false, holdSweepMs: 60_000, shutdownGraceMs: 0 });
+      load({ REDIS_URL: 'redis://:pw@cache:6380/2', DATABASE_POOL_SIZE: '4', JOB_POOL_SIZE: '1', DATABASE_PREPARED_STATEMENTS: 'false', HOLD_SWEEP_SECONDS: '60', SHUTDOWN_GRACE_MS: '0', LISTING_CACHE_MIB: '4' }),
+    ).toMatchObject({ redisUrl: 'redis://:pw@cache:6380/2', databasePoolSize: 4, jobPoolSize: 1, preparedStatements: false, holdSweepMs: 60_000, shutdownGraceMs: 0, listingCacheBytes: 4 * 1024 * 1024 });
   });
 
   it.each([
@@ -29,6 +30,9 @@ describe('fleet configuration', () => {
     ['DATABASE_PREPARED_STATEMENTS', 'no'],
     ['HOLD_SWEEP_SECONDS', '0.5'],
     ['SHUTDOWN_GRACE_MS', '9000'],
+    ['LISTING_CACHE_MIB', '0'],
+    ['LISTING_CACHE_MIB', '1.5'],
+    ['LISTING_CACHE_MIB', '16MB'],
   ])('stops on a bad %s (%s) with a message naming it', (name, value) => {
     expect(() => load({ [name]: value })).toThrow(name);
   });
