@@ -2,7 +2,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { Deps } from '../context.js';
 import { createFeed, listFeeds, revokeFeed } from '../feeds/feeds.js';
 import { FeedCache, serveFeed } from '../feeds/serveFeed.js';
-import { addVary, notModified, SHARED_CACHE_CONTROL } from './representation.js';
+import { addVary, notModified, SHARED_CACHE_HEADERS } from './representation.js';
 import { mailLocale } from '../notifications/format.js';
 import { BODY_ERRORS, Enveloped, envelope, errorReplies, partnerErrors, Nullable } from './reply.js';
 
@@ -89,7 +89,7 @@ export const feedRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app,
       const feed = await serveFeed(deps, cache, token, mailLocale(request.query.lang));
       // the URL is a secret and the content personal: a shared cache keys it by that URL and keeps it a
       // second (a revoked or erased feed outlives its revocation there by about as long: docs/privacy.md)
-      reply.header('etag', feed.etag).header('cache-control', SHARED_CACHE_CONTROL).header('referrer-policy', 'no-referrer').header('x-robots-tag', 'noindex');
+      reply.header('etag', feed.etag).headers(SHARED_CACHE_HEADERS).header('referrer-policy', 'no-referrer').header('x-robots-tag', 'noindex');
       // also on an answer sent uncompressed, so a shared cache keeps one entry per encoding (lower
       // case: @fastify/compress adds its own unless it finds exactly this)
       addVary(reply, 'accept-encoding');

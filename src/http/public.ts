@@ -27,7 +27,7 @@ import {
   UpcomingResponse,
 } from './publicSchemas.js';
 import { envelope, errorReplies } from './reply.js';
-import { SHARED_CACHE_CONTROL, sendCachedJson } from './representation.js';
+import { SHARED_CACHE_HEADERS, sendCachedJson } from './representation.js';
 
 const UpcomingHeaders = Type.Object({
   'if-none-match': Type.Optional(Type.String({ description: 'the ETag of a listing the client has: 304 while it is still the current one' })),
@@ -66,7 +66,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
         security,
         operationId: 'listUpcomingBookables',
         summary: 'A1 upcoming bookable slots of one or more resources, grouped',
-        description: 'The answer carries an ETag (If-None-Match with it gives 304 while the listing is unchanged) and comes in br or gzip as Accept-Encoding allows. Cache-Control lets a shared cache (a CDN, a reverse proxy) keep it 1 s and serve it 1 s more while it fetches the next; browsers revalidate every use.',
+        description: 'The answer carries an ETag (If-None-Match with it gives 304 while the listing is unchanged) and comes in br or gzip as Accept-Encoding allows. Cache-Control lets a shared cache (a CDN, a reverse proxy) keep it 1 s (CDN-Cache-Control: and serve it 1 s more while it fetches the next); browsers revalidate every use.',
         params: RefParams,
         querystring: UpcomingQuery,
         headers: UpcomingHeaders,
@@ -89,7 +89,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
         prdRef: q.prdRef,
       });
       // nothing bookable (sold out, in a rush) is shared as long as a listing is
-      if (!json) return reply.header('cache-control', SHARED_CACHE_CONTROL).code(204).send(null);
+      if (!json) return reply.headers(SHARED_CACHE_HEADERS).code(204).send(null);
       // already serialized (and cached) by the domain, exactly to UpcomingResponse: a Buffer skips the serializer
       return sendCachedJson(request, reply, json);
     },

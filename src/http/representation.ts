@@ -58,14 +58,20 @@ export function notModified(ifNoneMatch: string | undefined, etag: string): bool
 }
 
 /**
- * Cache-Control of the public GETs a shared cache may serve to many (A1's listing, the calendar
+ * Caching headers of the public GETs a shared cache may serve to many (A1's listing, the calendar
  * feeds), the one home of their lifetime. Shared caches (nginx, a CDN: deploy/nginx.conf) keep an
- * answer 1 s (s-maxage) and may serve it 1 s more while they fetch the next (stale-while-revalidate),
- * so a rush of viewers reaches the service about once a second per listing. Browsers revalidate
- * every use (max-age=0, with the ETag: 304). A listing that old costs a consumer at most a 412
- * and a fresh list: the hold and the booking decide (docs/decisions.md, "The listing at the edge").
+ * answer 1 s (s-maxage), so a rush of viewers reaches the service about once a second per listing;
+ * a CDN that reads CDN-Cache-Control (RFC 9213) may also serve it 1 s more while it fetches the
+ * next (nginx does so by its configuration). Browsers revalidate every use (max-age=0, with the
+ * ETag: 304) and never serve a stale copy: `stale-while-revalidate` in Cache-Control would let a
+ * browser show the list it had once more, right after a 412 asked for a fresh one. A listing a
+ * shared cache kept costs a consumer at most a 412 and a fresh list: the hold and the booking
+ * decide (docs/decisions.md, "The listing at the edge").
  */
-export const SHARED_CACHE_CONTROL = 'public, max-age=0, s-maxage=1, stale-while-revalidate=1';
+export const SHARED_CACHE_HEADERS = {
+  'cache-control': 'public, max-age=0, s-maxage=1',
+  'cdn-cache-control': 'public, max-age=1, stale-while-revalidate=1',
+} as const;
 
 /** Adds a request header the answer varies with to Vary, keeping those named already (CORS adds Origin). */
 export function addVary(reply: FastifyReply, field: string): void {
@@ -76,11 +82,11 @@ export function addVary(reply: FastifyReply, field: string): void {
 
 /**
  * Answers with `body` (JSON bytes that are not changed afterwards) as a representation shared caches
- * may keep for a second and browsers revalidate on every use (SHARED_CACHE_CONTROL), with If-None-Match.
+ * may keep for a second and browsers revalidate on every use (SHARED_CACHE_HEADERS), with If-None-Match.
  */
 export function sendCachedJson(request: FastifyRequest, reply: FastifyReply, body: Buffer): FastifyReply {
   const v = variants(body);
-  reply.header('etag', v.etag).header('cache-control', SHARED_CACHE_CONTROL);
+  reply.header('etag', v.etag).headers(SHARED_CACHE_HEADERS);
   addVary(reply, 'Accept-Encoding');
   if (notModified(request.headers['if-none-match'], v.etag)) return reply.code(304).send();
   reply.type('application/json; charset=utf-8');

@@ -189,7 +189,8 @@ describe('A1 conditional requests', () => {
     expect(first.statusCode).toBe(200);
     const etag = String(first.headers.etag);
     expect(etag).toMatch(/^W\/"[\w-]+"$/);
-    expect(first.headers['cache-control']).toBe('public, max-age=0, s-maxage=1, stale-while-revalidate=1');
+    expect(first.headers['cache-control']).toBe('public, max-age=0, s-maxage=1');
+    expect(first.headers['cdn-cache-control']).toBe('public, max-age=1, stale-while-revalidate=1');
     expect(String(first.headers.vary)).toMatch(/Origin/);
     expect(String(first.headers.vary)).toMatch(/Accept-Encoding/);
 

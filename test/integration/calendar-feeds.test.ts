@@ -172,7 +172,8 @@ describe('the feed', () => {
     const res = await fetchFeed(feed.path);
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/calendar; charset=utf-8');
-    expect(res.headers['cache-control']).toBe('public, max-age=0, s-maxage=1, stale-while-revalidate=1');
+    expect(res.headers['cache-control']).toBe('public, max-age=0, s-maxage=1');
+    expect(res.headers['cdn-cache-control']).toBe('public, max-age=1, stale-while-revalidate=1');
     expect(res.headers.vary).toBe('accept-encoding');
     expect(res.body).toMatch(/^BEGIN:VCALENDAR\r\nVERSION:2\.0\r\n/);
     expect(res.body.endsWith('END:VCALENDAR\r\n')).toBe(true);

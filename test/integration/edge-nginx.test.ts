@@ -76,7 +76,8 @@ describe.skipIf(skip)(`the service behind deploy/nginx.conf (${currentBackend()}
       expect(r.headers.etag).toBe(origin.headers.etag);
       expect(r.headers['content-encoding']).toBe('br');
       expect(r.body).toBe(origin.body);
-      expect(r.headers['cache-control']).toBe('public, max-age=0, s-maxage=1, stale-while-revalidate=1');
+      expect(r.headers['cache-control']).toBe('public, max-age=0, s-maxage=1');
+      expect(r.headers['cdn-cache-control']).toBe('public, max-age=1, stale-while-revalidate=1');
       expect(r.headers.vary).toBe(origin.headers.vary);
     }
     expect(first.headers['x-cache']).toBe('MISS');
