@@ -876,7 +876,7 @@ export interface paths {
         };
         /**
          * A1 upcoming bookable slots of one or more resources, grouped
-         * @description The answer carries an ETag (If-None-Match with it gives 304 while the listing is unchanged) and comes in br or gzip as Accept-Encoding allows. Cache-Control lets a shared cache (a CDN, a reverse proxy) keep it 1 s and serve it 1 s more while it fetches the next; browsers revalidate every use.
+         * @description The answer carries an ETag (If-None-Match with it gives 304 while the listing is unchanged) and comes in br or gzip as Accept-Encoding allows. Cache-Control lets a shared cache (a CDN, a reverse proxy) keep it 1 s (CDN-Cache-Control: and serve it 1 s more while it fetches the next); browsers revalidate every use.
          */
         get: operations["listUpcomingBookables"];
         put?: never;
