@@ -267,3 +267,10 @@ describe('Windows zone names', () => {
   });
 });
 
+
+describe('busyIntervals, rules ical.js cannot expand', () => {
+  it('refuses a rule ical.js cannot expand as a calendar format error naming the event', () => {
+    const ics = calendar(...event('UID:b', 'DTSTART:20260601T080000Z', 'DURATION:PT1H', 'RRULE:FREQ=MONTHLY;BYDAY=9MO'));
+    expect(() => read(ics, 'UTC', '2026-06-01T00:00Z', '2026-07-01T00:00Z')).toThrow(new CalendarFormatError('the repeat rule of the event "b" cannot be expanded (Malformed values in BYDAY part)'));
+  });
+});
