@@ -314,7 +314,7 @@ describe('busyIntervals, the details', () => {
   });
 
   it('refuses a provider zone that is not an IANA zone', () => {
-    expect(() => read(calendar(), 'Mars/Olympus', '2026-06-01T00:00Z', '2026-06-02T00:00Z')).toThrow(RangeError);
+    expect(() => read(calendar(), 'Mars/Olympus', '2026-06-01T00:00Z', '2026-06-02T00:00Z')).toThrow(new RangeError('providerZone "Mars/Olympus" is not an IANA time zone'));
   });
 
   it('reads TZIDs with a vendor prefix, quotes or spaces by the IANA name they end with', () => {
@@ -333,7 +333,7 @@ describe('busyIntervals, the details', () => {
   });
 
   it('reads floating RDATE periods in the provider zone and UTC ones as given', () => {
-    const ics = calendar(...event('UID:p', 'DTSTART:20260601T080000Z', 'DURATION:PT1H', 'RDATE;VALUE=PERIOD:20260602T080000/PT2H,20260603T080000Z/PT2H'));
+    const ics = calendar(...event('UID:p', 'DTSTART:20260601T080000Z', 'DURATION:PT1H', 'RDATE;VALUE=PERIOD:20260602T080000/PT2H', 'RDATE;VALUE=PERIOD:20260603T080000Z/PT2H'));
     expect(read(ics, 'Asia/Tokyo', '2026-05-31T00:00Z', '2026-06-04T00:00Z')).toEqual([
       '2026-06-01T08:00:00.000Z / 2026-06-01T09:00:00.000Z',
       '2026-06-01T23:00:00.000Z / 2026-06-02T00:00:00.000Z',
@@ -568,6 +568,12 @@ describe('busyIntervals, time zones', () => {
       ...event('UID:b', 'DTSTART;TZID=America/New_York:20260602T080000', 'DURATION:PT1H'),
     );
     expect(read(ics, 'Europe/Berlin', '2026-06-01T00:00Z', '2026-06-03T00:00Z')).toEqual(['2026-06-01T02:30:00.000Z / 2026-06-01T03:30:00.000Z', '2026-06-02T05:00:00.000Z / 2026-06-02T06:00:00.000Z']);
+  });
+
+  it('finds a VTIMEZONE\'s TZID wherever it stands among its properties', () => {
+    const [begin, tzid, ...rest] = vtimezone('Bombay Office', '+0530');
+    const ics = calendar(begin, 'LAST-MODIFIED:20260101T000000Z', tzid, ...rest, ...event('UID:a', 'DTSTART;TZID=Bombay Office:20260601T080000', 'DURATION:PT1H'));
+    expect(read(ics, 'Europe/Berlin', '2026-06-01T00:00Z', '2026-06-02T00:00Z')).toEqual(['2026-06-01T02:30:00.000Z / 2026-06-01T03:30:00.000Z']);
   });
 
   it('reads times on the day a VTIMEZONE changes its offset, before and after the change', () => {
