@@ -323,12 +323,14 @@ describe('busyIntervals, the details', () => {
       ...event('UID:b', 'DTSTART;TZID=/softwarestudio.org/Olson_20011030_5/America/Argentina/Buenos_Aires:20260602T080000', 'DURATION:PT1H'),
       ...event('UID:c', 'DTSTART;TZID=/Asia/Tokyo:20260603T080000', 'DURATION:PT1H'),
       ...event('UID:d', 'DTSTART;TZID=" Asia/Kolkata ":20260604T080000', 'DURATION:PT1H'),
+      ...event('UID:e', 'DTSTART;TZID=Japan:20260604T200000', 'DURATION:PT1H'), // an IANA name of one part
     );
     expect(read(ics, 'Europe/Berlin', '2026-06-01T00:00Z', '2026-06-05T00:00Z')).toEqual([
       '2026-06-01T12:00:00.000Z / 2026-06-01T13:00:00.000Z',
       '2026-06-02T11:00:00.000Z / 2026-06-02T12:00:00.000Z',
       '2026-06-02T23:00:00.000Z / 2026-06-03T00:00:00.000Z',
       '2026-06-04T02:30:00.000Z / 2026-06-04T03:30:00.000Z',
+      '2026-06-04T11:00:00.000Z / 2026-06-04T12:00:00.000Z',
     ]);
   });
 
