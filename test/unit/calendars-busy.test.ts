@@ -335,11 +335,12 @@ describe('busyIntervals, the details', () => {
   });
 
   it('reads floating RDATE periods in the provider zone and UTC ones as given', () => {
-    const ics = calendar(...event('UID:p', 'DTSTART:20260601T080000Z', 'DURATION:PT1H', 'RDATE;VALUE=PERIOD:20260602T080000/PT2H', 'RDATE;VALUE=PERIOD:20260603T080000Z/PT2H'));
-    expect(read(ics, 'Asia/Tokyo', '2026-05-31T00:00Z', '2026-06-04T00:00Z')).toEqual([
+    const ics = calendar(...event('UID:p', 'DTSTART:20260601T080000Z', 'DURATION:PT1H', 'RDATE;VALUE=PERIOD:20260602T080000/PT2H,20260603T080000Z/PT2H', 'RDATE;VALUE=PERIOD:20260604T080000/PT2H'));
+    expect(read(ics, 'Asia/Tokyo', '2026-05-31T00:00Z', '2026-06-05T00:00Z')).toEqual([
       '2026-06-01T08:00:00.000Z / 2026-06-01T09:00:00.000Z',
       '2026-06-01T23:00:00.000Z / 2026-06-02T00:00:00.000Z',
       '2026-06-03T08:00:00.000Z / 2026-06-03T09:00:00.000Z',
+      '2026-06-03T23:00:00.000Z / 2026-06-04T00:00:00.000Z', // a floating one on a line of its own
     ]);
   });
 });
