@@ -15,6 +15,8 @@ export default defineConfig({
       'test/unit/scheduling-time.test.ts',
       'test/unit/scheduling-time-edges.test.ts',
       'test/unit/bookingWindow.test.ts',
+      'test/unit/calendars-busy.test.ts',
+      'test/unit/calendars-busy-property.test.ts',
     ],
     testTimeout: 60_000,
     // one worker reused from run to run: Stryker runs these files once per mutant, and starting a

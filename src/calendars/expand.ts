@@ -79,8 +79,11 @@ function spanOf(length: Length, start: ICAL.Time, providerZone: string): Interva
 export function itemSpan(event: ICAL.Component, start: ICAL.Time, window: Window): Interval | null {
   const length = lengthOf(event, start);
   const span = length && spanOf(length, start, window.providerZone);
-  return span && span.endMs > window.fromMs && span.startMs < window.toMs ? span : null;
+  return span && overlaps(span, window) ? span : null;
 }
+
+/** Whether a span overlaps the window (mergeIntervals clips again: this keeps the list short). */
+const overlaps = (span: Interval, window: Window) => span.endMs > window.fromMs && span.startMs < window.toMs;
 
 /**
  * Pushes the spans of a series' instances that overlap the window, except those `overridden`
@@ -94,7 +97,7 @@ export function expandSeries(master: ICAL.Component, uid: string, overridden: Se
   const emit = (t: ICAL.Time) => {
     if (overridden.has(t.toUnixTime())) return;
     const span = spanOf(length, t, window.providerZone);
-    if (span && span.endMs > window.fromMs && span.startMs < window.toMs) out.push(span);
+    if (span && overlaps(span, window)) out.push(span);
   };
   // DTSTART is always the first instance (RFC 5545 3.8.5.3); ical.js's rule iterator may leave it out
   const exdates = exdatesOf(master);
@@ -107,7 +110,7 @@ export function expandSeries(master: ICAL.Component, uid: string, overridden: Se
   const stopYear = new Date(window.toMs).getUTCFullYear() + 1;
   const iterators = rulesOf(master, uid)
     .map((rule) => countAsUntil(untilInZone(rule, dtstart), dtstart))
-    .map((rule) => guarded(rule.iterator(fastForward(rule, dtstart, length, window.fromMs)), uid, budget, stopYear));
+    .map((rule) => guarded(iteratorOf(rule, fastForward(rule, dtstart, length, window.fromMs), uid), uid, budget, stopYear));
   const next = iterators.map((it) => nextOf(it, uid));
   for (;;) {
     // the earliest of the rules' next instances and the next RDATE (ical.js's RecurExpansion does
@@ -199,14 +202,28 @@ function guarded(iterator: ICAL.RecurIterator, uid: string, budget: StepBudget, 
   return iterator;
 }
 
+/** The rule's iterator from `start`: ical.js checks the BY-parts only here (BYDAY=9MO throws). */
+function iteratorOf(rule: ICAL.Recur, start: ICAL.Time, uid: string): ICAL.RecurIterator {
+  try {
+    return rule.iterator(start);
+  } catch (err) {
+    throw unexpandable(err, uid);
+  }
+}
+
 function nextOf(iterator: ICAL.RecurIterator, uid: string): ICAL.Time | undefined {
   try {
     return iterator.next() ?? undefined;
   } catch (err) {
     if (err === PAST_WINDOW) return undefined;
-    if (err instanceof CalendarFormatError) throw err;
-    throw new CalendarFormatError(`the repeat rule of the event ${JSON.stringify(uid)} cannot be expanded (${(err as Error).message})`);
+    throw unexpandable(err, uid);
   }
+}
+
+/** An error thrown inside ical.js's rule code as the calendar's format error (the budget's passes as it is). */
+function unexpandable(err: unknown, uid: string): CalendarFormatError {
+  if (err instanceof CalendarFormatError) return err;
+  return new CalendarFormatError(`the repeat rule of the event ${JSON.stringify(uid)} cannot be expanded (${(err as Error).message})`);
 }
 
 /** The RDATEs (a PERIOD's start), sorted. */
