@@ -48,7 +48,7 @@ export function sampleRss(pid: number): () => number {
 
 /**
  * The node flags `npm start` gives the service in the checkout `dir` (package.json's start script,
- * e.g. `exec node --max-semi-space-size=2 dist/main.js`), so that the bench runs it as deployed.
+ * e.g. `exec node --max-semi-space-size=8 dist/main.js`), so that the bench runs it as deployed.
  */
 export function startFlags(dir: string): string[] {
   const start = (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { scripts?: { start?: string } }).scripts?.start ?? '';
