@@ -2,12 +2,17 @@
  * Makes a parsed calendar's time zones explicit before ical.js reads its times (the STACK.md
  * pitfall): a TZID that has no VTIMEZONE becomes an IANA name (zones.resolveTzid), and a floating
  * date-time (no TZID, no Z) gets the provider's zone. Works on ICAL.parse's jCal, in place.
+ *
+ * Every timed property without a VTIMEZONE of its own gets its zone, in every component: ical.js
+ * reads a time ending in Z as UTC and a VTIMEZONE observance's times as local whatever TZID they
+ * carry, so those need no exception.
  */
 import { IANAZone } from 'luxon';
 import { registerIanaZone, resolveTzid } from './zones.js';
 
 type JCal = unknown[];
 type JProp = [string, Record<string, unknown>, string, ...unknown[]];
+type ZoneOf = (tzid: string | undefined) => string;
 
 const TIMED = new Set(['date-time', 'period']);
 
@@ -18,33 +23,23 @@ export function normalizeZones(vcalendar: JCal, providerZone: string): Set<strin
   const defined = new Set<string>();
   for (const c of components) {
     if (c[0] !== 'vtimezone') continue;
-    const tzid = (c[1] as JProp[]).find((p) => p[0] === 'tzid');
-    if (tzid && typeof tzid[3] === 'string') defined.add(tzid[3]);
+    for (const p of c[1] as JProp[]) if (p[0] === 'tzid') defined.add(p[3] as string);
   }
-  const resolved = new Map<string, string>();
-  const zoneOf = (tzid: string | undefined) => {
-    const key = tzid ?? '';
-    let zone = resolved.get(key);
-    if (zone === undefined) {
-      zone = tzid === undefined ? providerZone : resolveTzid(tzid, providerZone);
-      registerIanaZone(zone);
-      resolved.set(key, zone);
-    }
+  const resolved = new Map<string | undefined, string>();
+  const resolve: ZoneOf = (tzid) => {
+    const zone = tzid === undefined ? providerZone : resolveTzid(tzid, providerZone);
+    registerIanaZone(zone);
+    resolved.set(tzid, zone);
     return zone;
   };
-  for (const c of components) if (c[0] !== 'vtimezone') normalizeComponent(c, defined, zoneOf);
+  for (const c of components) normalizeComponent(c, defined, (tzid) => resolved.get(tzid) ?? resolve(tzid));
   return defined;
 }
 
-function normalizeComponent(component: JCal, defined: Set<string>, zoneOf: (tzid: string | undefined) => string): void {
-  for (const prop of component[1] as JProp[]) {
-    if (!TIMED.has(prop[2])) continue;
-    const params = prop[1];
-    const tzid = typeof params.tzid === 'string' ? params.tzid : undefined;
-    if (tzid !== undefined && defined.has(tzid)) continue;
-    const floating = prop.slice(3).some((v) => typeof v === 'string' ? !v.endsWith('Z') : Array.isArray(v) && typeof v[0] === 'string' && !v[0].endsWith('Z'));
-    if (tzid === undefined && !floating) continue;
-    params.tzid = zoneOf(tzid);
+function normalizeComponent(component: JCal, defined: ReadonlySet<string | undefined>, zoneOf: ZoneOf): void {
+  for (const [, params, type] of component[1] as JProp[]) {
+    const tzid = params.tzid as string | undefined;
+    if (TIMED.has(type) && !defined.has(tzid)) params.tzid = zoneOf(tzid);
   }
   for (const sub of (component[2] ?? []) as JCal[]) normalizeComponent(sub, defined, zoneOf);
 }

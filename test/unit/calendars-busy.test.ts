@@ -104,6 +104,19 @@ describe.each(ZONES)('with the process in %s', (tz) => {
     expect(first).toBe('2026-06-10T12:00:00.000Z / 2026-06-10T13:30:00.000Z');
   });
 
+  it('only a VTIMEZONE defines a TZID: a TZID property elsewhere leaves the Windows name to be resolved', () => {
+    const ics = calendar(...event('UID:w', 'TZID:Eastern Standard Time', 'DTSTART;TZID=Eastern Standard Time:20261029T090000', 'DTEND;TZID=Eastern Standard Time:20261029T100000'));
+    expect(read(ics, 'Europe/Berlin', '2026-10-01T00:00Z', '2026-11-01T00:00Z')).toEqual(['2026-10-29T13:00:00.000Z / 2026-10-29T14:00:00.000Z']);
+  });
+
+  it('reads a calendar whose VTIMEZONE lacks its TZID, times in UTC with any TZID as UTC', () => {
+    const ics = calendar(
+      'BEGIN:VTIMEZONE', 'BEGIN:STANDARD', 'DTSTART:19701025T030000', 'TZOFFSETFROM:+0200', 'TZOFFSETTO:+0100', 'END:STANDARD', 'END:VTIMEZONE',
+      ...event('UID:u', 'DTSTART;TZID=America/New_York:20260601T080000Z', 'DTEND:20260601T090000Z'),
+    );
+    expect(read(ics, 'Asia/Tokyo', '2026-06-01T00:00Z', '2026-06-02T00:00Z')).toEqual(['2026-06-01T08:00:00.000Z / 2026-06-01T09:00:00.000Z']);
+  });
+
   it('a cancelled event and a cancelled series never block', () => {
     expect(read(fixture('cancelled.ics'), 'Europe/Berlin', '2026-06-01T00:00Z', '2026-08-01T00:00Z')).toEqual([]);
   });
