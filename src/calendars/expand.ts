@@ -26,13 +26,16 @@ export class StepBudget {
   private total = 0;
   private event = 0;
 
+  constructor(private readonly limits = { perEvent: MAX_STEPS_PER_EVENT, perCalendar: MAX_STEPS_PER_CALENDAR }) {}
+
   startEvent(): void {
     this.event = 0;
   }
 
   step(uid: string): void {
-    if (++this.event > MAX_STEPS_PER_EVENT) throw new CalendarFormatError(`the event ${JSON.stringify(uid)} repeats too often to read (more than ${MAX_STEPS_PER_EVENT} occurrences)`);
-    if (++this.total > MAX_STEPS_PER_CALENDAR) throw new CalendarFormatError(`the calendar's events repeat too often to read (more than ${MAX_STEPS_PER_CALENDAR} occurrences)`);
+    const { perEvent, perCalendar } = this.limits;
+    if (++this.event > perEvent) throw new CalendarFormatError(`the event ${JSON.stringify(uid)} repeats too often to read (more than ${perEvent} occurrences)`);
+    if (++this.total > perCalendar) throw new CalendarFormatError(`the calendar's events repeat too often to read (more than ${perCalendar} occurrences)`);
   }
 }
 

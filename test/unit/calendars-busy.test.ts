@@ -10,6 +10,7 @@ import { IANAZone } from 'luxon';
 import { busyIntervals, CalendarFormatError, type BusyOptions } from '../../src/calendars/busyIntervals.js';
 import { ianaOfWindowsZone, WINDOWS_ZONE_NAMES } from '../../src/calendars/windowsZones.js';
 import { mergeIntervals } from '../../src/calendars/intervals.js';
+import { StepBudget } from '../../src/calendars/expand.js';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/calendars/${name}`, import.meta.url), 'utf8');
 
@@ -491,6 +492,20 @@ describe('busyIntervals, what mutation testing asked for', () => {
   it('an override without an end takes no time and frees its instance', () => {
     const ics = calendar(...event('UID:o', 'DTSTART:20260601T080000Z', 'DURATION:PT1H', 'RRULE:FREQ=DAILY;COUNT=2'), ...event('UID:o', 'RECURRENCE-ID:20260602T080000Z', 'DTSTART:20260602T100000Z'));
     expect(busyOf(ics, '2026-06-01T00:00Z', '2026-06-04T00:00Z')).toEqual(['2026-06-01T08:00:00.000Z / 2026-06-01T09:00:00.000Z']);
+  });
+
+  it('allows exactly the limits of a step budget: per event, and for the whole calendar', () => {
+    const budget = new StepBudget({ perEvent: 3, perCalendar: 5 });
+    budget.startEvent();
+    for (let i = 0; i < 3; i++) budget.step('a');
+    expect(() => budget.step('a')).toThrow(new CalendarFormatError('the event "a" repeats too often to read (more than 3 occurrences)'));
+    const calendarWide = new StepBudget({ perEvent: 3, perCalendar: 5 });
+    for (const uid of ['b', 'c']) {
+      calendarWide.startEvent();
+      for (let i = 0; i < (uid === 'b' ? 3 : 2); i++) calendarWide.step(uid);
+    }
+    calendarWide.startEvent();
+    expect(() => calendarWide.step('d')).toThrow(new CalendarFormatError("the calendar's events repeat too often to read (more than 5 occurrences)"));
   });
 
   it('names the limit an event passes, not as a rule it cannot expand', () => {
