@@ -113,8 +113,9 @@ export async function buildApp({ config, db, clock = systemClock, logger, counte
   canonicalHostRedirect(app, config);
   registerMetrics(app);
   await registerRateLimits(app, counters, config.ipv6PrefixLength);
-  app.addHook('onRequest', async (_request, reply) => {
+  app.addHook('onRequest', (_request, reply, done) => {
     if (lifecycle.draining) reply.header('connection', 'close');
+    done();
   });
 
   await app.register(healthRoutes, { deps, lifecycle, counters });

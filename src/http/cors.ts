@@ -25,11 +25,12 @@ function preflightHeaders(requested: string | undefined) {
  * each path answers its OPTIONS preflight with PREFLIGHT_HEADERS.
  */
 export function publicCors(app: FastifyInstance, paths: Record<string, string>): void {
-  app.addHook('onRequest', async (request, reply) => {
+  app.addHook('onRequest', (request, reply, done) => {
     const origin = request.headers.origin;
     reply.header('access-control-allow-origin', origin ?? '*');
     if (origin) reply.header('access-control-allow-credentials', 'true');
     reply.header('vary', 'Origin');
+    done();
   });
   for (const [name, url] of Object.entries(paths)) {
     const schema = {

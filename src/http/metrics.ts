@@ -19,11 +19,12 @@ export function registerMetrics(app: FastifyInstance): void {
     client.collectDefaultMetrics();
     defaultsRegistered = true;
   }
-  app.addHook('onResponse', async (request, reply) => {
+  app.addHook('onResponse', (request, reply, done) => {
     httpDuration.observe(
       { method: request.method, route: request.routeOptions.url ?? 'unknown', status: String(reply.statusCode) },
       reply.elapsedTime / 1000,
     );
+    done();
   });
   const schema = {
     tags: ['operations'], security: [], operationId: 'getMetrics', summary: 'Prometheus metrics (text exposition format)',

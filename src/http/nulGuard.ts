@@ -17,10 +17,8 @@ function nulField(value: unknown, path: string, depth = 0): string | null {
  * It is a 400 naming the field instead, before validation and every lookup.
  */
 export function rejectNulCharacters(app: FastifyInstance): void {
-  app.addHook('preValidation', async (request) => {
-    for (const [part, value] of [['params', request.params], ['query', request.query], ['body', request.body]] as const) {
-      const field = nulField(value, part);
-      if (field) throw invalid(`${field} must not contain NUL characters`);
-    }
+  app.addHook('preValidation', (request, _reply, done) => {
+    const field = nulField(request.params, 'params') ?? nulField(request.query, 'query') ?? nulField(request.body, 'body');
+    done(field ? invalid(`${field} must not contain NUL characters`) : undefined);
   });
 }
