@@ -23,6 +23,8 @@ declare module 'autocannon' {
       requests: { average: number; total: number };
       non2xx: number;
       errors: number;
+      /** seconds the run took */
+      duration: number;
     }
   }
   function autocannon(opts: autocannon.Options): Promise<autocannon.Result>;

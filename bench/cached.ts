@@ -1,7 +1,7 @@
 /**
  * W1-CACHED: W1's listing served from the cache to 50 connections in closed loop, uncompressed (no
  * Accept-Encoding) and br, each against a plain node:http server sending the same bytes in the
- * same run. Besides req/s and p99, what does not depend on the machine's phase: the service's CPU
+ * same run, the two taking turns in slices. Besides req/s and p99, what does not depend on the machine's phase: the service's CPU
  * per request, its database's backends' CPU per request, and statements per request (the
  * database's committed transactions: every statement outside a transaction is one).
  *
@@ -60,6 +60,18 @@ interface Measured {
   statementsPerRequest: number;
 }
 
+/** One target's slices added up. */
+interface Tally {
+  requests: number;
+  seconds: number;
+  ticks: number;
+  pgTicks: number;
+  non2xx: number;
+  errors: number;
+  p50s: number[];
+  p99s: number[];
+}
+
 export async function cachedRun(adminUrl: string): Promise<void> {
   const serviceDir = resolve(process.env.BENCH_SERVICE_DIR ?? '.');
   const name = `booking_bench_${randomBytes(5).toString('hex')}`;
@@ -114,8 +126,7 @@ export async function cachedRun(adminUrl: string): Promise<void> {
     const peakRss = sampleRss(spawned.pid!);
     try {
       for (const [variant, headers] of [['identity', {}], ['br', { 'accept-encoding': 'br' }]] as const) {
-        const service = await measure(`${base}${path}`, headers, spawned.pid!, admin, name);
-        const bare = await measure(`${ceiling.url}${path}`, headers, ceiling.child.pid!);
+        const { service, bare } = await measurePair({ url: `${base}${path}`, pid: spawned.pid!, admin, db: name }, { url: `${ceiling.url}${path}`, pid: ceiling.child.pid! }, headers);
         const share = service.rps / bare.rps;
         console.log(`    ${variant.padEnd(8)} service : p50 ${service.p50.toFixed(1)} ms  p99 ${service.p99.toFixed(1)} ms  ${service.rps.toFixed(0)} req/s  CPU ${service.cpuUsPerRequest.toFixed(0)} µs per request, PostgreSQL ${service.pgCpuUsPerRequest.toFixed(0)} µs per request, ${service.statementsPerRequest.toFixed(3)} statements per request (non-2xx ${service.non2xx}, errors ${service.errors})`);
         console.log(`    ${variant.padEnd(8)} ceiling : p50 ${bare.p50.toFixed(1)} ms  p99 ${bare.p99.toFixed(1)} ms  ${bare.rps.toFixed(0)} req/s  CPU ${bare.cpuUsPerRequest.toFixed(0)} µs per request (plain node:http, same bytes)`);
@@ -155,26 +166,56 @@ async function committed(admin: pg.Client, name: string): Promise<number> {
   return Number(rows[0].n);
 }
 
-/** Warm-up, then the measured run; with `db`, the database's backends' CPU and its statements too. */
-async function measure(url: string, headers: Record<string, string>, pid: number, admin?: pg.Client, db?: string): Promise<Measured> {
-  await autocannon({ url, headers, connections: CACHED_CONNECTIONS, duration: WARMUP_SECONDS });
-  const pids = admin && db ? await backends(admin, db) : [];
-  const ticks = () => pids.reduce((sum, p) => sum + processTicks(p), 0);
-  const before = { own: processTicks(pid), pg: ticks(), statements: admin && db ? await committed(admin, db) : 0 };
-  const r = await autocannon({ url, headers, connections: CACHED_CONNECTIONS, duration: CACHED_SECONDS });
-  const n = r.requests.total;
-  const ownTicks = processTicks(pid) - before.own;
-  const pgTicks = ticks() - before.pg;
+/**
+ * The order of the slices: the service (S) and the ceiling (C) take turns, S C C S S C C S, so a
+ * change of the machine's speed during the run (it swings 2x within minutes here) weighs on both
+ * alike instead of on whichever ran second.
+ */
+const SLICE_ORDER = ['S', 'C', 'C', 'S', 'S', 'C', 'C', 'S'] as const;
+const SLICE_SECONDS = (CACHED_SECONDS * 2) / SLICE_ORDER.length;
+
+/**
+ * Warm-up of both, then CACHED_SECONDS of each in slices taking turns (SLICE_ORDER); for the
+ * service, its database's backends' CPU and its statements too. Latencies are the slices' medians.
+ */
+async function measurePair(service: { url: string; pid: number; admin: pg.Client; db: string }, ceiling: { url: string; pid: number }, headers: Record<string, string>): Promise<{ service: Measured; bare: Measured }> {
+  for (const url of [service.url, ceiling.url]) await autocannon({ url, headers, connections: CACHED_CONNECTIONS, duration: WARMUP_SECONDS });
+  const pids = await backends(service.admin, service.db);
+  const pgTicks = () => pids.reduce((sum, p) => sum + processTicks(p), 0);
+  const tally = (): Tally => ({ requests: 0, seconds: 0, ticks: 0, pgTicks: 0, non2xx: 0, errors: 0, p50s: [], p99s: [] });
+  const tallies = { S: tally(), C: tally() };
+  const statementsBefore = await committed(service.admin, service.db);
+  for (const slice of SLICE_ORDER) {
+    const { url, pid } = slice === 'S' ? service : ceiling;
+    const t = tallies[slice];
+    const before = { own: processTicks(pid), pg: slice === 'S' ? pgTicks() : 0 };
+    const r = await autocannon({ url, headers, connections: CACHED_CONNECTIONS, duration: SLICE_SECONDS });
+    t.ticks += processTicks(pid) - before.own;
+    if (slice === 'S') t.pgTicks += pgTicks() - before.pg;
+    t.requests += r.requests.total;
+    t.seconds += r.duration;
+    t.non2xx += r.non2xx;
+    t.errors += r.errors;
+    t.p50s.push(r.latency.p50);
+    t.p99s.push(r.latency.p99);
+  }
   // statistics reach pg_stat_database within a second of each backend's work
-  const statements = admin && db ? (await new Promise((d) => setTimeout(d, 1500)), (await committed(admin, db)) - before.statements) : NaN;
-  return {
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    rps: r.requests.average,
-    non2xx: r.non2xx,
-    errors: r.errors,
-    cpuUsPerRequest: (ownTicks * TICK_MS * 1000) / n,
-    pgCpuUsPerRequest: admin ? (pgTicks * TICK_MS * 1000) / n : NaN,
-    statementsPerRequest: statements / n,
-  };
+  await new Promise((d) => setTimeout(d, 1500));
+  const statements = (await committed(service.admin, service.db)) - statementsBefore;
+  const measured = (t: Tally, withDb: boolean): Measured => ({
+    p50: median(t.p50s),
+    p99: median(t.p99s),
+    rps: t.requests / t.seconds,
+    non2xx: t.non2xx,
+    errors: t.errors,
+    cpuUsPerRequest: (t.ticks * TICK_MS * 1000) / t.requests,
+    pgCpuUsPerRequest: withDb ? (t.pgTicks * TICK_MS * 1000) / t.requests : NaN,
+    statementsPerRequest: withDb ? statements / t.requests : NaN,
+  });
+  return { service: measured(tallies.S, true), bare: measured(tallies.C, false) };
+}
+
+function median(values: number[]): number {
+  const s = [...values].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }
