@@ -20,6 +20,7 @@ import pg from 'pg';
 import { httpPartner, seedW1With } from './seed.js';
 import { processTicks, TICK_MS } from './cpu.js';
 import { sampleRss, startChild, startFlags, stop } from './service.js';
+import { median } from './stats.js';
 
 export const CACHED_CONNECTIONS = 50;
 export const CACHED_SECONDS = 10;
@@ -213,9 +214,4 @@ async function measurePair(service: { url: string; pid: number; admin: pg.Client
     statementsPerRequest: withDb ? statements / t.requests : NaN,
   });
   return { service: measured(tallies.S, true), bare: measured(tallies.C, false) };
-}
-
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
 }

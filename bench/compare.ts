@@ -17,6 +17,7 @@ import { execFileSync, spawn } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
+import { median } from './stats.js';
 
 const HERE = resolve(import.meta.dirname, '..');
 /** workloads that seed over HTTP: they measure any commit's build */
@@ -125,10 +126,6 @@ export function figuresOf(output: string): Map<string, number> {
   return figures;
 }
 
-const median = (v: number[]) => {
-  const s = [...v].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-};
 const fmt = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? '-' : Math.abs(n) >= 100 ? n.toFixed(0) : Math.abs(n) >= 1 ? n.toFixed(1) : n.toFixed(3));
 
 async function main(): Promise<void> {

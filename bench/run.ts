@@ -53,6 +53,7 @@ import { seedBooking, seedBusy, seedHistory, seedRush, seedTraces, seedW1, type 
 import { rssMiB, sampleRss, startChild, startFlags, stop, type Child } from './service.js';
 import { W1_CONNECTIONS, W1_SECONDS, w1 } from './w1.js';
 import { CACHED_CONNECTIONS, CACHED_SECONDS, cachedRun } from './cached.js';
+import { median } from './stats.js';
 
 const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /** past consumers (and bookings) each booking workload's provider has, as in a database in service */
@@ -293,11 +294,6 @@ function watchErasure(db: Db) {
   return { finished, done: () => doneAt !== undefined, seconds: () => ((doneAt ?? Date.now()) - started) / 1000 };
 }
 
-const median = (xs: number[]) => {
-  const sorted = [...xs].sort((a, b) => a - b);
-  const mid = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-};
 
 /**
  * RETENTION (see the top): W2-hot's workload in slices, without the job (the service as started),
