@@ -5,9 +5,15 @@ import { invalid } from '../errors.js';
 function nulField(value: unknown, path: string, depth = 0): string | null {
   if (typeof value === 'string') return value.includes('\u0000') ? path : null;
   if (value === null || typeof value !== 'object' || depth > 32) return null;
-  for (const [key, item] of Object.entries(value)) {
-    const found = key.includes('\u0000') ? `${path}.${key}` : nulField(item, `${path}.${key}`, depth + 1);
-    if (found) return found;
+  // for...in over the own keys: it runs on every request, and Object.entries would build an array per object
+  for (const key in value) {
+    if (!Object.hasOwn(value, key)) continue;
+    const item = (value as Record<string, unknown>)[key];
+    if (key.includes('\u0000')) return `${path}.${key}`;
+    if (typeof item === 'string' ? item.includes('\u0000') : item !== null && typeof item === 'object') {
+      const found = nulField(item, `${path}.${key}`, depth + 1);
+      if (found) return found;
+    }
   }
   return null;
 }

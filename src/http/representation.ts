@@ -42,9 +42,20 @@ function variants(body: Buffer): Variants {
   return v;
 }
 
+/** Clients send few distinct Accept-Encoding values: each is negotiated once (bounded, cleared when full). */
+const negotiated = new Map<string, Encoding | null>();
+const MAX_NEGOTIATED = 256;
+
 /** The encoding to answer with: the client's preferred one among br and gzip, else null (identity). */
 export function acceptedEncoding(header: string | undefined): Encoding | null {
-  return header ? negotiate(header.toLowerCase(), ENCODINGS) : null;
+  if (!header) return null;
+  let encoding = negotiated.get(header);
+  if (encoding === undefined) {
+    encoding = negotiate(header.toLowerCase(), ENCODINGS) as Encoding | null;
+    if (negotiated.size >= MAX_NEGOTIATED) negotiated.clear();
+    negotiated.set(header, encoding);
+  }
+  return encoding;
 }
 
 /** If-None-Match (RFC 9110 13.1.2, weak comparison): `*` or any listed tag, weak or strong, equal to ours. */

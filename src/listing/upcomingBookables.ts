@@ -31,13 +31,24 @@ export async function upcomingBookables(deps: Deps, q: UpcomingQuery): Promise<B
   // Identical requests arriving together share one answer, read after each of them arrived (FreshReads):
   // while the listing changes with every booking of a rush, it is read at most once per round trip, not once per viewer.
   const reads = deps.listing.reads;
-  const shapeKey = JSON.stringify(shape);
+  const shapeKey = shapeKeyOf(shape);
   const last = deps.listing.shapes.get(shapeKey);
   const delay = last?.changing && last.shared ? CHANGING_READ_DELAY_MS : 0;
   return reads.read(shapeKey, (readDone, callers) => currentListing(deps, shapeKey, shape, patterns, readDone, callers > 1), delay);
 }
 
 type Shape = Omit<UpcomingQuery, 'groupFormat' | 'timeFormat' | 'languageTag'> & { groupFormat: string; timeFormat: string; locale: string };
+
+/**
+ * A shape's key, built on every request: its parts joined by NUL, which no query text holds
+ * (http/nulGuard.ts). A reference's field follows from its position, and prdRef, when given,
+ * carries a prefix, so that no two shapes share a key.
+ */
+export function shapeKeyOf(shape: Shape): string {
+  let key = `${shape.channelKey}\u0000${shape.prdRef === undefined ? '' : `=${shape.prdRef}`}\u0000${shape.groupFormat}\u0000${shape.timeFormat}\u0000${shape.locale}`;
+  for (const r of shape.refs) key += `\u0000${r.ref}`;
+  return key;
+}
 
 /**
  * While a listing keeps changing (its last read found new versions: a rush) and is asked for by
