@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import autocannon from 'autocannon';
 import pg from 'pg';
-import { httpPartner, seedW1With } from './seed.js';
+import { httpPartner, seedW1Resource, seedW1With } from './seed.js';
 import { processTicks, TICK_MS } from './cpu.js';
 import { sampleRss, startChild, startFlags, stop } from './service.js';
 import { median } from './stats.js';
@@ -25,6 +25,8 @@ import { median } from './stats.js';
 export const CACHED_CONNECTIONS = 50;
 export const CACHED_SECONDS = 10;
 const WARMUP_SECONDS = 3;
+/** The days of the second, shorter listing (a third variant, uncompressed): about 85 KB. */
+const SHORT_DAYS = 10;
 
 /** A port free now, for a service that takes its port from the environment. */
 function freePort(): Promise<number> {
@@ -106,7 +108,10 @@ export async function cachedRun(adminUrl: string): Promise<void> {
   const base = `http://127.0.0.1:${port}`;
   try {
     await waitForHttp(`${base}/openapi.json`, () => exited);
-    const data = await seedW1With(await httpPartner(base, crmId, key));
+    const partnerApi = await httpPartner(base, crmId, key);
+    const data = await seedW1With(partnerApi);
+    // the same listing over SHORT_DAYS: an uncompressed answer of the size issue 39 measured (83 KB)
+    const shortUuid = await seedW1Resource(partnerApi.call, partnerApi.providerRef, 'short@bench', SHORT_DAYS);
     // the seeding's listing changes folded by the service's compactor (every 2 s), as long before on a service in use
     await new Promise((r) => setTimeout(r, 5000));
     const benchDb = new pg.Client({ connectionString: url.toString() });
@@ -114,34 +119,51 @@ export async function cachedRun(adminUrl: string): Promise<void> {
     await benchDb.query('VACUUM ANALYZE');
     await benchDb.end();
 
-    const path = `/resources/${data.resourceUuid}/upcoming_bookables?prdRef=${data.productUuid}`;
-    const plain = await fetch(`${base}${path}`, { headers: { 'accept-encoding': 'identity' } });
-    const identityBytes = Buffer.from(await plain.arrayBuffer());
-    // fetch would decode br: the wire bytes come from node:http
-    const brBytes = await wireBytes(`${base}${path}`, { 'accept-encoding': 'br' });
-    const dir = mkdtempSync(join(tmpdir(), 'bench-'));
-    writeFileSync(join(dir, 'identity'), identityBytes);
-    writeFileSync(join(dir, 'br'), brBytes.body);
-    const ceiling = await startChild([join(import.meta.dirname, 'nodeCeiling.mjs'), join(dir, 'identity'), join(dir, 'br'), brBytes.encoding ?? 'identity'], {});
-    console.log(`    service : ${serviceDir} (status ${plain.status}); answer ${identityBytes.length} bytes uncompressed, ${brBytes.body.length} bytes br (Content-Encoding: ${brBytes.encoding ?? 'none'})`);
+    const pathOf = (resourceUuid: string) => `/resources/${resourceUuid}/upcoming_bookables?prdRef=${data.productUuid}`;
+    const path = pathOf(data.resourceUuid);
+    const shortPath = pathOf(shortUuid);
+    const ceiling = await startCeiling(base, path);
+    const shortCeiling = await startCeiling(base, shortPath);
+    console.log(`    service : ${serviceDir} (status ${ceiling.status}); answer ${ceiling.identityBytes} bytes uncompressed, ${ceiling.brBytes} bytes br (Content-Encoding: ${ceiling.encoding}); over ${SHORT_DAYS} days ${shortCeiling.identityBytes} bytes uncompressed`);
     const peakRss = sampleRss(spawned.pid!);
     try {
-      for (const [variant, headers] of [['identity', {}], ['br', { 'accept-encoding': 'br' }]] as const) {
-        const { service, bare } = await measurePair({ url: `${base}${path}`, pid: spawned.pid!, admin, db: name }, { url: `${ceiling.url}${path}`, pid: ceiling.child.pid! }, headers);
+      const variants = [
+        ['identity', path, ceiling, {}],
+        [`identity ${SHORT_DAYS}d`, shortPath, shortCeiling, {}],
+        ['br', path, ceiling, { 'accept-encoding': 'br' }],
+      ] as const;
+      for (const [variant, url, plainServer, headers] of variants) {
+        const { service, bare } = await measurePair({ url: `${base}${url}`, pid: spawned.pid!, admin, db: name }, { url: `${plainServer.url}${url}`, pid: plainServer.child.pid! }, headers);
         const share = service.rps / bare.rps;
-        console.log(`    ${variant.padEnd(8)} service : p50 ${service.p50.toFixed(1)} ms  p99 ${service.p99.toFixed(1)} ms  ${service.rps.toFixed(0)} req/s  CPU ${service.cpuUsPerRequest.toFixed(0)} µs per request, PostgreSQL ${service.pgCpuUsPerRequest.toFixed(0)} µs per request, ${service.statementsPerRequest.toFixed(3)} statements per request (non-2xx ${service.non2xx}, errors ${service.errors})`);
-        console.log(`    ${variant.padEnd(8)} ceiling : p50 ${bare.p50.toFixed(1)} ms  p99 ${bare.p99.toFixed(1)} ms  ${bare.rps.toFixed(0)} req/s  CPU ${bare.cpuUsPerRequest.toFixed(0)} µs per request (plain node:http, same bytes)`);
-        console.log(`    ${variant.padEnd(8)} share   : ${share.toFixed(2)} of the ceiling (target >= 0.85: ${share >= 0.85 ? 'met' : 'MISSED'})`);
+        console.log(`    ${variant.padEnd(12)} service : p50 ${service.p50.toFixed(1)} ms  p99 ${service.p99.toFixed(1)} ms  ${service.rps.toFixed(0)} req/s  CPU ${service.cpuUsPerRequest.toFixed(0)} µs per request, PostgreSQL ${service.pgCpuUsPerRequest.toFixed(0)} µs per request, ${service.statementsPerRequest.toFixed(3)} statements per request (non-2xx ${service.non2xx}, errors ${service.errors})`);
+        console.log(`    ${variant.padEnd(12)} ceiling : p50 ${bare.p50.toFixed(1)} ms  p99 ${bare.p99.toFixed(1)} ms  ${bare.rps.toFixed(0)} req/s  CPU ${bare.cpuUsPerRequest.toFixed(0)} µs per request (plain node:http, same bytes)`);
+        console.log(`    ${variant.padEnd(12)} share   : ${share.toFixed(2)} of the ceiling (target >= 0.85: ${share >= 0.85 ? 'met' : 'MISSED'})`);
       }
       console.log(`    service RSS: peak ${peakRss().toFixed(0)} MiB during W1-CACHED`);
     } finally {
       await stop(ceiling.child);
+      await stop(shortCeiling.child);
     }
   } finally {
     if (!exited) await stop(spawned);
     await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
     await admin.end();
   }
+}
+
+/**
+ * A plain node:http server answering with the bytes the service sends for `path`, uncompressed and
+ * br (wire bytes: fetch would decode br).
+ */
+async function startCeiling(base: string, path: string) {
+  const plain = await fetch(`${base}${path}`, { headers: { 'accept-encoding': 'identity' } });
+  const identity = Buffer.from(await plain.arrayBuffer());
+  const br = await wireBytes(`${base}${path}`, { 'accept-encoding': 'br' });
+  const dir = mkdtempSync(join(tmpdir(), 'bench-'));
+  writeFileSync(join(dir, 'identity'), identity);
+  writeFileSync(join(dir, 'br'), br.body);
+  const child = await startChild([join(import.meta.dirname, 'nodeCeiling.mjs'), join(dir, 'identity'), join(dir, 'br'), br.encoding ?? 'identity'], {});
+  return { ...child, status: plain.status, identityBytes: identity.length, brBytes: br.body.length, encoding: br.encoding ?? 'none' };
 }
 
 function wireBytes(url: string, headers: Record<string, string>): Promise<{ body: Buffer; encoding?: string }> {
@@ -181,18 +203,19 @@ const SLICE_SECONDS = (CACHED_SECONDS * 2) / SLICE_ORDER.length;
  */
 async function measurePair(service: { url: string; pid: number; admin: pg.Client; db: string }, ceiling: { url: string; pid: number }, headers: Record<string, string>): Promise<{ service: Measured; bare: Measured }> {
   for (const url of [service.url, ceiling.url]) await autocannon({ url, headers, connections: CACHED_CONNECTIONS, duration: WARMUP_SECONDS });
-  const pids = await backends(service.admin, service.db);
-  const pgTicks = () => pids.reduce((sum, p) => sum + processTicks(p), 0);
+
   const tally = (): Tally => ({ requests: 0, seconds: 0, ticks: 0, pgTicks: 0, non2xx: 0, errors: 0, p50s: [], p99s: [] });
   const tallies = { S: tally(), C: tally() };
   const statementsBefore = await committed(service.admin, service.db);
   for (const slice of SLICE_ORDER) {
     const { url, pid } = slice === 'S' ? service : ceiling;
     const t = tallies[slice];
-    const before = { own: processTicks(pid), pg: slice === 'S' ? pgTicks() : 0 };
+    const pids = slice === 'S' ? await backends(service.admin, service.db) : [];
+    const before = { own: processTicks(pid), pg: pids.map((p) => processTicks(p)) };
     const r = await autocannon({ url, headers, connections: CACHED_CONNECTIONS, duration: SLICE_SECONDS });
     t.ticks += processTicks(pid) - before.own;
-    if (slice === 'S') t.pgTicks += pgTicks() - before.pg;
+    // a backend that exited during the slice reads 0: its ticks are lost, never subtracted
+    pids.forEach((p, i) => (t.pgTicks += Math.max(0, processTicks(p) - before.pg[i])));
     t.requests += r.requests.total;
     t.seconds += r.duration;
     t.non2xx += r.non2xx;

@@ -82,18 +82,21 @@ export async function seedW1With({ call, ...access }: { call: Call } & PartnerAc
 
 /**
  * A resource shaped as W1's (28 days 08:00-18:00 at raster 30, 150 appointments of product
- * viewing@bench booked by customer cust@bench, which must exist); returns its uuid.
+ * viewing@bench booked by customer cust@bench, which must exist), or as many days with as many
+ * appointments per day; returns its uuid.
  */
-export async function seedW1Resource(call: Call, providerRef: string, resourceRef: string): Promise<string> {
+export async function seedW1Resource(call: Call, providerRef: string, resourceRef: string, days = 28): Promise<string> {
   const base = `/provider/${providerRef}`;
   const resource = await call('POST', `${base}/resources`, { reference: resourceRef, publicName: 'Flat', internalName: 'F', products: ['viewing@bench'] });
-  const timeslots = Array.from({ length: 28 }, (_, i) => ({
+  const timeslots = Array.from({ length: days }, (_, i) => ({
     resourceReference: resourceRef, start: wall(day(i + 1).set({ hour: 8 })), end: wall(day(i + 1).set({ hour: 18 })),
     raster: 30, defaultCapacity: 1, defaultAcceptBookings: true, state: 'BOOKABLE',
   }));
   await call('POST', `${base}/timeslots`, { timeslots });
-  for (let i = 0; i < 150; i++) {
-    const slot = Math.floor((i * 560) / 150);
+  const slots = days * 20;
+  const appointments = Math.round((150 * days) / 28);
+  for (let i = 0; i < appointments; i++) {
+    const slot = Math.floor((i * slots) / appointments);
     const start = day(1 + Math.floor(slot / 20)).set({ hour: 8 }).plus({ minutes: (slot % 20) * 30 });
     const group = i % 3 === 0;
     const reference = `apt-${i}-${resourceRef}`;
