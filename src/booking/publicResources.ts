@@ -107,10 +107,13 @@ export async function resolveResources(db: Queryable, refs: { ref: string; field
 /**
  * SQL resolving references inside a larger statement: a `refs (i, ids)` VALUES list for a WITH, the
  * ids (at most two) each reference matches. `resolvedIds` then checks them as resolveResources does.
+ * `uuidsAsIds`: a UUID reference stands for its id unread, whether a resource has it or not (for a
+ * check of versions read before: a resource's version moves when it is deleted).
  */
-export function refsValuesSql(refs: { ref: string }[], param: AddParam): string {
+export function refsValuesSql(refs: { ref: string }[], param: AddParam, uuidsAsIds = false): string {
   return refs
     .map(({ ref }, i) => {
+      if (uuidsAsIds && isUuid(ref)) return `(${i}, ARRAY[${param(ref)}::uuid])`;
       const where = refWhere(ref, param);
       return `(${i}, ${where ? `ARRAY(SELECT r.id FROM resources r WHERE ${where} LIMIT 2)` : `'{}'::uuid[]`})`;
     })

@@ -178,16 +178,18 @@ function readSql(q: ListingReadQuery, param: AddParam): string {
 /**
  * The versions alone, the references resolved as readListing resolves them: what an answer served
  * from the cache is checked against. A statement this small costs PostgreSQL a fraction of
- * readListing's, whose planning alone outweighs its execution when nothing changed.
+ * readListing's, whose planning alone outweighs its execution when nothing changed. A UUID
+ * reference is not looked up: the version of its id moved if the resource was deleted since
+ * (listing_touch_resource.sql), and then readListing answers 404.
  */
 function versionsSql(refs: { ref: string }[], param: AddParam): string {
   return `
-  WITH refs (i, ids) AS (VALUES ${refsValuesSql(refs, param)}),
+  WITH refs (i, ids) AS (VALUES ${refsValuesSql(refs, param, true)}),
        listed AS (SELECT ids[1] AS id, min(i) AS i, listing_version(ids[1]) AS version FROM refs WHERE cardinality(ids) = 1 GROUP BY ids[1])
   SELECT (SELECT json_agg(ids ORDER BY i) FROM refs) AS matches, (SELECT string_agg(id || '=' || version, ',' ORDER BY i) FROM listed) AS versions`;
 }
 
-/** The resources' versions (as ListingRead.versions) and the ids the references name; 404 or 400 as readListing. */
+/** The resources' versions (as ListingRead.versions) and the ids the references name; 404 or 400 as readListing for a reference it looks up. */
 export async function readVersions(db: Queryable, refs: { ref: string; field: string }[]): Promise<{ resourceIds: string[]; versions: string }> {
   const params: unknown[] = [];
   const [row] = await db.query<{ matches: string[][]; versions: string }>(versionsSql(refs, (value) => `$${params.push(value)}`), params);

@@ -7,6 +7,7 @@ import { buildApp, type App } from '../../src/app.js';
 import { currentBackend } from '../helpers/db.js';
 import { startTestApp, uniqueId, type TestApp } from '../helpers/app.js';
 import { book, bookBodyFor, createTimeslots, flatten, reserve, reserveBodyFor, setupBooking, upcoming, type Booking } from '../helpers/bookingFixtures.js';
+import { expectError } from '../helpers/conformance.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -74,6 +75,23 @@ describe('the A1 listing cache', () => {
     expect(await first()).toMatchObject({ start: '2026-06-02T08:00:00+01:00' });
     await b.p.call('POST', `${b.base}/resources/${enc(b.resource.reference)}`, { archived: true });
     expect((await upcoming(t, b.resource.uuid)).statusCode).toBe(204);
+  });
+
+  it('answers 404 at once for a deleted resource, by UUID and by reference, listed or empty before', async () => {
+    const listed = await setupBooking(t);
+    await createTimeslots(listed, [{}]);
+    const empty = await setupBooking(t);
+    for (const b of [listed, empty]) {
+      const status = b === listed ? 200 : 204;
+      for (let i = 0; i < 2; i++) {
+        // the second answer of each comes from the cache, checked against the versions
+        expect((await upcoming(t, b.resource.uuid)).statusCode).toBe(status);
+        expect((await upcoming(t, b.resource.reference)).statusCode).toBe(status);
+      }
+      expect((await b.p.call('DELETE', `${b.base}/resources/${enc(b.resource.reference)}`)).statusCode).toBe(204);
+      expect(expectError(await upcoming(t, b.resource.uuid), 404, 'NOT_FOUND').message).toContain(b.resource.uuid);
+      expect((await upcoming(t, b.resource.reference)).statusCode).toBe(404);
+    }
   });
 
   it('lets an expired hold free its place and a started slot leave the list, with no change in the database', async () => {
