@@ -10,6 +10,7 @@ import { listingMetrics } from '../booking/metrics.js';
 import type { CompiledPattern } from '../booking/datePattern.js';
 import { DEFAULT_GROUP_FORMAT, DEFAULT_TIME_FORMAT, localeOf, timePattern } from '../booking/timeFormats.js';
 import { MAX_AGE_MS, type ListingBase } from './listingCache.js';
+import type { ShapeState } from './state.js';
 import { computeListing, listingUntilMs } from './listingCompute.js';
 
 export { BOOKING_HORIZON_DAYS } from './listingCompute.js';
@@ -33,6 +34,8 @@ export async function upcomingBookables(deps: Deps, q: UpcomingQuery): Promise<B
   const reads = deps.listing.reads;
   const shapeKey = shapeKeyOf(shape);
   const last = deps.listing.shapes.get(shapeKey);
+  const unchanged = last && unchangedAnswer(deps, last);
+  if (unchanged !== undefined) return unchanged;
   const delay = last?.changing && last.shared ? CHANGING_READ_DELAY_MS : 0;
   return reads.read(shapeKey, (readDone, callers) => currentListing(deps, shapeKey, shape, patterns, readDone, callers > 1), delay);
 }
@@ -48,6 +51,20 @@ export function shapeKeyOf(shape: Shape): string {
   let key = `${shape.channelKey}\u0000${shape.prdRef === undefined ? '' : `=${shape.prdRef}`}\u0000${shape.groupFormat}\u0000${shape.timeFormat}\u0000${shape.locale}`;
   for (const r of shape.refs) key += `\u0000${r.ref}`;
   return key;
+}
+
+/**
+ * The cached answer of a shape whose versions were read after a mark, while nothing can have
+ * changed since that mark (ListingState.unchanged): it is what a read now would find, so none is
+ * sent. Undefined: no such answer.
+ */
+function unchangedAnswer(deps: Deps, last: ShapeState): Buffer | null | undefined {
+  const { confirmed } = last;
+  if (!confirmed || !deps.listing.unchanged?.since(confirmed.mark)) return undefined;
+  const hit = deps.listing.cache.get(last.key, confirmed.versions, deps.clock.now().getTime());
+  if (!hit) return undefined;
+  listingMetrics.answers.inc({ source: 'cache' });
+  return hit.json;
 }
 
 /**
@@ -102,23 +119,25 @@ async function currentListing(
     // A listing that did not change at its last read is checked by its versions alone, a statement
     // that costs PostgreSQL a fraction of the full read's; a change it finds is read by the full
     // read after it (counted by what that found).
+    const mark = deps.listing.unchanged?.mark();
     const check = await readVersions(deps.db.listingReads, shape.refs);
     const hit = check.versions === offered.versions ? cache.get(last.key, check.versions, nowMs) : undefined;
     if (hit) {
       readDone();
       listingMetrics.reads.inc({ read: 'versions' });
       listingMetrics.answers.inc({ source: 'cache' });
-      if (last.shared !== shared) remember(shapes, shapeKey, { ...last, shared });
+      if (last.shared !== shared || mark !== undefined) remember(shapes, shapeKey, { ...last, shared, confirmed: confirmedAt(check.versions, mark) });
       return hit.json;
     }
   }
   const base = offered.base;
   const known = offered.versions === null && !base ? null : { versions: offered.versions, since: base ? { snapshot: base.snapshot, total: base.total } : null };
+  const mark = deps.listing.unchanged?.mark();
   const read = await countedRead(deps, { ...query, known });
   readDone(); // the next read of this shape may start: it will see what this one saw and what came since
   const dataKey = JSON.stringify([read.resourceIds, shape.channelKey, shape.prdRef ?? null]);
   const key = JSON.stringify([dataKey, shape.groupFormat, shape.timeFormat, shape.locale]);
-  remember(shapes, shapeKey, { key, dataKey, changing: read.data !== null || read.changes !== null, shared });
+  remember(shapes, shapeKey, { key, dataKey, changing: read.data !== null || read.changes !== null, shared, confirmed: confirmedAt(read.versions, mark) });
   remember(dataKeys, refsKey, dataKey);
   // the data the changes were read against (another shape's computation may have kept newer data since)
   const since = dataKey === lastDataKey && read.changes ? base : undefined;
@@ -143,6 +162,8 @@ async function currentListing(
   });
   return answer.json;
 }
+
+const confirmedAt = (versions: string, mark: number | undefined): ShapeState['confirmed'] => (mark === undefined ? undefined : { versions, mark });
 
 async function countedRead(deps: Deps, q: ListingReadQuery): Promise<ListingRead> {
   const read = await readListing(deps.db.listingReads, q);

@@ -5,6 +5,7 @@ import pg from 'pg';
 import type { Config } from '../config.js';
 import { poolTimer, type PoolName, type PoolTimer } from './dbMetrics.js';
 import { acquireDirLock } from './lockfile.js';
+import { WriteWatch } from './writeWatch.js';
 
 /** Anything SQL can be sent to: the database itself or an open transaction. */
 export interface Queryable {
@@ -20,6 +21,10 @@ export interface Db extends Queryable {
    * makes the listing queue for a connection; the database itself where none are kept (PGlite).
    */
   readonly listingReads: Queryable;
+  /** the statements sent other than on listingReads and unwatched, which may write (shared by an instance's handles) */
+  readonly writes: WriteWatch;
+  /** the pool's connections for statements that change nothing a cached listing depends on (the instance lease): not counted in writes */
+  readonly unwatched: Queryable;
   /** Runs fn in one transaction; retried on serialization failures and deadlocks. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -52,22 +57,32 @@ class Mutex {
 
 class PgliteDb implements Db {
   readonly kind = 'pglite' as const;
-  readonly listingReads: Queryable = this; // one session: nothing to keep apart
+  /** the one session, its statements not counted as writes */
+  readonly unwatched: Queryable = {
+    query: <T>(sql: string, params: unknown[] = []) => this.lock.run(async () => (await this.pglite.query<T>(sql, params)).rows),
+    exec: (sql: string) => this.lock.run(async () => void (await this.pglite.exec(sql))),
+  };
+  readonly listingReads = this.unwatched;
   private readonly lock = new Mutex();
   constructor(
     private readonly pglite: PGlite,
     private readonly releaseDir: () => void,
+    readonly writes: WriteWatch,
   ) {}
 
   query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-    return this.lock.run(async () => (await this.pglite.query<T>(sql, params)).rows);
+    return this.writes.around(() => this.unwatched.query<T>(sql, params));
   }
 
   exec(sql: string): Promise<void> {
-    return this.lock.run(async () => void (await this.pglite.exec(sql)));
+    return this.writes.around(() => this.unwatched.exec(sql));
   }
 
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.writes.around(() => this.transactionAlone(fn));
+  }
+
+  private transactionAlone<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     return this.lock.run(() =>
       withRetry(() =>
         this.pglite.transaction(async (tx) =>
@@ -161,6 +176,7 @@ const isStalePlan = (err: unknown) => sqlState(err) === '0A000' && /cached plan/
 class PostgresDb implements Db {
   readonly kind = 'postgres' as const;
   readonly listingReads: Queryable;
+  readonly unwatched: Queryable;
   private readonly statements: StatementNames;
   private readonly timer: PoolTimer;
   constructor(
@@ -168,28 +184,35 @@ class PostgresDb implements Db {
     namedStatements: boolean,
     private readonly listingPool: pg.Pool | null,
     name: PoolName,
+    readonly writes: WriteWatch,
   ) {
     this.statements = new StatementNames(namedStatements);
     this.timer = poolTimer(name);
-    const listingTimer = poolTimer('listing');
-    this.listingReads = listingPool
-      ? {
-          query: async <T>(sql: string, params: unknown[] = []) =>
-            (await onPooled(listingPool, listingTimer, (c) => this.statements.run(c, sql, params, false, listingTimer))) as T[],
-          exec: async (sql: string) => void (await listingPool.query(sql)),
-        }
-      : this;
+    this.unwatched = this.pooled(pool, this.timer);
+    this.listingReads = listingPool ? this.pooled(listingPool, poolTimer('listing')) : this.unwatched;
   }
 
-  async query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-    return (await onPooled(this.pool, this.timer, (c) => this.statements.run(c, sql, params, false, this.timer))) as T[];
+  /** Statements on the pool's connections, not counted. */
+  private pooled(pool: pg.Pool, timer: PoolTimer): Queryable {
+    return {
+      query: async <T>(sql: string, params: unknown[] = []) => (await onPooled(pool, timer, (c) => this.statements.run(c, sql, params, false, timer))) as T[],
+      exec: async (sql: string) => void (await pool.query(sql)),
+    };
   }
 
-  async exec(sql: string): Promise<void> {
-    await this.pool.query(sql);
+  query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+    return this.writes.around(() => this.unwatched.query<T>(sql, params));
+  }
+
+  exec(sql: string): Promise<void> {
+    return this.writes.around(() => this.unwatched.exec(sql));
   }
 
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.writes.around(() => this.transactionOnce(fn));
+  }
+
+  private transactionOnce<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     return withRetry(async () => {
       const client = await connect(this.pool, this.timer);
       const send = (sql: string) => timed(this.timer, () => client.query(sql));
@@ -235,9 +258,11 @@ export interface OpenDbOptions {
   keepConnections?: boolean;
   /** the pool's name in the metrics (db_pool_wait_seconds_total ...); default requests */
   name?: PoolName;
+  /** counts the statements that may write; default: one of this handle's own */
+  writes?: WriteWatch;
 }
 
-export async function openDb({ databaseUrl, dataDir, poolSize = 10, listingPoolSize = 0, preparedStatements = true, keepConnections = false, name = 'requests' }: OpenDbOptions): Promise<Db> {
+export async function openDb({ databaseUrl, dataDir, poolSize = 10, listingPoolSize = 0, preparedStatements = true, keepConnections = false, name = 'requests', writes = new WriteWatch() }: OpenDbOptions): Promise<Db> {
   if (databaseUrl && databaseUrl.startsWith('postgres')) {
     const newPool = async (max: number) => {
       const pool = new pg.Pool({ connectionString: databaseUrl, max, ...(keepConnections ? { idleTimeoutMillis: 0 } : {}) });
@@ -248,20 +273,20 @@ export async function openDb({ databaseUrl, dataDir, poolSize = 10, listingPoolS
       }
       return pool;
     };
-    return new PostgresDb(await newPool(poolSize), preparedStatements, listingPoolSize > 0 ? await newPool(listingPoolSize) : null, name);
+    return new PostgresDb(await newPool(poolSize), preparedStatements, listingPoolSize > 0 ? await newPool(listingPoolSize) : null, name, writes);
   }
   // Loaded only when used: a service on a PostgreSQL server never loads the embedded engine.
   const [{ PGlite }, { btree_gist }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite/contrib/btree_gist')]);
   if (databaseUrl === 'memory://') {
     const pglite = await PGlite.create({ extensions: { btree_gist } });
-    return new PgliteDb(pglite, () => undefined);
+    return new PgliteDb(pglite, () => undefined, writes);
   }
   const dir = resolve(dataDir, 'pgdata');
   mkdirSync(dir, { recursive: true });
   const release = acquireDirLock(resolve(dataDir, 'pgdata.lock'));
   try {
     const pglite = await PGlite.create(dir, { extensions: { btree_gist } });
-    return new PgliteDb(pglite, release);
+    return new PgliteDb(pglite, release, writes);
   } catch (err) {
     release();
     throw err;
@@ -280,7 +305,7 @@ export interface InstanceDbs {
 export async function openInstanceDbs(
   config: Pick<Config, 'databaseUrl' | 'dataDir' | 'databasePoolSize' | 'listingPoolSize' | 'jobPoolSize' | 'preparedStatements'>,
 ): Promise<InstanceDbs> {
-  const options = { databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.preparedStatements, keepConnections: true };
+  const options = { databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.preparedStatements, keepConnections: true, writes: new WriteWatch() };
   const db = await openDb({ ...options, poolSize: config.databasePoolSize, listingPoolSize: config.listingPoolSize });
   if (db.kind === 'pglite') return { db, jobsDb: db, close: () => db.close() };
   const jobsDb = await openDb({ ...options, poolSize: config.jobPoolSize, name: 'jobs' });

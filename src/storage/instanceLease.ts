@@ -1,0 +1,103 @@
+/**
+ * Whether this service instance is the only one writing to its database, known for a short lease.
+ *
+ * Each instance on PostgreSQL keeps a row in service_instances (migration 021), renewed every
+ * RENEW_MS. A renewal that finds no other live row grants this instance the lease for LEASE_MS from
+ * before the renewal was sent. An instance joining registers its row first and, if it finds another
+ * live one, waits JOIN_WAIT_MS before it migrates, serves or runs a job: by then every lease granted
+ * by a renewal that could have missed its row has run out, and every later renewal sees it. So while
+ * `held()`, no change was committed by another instance, and a cached answer whose versions this
+ * instance read may be served without asking again (listing/upcomingBookables.ts), as long as this
+ * instance sent nothing that may write since (WriteWatch).
+ *
+ * PGlite is one process's own database (its directory is locked): the lease is held for good.
+ * A lease lost (a renewal failed or was late, another instance runs) costs a check per read, never
+ * freshness. Changes made outside the service (psql, a restore) are seen within the cache's
+ * MAX_AGE_MS (docs/decisions.md, "A sole instance answers cached listings without a check").
+ */
+import { randomUUID } from 'node:crypto';
+import type { Db } from './db.js';
+import { sqlState } from './db.js';
+
+export const LEASE_MS = 1_000;
+const RENEW_MS = 250;
+/** a renewal's row outlives its lease, so a joining instance sees any instance whose lease may still run */
+const ROW_TTL_MS = 3 * LEASE_MS;
+/** beyond LEASE_MS, for two processes' clocks measuring the same second a little differently */
+export const JOIN_WAIT_MS = 1.5 * LEASE_MS;
+
+const RENEW_SQL = `
+  WITH gone AS (DELETE FROM service_instances WHERE expires_at < now() - interval '1 minute'),
+       mine AS (INSERT INTO service_instances (id, expires_at) VALUES ($1, now() + $2 * interval '1 millisecond')
+                ON CONFLICT (id) DO UPDATE SET expires_at = EXCLUDED.expires_at)
+  SELECT EXISTS (SELECT 1 FROM service_instances WHERE id <> $1 AND expires_at > now()) AS others`;
+
+export interface InstanceLease {
+  /** true while no other instance can have committed a change since this instance last looked */
+  held(): boolean;
+  /** Registers this instance, waiting when another runs; again after migrations (the table may be new). Idempotent. */
+  join(): Promise<void>;
+  /** Stops renewing and removes this instance's row: the others may hold the lease at their next renewal. */
+  leave(): Promise<void>;
+}
+
+export function instanceLease(db: Db, onError: (err: unknown) => void): InstanceLease {
+  return db.kind === 'pglite' ? { held: () => true, join: async () => undefined, leave: async () => undefined } : new RenewedLease(db, onError);
+}
+
+class RenewedLease implements InstanceLease {
+  private readonly id = randomUUID();
+  /** performance.now() until which the lease is held */
+  private heldUntil = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private joined = false;
+  private stopped = false;
+  private renewing: Promise<unknown> = Promise.resolve();
+
+  constructor(
+    private readonly db: Db,
+    private readonly onError: (err: unknown) => void,
+  ) {}
+
+  held(): boolean {
+    return performance.now() < this.heldUntil;
+  }
+
+  async join(): Promise<void> {
+    if (this.joined) return;
+    let others: boolean;
+    try {
+      others = await this.renew();
+    } catch (err) {
+      if (sqlState(err) === '42P01') return; // no table yet: no instance can hold a lease; joined after migrating
+      throw err;
+    }
+    this.joined = true;
+    if (others) await new Promise((resolve) => setTimeout(resolve, JOIN_WAIT_MS));
+    this.schedule();
+  }
+
+  async leave(): Promise<void> {
+    this.stopped = true;
+    this.heldUntil = 0;
+    clearTimeout(this.timer);
+    await this.renewing;
+    if (this.joined) await this.db.unwatched.query('DELETE FROM service_instances WHERE id = $1', [this.id]).catch(this.onError);
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    this.timer = setTimeout(() => {
+      this.renewing = this.renew().catch(this.onError).finally(() => this.schedule());
+    }, RENEW_MS);
+    this.timer.unref();
+  }
+
+  /** Renews this instance's row; true when another instance's is live. */
+  private async renew(): Promise<boolean> {
+    const sent = performance.now();
+    const [{ others }] = await this.db.unwatched.query<{ others: boolean }>(RENEW_SQL, [this.id, ROW_TTL_MS]);
+    this.heldUntil = others || this.stopped ? 0 : sent + LEASE_MS;
+    return others;
+  }
+}
