@@ -18,7 +18,7 @@ async function main(): Promise<void> {
   const counters = config.redisUrl ? await connectRedis(config.redisUrl, config.redisKeyPrefix) : undefined;
   const dbs = await openInstanceDbs(config);
   let log: FastifyBaseLogger | undefined;
-  const lease = instanceLease(dbs.jobsDb, (err) => log?.warn({ err }, 'instance lease renewal failed: cached listings are checked until it succeeds'));
+  const lease = instanceLease(dbs.jobsDb, dbs.instanceId, (err) => log?.warn({ err }, 'instance lease renewal failed: cached listings are checked until it succeeds'));
   await lease.join(); // before migrating: a migration may change what another instance caches
   await migrate(dbs.db);
   await lease.join();

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
@@ -260,12 +261,14 @@ export interface OpenDbOptions {
   name?: PoolName;
   /** counts the statements that may write; default: one of this handle's own */
   writes?: WriteWatch;
+  /** the connections' application_name (pg_stat_activity); default: the driver's */
+  applicationName?: string;
 }
 
-export async function openDb({ databaseUrl, dataDir, poolSize = 10, listingPoolSize = 0, preparedStatements = true, keepConnections = false, name = 'requests', writes = new WriteWatch() }: OpenDbOptions): Promise<Db> {
+export async function openDb({ databaseUrl, dataDir, poolSize = 10, listingPoolSize = 0, preparedStatements = true, keepConnections = false, name = 'requests', writes = new WriteWatch(), applicationName }: OpenDbOptions): Promise<Db> {
   if (databaseUrl && databaseUrl.startsWith('postgres')) {
     const newPool = async (max: number) => {
-      const pool = new pg.Pool({ connectionString: databaseUrl, max, ...(keepConnections ? { idleTimeoutMillis: 0 } : {}) });
+      const pool = new pg.Pool({ connectionString: databaseUrl, max, application_name: applicationName, ...(keepConnections ? { idleTimeoutMillis: 0 } : {}) });
       pool.on('error', () => undefined); // idle client errors surface on the next query
       if (keepConnections) {
         const clients = await Promise.all(Array.from({ length: max }, () => pool.connect()));
@@ -293,7 +296,12 @@ export async function openDb({ databaseUrl, dataDir, poolSize = 10, listingPoolS
   }
 }
 
+/** The application_name of a service instance's connections: how the instance lease tells them from any other. */
+export const instanceApplicationName = (instanceId: string) => `booking ${instanceId}`;
+
 export interface InstanceDbs {
+  /** this instance's id (storage/instanceLease.ts), named in its connections' application_name */
+  instanceId: string;
   /** for requests: DATABASE_POOL_SIZE connections, and LISTING_POOL_SIZE more for the listing reads */
   db: Db;
   /** for the background jobs: JOB_POOL_SIZE connections of their own (PGlite: the same single session) */
@@ -305,11 +313,19 @@ export interface InstanceDbs {
 export async function openInstanceDbs(
   config: Pick<Config, 'databaseUrl' | 'dataDir' | 'databasePoolSize' | 'listingPoolSize' | 'jobPoolSize' | 'preparedStatements'>,
 ): Promise<InstanceDbs> {
-  const options = { databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.preparedStatements, keepConnections: true, writes: new WriteWatch() };
+  const instanceId = randomUUID();
+  const options = {
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    preparedStatements: config.preparedStatements,
+    keepConnections: true,
+    writes: new WriteWatch(),
+    applicationName: instanceApplicationName(instanceId),
+  };
   const db = await openDb({ ...options, poolSize: config.databasePoolSize, listingPoolSize: config.listingPoolSize });
-  if (db.kind === 'pglite') return { db, jobsDb: db, close: () => db.close() };
+  if (db.kind === 'pglite') return { instanceId, db, jobsDb: db, close: () => db.close() };
   const jobsDb = await openDb({ ...options, poolSize: config.jobPoolSize, name: 'jobs' });
-  return { db, jobsDb, close: async () => void (await Promise.all([db.close(), jobsDb.close()])) };
+  return { instanceId, db, jobsDb, close: async () => void (await Promise.all([db.close(), jobsDb.close()])) };
 }
 
 /** SQLSTATE of a database error, if it is one. */

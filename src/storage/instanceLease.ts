@@ -2,22 +2,23 @@
  * Whether this service instance is the only one writing to its database, known for a short lease.
  *
  * Each instance on PostgreSQL keeps a row in service_instances (migration 021), renewed every
- * RENEW_MS. A renewal that finds no other live row grants this instance the lease for LEASE_MS from
- * before the renewal was sent. An instance joining registers its row first and, if it finds another
- * live one, waits JOIN_WAIT_MS before it migrates, serves or runs a job: by then every lease granted
- * by a renewal that could have missed its row has run out, and every later renewal sees it. So while
- * `held()`, no change was committed by another instance, and a cached answer whose versions this
- * instance read may be served without asking again (listing/upcomingBookables.ts), as long as this
- * instance sent nothing that may write since (WriteWatch).
+ * RENEW_MS. A renewal that finds no other live row, and no connection to the database but this
+ * instance's own (pg_stat_activity, by application_name: an older version, a script, psql), grants
+ * this instance the lease for LEASE_MS from before the renewal was sent. An instance joining
+ * registers its row first and, if it finds another live one, waits JOIN_WAIT_MS before it
+ * migrates, serves or runs a job: by then every lease granted by a renewal that could have missed
+ * its row has run out, and every later renewal sees it. So while `held()`, no change was committed
+ * by another instance, and a cached answer whose versions this instance read may be served without
+ * asking again (listing/upcomingBookables.ts), as long as this instance sent nothing that may write
+ * since (WriteWatch).
  *
  * PGlite is one process's own database (its directory is locked): the lease is held for good.
  * A lease lost (a renewal failed or was late, another instance runs) costs a check per read, never
- * freshness. Changes made outside the service (psql, a restore) are seen within the cache's
- * MAX_AGE_MS (docs/decisions.md, "A sole instance answers cached listings without a check").
+ * freshness. A client that connects and writes within a lease of connecting (a process that does
+ * not register) may go unseen for that long (docs/decisions.md, "A sole instance answers cached
+ * listings without a read").
  */
-import { randomUUID } from 'node:crypto';
-import type { Db } from './db.js';
-import { sqlState } from './db.js';
+import { instanceApplicationName, sqlState, type Db } from './db.js';
 
 export const LEASE_MS = 1_000;
 const RENEW_MS = 250;
@@ -30,23 +31,26 @@ const RENEW_SQL = `
   WITH gone AS (DELETE FROM service_instances WHERE expires_at < now() - interval '1 minute'),
        mine AS (INSERT INTO service_instances (id, expires_at) VALUES ($1, now() + $2 * interval '1 millisecond')
                 ON CONFLICT (id) DO UPDATE SET expires_at = EXCLUDED.expires_at)
-  SELECT EXISTS (SELECT 1 FROM service_instances WHERE id <> $1 AND expires_at > now()) AS others`;
+  SELECT EXISTS (SELECT 1 FROM service_instances WHERE id <> $1 AND expires_at > now())
+         OR EXISTS (SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND application_name IS DISTINCT FROM $3
+                       -- another role's sessions show no backend_type to a role without pg_read_all_stats
+                       AND COALESCE(backend_type, 'client backend') = 'client backend') AS others`;
 
 export interface InstanceLease {
   /** true while no other instance can have committed a change since this instance last looked */
   held(): boolean;
   /** Registers this instance, waiting when another runs; again after migrations (the table may be new). Idempotent. */
   join(): Promise<void>;
-  /** Stops renewing and removes this instance's row: the others may hold the lease at their next renewal. */
+  /** Stops renewing and removes this instance's row: the others may hold the lease at their next renewal. Idempotent. */
   leave(): Promise<void>;
 }
 
-export function instanceLease(db: Db, onError: (err: unknown) => void): InstanceLease {
-  return db.kind === 'pglite' ? { held: () => true, join: async () => undefined, leave: async () => undefined } : new RenewedLease(db, onError);
+/** The lease of the instance `instanceId` (InstanceDbs), renewed on `db`, one of its handles. */
+export function instanceLease(db: Db, instanceId: string, onError: (err: unknown) => void): InstanceLease {
+  return db.kind === 'pglite' ? { held: () => true, join: async () => undefined, leave: async () => undefined } : new RenewedLease(db, instanceId, onError);
 }
 
 class RenewedLease implements InstanceLease {
-  private readonly id = randomUUID();
   /** performance.now() until which the lease is held */
   private heldUntil = 0;
   private timer: NodeJS.Timeout | undefined;
@@ -56,6 +60,7 @@ class RenewedLease implements InstanceLease {
 
   constructor(
     private readonly db: Db,
+    private readonly id: string,
     private readonly onError: (err: unknown) => void,
   ) {}
 
@@ -78,6 +83,7 @@ class RenewedLease implements InstanceLease {
   }
 
   async leave(): Promise<void> {
+    if (this.stopped) return;
     this.stopped = true;
     this.heldUntil = 0;
     clearTimeout(this.timer);
@@ -96,7 +102,7 @@ class RenewedLease implements InstanceLease {
   /** Renews this instance's row; true when another instance's is live. */
   private async renew(): Promise<boolean> {
     const sent = performance.now();
-    const [{ others }] = await this.db.unwatched.query<{ others: boolean }>(RENEW_SQL, [this.id, ROW_TTL_MS]);
+    const [{ others }] = await this.db.unwatched.query<{ others: boolean }>(RENEW_SQL, [this.id, ROW_TTL_MS, instanceApplicationName(this.id)]);
     this.heldUntil = others || this.stopped ? 0 : sent + LEASE_MS;
     return others;
   }

@@ -4,13 +4,15 @@
  * commits shows at once, and an instance joining the same database ends that before it can change
  * anything, so a booking made through the newcomer shows on the first instance's next answer.
  */
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
-import { afterAll, describe, expect, it } from 'vitest';
-import { openDb, type Db } from '../../src/storage/db.js';
-import { instanceLease, JOIN_WAIT_MS, type InstanceLease } from '../../src/storage/instanceLease.js';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { instanceApplicationName, openDb, type Db } from '../../src/storage/db.js';
+import { instanceLease, JOIN_WAIT_MS, LEASE_MS, type InstanceLease } from '../../src/storage/instanceLease.js';
 import { migrate } from '../../src/storage/migrate.js';
 import type { Partner, TestApp } from '../helpers/app.js';
 import { book, bookBodyFor, createTimeslots, flatten, setupBooking, upcoming, type Booking } from '../helpers/bookingFixtures.js';
@@ -140,25 +142,44 @@ describe.skipIf(!onPostgres)('an instance joining the database', () => {
 });
 
 describe.skipIf(!onPostgres)('InstanceLease', () => {
-  let db: Db;
+  let url: string;
   const leases: InstanceLease[] = [];
+  const dbs: Db[] = [];
+  /** An instance's lease on a handle of its own, joined; how long joining took. */
   const joined = async () => {
-    const lease = instanceLease(db, (err) => expect.fail(String(err)));
+    const id = randomUUID();
+    const db = await openDb({ databaseUrl: url, dataDir: '', applicationName: instanceApplicationName(id) });
+    dbs.push(db);
+    const lease = instanceLease(db, id, (err) => expect.fail(String(err)));
     leases.push(lease);
     const asked = performance.now();
     await lease.join();
-    return { lease, tookMs: performance.now() - asked };
+    return { lease, db, tookMs: performance.now() - asked };
+  };
+  const heldWithin = async (lease: InstanceLease, held: boolean, ms: number) => {
+    const deadline = Date.now() + ms;
+    while (lease.held() !== held) {
+      expect(Date.now()).toBeLessThan(deadline);
+      await new Promise((r) => setTimeout(r, 50));
+    }
   };
 
-  it('is held by an instance alone; one joining waits out its lease, which it then no longer holds; it is held again once the other left', async () => {
-    const { url } = await createPostgresDatabase().then((d) => (cleanups.push(d.drop), d));
-    db = await openDb({ databaseUrl: url, dataDir: '' });
-    cleanups.push(async () => {
-      for (const l of leases) await l.leave();
-      await db.close();
-    });
-    await migrate(db);
+  const leaveAll = async () => {
+    for (const l of leases.splice(0)) await l.leave();
+    for (const db of dbs.splice(0)) await db.close().catch(() => undefined); // closed already by a test
+  };
 
+  beforeAll(async () => {
+    const created = await createPostgresDatabase();
+    url = created.url;
+    cleanups.push(created.drop);
+    cleanups.push(leaveAll);
+    const db = await openDb({ databaseUrl: url, dataDir: '' });
+    await migrate(db);
+    await db.close();
+  });
+
+  it('is held by an instance alone; one joining waits out its lease, which it then no longer holds; it is held again once the other left', async () => {
     const a = await joined();
     expect(a.lease.held()).toBe(true);
     const b = await joined();
@@ -167,10 +188,18 @@ describe.skipIf(!onPostgres)('InstanceLease', () => {
     expect(b.lease.held()).toBe(false);
 
     await b.lease.leave();
-    const deadline = Date.now() + 5_000;
-    while (!a.lease.held()) {
-      expect(Date.now()).toBeLessThan(deadline);
-      await new Promise((r) => setTimeout(r, 50));
-    }
+    await b.db.close();
+    await heldWithin(a.lease, true, 5_000);
+  });
+
+  it('is not held while anything else is connected to the database (a script, psql, an older version), and is again once it left', async () => {
+    await leaveAll();
+    const { lease } = await joined();
+    await heldWithin(lease, true, 5_000);
+    const other = new pg.Client({ connectionString: url });
+    await other.connect();
+    await heldWithin(lease, false, LEASE_MS + 1_000);
+    await other.end();
+    await heldWithin(lease, true, 5_000);
   });
 });
