@@ -10,13 +10,14 @@
  * its row has run out, and every later renewal sees it. So while `held()`, no change was committed
  * by another instance, and a cached answer whose versions this instance read may be served without
  * asking again (listing/upcomingBookables.ts), as long as this instance sent nothing that may write
- * since (WriteWatch).
+ * since (WriteWatch). A lease that ran out and is held again counts as such a write: another
+ * instance may have come and gone meanwhile.
  *
  * PGlite is one process's own database (its directory is locked): the lease is held for good.
  * A lease lost (a renewal failed or was late, another instance runs) costs a check per read, never
- * freshness. A client that connects and writes within a lease of connecting (a process that does
- * not register) may go unseen for that long (docs/decisions.md, "A sole instance answers cached
- * listings without a read").
+ * freshness. A change by a process that does not register, committed within a lease of its
+ * connecting, may be missing from cached answers for up to that lease (docs/decisions.md, "A sole
+ * instance answers cached listings without a read").
  */
 import { instanceApplicationName, sqlState, type Db } from './db.js';
 
@@ -56,6 +57,7 @@ class RenewedLease implements InstanceLease {
   private timer: NodeJS.Timeout | undefined;
   private joined = false;
   private stopped = false;
+  private failing = false;
   private renewing: Promise<unknown> = Promise.resolve();
 
   constructor(
@@ -94,7 +96,13 @@ class RenewedLease implements InstanceLease {
   private schedule(): void {
     if (this.stopped) return;
     this.timer = setTimeout(() => {
-      this.renewing = this.renew().catch(this.onError).finally(() => this.schedule());
+      this.renewing = this.renew()
+        .then(() => (this.failing = false))
+        .catch((err: unknown) => {
+          if (!this.failing) this.onError(err); // once per outage, not every RENEW_MS
+          this.failing = true;
+        })
+        .finally(() => this.schedule());
     }, RENEW_MS);
     this.timer.unref();
   }
@@ -103,7 +111,13 @@ class RenewedLease implements InstanceLease {
   private async renew(): Promise<boolean> {
     const sent = performance.now();
     const [{ others }] = await this.db.unwatched.query<{ others: boolean }>(RENEW_SQL, [this.id, ROW_TTL_MS, instanceApplicationName(this.id)]);
-    this.heldUntil = others || this.stopped ? 0 : sent + LEASE_MS;
+    if (others || this.stopped) this.heldUntil = 0;
+    else {
+      // A lease that had run out when this renewal was sent left a gap in which another instance
+      // may have committed: what was read before it cannot be trusted, as after a write.
+      if (sent >= this.heldUntil) this.db.writes.mayHaveChanged();
+      this.heldUntil = sent + LEASE_MS;
+    }
     return others;
   }
 }

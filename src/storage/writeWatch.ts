@@ -20,6 +20,11 @@ export class WriteWatch {
     }
   }
 
+  /** Ends every mark's quiet, as a write would: something this instance did not send may have changed the database. */
+  mayHaveChanged(): void {
+    this.done++;
+  }
+
   /** A mark of now, for `quiet`. */
   mark(): number {
     return this.done;

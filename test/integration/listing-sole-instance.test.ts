@@ -179,9 +179,10 @@ describe.skipIf(!onPostgres)('InstanceLease', () => {
     await db.close();
   });
 
-  it('is held by an instance alone; one joining waits out its lease, which it then no longer holds; it is held again once the other left', async () => {
+  it('is held by an instance alone; one joining waits out its lease, which it then no longer holds; it is held again once the other left, trusting nothing read before', async () => {
     const a = await joined();
     expect(a.lease.held()).toBe(true);
+    const beforeB = a.db.writes.mark();
     const b = await joined();
     expect(b.tookMs).toBeGreaterThanOrEqual(JOIN_WAIT_MS);
     expect(a.lease.held()).toBe(false);
@@ -190,6 +191,8 @@ describe.skipIf(!onPostgres)('InstanceLease', () => {
     await b.lease.leave();
     await b.db.close();
     await heldWithin(a.lease, true, 5_000);
+    // b may have written while a did not hold the lease: what a read before is not trusted
+    expect(a.db.writes.quiet(beforeB)).toBe(false);
   });
 
   it('is not held while anything else is connected to the database (a script, psql, an older version), and is again once it left', async () => {
