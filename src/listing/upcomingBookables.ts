@@ -1,7 +1,8 @@
 /**
  * A1 upcoming_bookables: validates the query, reads the resources' listing versions (and the data
  * when they changed) in one statement, and answers from the listing cache, from a computation in
- * flight, or computes the listing afresh.
+ * flight, or computes the listing afresh. A cached answer is served with no read at all while
+ * nothing can have changed since its versions were read (ListingState.unchanged).
  */
 import type { Deps } from '../context.js';
 import type { ChannelKey } from '../offerings/channels.js';

@@ -1,5 +1,8 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { resolve } from 'node:path';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { createPostgresDatabase, currentBackend } from './db.js';
 
 export interface ServiceProcess {
   child: ChildProcess;
@@ -34,4 +37,19 @@ export function startServiceProcess(env: Record<string, string>, options: { viaN
   });
   listening.catch(() => undefined);
   return { child, stderr: () => err, listening, exited };
+}
+
+/**
+ * The storage settings of a service process on the backend under test: a fresh PostgreSQL database
+ * of its own, or a fresh PGlite data directory. What is made is undone by a function added to `cleanups`.
+ */
+export async function serviceStorageEnv(cleanups: (() => unknown)[]): Promise<Record<string, string>> {
+  if (currentBackend() === 'postgres') {
+    const { url, drop } = await createPostgresDatabase();
+    cleanups.push(drop);
+    return { DATABASE_URL: url };
+  }
+  const dataDir = mkdtempSync(join(tmpdir(), 'booking-service-'));
+  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
+  return { DATA_DIR: dataDir };
 }

@@ -3,14 +3,11 @@
  * instances starting at once on an empty database, and a REDIS_URL that cannot be reached.
  */
 import { request, get } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/storage/db.js';
 import { listMigrations } from '../../src/storage/migrate.js';
-import { createPostgresDatabase, currentBackend } from '../helpers/db.js';
-import { startServiceProcess } from '../helpers/process.js';
+import { currentBackend } from '../helpers/db.js';
+import { serviceStorageEnv, startServiceProcess } from '../helpers/process.js';
 import { REDIS_URL, skipWithoutRedis, uniquePrefix } from '../helpers/redis.js';
 
 const cleanups: (() => unknown)[] = [];
@@ -20,17 +17,6 @@ afterAll(async () => {
 
 const KEY = { 'x-service-client-id': 'key-one' };
 
-/** Database settings for one service process on the backend under test. */
-async function databaseEnv(): Promise<Record<string, string>> {
-  if (currentBackend() === 'postgres') {
-    const { url, drop } = await createPostgresDatabase();
-    cleanups.push(drop);
-    return { DATABASE_URL: url };
-  }
-  const dataDir = mkdtempSync(join(tmpdir(), 'booking-fleet-'));
-  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-  return { DATA_DIR: dataDir };
-}
 
 /** GET on a connection of its own (no keep-alive pool): the status, or the connection error's code. */
 function statusOf(url: string): Promise<number | string> {
@@ -47,7 +33,7 @@ describe('drain on SIGTERM', () => {
   it('answers /readyz 503 at once, keeps serving through SHUTDOWN_GRACE_MS, then refuses new connections, finishes the request in flight and exits 0', async () => {
     // a grace long enough that a busy machine still sees the 503 and a served /healthz inside it
     const graceMs = 8000;
-    const svc = startServiceProcess({ ...(await databaseEnv()), API_KEYS: 'crm1:key-one', SHUTDOWN_GRACE_MS: String(graceMs) });
+    const svc = startServiceProcess({ ...(await serviceStorageEnv(cleanups)), API_KEYS: 'crm1:key-one', SHUTDOWN_GRACE_MS: String(graceMs) });
     const base = await svc.listening;
     expect(await statusOf(`${base}/readyz`)).toBe(200);
 
@@ -114,7 +100,7 @@ const skipRedis = await skipWithoutRedis();
 
 describe.runIf(currentBackend() === 'postgres' && !skipRedis)('several instances starting at once', () => {
   it('migrates an empty database once while four instances start together, and all four come up ready with the shared Redis', async () => {
-    const env: Record<string, string> = { ...(await databaseEnv()), API_KEYS: 'crm1:key-one', REDIS_URL, REDIS_KEY_PREFIX: uniquePrefix(), SHUTDOWN_GRACE_MS: '0' };
+    const env: Record<string, string> = { ...(await serviceStorageEnv(cleanups)), API_KEYS: 'crm1:key-one', REDIS_URL, REDIS_KEY_PREFIX: uniquePrefix(), SHUTDOWN_GRACE_MS: '0' };
     const fleet = Array.from({ length: 4 }, () => startServiceProcess(env));
     try {
       const bases = await Promise.all(fleet.map((s) => s.listening));

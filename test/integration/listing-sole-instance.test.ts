@@ -5,9 +5,6 @@
  * anything, so a booking made through the newcomer shows on the first instance's next answer.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -18,7 +15,7 @@ import type { Partner, TestApp } from '../helpers/app.js';
 import { book, bookBodyFor, createTimeslots, flatten, setupBooking, upcoming, type Booking } from '../helpers/bookingFixtures.js';
 import { createPostgresDatabase, currentBackend } from '../helpers/db.js';
 import { dayFromNow } from '../helpers/e2e.js';
-import { startServiceProcess, type ServiceProcess } from '../helpers/process.js';
+import { serviceStorageEnv, startServiceProcess, type ServiceProcess } from '../helpers/process.js';
 
 const cleanups: (() => unknown)[] = [];
 afterAll(async () => {
@@ -29,16 +26,6 @@ const onPostgres = currentBackend() === 'postgres';
 const CRM = 'crm1';
 const KEY = 'key-one';
 
-async function databaseEnv(): Promise<Record<string, string>> {
-  if (onPostgres) {
-    const { url, drop } = await createPostgresDatabase();
-    cleanups.push(drop);
-    return { DATABASE_URL: url };
-  }
-  const dataDir = mkdtempSync(join(tmpdir(), 'booking-sole-'));
-  cleanups.push(() => rmSync(dataDir, { recursive: true, force: true }));
-  return { DATA_DIR: dataDir };
-}
 
 async function started(env: Record<string, string>): Promise<{ svc: ServiceProcess; base: string }> {
   const svc = startServiceProcess({ ...env, API_KEYS: `${CRM}:${KEY}` });
@@ -106,7 +93,7 @@ async function bookFirst(t: TestApp, b: Booking): Promise<string> {
 
 describe('a service instance alone on its database', () => {
   it('answers its cached listing with no read, and shows a booking made through it at once', async () => {
-    const { base } = await started(await databaseEnv());
+    const { base } = await started(await serviceStorageEnv(cleanups));
     const t = overHttp(base);
     const b = await bookableResource(t);
     await upcoming(t, b.resource.uuid);
@@ -120,7 +107,7 @@ describe('a service instance alone on its database', () => {
 
 describe.skipIf(!onPostgres)('an instance joining the database', () => {
   it('ends the first instance\'s reads-free answers before it serves: a booking through it shows on the first at once; once it left, they resume', async () => {
-    const env = await databaseEnv();
+    const env = await serviceStorageEnv(cleanups);
     const first = await started(env);
     const t1 = overHttp(first.base);
     const b = await bookableResource(t1);

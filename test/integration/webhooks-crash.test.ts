@@ -3,30 +3,15 @@
  * with SIGKILL while bookings arrive and deliveries are in flight; after a restart on the same
  * database every booking that was committed reaches the receiver.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { DateTime } from 'luxon';
 import { afterAll, describe, expect, it } from 'vitest';
-import { createPostgresDatabase, currentBackend } from '../helpers/db.js';
-import { startServiceProcess } from '../helpers/process.js';
+import { serviceStorageEnv, startServiceProcess } from '../helpers/process.js';
 import { startReceiver } from '../helpers/webhookReceiver.js';
 
 const cleanups: (() => Promise<void> | void)[] = [];
 afterAll(async () => {
   for (const c of cleanups.reverse()) await c();
 });
-
-async function storage(): Promise<Record<string, string>> {
-  if (currentBackend() === 'postgres') {
-    const { url, drop } = await createPostgresDatabase();
-    cleanups.push(drop);
-    return { DATABASE_URL: url };
-  }
-  const dir = mkdtempSync(join(tmpdir(), 'booking-crash-'));
-  cleanups.push(() => rmSync(dir, { recursive: true, force: true }));
-  return { DATA_DIR: dir };
-}
 
 const KEY = 'crash-key';
 const CRM = 'crashcrm';
@@ -51,7 +36,7 @@ describe('webhooks across a crash', () => {
     let crashed = false;
     receiver.respond = () => (crashed ? 200 : 503);
     const env = {
-      ...(await storage()),
+      ...(await serviceStorageEnv(cleanups)),
       API_KEYS: `${CRM}:${KEY}`,
       WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
       WEBHOOK_RETRY_BASE_MS: '20',
