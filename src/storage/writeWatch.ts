@@ -1,9 +1,9 @@
 /**
  * Counts the statements a service instance sends that may write: those in flight, and those done
  * since the instance started. A mark taken before a read stays `quiet` while none was sent since:
- * nothing this instance sent can have changed what that read saw. Statements that only read, sent
- * on connections of their own (Db.listingReads), are not counted; anything else is, so a read on
- * the other connections counts as a write, which costs a check, never freshness.
+ * nothing this instance sent can have changed what that read saw. The listing's reads and the
+ * lease's statements (Db.listingReads, Db.unwatched) are not counted; anything else is, so a read
+ * elsewhere counts as a write, which costs a check, never freshness.
  */
 export class WriteWatch {
   private inFlight = 0;

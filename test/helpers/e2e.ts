@@ -77,7 +77,7 @@ export interface E2EService {
 }
 
 /** A fetch response in the shape of app.inject's, so the shared fixtures work over real HTTP. */
-async function asInjectResponse(res: Response): Promise<LightMyRequestResponse> {
+export async function asInjectResponse(res: Response): Promise<LightMyRequestResponse> {
   const body = await res.text();
   return {
     statusCode: res.status,
@@ -86,6 +86,26 @@ async function asInjectResponse(res: Response): Promise<LightMyRequestResponse> 
     headers: Object.fromEntries(res.headers.entries()),
     json: () => JSON.parse(body),
   } as unknown as LightMyRequestResponse;
+}
+
+/** The partner `crmId` with its API key, talking to the service at `baseUrl` over HTTP. */
+export function partnerOverHttp(baseUrl: string, crmId: string, key: string): Partner {
+  return {
+    crmId,
+    key,
+    call: async (method, path, body, query) => {
+      const url = new URL(`/crms/${crmId}${path}`, baseUrl);
+      for (const [k, v] of Object.entries(query ?? {})) {
+        for (const one of Array.isArray(v) ? v : [v]) url.searchParams.append(k, one);
+      }
+      const res = await fetch(url, {
+        method,
+        headers: { 'x-service-client-id': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      return asInjectResponse(res);
+    },
+  };
 }
 
 /** `clock`: the service's clock (default the system's); a TestClock lets a test move the server's time without waiting. */
@@ -115,22 +135,7 @@ export async function startService(overrides: Partial<Config> = {}, clock?: Cloc
       const crmId = uniqueId('crm');
       const key = randomBytes(16).toString('hex');
       await ensureKey(database.db, crmId, key);
-      return {
-        crmId,
-        key,
-        call: async (method, path, body, query) => {
-          const url = new URL(`/crms/${crmId}${path}`, baseUrl);
-          for (const [k, v] of Object.entries(query ?? {})) {
-            for (const one of Array.isArray(v) ? v : [v]) url.searchParams.append(k, one);
-          }
-          const res = await fetch(url, {
-            method,
-            headers: { 'x-service-client-id': key, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-            body: body === undefined ? undefined : JSON.stringify(body),
-          });
-          return asInjectResponse(res);
-        },
-      };
+      return partnerOverHttp(baseUrl, crmId, key);
     },
     async close() {
       await jobs.stop();

@@ -5,16 +5,15 @@
  * anything, so a booking made through the newcomer shows on the first instance's next answer.
  */
 import { randomUUID } from 'node:crypto';
-import type { LightMyRequestResponse } from 'fastify';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { instanceApplicationName, openDb, type Db } from '../../src/storage/db.js';
 import { instanceLease, JOIN_WAIT_MS, LEASE_MS, type InstanceLease } from '../../src/storage/instanceLease.js';
 import { migrate } from '../../src/storage/migrate.js';
-import type { Partner, TestApp } from '../helpers/app.js';
+import type { TestApp } from '../helpers/app.js';
 import { book, bookBodyFor, createTimeslots, flatten, setupBooking, upcoming, type Booking } from '../helpers/bookingFixtures.js';
 import { createPostgresDatabase, currentBackend } from '../helpers/db.js';
-import { dayFromNow } from '../helpers/e2e.js';
+import { asInjectResponse, dayFromNow, partnerOverHttp } from '../helpers/e2e.js';
 import { serviceStorageEnv, startServiceProcess, type ServiceProcess } from '../helpers/process.js';
 
 const cleanups: (() => unknown)[] = [];
@@ -33,28 +32,17 @@ async function started(env: Record<string, string>): Promise<{ svc: ServiceProce
   return { svc, base: await svc.listening };
 }
 
-/** The fixtures' view of a service process: their requests go over HTTP to `base`. */
+/** The public flow's fixtures' view of a service process: their requests go over HTTP to `base`. */
 function overHttp(base: string): TestApp {
-  const inject = async (o: { method: string; url: string; headers?: Record<string, string>; payload?: object; query?: Record<string, string> }) => {
-    const url = new URL(o.url, base);
-    for (const [k, v] of Object.entries(o.query ?? {})) url.searchParams.set(k, v);
-    const res = await fetch(url, {
-      method: o.method,
-      headers: { ...o.headers, ...(o.payload ? { 'content-type': 'application/json' } : {}) },
-      body: o.payload ? JSON.stringify(o.payload) : undefined,
-    });
-    const body = await res.text();
-    return { statusCode: res.status, body, headers: Object.fromEntries(res.headers), json: () => JSON.parse(body) } as unknown as LightMyRequestResponse;
-  };
+  const inject = async (o: { method: string; url: string; headers?: Record<string, string>; payload?: object }) =>
+    asInjectResponse(
+      await fetch(new URL(o.url, base), {
+        method: o.method,
+        headers: { ...o.headers, ...(o.payload ? { 'content-type': 'application/json' } : {}) },
+        body: o.payload ? JSON.stringify(o.payload) : undefined,
+      }),
+    );
   return { app: { inject } } as unknown as TestApp;
-}
-
-function partnerOn(t: TestApp): Partner {
-  return {
-    crmId: CRM,
-    key: KEY,
-    call: (method, path, body, query) => t.app.inject({ method, url: `/crms/${CRM}${path}`, headers: { 'x-service-client-id': KEY }, payload: body as object, query }),
-  };
 }
 
 /** booking_listing_reads_total of a process, all kinds together. */
@@ -76,8 +64,8 @@ async function readsFor(t: TestApp, base: string, b: Booking, times: number): Pr
   return (await listingReads(base)) - before;
 }
 
-async function bookableResource(t: TestApp): Promise<Booking> {
-  const b = await setupBooking(t, { partner: partnerOn(t) });
+async function bookableResource(t: TestApp, base: string): Promise<Booking> {
+  const b = await setupBooking(t, { partner: partnerOverHttp(base, CRM, KEY) });
   const day = dayFromNow(3);
   await createTimeslots(b, [{ start: `${day}T09:00`, end: `${day}T12:00`, defaultCapacity: 1 }]);
   return b;
@@ -95,7 +83,7 @@ describe('a service instance alone on its database', () => {
   it('answers its cached listing with no read, and shows a booking made through it at once', async () => {
     const { base } = await started(await serviceStorageEnv(cleanups));
     const t = overHttp(base);
-    const b = await bookableResource(t);
+    const b = await bookableResource(t, base);
     await upcoming(t, b.resource.uuid);
     expect(await readsFor(t, base, b, 20)).toBeLessThan(10);
 
@@ -110,7 +98,7 @@ describe.skipIf(!onPostgres)('an instance joining the database', () => {
     const env = await serviceStorageEnv(cleanups);
     const first = await started(env);
     const t1 = overHttp(first.base);
-    const b = await bookableResource(t1);
+    const b = await bookableResource(t1, first.base);
     await upcoming(t1, b.resource.uuid);
     expect(await readsFor(t1, first.base, b, 20)).toBeLessThan(10);
 
