@@ -6,7 +6,7 @@ import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import type { Config } from './config.js';
 import { settleLinkSecret } from './notifications/cancelToken.js';
 import type { Clock, Deps } from './context.js';
-import { createListingState, type Unchanged } from './listing/state.js';
+import { createListingState } from './listing/state.js';
 import { systemClock } from './context.js';
 import type { Db } from './storage/db.js';
 import { frameworkErrors, MAX_PARAM_LENGTH, registerErrorHandling, RouteMethods } from './http/errors.js';
@@ -50,14 +50,14 @@ export interface AppDeps {
   lifecycle?: Lifecycle;
   /** called before any plugin or route is registered (the tests add their contract checks here) */
   instrument?: (app: FastifyInstance) => void;
-  /** main.ts: when this instance writes alone (listing/state.ts); absent, every cached listing is checked */
-  unchanged?: Unchanged;
+  /** where A1 reads (the instance's listing connections); default db */
+  listingDb?: Db;
 }
 
 export type App = FastifyInstance;
 
 /** Builds the whole HTTP application. Never listens: main.ts and tests decide that. */
-export async function buildApp({ config, db, clock = systemClock, logger, counters, lifecycle = new Lifecycle(), instrument, unchanged }: AppDeps): Promise<App> {
+export async function buildApp({ config, db, clock = systemClock, logger, counters, lifecycle = new Lifecycle(), instrument, listingDb = db }: AppDeps): Promise<App> {
   const app = Fastify({
     logger: logger ?? loggerOptions(config.logLevel),
     bodyLimit: 1024 * 1024,
@@ -75,7 +75,8 @@ export async function buildApp({ config, db, clock = systemClock, logger, counte
   counters?.reportTo(app.log);
 
   await settleLinkSecret(db, config);
-  const deps: Deps = { db, config, clock, listing: createListingState(config.listingCacheBytes, unchanged) };
+  const deps: Deps = { db, config, clock };
+  const listing = createListingState(listingDb, clock, config.listingCacheBytes);
   await applyDefaultReminders(db, config);
 
   // answers of 1 KiB or more in br or gzip as the client accepts; request bodies are taken as sent (no decompression)
@@ -134,7 +135,7 @@ export async function buildApp({ config, db, clock = systemClock, logger, counte
     },
     { prefix: '/crms/:crmId' },
   );
-  await app.register(publicRoutes, { deps });
+  await app.register(publicRoutes, { deps, listing });
   await app.register(cancelRoutes, { deps });
   await app.register(requestRoutes, { deps });
   await app.register(feedRoutes, { deps });

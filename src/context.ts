@@ -1,5 +1,4 @@
 import type { Config } from './config.js';
-import type { ListingState } from './listing/state.js';
 import type { Db } from './storage/db.js';
 
 export interface Clock {
@@ -13,6 +12,4 @@ export interface Deps {
   db: Db;
   config: Config;
   clock: Clock;
-  /** the A1 listing's cache and bookkeeping for this database */
-  listing: ListingState;
 }

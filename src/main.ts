@@ -1,11 +1,9 @@
-import type { FastifyBaseLogger } from 'fastify';
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig } from './config.js';
 import { drain, Lifecycle } from './lifecycle.js';
 import { openInstanceDbs } from './storage/db.js';
 import { DataDirLockedError } from './storage/lockfile.js';
 import { migrate } from './storage/migrate.js';
-import { instanceLease } from './storage/instanceLease.js';
 import { connectRedis, RedisUnavailableError } from './storage/redis.js';
 import { ensureKey } from './partners/apiKeys.js';
 import { startBackgroundJobs } from './jobs.js';
@@ -17,18 +15,11 @@ async function main(): Promise<void> {
   const config = loadConfig();
   const counters = config.redisUrl ? await connectRedis(config.redisUrl, config.redisKeyPrefix) : undefined;
   const dbs = await openInstanceDbs(config);
-  let log: FastifyBaseLogger | undefined;
-  const lease = instanceLease(dbs.jobsDb, dbs.instanceId, (err) => log?.warn({ err }, 'instance lease renewal failed: cached listings are checked until it succeeds'));
-  await lease.join(); // before migrating: a migration may change what another instance caches
   await migrate(dbs.db);
-  await lease.join();
   for (const { crmId, key } of config.apiKeys) await ensureKey(dbs.db, crmId, key);
 
   const lifecycle = new Lifecycle();
-  const writes = dbs.db.writes;
-  const unchanged = { mark: () => writes.mark(), since: (mark: number) => lease.held() && writes.quiet(mark) };
-  const app = await buildApp({ config, db: dbs.db, counters, lifecycle, unchanged });
-  log = app.log;
+  const app = await buildApp({ config, db: dbs.db, listingDb: dbs.listingDb, counters, lifecycle });
   const jobs = startBackgroundJobs({ config, db: dbs.jobsDb, log: app.log });
 
   const shutdown = (signal: string) => {
@@ -42,7 +33,7 @@ async function main(): Promise<void> {
       lifecycle,
       graceMs: config.shutdownGraceMs,
       closeServer: () => app.close(),
-      stopJobs: async () => void (await Promise.all([jobs.stop(), lease.leave()])),
+      stopJobs: () => jobs.stop(),
       closeConnections: async () => void (await Promise.all([dbs.close(), counters?.close()])),
       log: app.log,
     }).then(

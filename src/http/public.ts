@@ -4,6 +4,7 @@ import { activeProducts, publicData } from '../booking/publicOfferings.js';
 import { reserveAppointment } from '../booking/reserve.js';
 import { rescheduleByToken } from '../booking/reschedule.js';
 import { upcomingBookables } from '../listing/upcomingBookables.js';
+import type { ListingState } from '../listing/state.js';
 import type { Deps } from '../context.js';
 import { publicCors } from './cors.js';
 import { idempotencyHooks } from './idempotency.js';
@@ -52,7 +53,7 @@ const tags = ['public booking'];
 const security: [] = [];
 
 /** Group A: the consumer booking flow. No authentication; CORS on every path. */
-export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
+export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps; listing: ListingState }> = async (app, { deps, listing }) => {
   publicCors(app, PATHS);
   const bookingLimit = { rateLimit: { max: deps.config.bookingRateLimitPerMinute, timeWindow: 60_000 } };
   const idempotent = idempotencyHooks(deps);
@@ -80,7 +81,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
     },
     async (request, reply) => {
       const q = request.query;
-      const json = await upcomingBookables(deps, {
+      const json = await upcomingBookables(listing, {
         refs: [{ ref: request.params.ref, field: 'ref' }, ...(q.ref ?? []).map((ref) => ({ ref, field: 'query.ref' }))],
         groupFormat: q.groupFormat,
         timeFormat: q.timeFormat,

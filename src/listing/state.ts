@@ -1,7 +1,10 @@
 /**
- * What the A1 listing keeps for one database: its cache, the reads in flight, and what it learnt of
- * the request shapes asked for. Built once per app (buildApp) and carried in Deps.
+ * What the A1 listing keeps for one service instance: where it reads, its cache, the reads in
+ * flight, and what it learnt of the request shapes asked for. Built once per app (buildApp) and
+ * handed to A1's route alone.
  */
+import type { Clock } from '../context.js';
+import type { Queryable } from '../storage/db.js';
 import { FreshReads } from './freshReads.js';
 import { ListingCache } from './listingCache.js';
 
@@ -11,21 +14,12 @@ export interface ShapeState {
   dataKey: string;
   changing: boolean;
   shared: boolean;
-  /** the versions its last read found, and the Unchanged mark taken before that read was sent */
-  confirmed?: { versions: string; mark: number };
-}
-
-/**
- * Tells when nothing can have changed in the database since a mark was taken: this instance writes
- * alone (InstanceLease) and sent nothing that may write since (WriteWatch). A cached answer whose
- * versions were read after the mark is then served without reading them again.
- */
-export interface Unchanged {
-  mark(): number;
-  since(mark: number): boolean;
 }
 
 export interface ListingState {
+  /** the instance's listing connections (LISTING_POOL_SIZE): A1 never queues behind bookings for one */
+  db: Queryable;
+  clock: Clock;
   cache: ListingCache;
   /** identical requests arriving together share one read */
   reads: FreshReads<Buffer | null>;
@@ -33,11 +27,9 @@ export interface ListingState {
   shapes: Map<string, ShapeState>;
   /** per references, channel and product: the data key they resolved to last (what a shape asked for the first time may start from) */
   dataKeys: Map<string, string>;
-  /** absent: every answer from the cache is checked by a read of its versions */
-  unchanged?: Unchanged;
 }
 
 /** budgetBytes: what the cache of computed answers may hold (LISTING_CACHE_MIB) */
-export function createListingState(budgetBytes?: number, unchanged?: Unchanged): ListingState {
-  return { cache: new ListingCache(budgetBytes), reads: new FreshReads(), shapes: new Map(), dataKeys: new Map(), unchanged };
+export function createListingState(db: Queryable, clock: Clock, budgetBytes?: number): ListingState {
+  return { db, clock, cache: new ListingCache(budgetBytes), reads: new FreshReads(), shapes: new Map(), dataKeys: new Map() };
 }

@@ -1,17 +1,21 @@
 /**
  * A1 upcoming_bookables: validates the query, reads the resources' listing versions (and the data
  * when they changed) in one statement, and answers from the listing cache, from a computation in
- * flight, or computes the listing afresh. A cached answer is served with no read at all while
- * nothing can have changed since its versions were read (ListingState.unchanged).
+ * flight, or computes the listing afresh.
+ *
+ * Freshness, the one rule: every answer is checked by a read of the resources' listing versions
+ * sent after its request arrived (listing_version(): the changes ever committed for a resource,
+ * counted by triggers on every table the listing reads). A cached answer is served only while those
+ * versions equal the ones it was computed at, so a change committed before a request is never
+ * hidden, whatever instance or process made it (docs/decisions.md, "One freshness rule").
  */
-import type { Deps } from '../context.js';
 import type { ChannelKey } from '../offerings/channels.js';
 import { readListing, readVersions, withChanges, type ListingData, type ListingRead, type ListingReadQuery } from './bookablesLoader.js';
 import { listingMetrics } from '../booking/metrics.js';
 import type { CompiledPattern } from '../booking/datePattern.js';
 import { DEFAULT_GROUP_FORMAT, DEFAULT_TIME_FORMAT, localeOf, timePattern } from '../booking/timeFormats.js';
 import { MAX_AGE_MS, type ListingBase } from './listingCache.js';
-import type { ShapeState } from './state.js';
+import type { ListingState } from './state.js';
 import { computeListing, listingUntilMs } from './listingCompute.js';
 
 export { BOOKING_HORIZON_DAYS } from './listingCompute.js';
@@ -25,20 +29,17 @@ export interface UpcomingQuery {
 }
 
 /** The listing as JSON (the A1 object of group texts plus public_visible), or null when nothing is bookable. */
-export async function upcomingBookables(deps: Deps, q: UpcomingQuery): Promise<Buffer | null> {
+export async function upcomingBookables(listing: ListingState, q: UpcomingQuery): Promise<Buffer | null> {
   const groupFormat = q.groupFormat ?? DEFAULT_GROUP_FORMAT;
   const timeFormat = q.timeFormat ?? DEFAULT_TIME_FORMAT;
   const patterns = { group: timePattern(groupFormat, 'query.groupFormat', ''), time: timePattern(timeFormat, 'query.timeFormat', '') };
   const shape: Shape = { refs: q.refs, channelKey: q.channelKey, prdRef: q.prdRef, groupFormat, timeFormat, locale: localeOf(q.languageTag) };
   // Identical requests arriving together share one answer, read after each of them arrived (FreshReads):
   // while the listing changes with every booking of a rush, it is read at most once per round trip, not once per viewer.
-  const reads = deps.listing.reads;
   const shapeKey = shapeKeyOf(shape);
-  const last = deps.listing.shapes.get(shapeKey);
-  const unchanged = last && unchangedAnswer(deps, last);
-  if (unchanged !== undefined) return unchanged;
+  const last = listing.shapes.get(shapeKey);
   const delay = last?.changing && last.shared ? CHANGING_READ_DELAY_MS : 0;
-  return reads.read(shapeKey, (readDone, callers) => currentListing(deps, shapeKey, shape, patterns, readDone, callers > 1), delay);
+  return listing.reads.read(shapeKey, (readDone, callers) => currentListing(listing, shapeKey, shape, patterns, readDone, callers > 1), delay);
 }
 
 type Shape = Omit<UpcomingQuery, 'groupFormat' | 'timeFormat' | 'languageTag'> & { groupFormat: string; timeFormat: string; locale: string };
@@ -52,20 +53,6 @@ export function shapeKeyOf(shape: Shape): string {
   let key = `${shape.channelKey}\u0000${shape.prdRef === undefined ? '' : `=${shape.prdRef}`}\u0000${shape.groupFormat}\u0000${shape.timeFormat}\u0000${shape.locale}`;
   for (const r of shape.refs) key += `\u0000${r.ref}`;
   return key;
-}
-
-/**
- * The cached answer of a shape whose versions were read after a mark, while nothing can have
- * changed since that mark (ListingState.unchanged): it is what a read now would find, so none is
- * sent. Undefined: no such answer.
- */
-function unchangedAnswer(deps: Deps, last: ShapeState): Buffer | null | undefined {
-  const { confirmed } = last;
-  if (!confirmed || !deps.listing.unchanged?.since(confirmed.mark)) return undefined;
-  const hit = deps.listing.cache.get(last.key, confirmed.versions, deps.clock.now().getTime());
-  if (!hit) return undefined;
-  listingMetrics.answers.inc({ source: 'cache' });
-  return hit.json;
 }
 
 /**
@@ -99,15 +86,15 @@ const DATA_REUSE_MS = MAX_AGE_MS;
 
 /** The listing at the resources' current versions: cached, being computed, or computed now; `shared`: this read answers more than one request. */
 async function currentListing(
-  deps: Deps,
+  listing: ListingState,
   shapeKey: string,
   shape: Shape,
   patterns: { group: CompiledPattern; time: CompiledPattern },
   readDone: () => void,
   shared: boolean,
 ): Promise<Buffer | null> {
-  const { cache, shapes, dataKeys } = deps.listing;
-  const nowMs = deps.clock.now().getTime();
+  const { cache, shapes, dataKeys } = listing;
+  const nowMs = listing.clock.now().getTime();
   const refsKey = JSON.stringify([shape.refs, shape.channelKey, shape.prdRef ?? null]);
   const last = shapes.get(shapeKey);
   const lastDataKey = last?.dataKey ?? dataKeys.get(refsKey);
@@ -120,25 +107,23 @@ async function currentListing(
     // A listing that did not change at its last read is checked by its versions alone, a statement
     // that costs PostgreSQL a fraction of the full read's; a change it finds is read by the full
     // read after it (counted by what that found).
-    const mark = deps.listing.unchanged?.mark();
-    const check = await readVersions(deps.db.listingReads, shape.refs);
+    const check = await readVersions(listing.db, shape.refs);
     const hit = check.versions === offered.versions ? cache.get(last.key, check.versions, nowMs) : undefined;
     if (hit) {
       readDone();
       listingMetrics.reads.inc({ read: 'versions' });
       listingMetrics.answers.inc({ source: 'cache' });
-      if (last.shared !== shared || mark !== undefined) remember(shapes, shapeKey, { ...last, shared, confirmed: confirmedAt(check.versions, mark) });
+      if (last.shared !== shared) remember(shapes, shapeKey, { ...last, shared });
       return hit.json;
     }
   }
   const base = offered.base;
   const known = offered.versions === null && !base ? null : { versions: offered.versions, since: base ? { snapshot: base.snapshot, total: base.total } : null };
-  const mark = deps.listing.unchanged?.mark();
-  const read = await countedRead(deps, { ...query, known });
+  const read = await countedRead(listing, { ...query, known });
   readDone(); // the next read of this shape may start: it will see what this one saw and what came since
   const dataKey = JSON.stringify([read.resourceIds, shape.channelKey, shape.prdRef ?? null]);
   const key = JSON.stringify([dataKey, shape.groupFormat, shape.timeFormat, shape.locale]);
-  remember(shapes, shapeKey, { key, dataKey, changing: read.data !== null || read.changes !== null, shared, confirmed: confirmedAt(read.versions, mark) });
+  remember(shapes, shapeKey, { key, dataKey, changing: read.data !== null || read.changes !== null, shared });
   remember(dataKeys, refsKey, dataKey);
   // the data the changes were read against (another shape's computation may have kept newer data since)
   const since = dataKey === lastDataKey && read.changes ? base : undefined;
@@ -147,27 +132,25 @@ async function currentListing(
     // No data means the versions equalled the cached entry's, or changes were read against the data
     // of other resources (a reference that names another one now): then it is read anew (a later
     // snapshot, never a staler one).
-    const from = read.data || since ? read : await countedRead(deps, { ...query, known: null });
+    const from = read.data || since ? read : await countedRead(listing, { ...query, known: null });
     const data = from.data ?? (read.changes!.ids.length === 0 ? since!.data : withChanges(since!.data, read.changes!));
-    const listing = computeListing(data, { channelKey: shape.channelKey, prdRef: shape.prdRef, groupFormat: patterns.group, timeFormat: patterns.time, locale: shape.locale, nowMs }, days);
+    const computed = computeListing(data, { channelKey: shape.channelKey, prdRef: shape.prdRef, groupFormat: patterns.group, timeFormat: patterns.time, locale: shape.locale, nowMs }, days);
     // The days are kept for a request shape asked for again (last): kept for every one-off query,
     // they outlive the young generation and raise the peak RSS.
     // The data is kept with every answer: all shapes of the same resources share it.
     return {
-      json: listing.json,
+      json: computed.json,
       computedAtMs: nowMs,
-      validUntilMs: Math.min(listing.changesAtMs, nowMs + MAX_AGE_MS),
+      validUntilMs: Math.min(computed.changesAtMs, nowMs + MAX_AGE_MS),
       base: baseOf(dataKey, data, from, since?.windowEndsMs ?? nowMs + DATA_REUSE_MS),
-      days: key === last?.key ? listing.days : undefined,
+      days: key === last?.key ? computed.days : undefined,
     };
   });
   return answer.json;
 }
 
-const confirmedAt = (versions: string, mark: number | undefined): ShapeState['confirmed'] => (mark === undefined ? undefined : { versions, mark });
-
-async function countedRead(deps: Deps, q: ListingReadQuery): Promise<ListingRead> {
-  const read = await readListing(deps.db.listingReads, q);
+async function countedRead(listing: ListingState, q: ListingReadQuery): Promise<ListingRead> {
+  const read = await readListing(listing.db, q);
   listingMetrics.reads.inc({ read: read.data ? 'full' : read.changes ? 'changes' : 'versions' });
   return read;
 }

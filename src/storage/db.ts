@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { resolve } from 'node:path';
 import type { PGlite } from '@electric-sql/pglite';
@@ -6,7 +5,6 @@ import pg from 'pg';
 import type { Config } from '../config.js';
 import { poolTimer, type PoolName, type PoolTimer } from './dbMetrics.js';
 import { acquireDirLock } from './lockfile.js';
-import { WriteWatch } from './writeWatch.js';
 
 /** Anything SQL can be sent to: the database itself or an open transaction. */
 export interface Queryable {
@@ -17,15 +15,6 @@ export interface Queryable {
 
 export interface Db extends Queryable {
   readonly kind: 'pglite' | 'postgres';
-  /**
-   * Connections kept for A1's listing reads (LISTING_POOL_SIZE), so that a rush of bookings never
-   * makes the listing queue for a connection; the database itself where none are kept (PGlite).
-   */
-  readonly listingReads: Queryable;
-  /** the statements sent other than on listingReads and unwatched, which may write (shared by an instance's handles) */
-  readonly writes: WriteWatch;
-  /** the pool's connections for statements that change nothing a cached listing depends on (the instance lease): not counted in writes */
-  readonly unwatched: Queryable;
   /** Runs fn in one transaction; retried on serialization failures and deadlocks. */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
   close(): Promise<void>;
@@ -58,32 +47,21 @@ class Mutex {
 
 class PgliteDb implements Db {
   readonly kind = 'pglite' as const;
-  /** the one session, its statements not counted as writes */
-  readonly unwatched: Queryable = {
-    query: <T>(sql: string, params: unknown[] = []) => this.lock.run(async () => (await this.pglite.query<T>(sql, params)).rows),
-    exec: (sql: string) => this.lock.run(async () => void (await this.pglite.exec(sql))),
-  };
-  readonly listingReads = this.unwatched;
   private readonly lock = new Mutex();
   constructor(
     private readonly pglite: PGlite,
     private readonly releaseDir: () => void,
-    readonly writes: WriteWatch,
   ) {}
 
   query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-    return this.writes.around(() => this.unwatched.query<T>(sql, params));
+    return this.lock.run(async () => (await this.pglite.query<T>(sql, params)).rows);
   }
 
   exec(sql: string): Promise<void> {
-    return this.writes.around(() => this.unwatched.exec(sql));
+    return this.lock.run(async () => void (await this.pglite.exec(sql)));
   }
 
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    return this.writes.around(() => this.transactionAlone(fn));
-  }
-
-  private transactionAlone<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     return this.lock.run(() =>
       withRetry(() =>
         this.pglite.transaction(async (tx) =>
@@ -176,44 +154,26 @@ const isStalePlan = (err: unknown) => sqlState(err) === '0A000' && /cached plan/
 
 class PostgresDb implements Db {
   readonly kind = 'postgres' as const;
-  readonly listingReads: Queryable;
-  readonly unwatched: Queryable;
   private readonly statements: StatementNames;
   private readonly timer: PoolTimer;
   constructor(
     readonly pool: pg.Pool,
     namedStatements: boolean,
-    private readonly listingPool: pg.Pool | null,
     name: PoolName,
-    readonly writes: WriteWatch,
   ) {
     this.statements = new StatementNames(namedStatements);
     this.timer = poolTimer(name);
-    this.unwatched = this.pooled(pool, this.timer);
-    this.listingReads = listingPool ? this.pooled(listingPool, poolTimer('listing')) : this.unwatched;
   }
 
-  /** Statements on the pool's connections, not counted. */
-  private pooled(pool: pg.Pool, timer: PoolTimer): Queryable {
-    return {
-      query: async <T>(sql: string, params: unknown[] = []) => (await onPooled(pool, timer, (c) => this.statements.run(c, sql, params, false, timer))) as T[],
-      exec: async (sql: string) => void (await pool.query(sql)),
-    };
+  async query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
+    return (await onPooled(this.pool, this.timer, (c) => this.statements.run(c, sql, params, false, this.timer))) as T[];
   }
 
-  query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-    return this.writes.around(() => this.unwatched.query<T>(sql, params));
-  }
-
-  exec(sql: string): Promise<void> {
-    return this.writes.around(() => this.unwatched.exec(sql));
+  async exec(sql: string): Promise<void> {
+    await this.pool.query(sql);
   }
 
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
-    return this.writes.around(() => this.transactionOnce(fn));
-  }
-
-  private transactionOnce<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     return withRetry(async () => {
       const client = await connect(this.pool, this.timer);
       const send = (sql: string) => timed(this.timer, () => client.query(sql));
@@ -235,7 +195,7 @@ class PostgresDb implements Db {
   }
 
   async close(): Promise<void> {
-    await Promise.all([this.pool.end(), this.listingPool?.end()]);
+    await this.pool.end();
   }
 }
 
@@ -247,8 +207,6 @@ export interface OpenDbOptions {
   databaseUrl: string | undefined;
   dataDir: string;
   poolSize?: number;
-  /** connections kept for the listing reads (Db.listingReads); 0: none, they share the pool */
-  listingPoolSize?: number;
   /** named (server-side cached) prepared statements; default true */
   preparedStatements?: boolean;
   /**
@@ -259,51 +217,45 @@ export interface OpenDbOptions {
   keepConnections?: boolean;
   /** the pool's name in the metrics (db_pool_wait_seconds_total ...); default requests */
   name?: PoolName;
-  /** counts the statements that may write; default: one of this handle's own */
-  writes?: WriteWatch;
-  /** the connections' application_name (pg_stat_activity); default: the driver's */
-  applicationName?: string;
 }
 
-export async function openDb({ databaseUrl, dataDir, poolSize = 10, listingPoolSize = 0, preparedStatements = true, keepConnections = false, name = 'requests', writes = new WriteWatch(), applicationName }: OpenDbOptions): Promise<Db> {
+/** A database handle: PostgreSQL through a pool (`postgres://`), else PGlite in memory (`memory://`) or in `dataDir`. */
+export async function openDb({ databaseUrl, dataDir, poolSize = 10, preparedStatements = true, keepConnections = false, name = 'requests' }: OpenDbOptions): Promise<Db> {
   if (databaseUrl && databaseUrl.startsWith('postgres')) {
-    const newPool = async (max: number) => {
-      const pool = new pg.Pool({ connectionString: databaseUrl, max, application_name: applicationName, ...(keepConnections ? { idleTimeoutMillis: 0 } : {}) });
-      pool.on('error', () => undefined); // idle client errors surface on the next query
-      if (keepConnections) {
-        const clients = await Promise.all(Array.from({ length: max }, () => pool.connect()));
-        for (const c of clients) c.release();
-      }
-      return pool;
-    };
-    return new PostgresDb(await newPool(poolSize), preparedStatements, listingPoolSize > 0 ? await newPool(listingPoolSize) : null, name, writes);
+    const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, application_name: 'booking', ...(keepConnections ? { idleTimeoutMillis: 0 } : {}) });
+    pool.on('error', () => undefined); // idle client errors surface on the next query
+    if (keepConnections) {
+      const clients = await Promise.all(Array.from({ length: poolSize }, () => pool.connect()));
+      for (const c of clients) c.release();
+    }
+    return new PostgresDb(pool, preparedStatements, name);
   }
   // Loaded only when used: a service on a PostgreSQL server never loads the embedded engine.
   const [{ PGlite }, { btree_gist }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite/contrib/btree_gist')]);
   if (databaseUrl === 'memory://') {
     const pglite = await PGlite.create({ extensions: { btree_gist } });
-    return new PgliteDb(pglite, () => undefined, writes);
+    return new PgliteDb(pglite, () => undefined);
   }
   const dir = resolve(dataDir, 'pgdata');
   mkdirSync(dir, { recursive: true });
   const release = acquireDirLock(resolve(dataDir, 'pgdata.lock'));
   try {
     const pglite = await PGlite.create(dir, { extensions: { btree_gist } });
-    return new PgliteDb(pglite, release, writes);
+    return new PgliteDb(pglite, release);
   } catch (err) {
     release();
     throw err;
   }
 }
 
-/** The application_name of a service instance's connections: how the instance lease tells them from any other. */
-export const instanceApplicationName = (instanceId: string) => `booking ${instanceId}`;
-
 export interface InstanceDbs {
-  /** this instance's id (storage/instanceLease.ts), named in its connections' application_name */
-  instanceId: string;
-  /** for requests: DATABASE_POOL_SIZE connections, and LISTING_POOL_SIZE more for the listing reads */
+  /** for requests: DATABASE_POOL_SIZE connections */
   db: Db;
+  /**
+   * for A1's listing reads: LISTING_POOL_SIZE connections of their own, so that a rush of bookings
+   * never makes the listing queue for a connection (PGlite: the same single session)
+   */
+  listingDb: Db;
   /** for the background jobs: JOB_POOL_SIZE connections of their own (PGlite: the same single session) */
   jobsDb: Db;
   close(): Promise<void>;
@@ -313,19 +265,12 @@ export interface InstanceDbs {
 export async function openInstanceDbs(
   config: Pick<Config, 'databaseUrl' | 'dataDir' | 'databasePoolSize' | 'listingPoolSize' | 'jobPoolSize' | 'preparedStatements'>,
 ): Promise<InstanceDbs> {
-  const instanceId = randomUUID();
-  const options = {
-    databaseUrl: config.databaseUrl,
-    dataDir: config.dataDir,
-    preparedStatements: config.preparedStatements,
-    keepConnections: true,
-    writes: new WriteWatch(),
-    applicationName: instanceApplicationName(instanceId),
-  };
-  const db = await openDb({ ...options, poolSize: config.databasePoolSize, listingPoolSize: config.listingPoolSize });
-  if (db.kind === 'pglite') return { instanceId, db, jobsDb: db, close: () => db.close() };
+  const options = { databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.preparedStatements, keepConnections: true };
+  const db = await openDb({ ...options, poolSize: config.databasePoolSize });
+  if (db.kind === 'pglite') return { db, listingDb: db, jobsDb: db, close: () => db.close() };
+  const listingDb = await openDb({ ...options, poolSize: config.listingPoolSize, name: 'listing' });
   const jobsDb = await openDb({ ...options, poolSize: config.jobPoolSize, name: 'jobs' });
-  return { instanceId, db, jobsDb, close: async () => void (await Promise.all([db.close(), jobsDb.close()])) };
+  return { db, listingDb, jobsDb, close: async () => void (await Promise.all([db.close(), listingDb.close(), jobsDb.close()])) };
 }
 
 /** SQLSTATE of a database error, if it is one. */

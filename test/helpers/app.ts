@@ -46,7 +46,7 @@ export async function startTestApp(
   const database = await createTestDatabase(undefined, options.prepare);
   const config = testConfig(overrides);
   const contract = new ContractCheck();
-  const app = await buildApp({ config, db: database.db, clock, logger: options.logger ?? false, instrument: contract.instrument });
+  const app = await buildApp({ config, db: database.db, listingDb: database.listingDb, clock, logger: options.logger ?? false, instrument: contract.instrument });
   await app.ready();
   contract.load(app.swagger());
   // every injected request fails its test when an answer broke the document

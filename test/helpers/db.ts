@@ -14,6 +14,8 @@ export function currentBackend(): Backend {
 
 export interface TestDatabase {
   db: Db;
+  /** the listing's connections of their own, as a service instance has them (PGlite: db) */
+  listingDb: Db;
   /** postgres:// URL of this test's own database (postgres backend only) */
   url?: string;
   /** opens another pool on the same database, as a second service instance would */
@@ -61,6 +63,7 @@ export async function createTestDatabase(backend: Backend = currentBackend(), pr
     await migrate(db);
     return {
       db,
+      listingDb: db,
       openAnother: async () => {
         throw new Error('PGlite has a single session; a second instance needs PostgreSQL');
       },
@@ -68,15 +71,17 @@ export async function createTestDatabase(backend: Backend = currentBackend(), pr
     };
   }
   const created = await createPostgresDatabase();
-  const db = await openDb({ databaseUrl: created.url, dataDir: '', poolSize: TEST_POOL_SIZE, listingPoolSize: 2 });
+  const db = await openDb({ databaseUrl: created.url, dataDir: '', poolSize: TEST_POOL_SIZE });
   await prepare?.(db);
   await migrate(db);
-  const others: Db[] = [];
+  const listingDb = await openDb({ databaseUrl: created.url, dataDir: '', poolSize: 2, name: 'listing' });
+  const others: Db[] = [listingDb];
   return {
     db,
+    listingDb,
     url: created.url,
     openAnother: async () => {
-      const other = await openDb({ databaseUrl: created.url, dataDir: '', poolSize: TEST_POOL_SIZE, listingPoolSize: 2 });
+      const other = await openDb({ databaseUrl: created.url, dataDir: '', poolSize: TEST_POOL_SIZE });
       others.push(other);
       return other;
     },

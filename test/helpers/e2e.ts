@@ -119,7 +119,7 @@ export async function startService(overrides: Partial<Config> = {}, clock?: Cloc
     maxHoldsPerIp: 1_000,
     ...overrides,
   });
-  const app = await buildApp({ config, db: database.db, logger: false, ...(clock ? { clock } : {}) });
+  const app = await buildApp({ config, db: database.db, listingDb: database.listingDb, logger: false, ...(clock ? { clock } : {}) });
   const baseUrl = await app.listen({ port: 0, host: '127.0.0.1' });
   // links in mails point at the real port
   config.publicBaseUrl = baseUrl;

@@ -28,6 +28,7 @@ const LANDED: [string, string][] = [
   ['018_busy_times', 'd7c493e94037cead99b11b69943e07eb0201ebe8fe29ad4ae5e68513dbf53627'],
   ['019_booking_questions', '836968d9eea895e5c9053eba596efeab2c11681374f6e72019a7c0dad9c234e3'],
   ['020_consumer_data', '10263f829a715582ffebcbd5ba7595f84dc60ba259436e1d2a855630a8799fe4'],
+  ['021_service_instances', '015f0d612a902747364eb10a72ef01d4cfa0c45bed3036a373bec7ba7eba2ff5'],
 ];
 /** Numbers used by a migration that is no longer among the files. */
 const RETIRED = new Set([15]);
