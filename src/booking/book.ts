@@ -1,10 +1,11 @@
 /**
  * A3 create_appointment_with_consumer: turns a live hold into the booking, or books anew when the
- * hold is gone and a place is free (docs/api.md, Booking rules); the mails go to the outbox in the same transaction.
+ * hold is gone and a place is free (docs/api.md, Booking rules).
  *
  * Everything the booking shows (resource, products, slot, hold, contact) is read first, in one
- * query. A live hold then becomes the booking in one statement (bookHold) that locks nothing but
- * the consumer's own rows; booking anew takes the place with claim_place late in a transaction.
+ * query. Then one transaction: the consumer's customer (consumer_customer), the live hold turned
+ * into the booking (bookHold, which locks nothing but the hold's row) or else a place taken with
+ * claim_place, and the mails, composed for that customer, written to the outbox.
  */
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../context.js';
@@ -13,6 +14,7 @@ import { bookingProcessOf, type ChannelKey } from '../offerings/channels.js';
 import { needsCancelLink, needsDecisionLink, participationMails, type ParticipationFacts } from '../notifications/compose.js';
 import { enqueueMails } from '../notifications/outbox.js';
 import type { MailTemplate } from '../notifications/templateNames.js';
+import { isCurrentAppointment } from '../scheduling/appointmentState.js';
 import { holdsPlace, type AppointmentRow, type ParticipationRow } from '../scheduling/capacity.js';
 import type { Queryable } from '../storage/db.js';
 import { viewOf } from './bookableView.js';
@@ -20,12 +22,13 @@ import { cancelLinkFor, decisionLinkFor } from '../notifications/cancelToken.js'
 import { bookHold } from './bookHold.js';
 import { storedQuestions } from '../offerings/questions.js';
 import { checkAnswers } from './answers.js';
-import { assertInBookingWindow, claimSlot, slotTaken, slotText, type SlotTarget } from './claimSlot.js';
+import { assertInBookingWindow, claimSlot, slotTaken, slotText } from './claimSlot.js';
 import { consumerArgument, consumerCustomer, type ConsumerCustomer, type ConsumerInput } from './consumer.js';
 import { createdAppointmentView } from './createdAppointmentView.js';
 import type { ProductRow } from './publicProducts.js';
 import type { PublicResource } from './publicResources.js';
-import { assertSlotFields, bookableResource, requestedProduct, requestTimes, type HoldRow } from './slotRequest.js';
+import { readSlotRequest, type HoldRow } from './slotRequest.js';
+import { readRequestSpan } from '../scheduling/time.js';
 import { DEFAULT_TIME_FORMAT, localeOf, timePattern } from './timeFormats.js';
 
 export interface BookInput extends Omit<ConsumerInput, 'language'> {
@@ -70,7 +73,7 @@ function liveHold(hold: HoldRow | null, slot: { start: Date; end: Date; resource
     throw invalid('body.placeholder_id belongs to a reservation of another slot');
   }
   // a hold does not outlive its appointment: cancelled or archived meanwhile, the slot is gone
-  if (a.state !== 'ACTIVE' || a.archived) throw slotTaken(`body.start: ${slotText(a.start_at, a.end_at, slot.zone)} is no longer bookable: its appointment was cancelled or archived; choose another slot`);
+  if (!isCurrentAppointment(a)) throw slotTaken(`body.start: ${slotText(a.start_at, a.end_at, slot.zone)} is no longer bookable: its appointment was cancelled or archived; choose another slot`);
   return hold;
 }
 
@@ -107,65 +110,64 @@ function mailFacts(b: Booked, resource: PublicResource, product: ProductRow, cus
 }
 
 export async function createAppointmentWithConsumer(deps: Deps, input: BookInput) {
-  assertSlotFields(input.start, input.end, FIELDS);
+  const span = readRequestSpan(input.start, input.end, FIELDS);
   const timeFormat = timePattern(input.timeFormat, 'query.timeFormat', DEFAULT_TIME_FORMAT);
   const language = input.locale?.slice(0, 2).toLowerCase();
   const locale = localeOf(language);
   const consumer: ConsumerInput = { ...input, language };
 
-  const booking = await bookableResource(deps.db, input.ref, input.timeslotUuid, { placeholderId: input.placeholderId, withContact: true, withQuestions: true });
-  const { resource, slotAppointment } = booking;
-  const view = viewOf(resource, booking.products, input.channelKey, booking.contact);
-  const { start, end } = requestTimes(resource, input.start, input.end, FIELDS);
-  const target: SlotTarget = slotAppointment ? { appointmentId: slotAppointment.id } : { timeslotId: input.timeslotUuid };
-  const product = await requestedProduct(deps.db, booking, input.channelKey, input.productUuid);
+  const request = await readSlotRequest(deps.db, {
+    ref: input.ref,
+    slotUuid: input.timeslotUuid,
+    channelKey: input.channelKey,
+    productUuid: input.productUuid,
+    span,
+    lookup: { placeholderId: input.placeholderId, withContact: true, withQuestions: true },
+  });
+  const { resource, product, start, end } = request;
+  const view = viewOf(resource, request.products, input.channelKey, request.contact);
   // before anything is written: a 400 books nothing and leaves the hold as it is
   const answers = checkAnswers(storedQuestions(product.questions), input.answers);
   const process = PROCESS[bookingProcessOf(resource.channels, input.channelKey)];
   const provider = { id: resource.provider_id, crmId: resource.crm_id };
   const templates: MailTemplate[] = [...process.templates];
 
-  const mailsOf = async (db: Queryable, booked: Booked, customer: Omit<ConsumerCustomer, 'id'>, cancelLink: string) => {
-    const decisionLink = needsDecisionLink(templates) ? await decisionLinkFor(db, deps.config, booked.participation.id) : null;
+  /** The booking's mails, to the customer the booking was made for, and its cancel link. */
+  const enqueueBookingMails = async (tx: Queryable, booked: Booked, customer: Omit<ConsumerCustomer, 'id'>) => {
+    const cancelLink = await cancelLinkFor(tx, deps.config, booked.participation.id);
+    const decisionLink = needsDecisionLink(templates) ? await decisionLinkFor(tx, deps.config, booked.participation.id) : null;
     const facts = mailFacts(booked, resource, product, customer);
-    return participationMails({ facts, contact: booking.contact, cancelLink: needsCancelLink(templates) ? cancelLink : null, decisionLink }, templates);
+    await enqueueMails(tx, participationMails({ facts, contact: request.contact, cancelLink: needsCancelLink(templates) ? cancelLink : null, decisionLink }, templates));
+    return cancelLink;
   };
   const respond = (booked: Booked, cancelLink: string) => createdAppointmentView({ ...booked, view, product, timeFormat, locale, cancelLink });
-  const changes = { state: process.state, message: input.message ?? null, locale: language ?? null, channelKey: input.channelKey, answers };
+  const changes = { state: process.state, message: input.message ?? null, locale: language ?? null, channel_key: input.channelKey, answers };
 
-  const hold = liveHold(booking.hold, { start, end, resourceId: resource.id, zone: resource.time_zone }, deps.clock.now());
-  if (hold) {
-    assertInBookingWindow(resource, start, deps.clock.now(), FIELDS.start);
-    const cancelLink = await cancelLinkFor(deps.db, deps.config, hold.participation.id);
-    // the participant's data in these mails is a stand-in: book_hold writes the customer's
-    const converted: Booked = { appointment: hold.appointment, participation: { ...hold.participation, ...changes, channel_key: changes.channelKey, hold_until: null }, liveAfter: 0 };
-    const done = await bookHold(deps.db, {
-      holdId: hold.participation.id,
-      now: deps.clock.now(),
-      consumer: consumerArgument(provider, consumer),
-      changes: { state: changes.state, message: changes.message, locale: changes.locale, channel_key: changes.channelKey, answers },
-      mails: await mailsOf(deps.db, converted, { user_name: '', email: consumer.email, mobile: null, language: null }, cancelLink),
-    });
-    if (done) return respond({ appointment: hold.appointment, participation: done.participation, liveAfter: done.liveAfter }, cancelLink);
-  }
-
-  // No live hold (any more): book anew where a place is free, taking it last in the transaction.
+  const hold = liveHold(request.hold, { start, end, resourceId: resource.id, zone: resource.time_zone }, deps.clock.now());
+  if (hold) assertInBookingWindow(resource, start, deps.clock.now(), FIELDS.start);
   return deps.db.transaction(async (tx) => {
     const now = deps.clock.now();
     const customer = await consumerCustomer(tx, provider, consumer);
+    // A live hold becomes the booking; without one (any more), a free place is taken, last in the transaction.
+    const converted = hold && (await bookHold(tx, { holdId: hold.participation.id, now, customerId: customer.id, changes }));
+    const booked: Booked = converted ? { appointment: hold.appointment, ...converted } : await claimAnew(tx, customer.id, now);
+    return respond(booked, await enqueueBookingMails(tx, booked, customer));
+  });
+
+  async function claimAnew(tx: Queryable, customerId: string, now: Date): Promise<Booked> {
     const claim = await claimSlot(tx, {
-      booking,
-      product,
-      target,
-      start,
-      end,
+      request,
       now,
       fields: FIELDS,
-      participation: { crmId: resource.crm_id, providerId: resource.provider_id, reference: `${randomUUID()}@booking`, customerId: customer.id, ...changes },
+      participation: {
+        crmId: resource.crm_id,
+        providerId: resource.provider_id,
+        reference: `${randomUUID()}@booking`,
+        customerId,
+        ...changes,
+        channelKey: changes.channel_key,
+      },
     });
-    const booked: Booked = { appointment: claim.appointment, participation: claim.participation, liveAfter: claim.liveBefore + 1 };
-    const cancelLink = await cancelLinkFor(tx, deps.config, booked.participation.id);
-    await enqueueMails(tx, await mailsOf(tx, booked, customer, cancelLink));
-    return respond(booked, cancelLink);
-  });
+    return { appointment: claim.appointment, participation: claim.participation, liveAfter: claim.liveBefore + 1 };
+  }
 }

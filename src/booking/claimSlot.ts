@@ -14,17 +14,12 @@ import type { Queryable } from '../storage/db.js';
 import { asEngineTimeslot } from './engineTimeslot.js';
 import { engineProduct, type ProductRow } from './publicProducts.js';
 import type { EventSource } from '../webhooks/events.js';
-import type { BookableResource } from './slotRequest.js';
+import type { SlotRequest } from './slotRequest.js';
 import { computeBookables, isOfferingTimeslot, type EngineTimeslot } from './slotEngine.js';
 
-export type SlotTarget = { timeslotId: string } | { appointmentId: string };
-
 export interface ClaimRequest {
-  booking: BookableResource;
-  product: ProductRow;
-  target: SlotTarget;
-  start: Date;
-  end: Date;
+  /** the slot asked for, read (readSlotRequest) */
+  request: SlotRequest;
   now: Date;
   /** names of the request fields, for messages: A2 says from/to, A3 start/end */
   fields: { start: string; end: string };
@@ -60,35 +55,35 @@ function assertNotStarted(startAt: Date, now: Date, field: string): void {
 }
 
 /** The resource's booking window (412 BOOKING_WINDOW outside it); A3 converting a hold checks it too. */
-export function assertInBookingWindow(resource: BookableResource['resource'], start: Date, now: Date, field: string): void {
+export function assertInBookingWindow(resource: SlotRequest['resource'], start: Date, now: Date, field: string): void {
   assertBookable(bookingWindowOf(resource.booking_window), start, now, resource.time_zone, field);
 }
 
 type Placement = Pick<PlaceClaim, 'join' | 'create'>;
 
 function joinExisting(appointmentId: string, req: ClaimRequest): Placement {
-  const appt = req.booking.slotAppointment;
-  if (!appt || appt.id !== appointmentId) throw notFound(`no appointment ${appointmentId} found on resource ${req.booking.resource.reference}`);
-  const zone = req.booking.resource.time_zone;
-  if (appt.start_at.getTime() !== req.start.getTime()) throw invalid(`${req.fields.start} must be the appointment's start ${zonedIso(appt.start_at, zone)}`);
-  if (appt.end_at.getTime() !== req.end.getTime()) throw invalid(`${req.fields.end} must be the appointment's end ${zonedIso(appt.end_at, zone)}`);
+  const appt = req.request.slotAppointment;
+  if (!appt || appt.id !== appointmentId) throw notFound(`no appointment ${appointmentId} found on resource ${req.request.resource.reference}`);
+  const zone = req.request.resource.time_zone;
+  if (appt.start_at.getTime() !== req.request.start.getTime()) throw invalid(`${req.fields.start} must be the appointment's start ${zonedIso(appt.start_at, zone)}`);
+  if (appt.end_at.getTime() !== req.request.end.getTime()) throw invalid(`${req.fields.end} must be the appointment's end ${zonedIso(appt.end_at, zone)}`);
   assertNotStarted(appt.start_at, req.now, req.fields.start);
-  assertInBookingWindow(req.booking.resource, appt.start_at, req.now, req.fields.start);
+  assertInBookingWindow(req.request.resource, appt.start_at, req.now, req.fields.start);
   return { join: appt.id };
 }
 
 function createFromTimeslot(timeslotId: string, req: ClaimRequest): Placement {
-  const row = req.booking.slotTimeslot;
-  const { resource } = req.booking;
+  const row = req.request.slotTimeslot;
+  const { resource } = req.request;
   const ts = row && row.id === timeslotId ? asEngineTimeslot(row) : undefined;
   if (!ts || !isOfferingTimeslot(ts)) throw notFound(`no bookable timeslot ${timeslotId} found on resource ${resource.reference}`);
-  if (!isCandidate(ts, req.product, req.start, req.end)) {
+  if (!isCandidate(ts, req.request.product, req.request.start, req.request.end)) {
     throw invalid(
       `${req.fields.start} and ${req.fields.end} must be a bookable slot of timeslot ${timeslotId}: raster ${ts.rasterMin} minutes from its start, inside it, and as long as the product needs`,
     );
   }
-  assertNotStarted(req.start, req.now, req.fields.start);
-  assertInBookingWindow(resource, req.start, req.now, req.fields.start);
+  assertNotStarted(req.request.start, req.now, req.fields.start);
+  assertInBookingWindow(resource, req.request.start, req.now, req.fields.start);
   // docs/api.md, Booking rules: when the slot has its appointment already, claim_place joins it instead.
   return {
     create: {
@@ -97,18 +92,18 @@ function createFromTimeslot(timeslotId: string, req: ClaimRequest): Placement {
         crmId: resource.crm_id,
         providerId: resource.provider_id,
         resourceId: resource.id,
-        productId: req.product.id,
+        productId: req.request.product.id,
         timeslotId: ts.id,
         reference: `${randomUUID()}@booking`,
-        start: req.start,
-        end: req.end,
+        start: req.request.start,
+        end: req.request.end,
         capacity: ts.defaultCapacity,
         acceptBookings: ts.defaultAcceptBookings,
         contactUserId: resource.contact_user_id,
         address: row!.address,
         createdByPublicFlow: true,
       },
-      buffers: { leadMin: req.product.lead_time_minutes ?? 0, followUpMin: req.product.follow_up_time_minutes ?? 0 },
+      buffers: { leadMin: req.request.product.lead_time_minutes ?? 0, followUpMin: req.request.product.follow_up_time_minutes ?? 0 },
     },
   };
 }
@@ -119,7 +114,7 @@ function createFromTimeslot(timeslotId: string, req: ClaimRequest): Placement {
  * provider's zone, and what to do.
  */
 function publicRefusal(err: PlaceRefused, req: ClaimRequest): DomainError {
-  const slot = `${req.fields.start}: ${slotText(req.start, req.end, req.booking.resource.time_zone)}`;
+  const slot = `${req.fields.start}: ${slotText(req.request.start, req.request.end, req.request.resource.time_zone)}`;
   switch (err.reason) {
     case 'HOLD_LIMIT':
       return new DomainError('HOLD_LIMIT', err.message);
@@ -145,9 +140,9 @@ function publicRefusal(err: PlaceRefused, req: ClaimRequest): DomainError {
  * (A2) the appointment's lock is never held across a round trip; A3 runs it last in its transaction.
  */
 export async function claimSlot(q: Queryable, req: ClaimRequest): Promise<ClaimedPlace> {
-  const placement = 'appointmentId' in req.target ? joinExisting(req.target.appointmentId, req) : createFromTimeslot(req.target.timeslotId, req);
+  const placement = 'appointmentId' in req.request.target ? joinExisting(req.request.target.appointmentId, req) : createFromTimeslot(req.request.target.timeslotId, req);
   try {
-    return await claimPlace(q, { ...placement, participation: req.participation, now: req.now, publicProduct: req.product.id, holdLimit: req.holdLimit, source: req.source === undefined ? 'public' : req.source, listLive: req.listLive, asyncCommit: req.asyncCommit });
+    return await claimPlace(q, { ...placement, participation: req.participation, now: req.now, publicProduct: req.request.product.id, holdLimit: req.holdLimit, source: req.source === undefined ? 'public' : req.source, listLive: req.listLive, asyncCommit: req.asyncCommit });
   } catch (err) {
     throw err instanceof PlaceRefused ? publicRefusal(err, req) : err;
   }

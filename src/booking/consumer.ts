@@ -2,7 +2,7 @@
  * The consumer of a public booking (docs/api.md, Booking rules): a user of the resource's crm matched
  * by email, else by mobile, else created; and the provider's customer record linked to that user.
  * Missing names and mobile are filled in, never overwritten. The rules run in the database
- * (consumer_customer, migration 006), so the hot path of A3 can do all its writes in one statement.
+ * (consumer_customer.sql), so the hot path of A3 can do all its writes in one statement.
  */
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../storage/db.js';

@@ -3,7 +3,7 @@
  * reservation blocks nothing. An expired hold already counts for nothing before it is swept
  * (LIVE_PARTICIPATION_SQL); sweeping only tidies up. Appointments with any participation left,
  * whatever its state, are kept as history. The work is one statement per batch (the database
- * function sweep_expired_holds, migration 006); holds being converted right now are skipped.
+ * function sweep_expired_holds.sql); holds being converted right now are skipped.
  */
 import { runEvery, type Periodic } from '../periodic.js';
 import type { Queryable } from '../storage/db.js';

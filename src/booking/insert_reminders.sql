@@ -6,7 +6,7 @@ BEGIN
     FROM participations p
     JOIN appointments a ON a.id = p.appointment_id
    CROSS JOIN LATERAL unnest(reminder_offsets(p.provider_id)) AS m
-   WHERE p.id = p_participation AND p.state = 'BOOKED' AND a.state = 'ACTIVE' AND NOT a.archived
+   WHERE p.id = p_participation AND p.state = 'BOOKED' AND appointment_is_current(a.state, a.archived)
      AND a.start_at - make_interval(mins => m) > now()
   ON CONFLICT (participation_id, minutes_before) DO UPDATE SET due_at = EXCLUDED.due_at;
 END $$;

@@ -4,7 +4,7 @@ import type { Queryable } from '../storage/db.js';
 import type { ProductRow as OfferingProductRow } from '../offerings/products.js';
 import type { ChannelKey } from '../offerings/channels.js';
 import { publicQuestions, storedQuestions } from '../offerings/questions.js';
-import { productVisibleOn } from './channels.js';
+import { productVisibleOn } from '../offerings/channels.js';
 import { isUuid } from './publicResources.js';
 import type { EngineProduct } from './slotEngine.js';
 

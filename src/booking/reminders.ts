@@ -11,6 +11,7 @@ import { enqueueParticipationMails } from '../notifications/compose.js';
 import { mailSources } from '../offerings/contact.js';
 import { runEvery, type Periodic } from '../periodic.js';
 import type { Db, Queryable } from '../storage/db.js';
+import { appointmentIsCurrentSql } from '../scheduling/capacity.js';
 
 const BATCH = 50;
 /** A reminder leaves within this much after its time (plus the mail worker's poll). */
@@ -35,7 +36,7 @@ export async function sendDueReminders(deps: { db: Db; config: Config }, now: Da
       // still BOOKED in a live appointment that has not begun: anything else gets no reminder
       const live = await tx.query<{ id: string }>(
         `SELECT p.id FROM participations p JOIN appointments a ON a.id = p.appointment_id
-          WHERE p.id = ANY($1::uuid[]) AND p.state = 'BOOKED' AND a.state = 'ACTIVE' AND NOT a.archived AND a.start_at > $2`,
+          WHERE p.id = ANY($1::uuid[]) AND p.state = 'BOOKED' AND ${appointmentIsCurrentSql('a')} AND a.start_at > $2`,
         [due.map((d) => d.participation_id), now],
       );
       const liveIds = new Set(live.map((l) => l.id));

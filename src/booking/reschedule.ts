@@ -13,13 +13,14 @@ import { enqueueParticipationMails } from '../notifications/compose.js';
 import { mailSources } from '../offerings/contact.js';
 import { LIVE_PARTICIPATION_SQL, type AppointmentRow, type ParticipationRow } from '../scheduling/capacity.js';
 import type { Queryable } from '../storage/db.js';
-import { recordAppointmentEvent, recordParticipationEvent } from '../webhooks/events.js';
+import { recordAppointmentEvent, recordParticipationEvent } from '../scheduling/events.js';
 import { viewOf } from './bookableView.js';
 import { cancelLinkFor } from '../notifications/cancelToken.js';
-import { claimSlot, type SlotTarget } from './claimSlot.js';
+import { claimSlot } from './claimSlot.js';
 import { createdAppointmentView } from './createdAppointmentView.js';
 import { assertStillChangeable, loadView, participationOf, type CancelView } from './selfCancel.js';
-import { assertSlotFields, bookableResource, requestedProduct, requestTimes } from './slotRequest.js';
+import { readSlotRequest } from './slotRequest.js';
+import { readRequestSpan } from '../scheduling/time.js';
 import { DEFAULT_TIME_FORMAT, localeOf, timePattern } from './timeFormats.js';
 
 export interface RescheduleInput {
@@ -58,7 +59,7 @@ const liveCount = async (db: Queryable, appointmentId: string, now: Date) =>
 const raisedSequence = (stored: string | null) => Math.max(Math.floor(Date.now() / 1000), Number(stored ?? 0)) + 1;
 
 export async function rescheduleByToken(deps: Deps, input: RescheduleInput) {
-  assertSlotFields(input.start, input.end, FIELDS);
+  const span = readRequestSpan(input.start, input.end, FIELDS);
   const timeFormat = timePattern(input.timeFormat, 'query.timeFormat', DEFAULT_TIME_FORMAT);
   const id = await participationOf(deps.db, deps, input.token);
   const current = await loadView(deps.db, id);
@@ -66,13 +67,17 @@ export async function rescheduleByToken(deps: Deps, input: RescheduleInput) {
   if (!current.resourceId) throw notFound('the resource of this booking no longer exists');
 
   // The new slot is one of the same resource, read with its products and contact in one query.
-  const booking = await bookableResource(deps.db, current.resourceId, input.timeslotUuid, { withContact: true });
-  const { resource, slotAppointment } = booking;
   const channelKey: ChannelKey = current.channelKey && isChannelKey(current.channelKey) ? current.channelKey : DEFAULT_CHANNEL_KEY;
-  const product = await requestedProduct(deps.db, booking, channelKey, input.productUuid ?? current.productId ?? undefined);
-  const { start, end } = requestTimes(resource, input.start, input.end, FIELDS);
-  const target: SlotTarget = slotAppointment ? { appointmentId: slotAppointment.id } : { timeslotId: input.timeslotUuid };
-  const view = viewOf(resource, booking.products, channelKey, booking.contact);
+  const request = await readSlotRequest(deps.db, {
+    ref: current.resourceId,
+    slotUuid: input.timeslotUuid,
+    channelKey,
+    productUuid: input.productUuid ?? current.productId ?? undefined,
+    span,
+    lookup: { withContact: true },
+  });
+  const { resource, slotAppointment, product } = request;
+  const view = viewOf(resource, request.products, channelKey, request.contact);
   const locale = localeOf(current.language?.slice(0, 2).toLowerCase());
   const respond = (appointment: AppointmentRow, liveAfter: number, cancelLink: string) =>
     createdAppointmentView({ appointment, liveAfter, view, product, timeFormat, locale, cancelLink });
@@ -89,11 +94,7 @@ export async function rescheduleByToken(deps: Deps, input: RescheduleInput) {
 
     const [{ prepare_move: released }] = await tx.query<{ prepare_move: boolean }>('SELECT prepare_move($1)', [id]);
     const claim = await claimSlot(tx, {
-      booking,
-      product,
-      target,
-      start,
-      end,
+      request,
       now,
       fields: FIELDS,
       // a stand-in takes the place under the new appointment's lock; the participation then moves into it

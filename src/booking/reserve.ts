@@ -4,9 +4,10 @@ import type { Deps } from '../context.js';
 import { invalid } from '../errors.js';
 import type { ChannelKey } from '../offerings/channels.js';
 import { clientKey } from './clientKey.js';
-import { claimSlot, type SlotTarget } from './claimSlot.js';
+import { claimSlot } from './claimSlot.js';
 import { reservationView } from './reservationView.js';
-import { assertSlotFields, bookableResource, requestedProduct, requestTimes } from './slotRequest.js';
+import { readSlotRequest } from './slotRequest.js';
+import { readRequestSpan } from '../scheduling/time.js';
 
 export interface ReserveInput {
   ref: string;
@@ -30,22 +31,15 @@ const FIELDS = { start: 'body.from', end: 'body.to' };
  * their number.
  */
 export async function reserveAppointment(deps: Deps, input: ReserveInput) {
-  assertSlotFields(input.from, input.to, FIELDS);
-  if (!input.timeslotUuid && !input.appointmentUuid) throw invalid('body.timeslot_uuid or body.appointment_uuid is required');
-  const target: SlotTarget = input.appointmentUuid ? { appointmentId: input.appointmentUuid } : { timeslotId: input.timeslotUuid! };
-
-  const booking = await bookableResource(deps.db, input.ref, input.appointmentUuid ?? input.timeslotUuid!);
-  const { resource } = booking;
-  const product = await requestedProduct(deps.db, booking, input.channelKey, input.productUuid);
-  const { start, end } = requestTimes(resource, input.from, input.to, FIELDS);
+  const span = readRequestSpan(input.from, input.to, FIELDS);
+  const slotUuid = input.appointmentUuid ?? input.timeslotUuid;
+  if (!slotUuid) throw invalid('body.timeslot_uuid or body.appointment_uuid is required');
+  const request = await readSlotRequest(deps.db, { ref: input.ref, slotUuid, channelKey: input.channelKey, productUuid: input.productUuid, span });
+  const { resource, product } = request;
   const now = deps.clock.now();
   const client = clientKey(input.clientIp, deps.config.ipv6PrefixLength);
   const claim = await claimSlot(deps.db, {
-    booking,
-    product,
-    target,
-    start,
-    end,
+    request,
     now,
     fields: FIELDS,
     participation: {

@@ -11,7 +11,7 @@ import { storedAnswers, type StoredAnswer } from '../notifications/answers.js';
 import type { ParticipationRow } from '../scheduling/capacity.js';
 import type { Queryable } from '../storage/db.js';
 import { cancelSecret, verifyCancelToken } from '../notifications/cancelToken.js';
-import { recordParticipationEvent } from '../webhooks/events.js';
+import { recordParticipationEvent } from '../scheduling/events.js';
 
 /** What the cancel page shows: only this participation's own appointment. */
 export interface CancelView {

@@ -29,6 +29,8 @@
  * - Output sorted by startMs, resourceId, endMs (then kind, then id, for determinism).
  */
 
+import { isCurrentAppointment } from '../scheduling/appointmentState.js';
+
 export interface EngineTimeslot {
   id: string;
   resourceId: string;
@@ -111,7 +113,7 @@ const MINUTE_MS = 60_000;
 
 /** An appointment blocks slots on its resource when it is ACTIVE and not archived, whatever its capacity. */
 export function isBlockingAppointment(a: EngineAppointment): boolean {
-  return a.state === 'ACTIVE' && !a.archived;
+  return isCurrentAppointment(a);
 }
 
 /** A timeslot produces models.Bookable candidates only when this holds. */

@@ -1,7 +1,8 @@
 /**
- * What A2 and A3 share before anything is written: the resource named by the path with its
- * products and the slot the request names (a timeslot, or an appointment of an already booked
- * slot), read in one query; the product of the request; and the request's times in the provider's zone.
+ * What A2, A3 and a reschedule share before anything is written: the resource named by the path
+ * with its products and the slot the request names (a timeslot, or an appointment of an already
+ * booked slot), read in one query; the product of the request; and the request's times in the
+ * provider's zone, read once (readSlotRequest).
  */
 import type { Queryable } from '../storage/db.js';
 import { reviveOptionalRow, reviveRow } from '../storage/jsonRows.js';
@@ -9,13 +10,16 @@ import { invalid, notFound } from '../errors.js';
 import type { ChannelKey } from '../offerings/channels.js';
 import { contactFromRow, resourceContactJsonSql, type ContactRow, type ResolvedContact } from '../offerings/contact.js';
 import type { AppointmentRow, ParticipationRow } from '../scheduling/capacity.js';
-import { parseInstant } from '../scheduling/time.js';
+import { spanIn, type RequestSpan } from '../scheduling/time.js';
 import type { EngineTimeslotRow } from './engineTimeslot.js';
-import { productVisibleOn } from './channels.js';
+import { productVisibleOn } from '../offerings/channels.js';
 import { findProduct, onChannel, productsJsonSql, type ProductRow } from './publicProducts.js';
 import { resolveResourceWith, type PublicResource } from './publicResources.js';
 
 export type SlotTimeslotRow = EngineTimeslotRow & { address: unknown };
+
+/** The place a request takes: in the slot's appointment, or in one made from the timeslot. */
+export type SlotTarget = { timeslotId: string } | { appointmentId: string };
 
 export interface BookableResource {
   resource: PublicResource;
@@ -108,22 +112,38 @@ export async function requestedProduct(
   return product;
 }
 
-const hasOffset = (value: string) => /T.*(Z|[+-]\d{2}(:?\d{2})?)$/i.test(value);
-
-/**
- * Request checks that need no lookup (400 before anything else). When both times carry an offset,
- * or neither does, their order is known without the provider's zone; requestTimes checks again.
- */
-export function assertSlotFields(start: string, end: string, fields: { start: string; end: string }): void {
-  const s = parseInstant(start, 'UTC', fields.start);
-  const e = parseInstant(end, 'UTC', fields.end);
-  if (hasOffset(start) === hasOffset(end) && e.getTime() <= s.getTime()) throw invalid(`${fields.end} must be after ${fields.start}`);
+/** What A2, A3 and a reschedule ask for: a slot of a resource, for a product, at a span of time. */
+export interface SlotRequestInput {
+  /** the resource: the public path's reference or uuid, or a booking's resource id */
+  ref: string;
+  /** a timeslot's uuid, or the uuid of the slot's appointment (an already booked group slot) */
+  slotUuid: string;
+  channelKey: ChannelKey;
+  productUuid?: string;
+  /** the request's times, read before any lookup (readRequestSpan) */
+  span: RequestSpan;
+  lookup?: BookingLookup;
 }
 
-/** Start and end of a request, in the provider's zone when they carry no offset; end after start. */
-export function requestTimes(resource: PublicResource, start: string, end: string, fields: { start: string; end: string }) {
-  const s = parseInstant(start, resource.time_zone, fields.start);
-  const e = parseInstant(end, resource.time_zone, fields.end);
-  if (e.getTime() <= s.getTime()) throw invalid(`${fields.end} must be after ${fields.start}`);
-  return { start: s, end: e };
+/** A slot request with everything read: the resource and slot, the product, the times in the provider's zone, and the place to take. */
+export interface SlotRequest extends BookableResource {
+  hold: HoldRow | null;
+  contact: ResolvedContact | null;
+  product: ProductRow;
+  start: Date;
+  end: Date;
+  /** the slot's appointment when it has one (its place is joined), else the timeslot (an appointment is made) */
+  target: SlotTarget;
+}
+
+/**
+ * A2's, A3's and reschedule's reads before anything is written: the resource with its slot (one
+ * query, bookableResource), the product (requestedProduct) and the span's instants in the provider's zone.
+ */
+export async function readSlotRequest(db: Queryable, r: SlotRequestInput): Promise<SlotRequest> {
+  const booking = await bookableResource(db, r.ref, r.slotUuid, r.lookup);
+  const product = await requestedProduct(db, booking, r.channelKey, r.productUuid);
+  const { start, end } = spanIn(r.span, booking.resource.time_zone);
+  const target: SlotTarget = booking.slotAppointment ? { appointmentId: booking.slotAppointment.id } : { timeslotId: r.slotUuid };
+  return { ...booking, product, start, end, target };
 }

@@ -4,7 +4,8 @@
  * instances never read the same one at once) and the CalDAV write-back outbox.
  */
 import { runEvery, type Periodic } from '../periodic.js';
-import { claimDue, syncSubscription, type CalendarDeps } from './subscriptions.js';
+import type { CalendarDeps } from './calendarDeps.js';
+import { claimDue, syncSubscription } from './subscriptions.js';
 import { runWriteBacks } from './writeBack.js';
 
 /** A read is given this long before another instance may take the subscription up again. */

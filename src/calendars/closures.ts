@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Deps } from '../context.js';
 import { invalid, notFound } from '../errors.js';
 import { requireProvider } from '../partners/providers.js';
-import { liveParticipationSql } from '../scheduling/capacity.js';
+import { appointmentTakesTimeSql, liveParticipationSql } from '../scheduling/capacity.js';
 import { requireResource } from '../scheduling/repo.js';
 import { formatInstant, parseInstant } from '../scheduling/time.js';
 import type { Queryable } from '../storage/db.js';
@@ -76,10 +76,9 @@ async function appointmentsInside(db: Queryable, busyId: string, now: Date): Pro
   const rows = await db.query<{ reference: string }>(
     `SELECT a.reference FROM busy_times b
        JOIN resources r ON r.provider_id = b.provider_id AND (b.resource_id IS NULL OR r.id = b.resource_id)
-       JOIN appointments a ON a.resource_id = r.id AND a.state = 'ACTIVE' AND NOT a.archived
-                          AND tstzrange(a.blocked_from, a.blocked_until) && tstzrange(b.start_at, b.end_at)
+       JOIN appointments a ON a.resource_id = r.id AND tstzrange(a.blocked_from, a.blocked_until) && tstzrange(b.start_at, b.end_at)
       WHERE b.id = $1
-        AND (NOT a.created_by_public_flow OR EXISTS (SELECT 1 FROM participations p WHERE p.appointment_id = a.id AND ${liveParticipationSql('$2', 'p')}))
+        AND ${appointmentTakesTimeSql('a', `EXISTS (SELECT 1 FROM participations p WHERE p.appointment_id = a.id AND ${liveParticipationSql('$2', 'p')})`)}
       ORDER BY a.start_at, a.reference`,
     [busyId, now],
   );

@@ -8,6 +8,7 @@
  */
 import { createHash, randomUUID } from 'node:crypto';
 import type { Deps } from '../context.js';
+import type { CalendarDeps } from './calendarDeps.js';
 import { DomainError, invalid, notFound } from '../errors.js';
 import { requireProvider } from '../partners/providers.js';
 import { requireResource } from '../scheduling/repo.js';
@@ -89,8 +90,6 @@ const sourceOf = (r: Pick<SubscriptionRow, 'kind' | 'url' | 'username' | 'passwo
 const validatorsOf = (r: SubscriptionRow): Validators => ({ etag: r.etag, lastModified: r.last_modified, ctag: r.ctag, syncToken: r.sync_token });
 const digestOf = (intervals: Interval[]) => createHash('sha256').update(JSON.stringify(intervals)).digest('base64url');
 
-/** What reading calendars needs; the jobs add their logger. */
-export type CalendarDeps = Pick<Deps, 'db' | 'config' | 'clock'> & { log?: { warn(obj: object, msg: string): void } };
 
 function readOptions(deps: CalendarDeps, db: Queryable, zone: string, now: Date) {
   return { allowPrivate: deps.config.calendarAllowPrivateNetworks, zone, fromMs: now.getTime(), toMs: now.getTime() + HORIZON_DAYS * DAY_MS, db };

@@ -7,8 +7,9 @@
  * marked appointment's event up to date, and retries with backoff while the calendar is down.
  */
 import ical, { ICalEventStatus } from 'ical-generator';
-import type { CalendarDeps } from './subscriptions.js';
+import type { CalendarDeps } from './calendarDeps.js';
 import type { Queryable } from '../storage/db.js';
+import { appointmentIsCurrentSql } from '../scheduling/capacity.js';
 import { deleteEvent, putEvent } from './caldav.js';
 
 const MAX_BACKOFF_MS = 3_600_000;
@@ -20,7 +21,7 @@ export async function enqueueWriteBacksOf(tx: Queryable, subscriptionId: string,
     `INSERT INTO calendar_writes (subscription_id, appointment_id)
      SELECT s.id, a.id FROM calendar_subscriptions s
        JOIN appointments a ON a.provider_id = s.provider_id AND (s.resource_id IS NULL OR a.resource_id = s.resource_id)
-      WHERE s.id = $1 AND a.state = 'ACTIVE' AND NOT a.archived AND a.end_at > $2
+      WHERE s.id = $1 AND ${appointmentIsCurrentSql('a')} AND a.end_at > $2
         AND EXISTS (SELECT 1 FROM participations p WHERE p.appointment_id = a.id AND p.state IN ('REQUESTED', 'BOOKED'))
      ON CONFLICT DO NOTHING`,
     [subscriptionId, now],
@@ -52,7 +53,7 @@ async function wantedEvent(db: Queryable, appointmentId: string): Promise<Wanted
             count(*) FILTER (WHERE p.state = 'BOOKED')::int AS booked, count(*) FILTER (WHERE p.state = 'REQUESTED')::int AS requested
        FROM appointments a LEFT JOIN products pr ON pr.id = a.product_id
        JOIN participations p ON p.appointment_id = a.id AND p.state IN ('REQUESTED', 'BOOKED')
-      WHERE a.id = $1 AND a.state = 'ACTIVE' AND NOT a.archived
+      WHERE a.id = $1 AND ${appointmentIsCurrentSql('a')}
       GROUP BY a.id, pr.name`,
     [appointmentId],
   );

@@ -1,5 +1,6 @@
 /** Named queries of calendar feeds (migration 007). */
 import type { Queryable } from '../storage/db.js';
+import { appointmentIsCurrentSql, appointmentTakesTimeSql } from '../scheduling/capacity.js';
 
 export interface FeedRow {
   id: string;
@@ -64,9 +65,9 @@ export interface FeedEventRow {
 }
 
 /**
- * docs/provider-links.md: ACTIVE appointments overlapping [$3, $4) that have a REQUESTED or BOOKED
- * participation or were created by the partner (not by the public booking flow). RESERVED holds are
- * left out entirely: they come and go without being bookings, and the feed must not change with them.
+ * docs/provider-links.md: appointments overlapping [$3, $4) that take their time
+ * (appointment_takes_time), counting only REQUESTED and BOOKED places: RESERVED holds are left out
+ * entirely, since they come and go without being bookings and the feed must not change with them.
  */
 const FEED_EVENTS_SQL = `
     SELECT a.id, a.start_at, a.end_at, a.created_at,
@@ -82,9 +83,9 @@ const FEED_EVENTS_SQL = `
       LEFT JOIN participations p ON p.appointment_id = a.id AND p.state <> 'RESERVED'
       LEFT JOIN customers c ON c.id = p.customer_id
      WHERE a.provider_id = $1 AND ($2::uuid IS NULL OR a.resource_id = $2)
-       AND a.state = 'ACTIVE' AND NOT a.archived AND a.end_at > $3 AND a.start_at < $4
+       AND ${appointmentIsCurrentSql('a')} AND a.end_at > $3 AND a.start_at < $4
      GROUP BY a.id, pr.id, r.id
-    HAVING NOT a.created_by_public_flow OR bool_or(p.state IN ('REQUESTED', 'BOOKED'))`;
+    HAVING ${appointmentTakesTimeSql('a', "bool_or(p.state IN ('REQUESTED', 'BOOKED'))")}`;
 
 type FeedScope = Pick<FeedTarget, 'provider_id' | 'resource_id'>;
 

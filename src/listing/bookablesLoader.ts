@@ -13,7 +13,7 @@
 import { notFound } from '../errors.js';
 import { contactFromRow, resourceContactJsonSql, type ContactRow } from '../offerings/contact.js';
 import type { ChannelKey } from '../offerings/channels.js';
-import { liveParticipationSql } from '../scheduling/capacity.js';
+import { appointmentTakesTimeSql, liveParticipationSql } from '../scheduling/capacity.js';
 import type { TimeslotRow } from '../scheduling/repo.js';
 import type { Queryable } from '../storage/db.js';
 import { viewOf, type ResourceView } from '../booking/bookableView.js';
@@ -66,7 +66,7 @@ export interface ListingChanges {
 export interface ListingRead {
   /** the resources the references name, in their order, duplicates dropped */
   resourceIds: string[];
-  /** the resources' listing versions (migration 006) as one opaque text, ids included */
+  /** the resources' listing versions (listing_version.sql) as one opaque text, ids included */
   versions: string;
   /** the sum of those versions, as text (a bigint) */
   total: string;
@@ -120,7 +120,7 @@ const appointmentsJsonSql = (where: string, resourceId: string, now: string, unt
             CROSS JOIN LATERAL (SELECT count(*) FILTER (WHERE ${liveParticipationSql(now)}) AS live,
                                        min(hold_until) FILTER (WHERE state = 'RESERVED' AND hold_until > ${now}) AS next_hold_expiry
                                   FROM participations WHERE appointment_id = a.id AND state IN ('RESERVED', 'REQUESTED', 'BOOKED')) places
-           WHERE ${where} AND a.state = 'ACTIVE' AND NOT a.archived AND (places.live > 0 OR NOT a.created_by_public_flow)
+           WHERE ${where} AND ${appointmentTakesTimeSql('a', 'places.live > 0')}
              AND a.blocked_until > ${now}::timestamptz - ${appointmentMargin(resourceId)} AND a.blocked_from < ${until}::timestamptz + ${appointmentMargin(resourceId)})`;
 
 /** The listed resources' rows (Row), `ids` an SQL uuid[] expression; `prd` prdRef and its placeholder, if any. */

@@ -1,6 +1,6 @@
 /**
- * A1's answers, serialized, per request shape and resource versions (listing_version(): how many
- * changes that can alter the resource's listing were committed, migration 006). An entry is served only while every
+ * A1's answers, serialized, per request shape and resource versions (listing_version.sql: how many
+ * changes that can alter the resource's listing were committed). An entry is served only while every
  * resource it covers still has the version it was computed at, and only within the time it stays
  * true (until the first listed slot starts, the next live hold expires, or MAX_AGE_MS passes), so
  * it never shows what the database would not. One cache per database handle (per service instance).

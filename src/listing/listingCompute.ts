@@ -2,7 +2,7 @@
 import type { ChannelKey } from '../offerings/channels.js';
 import type { ListingData, LoadedAppointment } from './bookablesLoader.js';
 import { InstantFormatter, singleProduct, slotItem, type ResourceView, type SlotFacts } from '../booking/bookableView.js';
-import { publicVisible } from '../booking/channels.js';
+import { publicVisible } from '../offerings/channels.js';
 import type { CompiledPattern } from '../booking/datePattern.js';
 import { engineProduct, type ProductRow } from '../booking/publicProducts.js';
 import { compareBookables, computeBookables } from '../booking/slotEngine.js';

@@ -1,4 +1,4 @@
-/** Booking channels of a resource (docs/api.md, Booking rules): a booking process per channelKey, IMMEDIATE unless set. */
+/** Booking channels of a resource (docs/api.md, Booking rules): a booking process per channelKey, IMMEDIATE unless set, and what each channel shows to consumers. */
 export const CHANNEL_KEYS = ['RESOURCE_PUBLIC', 'RESOURCE_EXCLUSIVE', 'RESOURCE_REFERENCE', 'CALENDAR_PUBLIC'] as const;
 export type ChannelKey = (typeof CHANNEL_KEYS)[number];
 
@@ -30,4 +30,14 @@ export function bookingProcessOf(stored: StoredChannels | null | undefined, key:
 /** Given keys change, the others keep their setting (B4 and B3-as-update). */
 export function mergeChannels(current: StoredChannels | null | undefined, changes: StoredChannels): StoredChannels {
   return { ...(current ?? {}), ...changes };
+}
+
+/** Exclusive products are offered only on RESOURCE_EXCLUSIVE. */
+export function productVisibleOn(product: { exclusive: boolean }, key: ChannelKey): boolean {
+  return !product.exclusive || key === 'RESOURCE_EXCLUSIVE';
+}
+
+/** Whether answers on this channel are public (A1's public_visible): every channel but RESOURCE_EXCLUSIVE. */
+export function publicVisible(key: ChannelKey): boolean {
+  return key !== 'RESOURCE_EXCLUSIVE';
 }

@@ -55,9 +55,6 @@ export const userByReference = async (db: Queryable, crmId: string, reference: s
 export const userByEmail = async (db: Queryable, crmId: string, email: string) =>
   (await db.query<UserRow>('SELECT * FROM users WHERE crm_id = $1 AND lower(email) = lower($2)', [crmId, email]))[0];
 
-export const userByMobile = async (db: Queryable, crmId: string, mobile: string) =>
-  (await db.query<UserRow>('SELECT * FROM users WHERE crm_id = $1 AND mobile = $2 ORDER BY created_at LIMIT 1', [crmId, mobile]))[0];
-
 export const userByUsername = async (db: Queryable, crmId: string, username: string) =>
   (await db.query<UserRow>('SELECT * FROM users WHERE crm_id = $1 AND lower(username) = lower($2)', [crmId, username]))[0];
 

@@ -6,7 +6,7 @@ import type { MailTemplate } from '../notifications/templateNames.js';
 import type { Queryable } from '../storage/db.js';
 import { LIVE_PARTICIPATION_SQL, lockAppointment, type ParticipationRow } from './capacity.js';
 import { changeParticipationState } from './participations.js';
-import { recordAppointmentEvent, recordParticipationEvent } from '../webhooks/events.js';
+import { recordAppointmentEvent, recordParticipationEvent } from './events.js';
 
 export interface AppointmentSelector {
   appointmentReference?: string;

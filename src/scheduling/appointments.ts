@@ -13,7 +13,7 @@ import { expandSeries, type SeriesItem } from './series.js';
 import { assertEndAfterStart, assertInstantSyntax, parseInstant, parseLocalDate, parseTimeOfDay } from './time.js';
 import type { ParticipationState } from './transitions.js';
 import { loadAppointmentViews, type AppointmentView } from './views.js';
-import { recordAppointmentEvent } from '../webhooks/events.js';
+import { recordAppointmentEvent } from './events.js';
 
 export interface InlineParticipation {
   reference?: string;

@@ -8,12 +8,12 @@ DECLARE
   x appointments;
 BEGIN
   FOR x IN SELECT * FROM appointments
-            WHERE resource_id = p_resource AND state = 'ACTIVE' AND NOT archived
+            WHERE resource_id = p_resource AND appointment_is_current(state, archived)
               AND tstzrange(blocked_from, blocked_until) && tstzrange(p_from, p_until)
             ORDER BY start_at LOOP
     -- released now, or meanwhile by another transaction (seen by this statement's own snapshot): free
     IF NOT release_emptied_appointment(x.id, p_at)
-       AND EXISTS (SELECT 1 FROM appointments WHERE id = x.id AND state = 'ACTIVE' AND NOT archived) THEN
+       AND EXISTS (SELECT 1 FROM appointments WHERE id = x.id AND appointment_is_current(state, archived)) THEN
       RETURN x;
     END IF;
   END LOOP;

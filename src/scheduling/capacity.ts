@@ -144,6 +144,25 @@ export const liveParticipationSql = (now: string, alias?: string) => {
 export const LIVE_PARTICIPATION_SQL = liveParticipationSql('$2');
 
 /**
+ * The condition that an appointment is current, ACTIVE and not archived (an SQL expression), through
+ * the database's one rule, appointment_is_current (scheduling/appointment_is_current.sql). `alias`
+ * qualifies the appointment's columns (`a` for a.state).
+ */
+export const appointmentIsCurrentSql = (alias?: string) => {
+  const column = (name: string) => (alias ? `${alias}.${name}` : name);
+  return `appointment_is_current(${column('state')}, ${column('archived')})`;
+};
+
+/**
+ * The condition that an appointment still takes its time (an SQL expression), through the
+ * database's one rule, appointment_takes_time (scheduling/appointment_takes_time.sql): current, and
+ * made by the partner or held by a participation. `holdsAPlace` is an SQL boolean telling whether a
+ * participation of it holds a place (counted with liveParticipationSql).
+ */
+export const appointmentTakesTimeSql = (alias: string, holdsAPlace: string) =>
+  `appointment_takes_time(${alias}.state, ${alias}.archived, ${alias}.created_by_public_flow, ${holdsAPlace})`;
+
+/**
  * participation_is_live for a row already in hand (its TypeScript twin, so a row just read needs no
  * second round trip; test/integration/storage-live-rule.test.ts holds the two to the same answers).
  */

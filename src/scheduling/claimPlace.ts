@@ -1,5 +1,5 @@
 /**
- * Taking a place: one call of the database function claim_place (migration 006), which checks and
+ * Taking a place: one call of the database function claim_place (claim_place.sql), which checks and
  * takes under the appointment's row lock. Committed on its own (the public flow) the lock is held
  * for no round trip to this process; inside a transaction, make it the last statement.
  */
@@ -7,7 +7,8 @@ import { conflict, DomainError } from '../errors.js';
 import { ASYNC_COMMIT } from '../storage/asyncCommit.js';
 import { constraintName, sqlState, type Queryable } from '../storage/db.js';
 import { reviveRow } from '../storage/jsonRows.js';
-import { eventsWritten, placeEventsSql, type EventSource } from '../webhooks/events.js';
+import { eventsWritten, type EventSource } from '../webhooks/events.js';
+import { placeEventsSql } from './events.js';
 import { blockedRange, type AppointmentRow, type Buffers, type NewAppointment, type ParticipationRow } from './capacity.js';
 
 export type PlaceRefusal = 'HOLD_LIMIT' | 'OVERLAP' | 'BUSY' | 'GONE' | 'CLOSED' | 'NOT_OPEN' | 'DUPLICATE' | 'FULL';

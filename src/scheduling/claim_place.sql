@@ -67,7 +67,7 @@ BEGIN
       -- A live appointment blocks the range (ON CONFLICT waited for its transaction). When it is this
       -- very slot, join it; this statement sees it, as every statement of a function takes a new snapshot.
       SELECT x.id INTO target FROM appointments x
-       WHERE x.resource_id = np.resource_id AND x.start_at = np.start_at AND x.end_at = np.end_at AND x.state = 'ACTIVE' AND NOT x.archived
+       WHERE x.resource_id = np.resource_id AND x.start_at = np.start_at AND x.end_at = np.end_at AND appointment_is_current(x.state, x.archived)
        LIMIT 1;
       IF target IS NULL THEN
         IF (blocking_appointment(np.resource_id, np.blocked_from, np.blocked_until, p_now)).id IS NOT NULL THEN

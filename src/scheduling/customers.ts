@@ -5,7 +5,7 @@ import { conflict, invalid } from '../errors.js';
 import { requireProvider } from '../partners/providers.js';
 import type { MailTemplate } from '../notifications/templateNames.js';
 import { constraintName, retryOnUniqueViolation, sqlState, type Queryable } from '../storage/db.js';
-import { LIVE_PARTICIPATION_SQL, type ParticipationRow } from './capacity.js';
+import { appointmentIsCurrentSql, LIVE_PARTICIPATION_SQL, type ParticipationRow } from './capacity.js';
 import { changeParticipationState } from './participations.js';
 import * as repo from './repo.js';
 
@@ -183,7 +183,7 @@ export async function deleteCustomer(
     const future = await tx.query<ParticipationRow>(
       `SELECT p.* FROM (SELECT * FROM participations WHERE customer_id = $1 AND ${LIVE_PARTICIPATION_SQL}) p
          JOIN appointments a ON a.id = p.appointment_id
-        WHERE a.state = 'ACTIVE' AND NOT a.archived AND a.end_at > $2
+        WHERE ${appointmentIsCurrentSql('a')} AND a.end_at > $2
         ORDER BY p.appointment_id, p.id`,
       [customer.id, now],
     );

@@ -3,13 +3,14 @@ import { conflict, notFound } from '../errors.js';
 import { requireProvider } from '../partners/providers.js';
 import { resourceByReference } from '../offerings/resourceRepo.js';
 import type { Queryable } from '../storage/db.js';
+import { appointmentIsCurrentSql } from './capacity.js';
 import { cancelParticipations } from './appointmentRemoval.js';
 
 /** Live appointments of the resource that have not ended yet. */
 const futureAppointments = (tx: Queryable, resourceId: string, now: Date) =>
   tx.query<{ id: string; reference: string }>(
     `SELECT id, reference FROM appointments
-      WHERE resource_id = $1 AND end_at > $2 AND state = 'ACTIVE' AND NOT archived ORDER BY start_at`,
+      WHERE resource_id = $1 AND end_at > $2 AND ${appointmentIsCurrentSql()} ORDER BY start_at`,
     [resourceId, now],
   );
 

@@ -5,7 +5,7 @@
  */
 import type { Deps } from '../context.js';
 import type { Queryable } from '../storage/db.js';
-import { recordParticipationEvent } from '../webhooks/events.js';
+import { recordParticipationEvent } from './events.js';
 import { insertParticipation, type AppointmentRow, type ParticipationRow } from './capacity.js';
 import { claimPlace, partnerRefusal, PlaceRefused } from './claimPlace.js';
 import { PLACE_HOLDING, type ParticipationState } from './transitions.js';

@@ -13,13 +13,14 @@
 CREATE OR REPLACE FUNCTION release_emptied_appointment(p_appointment uuid, p_at timestamptz) RETURNS boolean
 LANGUAGE plpgsql AS $$
 BEGIN
-  PERFORM 1 FROM appointments WHERE id = p_appointment AND created_by_public_flow AND state = 'ACTIVE' FOR UPDATE;
+  PERFORM 1 FROM appointments WHERE id = p_appointment AND created_by_public_flow AND appointment_is_current(state, archived) FOR UPDATE;
   IF NOT FOUND THEN
     RETURN false;
   END IF;
-  UPDATE appointments SET state = 'CANCELLED', updated_at = now()
-   WHERE id = p_appointment
-     AND NOT EXISTS (SELECT 1 FROM participations x
-                      WHERE x.appointment_id = p_appointment AND participation_is_live(x.state, x.hold_until, p_at));
+  UPDATE appointments a SET state = 'CANCELLED', updated_at = now()
+   WHERE a.id = p_appointment
+     AND NOT appointment_takes_time(a.state, a.archived, a.created_by_public_flow,
+                                    EXISTS (SELECT 1 FROM participations x
+                                             WHERE x.appointment_id = p_appointment AND participation_is_live(x.state, x.hold_until, p_at)));
   RETURN FOUND;
 END $$;

@@ -22,6 +22,10 @@ function parse(value: string, zone: string, field: string): DateTime {
   if (!dt || !dt.isValid) {
     throw invalid(`${field} must be an ISO 8601 date-time such as 2026-06-01T10:00 or 2026-06-01T10:00:00+02:00, got "${value}"`);
   }
+  return inYearRange(dt, value, field);
+}
+
+function inYearRange(dt: DateTime, value: string, field: string): DateTime {
   const year = dt.toUTC().year;
   if (year < MIN_YEAR || year > MAX_YEAR) throw invalid(`${field} must lie between the years ${MIN_YEAR} and ${MAX_YEAR}, got "${value}"`);
   return dt;
@@ -32,21 +36,54 @@ function parse(value: string, zone: string, field: string): DateTime {
  * not exist there, in the spring-forward gap, moves forward; an ambiguous one takes the later offset).
  */
 export function parseInstant(value: string, zone: string, field: string): Date {
-  // with an offset the instant does not depend on the zone
-  const key = HAS_OFFSET.test(value) ? value : `${zone}|${value}`;
-  let ms = parsedInstants.get(key);
-  if (ms === undefined) {
-    ms = parse(value, zone, field).toMillis();
-    if (parsedInstants.size >= PARSED_LIMIT) parsedInstants.clear();
-    parsedInstants.set(key, ms);
-  }
-  return new Date(ms);
+  return parse(value, zone, field).toJSDate();
 }
 
-// Booking requests name the times of listed slots, the same ones request after request (a booking
-// parses four), and luxon's ISO parser is not cheap: parsed instants are kept. Invalid values are never kept.
-const parsedInstants = new Map<string, number>();
-const PARSED_LIMIT = 20_000;
+/**
+ * A request time read once, before the provider's zone is known (400 naming the field when it is no
+ * ISO 8601 date-time): an exact instant when it carries an offset, else a wall-clock time that
+ * `instantIn` reads in the provider's zone.
+ */
+export interface RequestTime {
+  text: string;
+  field: string;
+  /** it carried an offset (or Z): `time` is the instant */
+  exact: boolean;
+  /** the instant, or the wall-clock time as if it were UTC */
+  time: DateTime;
+}
+
+export function readRequestTime(value: string, field: string): RequestTime {
+  return { text: value, field, exact: HAS_OFFSET.test(value), time: parse(value, 'UTC', field) };
+}
+
+/** The instant of a request time in `zone` (the same as parseInstant of its text, parsed once). */
+export function instantIn(t: RequestTime, zone: string): Date {
+  return t.exact ? t.time.toJSDate() : inYearRange(t.time.setZone(zone, { keepLocalTime: true }), t.text, t.field).toJSDate();
+}
+
+/** A request's start and end, read once; their order is checked where no zone is needed (400 naming the end). */
+export interface RequestSpan {
+  start: RequestTime;
+  end: RequestTime;
+}
+
+export function readRequestSpan(start: string, end: string, fields: { start: string; end: string }): RequestSpan {
+  const span = { start: readRequestTime(start, fields.start), end: readRequestTime(end, fields.end) };
+  // both exact, or both wall-clock times of the same zone: ordered without knowing it
+  if (span.start.exact === span.end.exact && span.end.time.toMillis() <= span.start.time.toMillis()) {
+    throw invalid(`${fields.end} must be after ${fields.start}`);
+  }
+  return span;
+}
+
+/** The span's instants in `zone`; 400 naming the end unless it is after the start. */
+export function spanIn(span: RequestSpan, zone: string): { start: Date; end: Date } {
+  const start = instantIn(span.start, zone);
+  const end = instantIn(span.end, zone);
+  if (end.getTime() <= start.getTime()) throw invalid(`${span.end.field} must be after ${span.start.field}`);
+  return { start, end };
+}
 
 /** Fails with a 400 naming the field unless the value is an ISO 8601 date-time; needs no zone. */
 export function assertInstantSyntax(value: string, field: string): void {

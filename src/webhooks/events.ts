@@ -1,9 +1,8 @@
 /**
- * Recording webhook events (docs/webhooks.md) inside the caller's transaction: the one entry point for
- * code that changes a participation or an appointment. The bodies are built by the database
- * functions of migration 009 (webhook_participation_event, webhook_appointment_event), which the
- * one-statement hot paths (claim_place, book_hold, the hold sweeper) call in that same statement.
- * A crm without a subscription for the type writes nothing.
+ * Webhook events (docs/webhooks.md): their types and sources, the wake-up of this process's webhook
+ * worker, and a subscribed calendar's events. The events of participations and appointments are
+ * built by scheduling's functions (scheduling/events.ts), which own the data they show; every event
+ * goes out through webhook_enqueue. A crm without a subscription for the type writes nothing.
  */
 import type { Queryable } from '../storage/db.js';
 
@@ -32,19 +31,6 @@ export type EventSource = 'public' | 'partner' | 'cancel-link' | 'decision-link'
 /** participation.reserved, .requested, .booked, .canceled or .deleted: the event of arriving in a state. */
 export const participationEventType = (state: string) => `participation.${state.toLowerCase()}` as ParticipationEventType;
 
-export interface ParticipationEvent {
-  participationId: string;
-  source: EventSource;
-  /** null when the participation is new */
-  previousState: string | null;
-  /** the text that goes with the change (A3's message, D10's message, a decline reason) */
-  message?: string | null;
-  /** default: the event of the participation's current state (participationEventType) */
-  type?: ParticipationEventType;
-  /** the state the event shows, when not the row's (a participation reported deleted just before its row goes) */
-  state?: string;
-}
-
 const listeners = new Set<() => void>();
 
 /** Lets this process's webhook worker look at once instead of at its next poll. */
@@ -58,33 +44,8 @@ export function eventsWritten(): void {
   for (const listener of listeners) listener();
 }
 
-/**
- * Records a participation event in the caller's transaction, about the participation as the
- * transaction sees it now: call it after the change, before the commit.
- */
-export async function recordParticipationEvent(tx: Queryable, e: ParticipationEvent): Promise<void> {
-  const [{ id }] = await tx.query<{ id: string | null }>(
-    `SELECT webhook_participation_event(COALESCE($1, 'participation.' || lower(COALESCE($6, (SELECT state FROM participations WHERE id = $2)))),
-                                        $2, $3, $4, $5, $6) AS id`,
-    [e.type ?? null, e.participationId, e.source, e.previousState, e.message ?? null, e.state ?? null],
-  );
-  if (id) eventsWritten();
-}
-
-export async function recordAppointmentEvent(tx: Queryable, e: { appointmentId: string; type: AppointmentEventType; source: EventSource }): Promise<void> {
-  const [{ id }] = await tx.query<{ id: string | null }>('SELECT webhook_appointment_event($1, $2, $3) AS id', [e.type, e.appointmentId, e.source]);
-  if (id) eventsWritten();
-}
-
 /** Records a subscribed calendar's outage or recovery (data without the calendar's URL) in the caller's transaction. */
 export async function recordCalendarEvent(tx: Queryable, crmId: string, type: CalendarEventType, data: object): Promise<void> {
   const [{ id }] = await tx.query<{ id: string | null }>('SELECT webhook_enqueue($1, $2, $3) AS id', [crmId, type, JSON.stringify(data)]);
   if (id) eventsWritten();
 }
-
-/**
- * The SQL expression that records the events of a place claim_place took (appointment.created
- * when it made the appointment, then the participation's event), for the select list of
- * claim_place's own statement with its result as `c`; it gives the number of events written.
- */
-export const placeEventsSql = (sourceParam: string) => `webhook_place_events(c.appointment, c.participation, c.created, ${sourceParam})`;

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { contactChannelOf } from '../../src/booking/bookableView.js';
-import { productVisibleOn, publicVisible } from '../../src/booking/channels.js';
-import { assertSlotFields } from '../../src/booking/slotRequest.js';
+import { productVisibleOn, publicVisible } from '../../src/offerings/channels.js';
+import { readRequestSpan, spanIn } from '../../src/scheduling/time.js';
 import { DomainError } from '../../src/errors.js';
 import type { ResolvedContact } from '../../src/offerings/contact.js';
 
@@ -36,10 +36,10 @@ describe('channels', () => {
   });
 });
 
-describe('assertSlotFields', () => {
+describe('readRequestSpan', () => {
   const message = (start: string, end: string) => {
     try {
-      assertSlotFields(start, end, fields);
+      readRequestSpan(start, end, fields);
       return null;
     } catch (err) {
       expect(err).toBeInstanceOf(DomainError);
@@ -57,6 +57,11 @@ describe('assertSlotFields', () => {
   it('leaves mixed forms to the check in the provider zone', () => {
     // 09:00 wall clock in Berlin is 07:00Z, so this pair is valid there
     expect(message('2026-06-02T09:00', '2026-06-02T08:00:00Z')).toBeNull();
+  });
+  it('reads each time once: the span resolves in the provider zone as parseInstant would, DST gap included', () => {
+    const span = readRequestSpan('2026-03-29T02:30', '2026-03-29T04:00:00+02:00', fields);
+    expect(spanIn(span, 'Europe/Berlin').start.toISOString()).toBe('2026-03-29T01:30:00.000Z');
+    expect(() => spanIn(readRequestSpan('2026-06-02T09:00', '2026-06-02T07:00:00Z', fields), 'Europe/Berlin')).toThrow('body.to must be after body.from');
   });
   it('names the field of a time that is not ISO 8601', () => {
     expect(message('tomorrow', '2026-06-02T09:30')).toMatch(/^body\.from must be an ISO 8601/);

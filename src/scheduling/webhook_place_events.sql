@@ -1,4 +1,4 @@
--- The events of a place taken by claim_place (migration 006): the appointment when it was
+-- The events of a place taken by claim_place (claim_place.sql): the appointment when it was
 -- created, then the participation (new: no previous state). Called in the same statement as
 -- claim_place (src/scheduling/claimPlace.ts), after it: every statement of a volatile function
 -- sees what the statement's earlier parts wrote.
