@@ -10,7 +10,14 @@ import { randomUUID } from 'node:crypto';
 import type { Deps } from '../context.js';
 import { invalid } from '../errors.js';
 import { bookingProcessOf, type ChannelKey } from '../offerings/channels.js';
-import { needsCancelLink, needsDecisionLink, participationMails, type ParticipationFacts } from '../notifications/compose.js';
+import {
+  carriesCalendar,
+  needsCancelLink,
+  needsDecisionLink,
+  nextCalendarSequence,
+  participationMails,
+  type ParticipationFacts,
+} from '../notifications/compose.js';
 import { enqueueMails } from '../notifications/outbox.js';
 import type { MailTemplate } from '../notifications/templateNames.js';
 import { holdsPlace, type AppointmentRow, type ParticipationRow } from '../scheduling/capacity.js';
@@ -18,7 +25,8 @@ import type { Queryable } from '../storage/db.js';
 import { viewOf } from './bookableView.js';
 import { cancelLinkFor, decisionLinkFor } from '../notifications/cancelToken.js';
 import { bookHold } from './bookHold.js';
-import { storedQuestions } from '../offerings/questions.js';
+import { storedQuestions, type Question } from '../offerings/questions.js';
+import { DEFAULT_PHONE_COUNTRY, possiblePhone, providerCountry } from '../partners/phoneNumbers.js';
 import { checkAnswers } from './answers.js';
 import { assertInBookingWindow, claimSlot, slotTaken, slotText, type SlotTarget } from './claimSlot.js';
 import { consumerArgument, consumerCustomer, type ConsumerCustomer, type ConsumerInput } from './consumer.js';
@@ -106,12 +114,17 @@ function mailFacts(b: Booked, resource: PublicResource, product: ProductRow, cus
   };
 }
 
+/** The country phone numbers of this booking are read for; only looked up when the booking has one. */
+async function phoneCountry(db: Queryable, resource: PublicResource, mobile: string | undefined, questions: Question[]): Promise<string> {
+  const needed = Boolean(mobile) || questions.some((q) => q.type === 'phone');
+  return needed ? providerCountry(db, resource.provider_id, resource.id) : DEFAULT_PHONE_COUNTRY;
+}
+
 export async function createAppointmentWithConsumer(deps: Deps, input: BookInput) {
   assertSlotFields(input.start, input.end, FIELDS);
   const timeFormat = timePattern(input.timeFormat, 'query.timeFormat', DEFAULT_TIME_FORMAT);
   const language = input.locale?.slice(0, 2).toLowerCase();
   const locale = localeOf(language);
-  const consumer: ConsumerInput = { ...input, language };
 
   const booking = await bookableResource(deps.db, input.ref, input.timeslotUuid, { placeholderId: input.placeholderId, withContact: true, withQuestions: true });
   const { resource, slotAppointment } = booking;
@@ -120,7 +133,11 @@ export async function createAppointmentWithConsumer(deps: Deps, input: BookInput
   const target: SlotTarget = slotAppointment ? { appointmentId: slotAppointment.id } : { timeslotId: input.timeslotUuid };
   const product = await requestedProduct(deps.db, booking, input.channelKey, input.productUuid);
   // before anything is written: a 400 books nothing and leaves the hold as it is
-  const answers = checkAnswers(storedQuestions(product.questions), input.answers);
+  const questions = storedQuestions(product.questions);
+  const country = await phoneCountry(deps.db, resource, input.mobile?.trim(), questions);
+  const answers = checkAnswers(questions, input.answers, country);
+  const mobile = input.mobile?.trim() || undefined;
+  const consumer: ConsumerInput = { ...input, mobile, language, mobileE164: mobile ? possiblePhone(mobile, country, 'body.mobile') : undefined };
   const process = PROCESS[bookingProcessOf(resource.channels, input.channelKey)];
   const provider = { id: resource.provider_id, crmId: resource.crm_id };
   const templates: MailTemplate[] = [...process.templates];
@@ -132,6 +149,8 @@ export async function createAppointmentWithConsumer(deps: Deps, input: BookInput
   };
   const respond = (booked: Booked, cancelLink: string) => createdAppointmentView({ ...booked, view, product, timeFormat, locale, cancelLink });
   const changes = { state: process.state, message: input.message ?? null, locale: language ?? null, channelKey: input.channelKey, answers };
+  // the first calendar part about a new participation: SEQUENCE 0, recorded (compose.ts nextCalendarSequence)
+  const withCalendar = carriesCalendar(templates, process.state);
 
   const hold = liveHold(booking.hold, { start, end, resourceId: resource.id, zone: resource.time_zone }, deps.clock.now());
   if (hold) {
@@ -143,7 +162,7 @@ export async function createAppointmentWithConsumer(deps: Deps, input: BookInput
       holdId: hold.participation.id,
       now: deps.clock.now(),
       consumer: consumerArgument(provider, consumer),
-      changes: { state: changes.state, message: changes.message, locale: changes.locale, channel_key: changes.channelKey, answers },
+      changes: { state: changes.state, message: changes.message, locale: changes.locale, channel_key: changes.channelKey, answers, calendar: withCalendar },
       mails: await mailsOf(deps.db, converted, { user_name: '', email: consumer.email, mobile: null, language: null }, cancelLink),
     });
     if (done) return respond({ appointment: hold.appointment, participation: done.participation, liveAfter: done.liveAfter }, cancelLink);
@@ -165,6 +184,7 @@ export async function createAppointmentWithConsumer(deps: Deps, input: BookInput
     });
     const booked: Booked = { appointment: claim.appointment, participation: claim.participation, liveAfter: claim.liveBefore + 1 };
     const cancelLink = await cancelLinkFor(tx, deps.config, booked.participation.id);
+    if (withCalendar) await nextCalendarSequence(tx, booked.participation.id);
     await enqueueMails(tx, await mailsOf(tx, booked, customer, cancelLink));
     return respond(booked, cancelLink);
   });

@@ -18,7 +18,15 @@ export interface HoldBooking {
   now: Date;
   /** consumer_customer's argument (consumerArgument) */
   consumer: string;
-  changes: { state: ParticipationRow['state']; message: string | null; locale: string | null; channel_key: string; answers: StoredAnswer[] | null };
+  /** calendar: the mails carry the first calendar part about the participation (its SEQUENCE 0 is recorded) */
+  changes: {
+    state: ParticipationRow['state'];
+    message: string | null;
+    locale: string | null;
+    channel_key: string;
+    answers: StoredAnswer[] | null;
+    calendar: boolean;
+  };
   /** the booking's mails; the participant's address, language and data are the customer's, filled in by the database */
   mails: OutboxMail[];
 }

@@ -4,7 +4,9 @@
 -- recipient and speak the booking's locale, else the customer's language, else de; every mail's
 -- payload.participant is the customer's data. When the hold is no longer live, or its appointment no longer open, it raises BKEXP and
 -- nothing is written (the caller books anew).
--- p_changes: {state, message, locale, channel_key, answers}; p_mails: [{template, recipient, locale, participant, payload}]
+-- p_changes: {state, message, locale, channel_key, answers, calendar}; p_mails: [{template, recipient, locale, participant, payload}];
+-- calendar: the mails carry the first calendar part about the participation, SEQUENCE 0 (recorded in
+-- mail_calendar_sequences, as notifications/compose.ts nextCalendarSequence does).
 CREATE OR REPLACE FUNCTION book_hold(p_hold uuid, p_now timestamptz, p_consumer jsonb, p_changes jsonb, p_mails jsonb)
 RETURNS TABLE (participation jsonb, live_after integer, customer jsonb) LANGUAGE plpgsql AS $$
 DECLARE
@@ -27,6 +29,9 @@ BEGIN
          jsonb_set(m->'payload', '{participant}', jsonb_build_object('name', c->'user_name', 'email', c->'email', 'mobile', c->'mobile'))
     FROM jsonb_array_elements(p_mails) m
    WHERE (CASE WHEN (m->>'participant')::boolean THEN c->>'email' ELSE m->>'recipient' END) IS NOT NULL;
+  IF (p_changes->>'calendar')::boolean THEN
+    INSERT INTO mail_calendar_sequences (participation_id, sequence) VALUES (part.id, 0) ON CONFLICT DO NOTHING;
+  END IF;
   RETURN QUERY SELECT to_jsonb(part),
     (SELECT count(*)::int FROM participations y
       WHERE y.appointment_id = part.appointment_id AND participation_is_live(y.state, y.hold_until, p_now)),

@@ -55,9 +55,6 @@ export const userByReference = async (db: Queryable, crmId: string, reference: s
 export const userByEmail = async (db: Queryable, crmId: string, email: string) =>
   (await db.query<UserRow>('SELECT * FROM users WHERE crm_id = $1 AND lower(email) = lower($2)', [crmId, email]))[0];
 
-export const userByMobile = async (db: Queryable, crmId: string, mobile: string) =>
-  (await db.query<UserRow>('SELECT * FROM users WHERE crm_id = $1 AND mobile = $2 ORDER BY created_at LIMIT 1', [crmId, mobile]))[0];
-
 export const userByUsername = async (db: Queryable, crmId: string, username: string) =>
   (await db.query<UserRow>('SELECT * FROM users WHERE crm_id = $1 AND lower(username) = lower($2)', [crmId, username]))[0];
 
@@ -78,14 +75,16 @@ export interface NewUser {
   lastName?: string | null;
   phone?: string | null;
   mobile?: string | null;
+  /** the mobile in E.164 (phoneNumbers.ts); null: none, or none could be read */
+  mobileE164?: string | null;
   language: string;
 }
 
 export async function insertUser(db: Queryable, u: NewUser): Promise<UserRow> {
   const [row] = await db.query<UserRow>(
-    `INSERT INTO users (crm_id, reference, email, username, first_name, last_name, phone, mobile, language)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
-    [u.crmId, u.reference, u.email, u.username, u.firstName ?? null, u.lastName ?? null, u.phone ?? null, u.mobile ?? null, u.language],
+    `INSERT INTO users (crm_id, reference, email, username, first_name, last_name, phone, mobile, mobile_e164, language)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
+    [u.crmId, u.reference, u.email, u.username, u.firstName ?? null, u.lastName ?? null, u.phone ?? null, u.mobile ?? null, u.mobileE164 ?? null, u.language],
   );
   return row;
 }
@@ -98,6 +97,7 @@ const USER_COLUMNS = {
   lastName: 'last_name',
   phone: 'phone',
   mobile: 'mobile',
+  mobileE164: 'mobile_e164',
   language: 'language',
   emailVerified: 'email_verified',
 } as const;
