@@ -4,6 +4,7 @@
  * SEQUENCE as a small counter; and the places that find a person agreeing on one rule.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventSequences } from '../../src/calendars/eventSequences.js';
 import { renderMail } from '../../src/notifications/render.js';
 import { startTestApp, uniqueId, type TestApp } from '../helpers/app.js';
 import { book, bookBodyFor, consumer, createTimeslots, flatten, publicCall, setupBooking, upcoming, type Booking } from '../helpers/bookingFixtures.js';
@@ -185,6 +186,19 @@ describe('SEQUENCE', () => {
     expect((await reschedule(t, token, moveBodyFor(later))).statusCode).toBe(200);
     expect((await publicCall(t, 'POST', `/cancel/${token}`)).statusCode).toBe(200);
     expect(await sequences(b.p.crmId)).toEqual([0, 1, 2]);
+  });
+
+  it('is one counter per appointment for the feed and the CalDAV write-back, raised by a change either one shows', async () => {
+    const b = await provider();
+    const res = await bookFirst(b, consumer());
+    const id: string = res.json().createdAppointment.appointment_uuid;
+    const at = async (writer: 'feed' | 'write-back', digest: string) => (await eventSequences(t.db, writer, [{ id, digest }])).get(id);
+    expect(await at('feed', 'f1')).toBe(0);
+    expect(await at('write-back', 'w1')).toBe(0); // its first version of the event: the number as it stands
+    expect(await at('feed', 'f1')).toBe(0); // unchanged: the same number
+    expect(await at('write-back', 'w2')).toBe(1);
+    expect(await at('feed', 'f2')).toBe(2);
+    expect(await at('write-back', 'w2')).toBe(2);
   });
 
   it("starts a feed's event at 0", async () => {
