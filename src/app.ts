@@ -20,6 +20,7 @@ import { offeringRoutes } from './http/offerings.js';
 import { schedulingRoutes } from './http/scheduling.js';
 import { publicRoutes } from './http/public.js';
 import { cancelRoutes } from './http/cancel.js';
+import { myBookingsPageRoutes, myBookingsRoutes } from './http/myBookings.js';
 import { requestRoutes } from './http/requests.js';
 import { feedPartnerRoutes, feedRoutes } from './http/feeds.js';
 import { calendarRoutes } from './http/calendars.js';
@@ -137,6 +138,8 @@ export async function buildApp({ config, db, clock = systemClock, logger, counte
   );
   await app.register(publicRoutes, { deps, listing });
   await app.register(cancelRoutes, { deps });
+  await app.register(myBookingsRoutes, { deps });
+  await app.register(myBookingsPageRoutes, { deps });
   await app.register(requestRoutes, { deps });
   await app.register(feedRoutes, { deps });
   await app.register(widgetRoutes, { deps });

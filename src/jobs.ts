@@ -11,8 +11,11 @@ import { startCalendarJobs } from './calendars/calendarJobs.js';
 import { systemClock, type Clock } from './context.js';
 import { purgeExpiredKeys } from './storage/idempotencyKeys.js';
 import { startRetentionJob } from './privacy/retention.js';
+import { fillPhoneNumbers } from './partners/phoneNumbers.js';
 
 const KEY_PURGE_INTERVAL_MS = 60_000;
+/** Numbers without their E.164 form (migration 023; an older instance's writes): read at start, then this often. */
+const PHONE_FILL_INTERVAL_MS = 300_000;
 
 export interface BackgroundJobs {
   /** Each job finishes its current item (a mail, a batch of holds) and stops. */
@@ -21,7 +24,7 @@ export interface BackgroundJobs {
 
 /**
  * Starts the process's background work (hold sweeper, listing compactor, mail and webhook workers,
- * reminders, calendar reads and write-back, idempotency key purge, personal data retention) and returns how
+ * reminders, calendar reads and write-back, idempotency key purge, personal data retention, stored phone numbers' E.164 form) and returns how
  * to stop it. Every job is safe with any number of instances on one database: each item is claimed
  * in the database (FOR UPDATE SKIP LOCKED, or an advisory lock the others skip), and work goes in
  * bounded batches. `db` should be a pool of the jobs' own (JOB_POOL_SIZE), so a busy job never takes
@@ -32,7 +35,8 @@ export function startBackgroundJobs(deps: { config: Config; db: Db; log: Fastify
   const jobs = [startMailWorker(deps), startWebhookWorker(deps), startHoldSweeper(db, log, config.holdSweepMs), startListingCompactor(db, log, config.listingCompactMs), startReminderJob(deps),
     startCalendarJobs({ config, db, log, clock }),
     runEvery(KEY_PURGE_INTERVAL_MS, () => purgeExpiredKeys(db, new Date()), (err) => log.error({ err }, 'idempotency key purge failed')),
-    startRetentionJob(deps)].filter((j) => j !== null);
+    startRetentionJob(deps),
+    runEvery(PHONE_FILL_INTERVAL_MS, () => fillPhoneNumbers(db), (err) => log.error({ err }, 'reading stored phone numbers failed'), { immediately: true })].filter((j) => j !== null);
   return {
     async stop() {
       await Promise.all(jobs.map((j) => j.stop()));

@@ -10,17 +10,20 @@ export interface Periodic {
 
 export type Task = (stopping: () => boolean) => Promise<unknown>;
 
-export function runEvery(intervalMs: number, task: Task, onError: (err: unknown) => void): Periodic {
+/** `immediately`: the first run starts now rather than after the first interval. */
+export function runEvery(intervalMs: number, task: Task, onError: (err: unknown) => void, options: { immediately?: boolean } = {}): Periodic {
   let running: Promise<unknown> | null = null;
   let stopped = false;
   const stopping = () => stopped;
-  const timer = setInterval(() => {
+  const tick = () => {
     if (running) return;
     running = task(stopping)
       .catch(onError)
       .finally(() => (running = null));
-  }, intervalMs);
+  };
+  const timer = setInterval(tick, intervalMs);
   timer.unref();
+  if (options.immediately) tick();
   return {
     async stop() {
       stopped = true;

@@ -11,7 +11,14 @@ import { randomUUID } from 'node:crypto';
 import type { Deps } from '../context.js';
 import { invalid } from '../errors.js';
 import { bookingProcessOf, type ChannelKey } from '../offerings/channels.js';
-import { needsCancelLink, needsDecisionLink, participationMails, type ParticipationFacts } from '../notifications/compose.js';
+import {
+  carriesCalendar,
+  needsCancelLink,
+  needsDecisionLink,
+  nextCalendarSequence,
+  participationMails,
+  type ParticipationFacts,
+} from '../notifications/compose.js';
 import { enqueueMails } from '../notifications/outbox.js';
 import type { MailTemplate } from '../notifications/templateNames.js';
 import { isCurrentAppointment } from '../scheduling/appointmentState.js';
@@ -20,10 +27,11 @@ import type { Queryable } from '../storage/db.js';
 import { viewOf } from './bookableView.js';
 import { cancelLinkFor, decisionLinkFor } from '../notifications/cancelToken.js';
 import { bookHold } from './bookHold.js';
-import { storedQuestions } from '../offerings/questions.js';
+import { storedQuestions, type Question } from '../offerings/questions.js';
+import { DEFAULT_PHONE_COUNTRY, possiblePhone, providerCountry } from '../partners/phoneNumbers.js';
 import { checkAnswers } from './answers.js';
 import { assertInBookingWindow, claimSlot, slotTaken, slotText } from './claimSlot.js';
-import { consumerArgument, consumerCustomer, type ConsumerCustomer, type ConsumerInput } from './consumer.js';
+import { consumerCustomer, type ConsumerCustomer, type ConsumerInput } from './consumer.js';
 import { createdAppointmentView } from './createdAppointmentView.js';
 import type { ProductRow } from './publicProducts.js';
 import type { PublicResource } from './publicResources.js';
@@ -109,12 +117,17 @@ function mailFacts(b: Booked, resource: PublicResource, product: ProductRow, cus
   };
 }
 
+/** The country phone numbers of this booking are read for; only looked up when the booking has one. */
+async function phoneCountry(db: Queryable, resource: PublicResource, mobile: string | undefined, questions: Question[]): Promise<string> {
+  const needed = Boolean(mobile) || questions.some((q) => q.type === 'phone');
+  return needed ? providerCountry(db, resource.provider_id, resource.id) : DEFAULT_PHONE_COUNTRY;
+}
+
 export async function createAppointmentWithConsumer(deps: Deps, input: BookInput) {
   const span = readRequestSpan(input.start, input.end, FIELDS);
   const timeFormat = timePattern(input.timeFormat, 'query.timeFormat', DEFAULT_TIME_FORMAT);
   const language = input.locale?.slice(0, 2).toLowerCase();
   const locale = localeOf(language);
-  const consumer: ConsumerInput = { ...input, language };
 
   const request = await readSlotRequest(deps.db, {
     ref: input.ref,
@@ -127,7 +140,11 @@ export async function createAppointmentWithConsumer(deps: Deps, input: BookInput
   const { resource, product, start, end } = request;
   const view = viewOf(resource, request.products, input.channelKey, request.contact);
   // before anything is written: a 400 books nothing and leaves the hold as it is
-  const answers = checkAnswers(storedQuestions(product.questions), input.answers);
+  const questions = storedQuestions(product.questions);
+  const country = await phoneCountry(deps.db, resource, input.mobile?.trim(), questions);
+  const answers = checkAnswers(questions, input.answers, country);
+  const mobile = input.mobile?.trim() || undefined;
+  const consumer: ConsumerInput = { ...input, mobile, language, mobileE164: mobile ? possiblePhone(mobile, country, 'body.mobile') : undefined };
   const process = PROCESS[bookingProcessOf(resource.channels, input.channelKey)];
   const provider = { id: resource.provider_id, crmId: resource.crm_id };
   const templates: MailTemplate[] = [...process.templates];
@@ -135,6 +152,7 @@ export async function createAppointmentWithConsumer(deps: Deps, input: BookInput
   /** The booking's mails, to the customer the booking was made for, and its cancel link. */
   const enqueueBookingMails = async (tx: Queryable, booked: Booked, customer: Omit<ConsumerCustomer, 'id'>) => {
     const cancelLink = await cancelLinkFor(tx, deps.config, booked.participation.id);
+    if (withCalendar) await nextCalendarSequence(tx, booked.participation.id);
     const decisionLink = needsDecisionLink(templates) ? await decisionLinkFor(tx, deps.config, booked.participation.id) : null;
     const facts = mailFacts(booked, resource, product, customer);
     await enqueueMails(tx, participationMails({ facts, contact: request.contact, cancelLink: needsCancelLink(templates) ? cancelLink : null, decisionLink }, templates));
@@ -142,6 +160,8 @@ export async function createAppointmentWithConsumer(deps: Deps, input: BookInput
   };
   const respond = (booked: Booked, cancelLink: string) => createdAppointmentView({ ...booked, view, product, timeFormat, locale, cancelLink });
   const changes = { state: process.state, message: input.message ?? null, locale: language ?? null, channel_key: input.channelKey, answers };
+  // the first calendar part about a new participation: SEQUENCE 0, recorded (compose.ts nextCalendarSequence)
+  const withCalendar = carriesCalendar(templates, process.state);
 
   const hold = liveHold(request.hold, { start, end, resourceId: resource.id, zone: resource.time_zone }, deps.clock.now());
   if (hold) assertInBookingWindow(resource, start, deps.clock.now(), FIELDS.start);

@@ -1,8 +1,9 @@
 /**
- * The consumer of a public booking (docs/api.md, Booking rules): a user of the resource's crm matched
- * by email, else by mobile, else created; and the provider's customer record linked to that user.
- * Missing names and mobile are filled in, never overwritten. The rules run in the database
- * (consumer_customer.sql), so the hot path of A3 can do all its writes in one statement.
+ * The consumer of a public booking (docs/api.md, Consumer rules): who their e-mail says. The user
+ * of the resource's crm with that e-mail, else a new one; and the provider's customer who is that
+ * person (scheduling/matching_customer.sql). Missing names and mobile are filled in, never
+ * overwritten. The rules run in the database (consumer_customer.sql), so the hot path of A3 can do
+ * all its writes in one statement.
  */
 import { randomUUID } from 'node:crypto';
 import type { Queryable } from '../storage/db.js';
@@ -12,6 +13,8 @@ export interface ConsumerInput {
   firstname: string;
   lastname: string;
   mobile?: string;
+  /** the mobile in E.164 (partners/phoneNumbers.ts), compared instead of the text as typed */
+  mobileE164?: string;
   /** two-letter language, already normalized */
   language?: string;
 }
@@ -34,6 +37,7 @@ export function consumerArgument(provider: { id: string; crmId: string }, c: Con
     first_name: c.firstname,
     last_name: c.lastname,
     mobile: c.mobile ?? null,
+    mobile_e164: c.mobileE164 ?? null,
     language: c.language ?? null,
     customer_reference: `customer-${randomUUID()}`,
   });

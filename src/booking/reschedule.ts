@@ -55,9 +55,6 @@ const liveCount = async (db: Queryable, appointmentId: string, now: Date) =>
     )
   )[0].n;
 
-/** SEQUENCE of the moved entry: above every calendar part sent so far (compose.ts icsSequence). */
-const raisedSequence = (stored: string | null) => Math.max(Math.floor(Date.now() / 1000), Number(stored ?? 0)) + 1;
-
 export async function rescheduleByToken(deps: Deps, input: RescheduleInput) {
   const span = readRequestSpan(input.start, input.end, FIELDS);
   const timeFormat = timePattern(input.timeFormat, 'query.timeFormat', DEFAULT_TIME_FORMAT);
@@ -102,7 +99,8 @@ export async function rescheduleByToken(deps: Deps, input: RescheduleInput) {
       // the stand-in is no booking of its own: the move is reported below, as one event
       source: null,
     });
-    await tx.query('SELECT move_participation($1, $2, $3, $4)', [id, claim.participation.id, raisedSequence(row.ics_sequence), released]);
+    // ics_sequence is no longer raised here (the mail's SEQUENCE is compose.ts nextCalendarSequence): left as it is
+    await tx.query('SELECT move_participation($1, $2, $3, $4)', [id, claim.participation.id, row.ics_sequence, released]);
     // The one place where a booking is moved: its webhook events, in this transaction like the mails.
     if (claim.created) await recordAppointmentEvent(tx, { appointmentId: claim.appointment.id, type: 'appointment.created', source: 'cancel-link' });
     await recordParticipationEvent(tx, { participationId: id, type: 'participation.rescheduled', source: 'cancel-link', previousState: row.state });

@@ -95,6 +95,18 @@ export function assertStillChangeable(deps: Deps, view: CancelView): void {
   if (withinCancelNotice(view.cancelNoticeMinutes, view.start, now)) throw new TooLateToCancel(view, 'notice');
 }
 
+/** Whether the link may still cancel (and move) the booking now: a live state, before the start, outside the cancel notice. */
+export function changeableByLink(deps: Deps, view: CancelView): boolean {
+  if (!CANCELABLE.has(view.state)) return false;
+  try {
+    assertStillChangeable(deps, view);
+    return true;
+  } catch (err) {
+    if (err instanceof TooLateToCancel) return false;
+    throw err;
+  }
+}
+
 /** GET: what the link is about. Changes nothing. */
 export async function viewCancellation(deps: Deps, token: string): Promise<CancelView> {
   const id = await participationOf(deps.db, deps, token);

@@ -6,8 +6,11 @@
  * calendar_writes is filled by triggers (calendar_write_enqueue.sql); this worker brings each
  * marked appointment's event up to date, and retries with backoff while the calendar is down.
  */
+import { createHash } from 'node:crypto';
 import ical, { ICalEventStatus } from 'ical-generator';
+import { foldIcs } from '../notifications/icsText.js';
 import type { CalendarDeps } from './calendarDeps.js';
+import { eventSequences } from './eventSequences.js';
 import type { Queryable } from '../storage/db.js';
 import { appointmentIsCurrentSql } from '../scheduling/capacity.js';
 import { deleteEvent, putEvent } from './caldav.js';
@@ -60,12 +63,16 @@ async function wantedEvent(db: Queryable, appointmentId: string): Promise<Wanted
   return row ?? null;
 }
 
-/** The iCalendar object written for an appointment: times, title and counts only. */
-export function writeBackEvent(appointmentId: string, w: Wanted, now: Date): string {
+/**
+ * The iCalendar object written for an appointment: times, title and counts only. `sequence`: the
+ * event's SEQUENCE, shared with the calendar feeds (eventSequences.ts).
+ */
+export function writeBackEvent(appointmentId: string, w: Wanted, now: Date, sequence: number): string {
   const calendar = ical({ prodId: { company: 'booking-service', product: 'write-back' } });
   const counts = [w.booked ? `${w.booked} booked` : null, w.requested ? `${w.requested} requested` : null].filter(Boolean).join(', ');
   calendar.createEvent({
     id: appointmentId,
+    sequence,
     stamp: now,
     start: w.start_at,
     end: w.end_at,
@@ -73,7 +80,14 @@ export function writeBackEvent(appointmentId: string, w: Wanted, now: Date): str
     description: counts,
     status: w.booked > 0 ? ICalEventStatus.CONFIRMED : ICalEventStatus.TENTATIVE,
   });
-  return calendar.toString();
+  return foldIcs(calendar.toString());
+}
+
+/** The event as the calendar should have it now, with the SEQUENCE of that version. */
+async function eventText(db: Queryable, appointmentId: string, w: Wanted, now: Date): Promise<string> {
+  const digest = createHash('sha256').update(JSON.stringify(w)).digest('base64url');
+  const sequences = await eventSequences(db, 'write-back', [{ id: appointmentId, digest }]);
+  return writeBackEvent(appointmentId, w, now, sequences.get(appointmentId) ?? 0);
 }
 
 /** Claims due outbox rows (their due time pushed ahead as a lease) and writes them; returns how many were done. */
@@ -95,7 +109,7 @@ export async function runWriteBacks(deps: CalendarDeps, stopping: () => boolean 
     const key = [c.subscription_id, c.appointment_id, c.version];
     try {
       const wanted = await wantedEvent(db, c.appointment_id);
-      if (wanted) await putEvent(account, c.appointment_id, writeBackEvent(c.appointment_id, wanted, now), { allowPrivate: config.calendarAllowPrivateNetworks });
+      if (wanted) await putEvent(account, c.appointment_id, await eventText(db, c.appointment_id, wanted, now), { allowPrivate: config.calendarAllowPrivateNetworks });
       else await deleteEvent(account, c.appointment_id, { allowPrivate: config.calendarAllowPrivateNetworks });
       await db.query('DELETE FROM calendar_writes WHERE subscription_id = $1 AND appointment_id = $2 AND version = $3', key);
       done++;

@@ -45,16 +45,13 @@ function status(row: FeedEventRow): ICalEventStatus {
   return row.people.length > 0 && row.people.every((p) => p.state === 'REQUESTED') ? ICalEventStatus.TENTATIVE : ICalEventStatus.CONFIRMED;
 }
 
-/** Seconds from the event's creation to its latest change: the least SEQUENCE it may have (what feeds carried before migration 017). */
-export const sequenceFloor = (row: FeedEventRow) => Math.max(0, Math.floor((row.changed_at.getTime() - row.created_at.getTime()) / 1000));
-
 /** What an event shows (in any language), as a digest: another digest is another version of the event. */
 export const contentDigest = (row: FeedEventRow) => createHash('sha256').update(JSON.stringify(row)).digest('base64url');
 
 /**
- * `sequences`: each event's SEQUENCE (repo.eventSequences), rising with every change of its
- * content, also several in one second, so calendar apps replace the entry they have instead of
- * adding another. Lines are folded at 75 octets of UTF-8.
+ * `sequences`: each event's SEQUENCE (calendars/eventSequences.ts, shared with the CalDAV
+ * write-back), rising with every change of its content, also several in one second, so calendar
+ * apps replace the entry they have instead of adding another. Lines are folded at 75 octets of UTF-8.
  */
 export function renderFeed(name: string, rows: FeedEventRow[], locale: MailLocale, sequences: ReadonlyMap<string, number> = new Map()): string {
   const w = WORDS[locale];
@@ -62,7 +59,7 @@ export function renderFeed(name: string, rows: FeedEventRow[], locale: MailLocal
   for (const row of rows) {
     calendar.createEvent({
       id: eventUid(row.id),
-      sequence: sequences.get(row.id) ?? sequenceFloor(row),
+      sequence: sequences.get(row.id) ?? 0,
       stamp: row.changed_at,
       created: row.created_at,
       lastModified: row.changed_at,

@@ -104,31 +104,3 @@ export async function feedEventsDigest(db: Queryable, feed: FeedScope, from: Dat
   );
   return row.digest;
 }
-
-/**
- * The SEQUENCE of each event (migration 017): the number it was last served with while it shows
- * the same content, else the next one, and never below the seconds from its creation to its latest
- * change (what feeds carried before the table). `digest` names the content a render shows.
- */
-export async function eventSequences(db: Queryable, events: { id: string; digest: string; floor: number }[]): Promise<Map<string, number>> {
-  if (events.length === 0) return new Map();
-  const read = (ids: string[]) =>
-    db.query<{ appointment_id: string; sequence: number; content_digest: string }>(
-      'SELECT appointment_id, sequence, content_digest FROM calendar_event_sequences WHERE appointment_id = ANY($1::uuid[])',
-      [ids],
-    );
-  const stored = new Map((await read(events.map((e) => e.id))).map((r) => [r.appointment_id, r]));
-  const changed = events.filter((e) => stored.get(e.id)?.content_digest !== e.digest);
-  if (changed.length > 0) {
-    await db.query(
-      `INSERT INTO calendar_event_sequences AS s (appointment_id, sequence, content_digest)
-       SELECT * FROM unnest($1::uuid[], $2::integer[], $3::text[])
-       ON CONFLICT (appointment_id) DO UPDATE SET sequence = GREATEST(s.sequence + 1, EXCLUDED.sequence), content_digest = EXCLUDED.content_digest
-        WHERE s.content_digest IS DISTINCT FROM EXCLUDED.content_digest`,
-      [changed.map((e) => e.id), changed.map((e) => e.floor), changed.map((e) => e.digest)],
-    );
-    // what this render stored, or what another one stored for the same content meanwhile
-    for (const r of await read(changed.map((e) => e.id))) stored.set(r.appointment_id, r);
-  }
-  return new Map([...stored].map(([id, r]) => [id, r.sequence]));
-}

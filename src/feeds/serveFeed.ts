@@ -8,7 +8,8 @@ import { createHash } from 'node:crypto';
 import type { Deps } from '../context.js';
 import { notFound } from '../errors.js';
 import type { MailLocale } from '../notifications/format.js';
-import { contentDigest, renderFeed, sequenceFloor } from './calendar.js';
+import { contentDigest, renderFeed } from './calendar.js';
+import { eventSequences } from '../calendars/eventSequences.js';
 import { hashFeedToken, isFeedToken } from './feeds.js';
 import * as repo from './repo.js';
 
@@ -64,7 +65,7 @@ export async function serveFeed(deps: Deps, cache: FeedCache, token: string, loc
   // A change between the digest and this read gives the next request another digest, so it renders
   // again (rows never return to an earlier digest: every change moves an updated_at).
   const rows = await repo.feedEvents(deps.db, feed, from, to);
-  const sequences = await repo.eventSequences(deps.db, rows.map((row) => ({ id: row.id, digest: contentDigest(row), floor: sequenceFloor(row) })));
+  const sequences = await eventSequences(deps.db, 'feed', rows.map((row) => ({ id: row.id, digest: contentDigest(row) })));
   const body = renderFeed(name, rows, locale, sequences);
   const rendered = { inputs, body, etag: `"${digest(body)}"` };
   cache.set(key, rendered);

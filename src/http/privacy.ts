@@ -10,7 +10,11 @@ const tags = ['Consumer data'];
 const security = [{ apiKey: [] }];
 const CrmParams = Type.Object({ crmId: Type.String() });
 const Email = Type.String({ minLength: 3, maxLength: 320, description: 'the e-mail address (matched case-insensitively)' });
-const Mobile = Type.String({ minLength: 1, maxLength: 64, description: 'the mobile number, as stored' });
+const Mobile = Type.String({
+  minLength: 1,
+  maxLength: 64,
+  description: 'the mobile number in any written form, compared in E.164 (without a country code: read for the country of the crm\'s accounts, else DE)',
+});
 const ONE_OF = 'exactly one of email and mobile';
 const Who = Type.Object({ email: Type.Optional(Email), mobile: Type.Optional(Mobile) }, { additionalProperties: false, description: ONE_OF });
 const Instant = Type.String({ format: 'date-time' });

@@ -6,7 +6,7 @@ import { BODY_ERRORS, Enveloped, errorReplies, IsoDateTime, Nullable } from './r
 const ChannelKeyQuery = Type.Optional(
   Type.Unsafe<ChannelKey>({ type: 'string', enum: [...CHANNEL_KEYS], default: DEFAULT_CHANNEL_KEY, description: `one of ${CHANNEL_KEYS.join(', ')}` }),
 );
-const Ref = Type.String({ minLength: 1, maxLength: 300, description: 'resourceId@providerUuid@platform, resourceId@platform, or the resource UUID' });
+export const Ref = Type.String({ minLength: 1, maxLength: 300, description: 'resourceId@providerUuid@platform, resourceId@platform, or the resource UUID' });
 const Refs = (description: string) => Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 300 }), { maxItems: 50, description }));
 const Pattern = (description: string) => Type.Optional(Type.String({ maxLength: 200, description }));
 const Uuid = (description?: string) => Type.String({ format: 'uuid', ...(description ? { description } : {}) });

@@ -62,3 +62,35 @@ export async function cancelLinkFor(db: Queryable, config: Config, participation
 export async function decisionLinkFor(db: Queryable, config: Config, participationId: string): Promise<string> {
   return `${config.publicBaseUrl}/requests/${signLinkToken(await cancelSecret(db, config), 'decide', participationId)}`;
 }
+
+/** A "my bookings" token's parts: the customer it starts from and when it expires. */
+export interface MyBookingsToken {
+  customerId: string;
+  expiresAt: Date;
+}
+
+const myBookingsMac = (secret: string, t: MyBookingsToken, email: string) =>
+  createHmac('sha256', secret).update(`my-bookings:${t.customerId}:${Math.floor(t.expiresAt.getTime() / 1000)}:${email.toLowerCase()}`).digest('base64url');
+
+/**
+ * `{customerId}.{expiry in Unix seconds}.{HMAC-SHA256}` (DESIGN 7.12): the MAC covers the customer,
+ * the expiry and the e-mail address (which the URL does not show), so the token is void once that
+ * customer's address changes or is erased, and after the expiry.
+ */
+export function signMyBookingsToken(secret: string, t: MyBookingsToken, email: string): string {
+  return `${t.customerId}.${Math.floor(t.expiresAt.getTime() / 1000)}.${myBookingsMac(secret, t, email)}`;
+}
+
+/** The token's parts, or null for anything not of its form (nothing checked yet). */
+export function readMyBookingsToken(token: string): (MyBookingsToken & { mac: string }) | null {
+  const [customerId, expiry, mac, ...rest] = token.split('.');
+  if (rest.length > 0 || !UUID.test(customerId ?? '') || !/^\d{1,12}$/.test(expiry ?? '') || !mac) return null;
+  return { customerId, expiresAt: new Date(Number(expiry) * 1000), mac };
+}
+
+/** Whether a read token was signed for this address (constant time). */
+export function myBookingsTokenValid(secret: string, t: MyBookingsToken & { mac: string }, email: string): boolean {
+  const expected = Buffer.from(myBookingsMac(secret, t, email));
+  const actual = Buffer.from(t.mac);
+  return expected.length === actual.length && timingSafeEqual(expected, actual);
+}

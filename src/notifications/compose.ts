@@ -58,9 +58,10 @@ export interface ParticipationFacts<State extends string = string> {
   c_email: string | null;
   c_mobile: string | null;
   c_language: string | null;
-  /** the calendar entry's UID and SEQUENCE once the booking was moved (migration 010); null: derived */
+  /** the calendar entry's UID once the booking was moved (migration 010); null: derived */
   p_ics_uid?: string | null;
-  p_ics_sequence?: string | number | null;
+  /** the SEQUENCE of this mail's calendar part (nextCalendarSequence); absent: 0 */
+  p_ics_sequence?: number;
   p_channel_key?: string | null;
   a_product_id?: string | null;
   resource_booking_window?: Record<string, number | null> | null;
@@ -73,7 +74,7 @@ export async function participationFacts<State extends string = string>(db: Quer
             pr.name AS product_name, r.id AS resource_id, r.public_name AS resource_name, r.address AS resource_address,
             pv.name AS provider_name, pv.email AS provider_email, pv.phone AS provider_phone, pv.time_zone,
             c.user_name AS c_name, c.email AS c_email, c.mobile AS c_mobile, c.language AS c_language,
-            pa.ics_uid AS p_ics_uid, pa.ics_sequence AS p_ics_sequence, pa.channel_key AS p_channel_key, a.product_id AS a_product_id,
+            pa.ics_uid AS p_ics_uid, pa.channel_key AS p_channel_key, a.product_id AS a_product_id,
             r.booking_window AS resource_booking_window
        FROM participations pa
        JOIN appointments a ON a.id = pa.appointment_id
@@ -88,29 +89,24 @@ export async function participationFacts<State extends string = string>(db: Quer
 }
 
 /**
- * SEQUENCE of the next calendar part: the time in seconds, so later mails supersede earlier ones,
- * and never below what a reschedule stored (it raised the sequence past the earlier mails).
+ * The SEQUENCE of the next mail's calendar part about a participation (its UID), stored with it:
+ * 0 for the first, then one higher with every mail that carries one (a change, a cancellation, a
+ * reminder), also several in one second. Participations mailed before migration 023 continue from
+ * the Unix seconds their mails carried then.
  */
-export function icsSequence(row: Pick<ParticipationFacts, 'p_ics_sequence'>, nowMs = Date.now()): number {
-  return Math.max(Math.floor(nowMs / 1000), Number(row.p_ics_sequence ?? 0));
-}
-
-/**
- * The SEQUENCE of the next mail's calendar part about a participation, stored with it: above the
- * latest one (several mails in one second still rise), above a reschedule's (participations.ics_sequence),
- * and at least the current second, so it stays above the first mail of a booking (book.ts, not
- * stored: the current second) and above what mails before this table carried.
- */
-export async function nextCalendarSequence(tx: Queryable, participationId: string, nowMs = Date.now()): Promise<number> {
+export async function nextCalendarSequence(tx: Queryable, participationId: string): Promise<number> {
   const [row] = await tx.query<{ sequence: string }>(
-    `INSERT INTO mail_calendar_sequences AS m (participation_id, sequence)
-     SELECT p.id, GREATEST($2::bigint, COALESCE(p.ics_sequence, 0)) + 1 FROM participations p WHERE p.id = $1
-     ON CONFLICT (participation_id) DO UPDATE SET sequence = GREATEST(EXCLUDED.sequence, m.sequence + 1)
+    `INSERT INTO mail_calendar_sequences AS m (participation_id, sequence) VALUES ($1, 0)
+     ON CONFLICT (participation_id) DO UPDATE SET sequence = m.sequence + 1
      RETURNING sequence`,
-    [participationId, Math.floor(nowMs / 1000)],
+    [participationId],
   );
   return Number(row.sequence);
 }
+
+/** Whether any of these mails about a participation in this state carries a calendar part (and so takes a SEQUENCE). */
+export const carriesCalendar = (templates: MailTemplate[], state: string) =>
+  templates.some((t) => !PROVIDER_SIDE.has(t) && calendarMethodFor(t, state) !== null);
 
 export function addressText(address: unknown): string | null {
   if (address === null || address === undefined) return null;
@@ -186,7 +182,7 @@ export function participationMails({ facts: row, contact, cancelLink, decisionLi
     participant: { name: row.c_name, email: row.c_email, mobile: row.c_mobile },
     participation: { uuid: row.p_id, reference: row.p_reference, state: row.p_state },
     icsUid: row.p_ics_uid ?? `${row.a_id}.${row.p_id}@booking-service`,
-    sequence: icsSequence(row),
+    sequence: row.p_ics_sequence ?? 0,
   };
   const answers = storedAnswers(row.p_answers);
   const participantLocale = extras.locale ?? row.p_locale ?? row.c_language ?? DEFAULT_MAIL_LOCALE;
@@ -238,8 +234,7 @@ export async function enqueueParticipationMails(
   if (templates.length === 0) return;
   const read = await participationFacts(tx, participationId);
   if (!read) return;
-  const withCalendar = templates.some((t) => !PROVIDER_SIDE.has(t) && calendarMethodFor(t, read.p_state) !== null);
-  const facts = withCalendar ? { ...read, p_ics_sequence: await nextCalendarSequence(tx, participationId) } : read;
+  const facts = carriesCalendar(templates, read.p_state) ? { ...read, p_ics_sequence: await nextCalendarSequence(tx, participationId) } : read;
   const contact = facts.resource_id ? await sources.contactOf(tx, facts.resource_id) : null;
   const cancelLink = needsCancelLink(templates) ? await cancelLinkFor(tx, sources.config, facts.p_id) : null;
   const decisionLink = needsDecisionLink(templates) ? await decisionLinkFor(tx, sources.config, facts.p_id) : null;

@@ -1,5 +1,4 @@
-import { createEvents, type DateArray } from 'ics';
-import { DateTime } from 'luxon';
+import ical, { ICalAttendeeRole, ICalAttendeeStatus, ICalCalendarMethod, ICalEventStatus } from 'ical-generator';
 import type { AppointmentMailPayload } from './payloads.js';
 import { foldIcs } from './icsText.js';
 import type { MailTemplate } from './templateNames.js';
@@ -25,11 +24,6 @@ export function calendarMethodFor(template: MailTemplate, participationState?: s
   return null;
 }
 
-function utcArray(iso: string): DateArray {
-  const d = DateTime.fromISO(iso, { setZone: true }).toUTC();
-  return [d.year, d.month, d.day, d.hour, d.minute];
-}
-
 /** The address inside `Name <address>`, or the whole string. */
 export function bareAddress(mailbox: string): string {
   return /<([^>]+)>/.exec(mailbox)?.[1] ?? mailbox.trim();
@@ -47,42 +41,35 @@ export interface CalendarInput {
 }
 
 /**
- * An iTIP message (RFC 5546) about the participant's entry: UID stable per appointment and
- * participant and SEQUENCE growing with every mail, so a CANCEL replaces the earlier REQUEST.
- * Lines are folded at 75 octets of UTF-8.
+ * An iTIP message (RFC 5546) about the participant's entry: UID stable per participation and
+ * SEQUENCE one higher with every mail about it (0 for the first: compose.ts nextCalendarSequence),
+ * so a CANCEL replaces the earlier REQUEST. Times in UTC; lines folded at 75 octets of UTF-8.
  */
 export function buildCalendar({ method, payload, summary, description, attendeeEmail, fallbackOrganizer }: CalendarInput): string {
   const { appointment, contact, provider, participant } = payload;
-  const { error, value } = createEvents(
-    [
+  const calendar = ical({
+    prodId: { company: 'booking-service', product: 'mail', language: 'EN' },
+    method: method === 'REQUEST' ? ICalCalendarMethod.REQUEST : ICalCalendarMethod.CANCEL,
+  });
+  calendar.createEvent({
+    id: payload.icsUid,
+    sequence: payload.sequence,
+    start: new Date(appointment.start),
+    end: new Date(appointment.end),
+    summary,
+    description,
+    location: appointment.address,
+    status: method === 'REQUEST' ? ICalEventStatus.CONFIRMED : ICalEventStatus.CANCELLED,
+    organizer: { name: contact.name ?? provider.name, email: contact.email ?? provider.email ?? bareAddress(fallbackOrganizer) },
+    attendees: [
       {
-        uid: payload.icsUid,
-        // a new number for every mail with a calendar part (notifications/compose.ts nextCalendarSequence)
-        sequence: payload.sequence,
-        start: utcArray(appointment.start),
-        startInputType: 'utc',
-        startOutputType: 'utc',
-        end: utcArray(appointment.end),
-        endInputType: 'utc',
-        endOutputType: 'utc',
-        title: summary,
-        description,
-        ...(appointment.address ? { location: appointment.address } : {}),
-        status: method === 'REQUEST' ? 'CONFIRMED' : 'CANCELLED',
-        organizer: { name: contact.name ?? provider.name, email: contact.email ?? provider.email ?? bareAddress(fallbackOrganizer) },
-        attendees: [
-          {
-            ...(participant.name ? { name: participant.name } : {}),
-            email: attendeeEmail,
-            rsvp: false,
-            partstat: method === 'REQUEST' ? 'ACCEPTED' : 'DECLINED',
-            role: 'REQ-PARTICIPANT',
-          },
-        ],
+        name: participant.name,
+        email: attendeeEmail,
+        rsvp: false,
+        status: method === 'REQUEST' ? ICalAttendeeStatus.ACCEPTED : ICalAttendeeStatus.DECLINED,
+        role: ICalAttendeeRole.REQ,
       },
     ],
-    { method, productId: '-//booking-service//mail//EN' },
-  );
-  if (error || !value) throw new Error(`calendar part could not be built: ${error?.message ?? 'no output'}`);
-  return foldIcs(value);
+  });
+  return foldIcs(calendar.toString());
 }

@@ -43,3 +43,15 @@ export interface VerificationMailPayload {
   email: string;
   reference: string;
 }
+
+/** The "my bookings" link a consumer asked for (booking/myBookings.ts). */
+export interface MyBookingsMailPayload {
+  kind: 'my-bookings';
+  /** PUBLIC_BASE_URL/my-bookings/{token} */
+  link: string;
+  providerName: string;
+  /** how long the link is valid, in hours */
+  validHours: number;
+  /** when it was asked for (ISO 8601): at most 3 such mails per address and hour count by it */
+  requestedAt: string;
+}

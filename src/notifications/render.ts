@@ -3,7 +3,7 @@ import { PROVIDER_SIDE } from './compose.js';
 import { formatDay, formatPeriod, mailLocale, type MailLocale } from './format.js';
 import { buildCalendar, calendarMethodFor, type CalendarMethod } from './ics.js';
 import { toHtml, toText, type MailDoc } from './layout.js';
-import type { AppointmentMailPayload, VerificationMailPayload } from './payloads.js';
+import type { AppointmentMailPayload, MyBookingsMailPayload, VerificationMailPayload } from './payloads.js';
 import { MAIL_TEMPLATES, type MailTemplate } from './templateNames.js';
 import { de } from './templates/de.js';
 import { en } from './templates/en.js';
@@ -42,6 +42,11 @@ function isVerificationPayload(p: unknown): p is VerificationMailPayload {
   return typeof (p as VerificationMailPayload | null)?.email === 'string' && typeof (p as VerificationMailPayload).reference === 'string';
 }
 
+function isMyBookingsPayload(p: unknown): p is MyBookingsMailPayload {
+  const m = p as MyBookingsMailPayload | null;
+  return m?.kind === 'my-bookings' && typeof m.link === 'string' && typeof m.providerName === 'string' && typeof m.validHours === 'number';
+}
+
 /** Subject, plain text, HTML and calendar part of one outbox row, in the row's language (unknown: de). */
 export function renderMail(mail: MailToRender, options: RenderOptions): RenderedMail {
   if (!(MAIL_TEMPLATES as readonly string[]).includes(mail.template)) throw new RenderError(`unknown template ${mail.template}`);
@@ -50,6 +55,10 @@ export function renderMail(mail: MailToRender, options: RenderOptions): Rendered
   if (template === 'user-email-verification') {
     if (!isVerificationPayload(mail.payload)) throw new RenderError(`payload of ${template} lacks email or reference`);
     return renderVerification(mail.payload, locale);
+  }
+  if (template === 'my-bookings') {
+    if (!isMyBookingsPayload(mail.payload)) throw new RenderError(`payload of ${template} lacks link or providerName`);
+    return renderMyBookings(mail.payload, locale);
   }
   if (!isAppointmentPayload(mail.payload)) throw new RenderError(`payload of ${template} is not an appointment payload`);
   return renderAppointment(template, mail.payload, locale, mail.recipient, options);
@@ -68,6 +77,23 @@ function renderVerification(payload: VerificationMailPayload, locale: MailLocale
     link: null,
     note: null,
     closing: w.closing.verification,
+  };
+  return { subject: doc.subject, text: toText(doc), html: toHtml(doc), calendar: null };
+}
+
+function renderMyBookings(payload: MyBookingsMailPayload, locale: MailLocale): RenderedMail {
+  const w = WORDING[locale];
+  const vars = { provider: payload.providerName, validHours: payload.validHours };
+  const doc: MailDoc = {
+    lang: locale,
+    subject: oneLine(w.myBookings.subject(vars)),
+    greeting: w.greeting(null),
+    paragraphs: w.myBookings.body(vars),
+    details: [],
+    message: null,
+    link: { intro: w.myBookings.intro, label: w.myBookings.action, url: payload.link },
+    note: null,
+    closing: w.closing.consumer(payload.providerName),
   };
   return { subject: doc.subject, text: toText(doc), html: toHtml(doc), calendar: null };
 }

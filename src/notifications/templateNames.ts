@@ -16,6 +16,7 @@ export const MAIL_TEMPLATES = [
   'booking-rescheduled',
   'booking-rescheduled-notification',
   'booking-reminder',
+  'my-bookings',
 ] as const;
 
 export type MailTemplate = (typeof MAIL_TEMPLATES)[number];

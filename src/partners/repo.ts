@@ -75,14 +75,16 @@ export interface NewUser {
   lastName?: string | null;
   phone?: string | null;
   mobile?: string | null;
+  /** the mobile in E.164 (phoneNumbers.ts); null: none, or none could be read */
+  mobileE164?: string | null;
   language: string;
 }
 
 export async function insertUser(db: Queryable, u: NewUser): Promise<UserRow> {
   const [row] = await db.query<UserRow>(
-    `INSERT INTO users (crm_id, reference, email, username, first_name, last_name, phone, mobile, language)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING *`,
-    [u.crmId, u.reference, u.email, u.username, u.firstName ?? null, u.lastName ?? null, u.phone ?? null, u.mobile ?? null, u.language],
+    `INSERT INTO users (crm_id, reference, email, username, first_name, last_name, phone, mobile, mobile_e164, language)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
+    [u.crmId, u.reference, u.email, u.username, u.firstName ?? null, u.lastName ?? null, u.phone ?? null, u.mobile ?? null, u.mobileE164 ?? null, u.language],
   );
   return row;
 }
@@ -95,6 +97,7 @@ const USER_COLUMNS = {
   lastName: 'last_name',
   phone: 'phone',
   mobile: 'mobile',
+  mobileE164: 'mobile_e164',
   language: 'language',
   emailVerified: 'email_verified',
 } as const;

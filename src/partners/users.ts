@@ -2,6 +2,7 @@ import type { Deps } from '../context.js';
 import { conflict, notFound } from '../errors.js';
 import { enqueueMails } from '../notifications/outbox.js';
 import { retryOnUniqueViolation, sqlState, constraintName, type Queryable } from '../storage/db.js';
+import { crmCountry, storedE164 } from './phoneNumbers.js';
 import * as repo from './repo.js';
 import { assertUsername, emailVariant } from './rules.js';
 
@@ -70,9 +71,9 @@ export async function upsertUser(
   language: string | undefined,
 ): Promise<{ created: boolean; user: UserView }> {
   assertUsername(input.username);
-  const details = { firstName: input.firstName, lastName: input.lastName, phone: input.phone, mobile: input.mobile };
   return retryOnUniqueViolation(() =>
     deps.db.transaction(async (tx) => {
+      const details = { firstName: input.firstName, lastName: input.lastName, phone: input.phone, ...(await mobileOf(tx, crmId, input.mobile)) };
       const known = await repo.userByReference(tx, crmId, input.reference);
       if (known) return { created: false, user: userView(await repo.updateUser(tx, known.id, details)) };
 
@@ -106,6 +107,12 @@ export async function upsertUser(
   );
 }
 
+/** A number given for a user, as given, with its E.164 form for the crm's country where it can be read. */
+async function mobileOf(tx: Queryable, crmId: string, mobile: string | null | undefined) {
+  if (mobile === undefined) return {};
+  return { mobile, mobileE164: mobile ? storedE164(mobile, await crmCountry(tx, crmId)) : null };
+}
+
 export async function getUser(deps: Deps, crmId: string, reference: string): Promise<UserView> {
   const row = await repo.userByReference(deps.db, crmId, reference);
   if (!row) throw notFound(`no user found for reference ${reference}`);
@@ -127,7 +134,8 @@ export async function updateUser(deps: Deps, crmId: string, reference: string, c
       }
       if (changes.username !== undefined) await assertUsernameFree(tx, crmId, changes.username, row.id);
       const emailChanged = changes.email !== undefined && changes.email.toLowerCase() !== row.email.toLowerCase();
-      return userView(await repo.updateUser(tx, row.id, { ...changes, ...(emailChanged ? { emailVerified: false } : {}) }));
+      const mobile = await mobileOf(tx, crmId, changes.mobile);
+      return userView(await repo.updateUser(tx, row.id, { ...changes, ...mobile, ...(emailChanged ? { emailVerified: false } : {}) }));
     });
   } catch (err) {
     if (sqlState(err) === '23505') {

@@ -106,7 +106,7 @@ BEGIN
   END IF;
 
   UPDATE customers c
-     SET user_name = '—', email = NULL, mobile = NULL, note = NULL, erased_at = now(), updated_at = now(),
+     SET user_name = '—', email = NULL, mobile = NULL, mobile_e164 = NULL, note = NULL, erased_at = now(), updated_at = now(),
          reference = CASE WHEN privacy_mentions(c.reference, CASE WHEN p_source = 'retention' THEN p_needles || ARRAY[c.email, c.mobile, c.user_name] ELSE needles END)
                           THEN 'erased-' || c.id ELSE c.reference END
    WHERE c.id = ANY (p_customers) AND c.crm_id = p_crm AND c.erased_at IS NULL;
@@ -121,7 +121,7 @@ BEGIN
   kept AS (
     UPDATE users u
        SET email = 'erased-' || u.id || '@erased.invalid', username = 'erased-' || u.id, first_name = '—', last_name = '—',
-           phone = NULL, mobile = NULL, updated_at = now(),
+           phone = NULL, mobile = NULL, mobile_e164 = NULL, updated_at = now(),
            reference = CASE WHEN privacy_mentions(u.reference, needles) THEN 'erased-' || u.id ELSE u.reference END
      WHERE u.id IN (SELECT id FROM roles WHERE partner_side) AND u.email NOT LIKE 'erased-%@erased.invalid'
     RETURNING 1)

@@ -113,7 +113,7 @@ async function addInlineParticipations(
   ignoreCapacity: boolean,
 ): Promise<void> {
   for (const [i, p] of list.entries()) {
-    const customer = await findOrCreateCustomer(tx, provider, { name: p.name, email: p.email, mobile: p.mobile });
+    const customer = await findOrCreateCustomer(tx, provider, { name: p.name, email: p.email, mobile: p.mobile }, appointment.resource_id);
     await takePlace(tx, deps, appointment, {
       // In a series each appointment gets its own participation; references follow the appointment's.
       reference: appointment.series_id ? `${appointment.reference}-p${i + 1}` : p.reference!,

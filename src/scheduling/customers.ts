@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Deps } from '../context.js';
 import { conflict, invalid } from '../errors.js';
 import { requireProvider } from '../partners/providers.js';
+import { providerCountry, storedE164 } from '../partners/phoneNumbers.js';
 import type { MailTemplate } from '../notifications/templateNames.js';
 import { constraintName, retryOnUniqueViolation, sqlState, type Queryable } from '../storage/db.js';
 import { appointmentIsCurrentSql, LIVE_PARTICIPATION_SQL, type ParticipationRow } from './capacity.js';
@@ -59,15 +60,17 @@ interface NewCustomer {
   userName: string;
   email?: string | null;
   mobile?: string | null;
+  /** the mobile in E.164 (partners/phoneNumbers.ts); null: none, or none could be read */
+  mobileE164: string | null;
   note?: string | null;
   language?: string | null;
 }
 
 export async function insertCustomer(tx: Queryable, c: NewCustomer): Promise<repo.CustomerRow> {
   const [{ id }] = await tx.query<{ id: string }>(
-    `INSERT INTO customers (crm_id, provider_id, reference, user_name, email, mobile, note, language)
-     VALUES ($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id`,
-    [c.crmId, c.providerId, c.reference, c.userName, c.email ?? null, c.mobile ?? null, c.note ?? null, lower(c.language) ?? null],
+    `INSERT INTO customers (crm_id, provider_id, reference, user_name, email, mobile, mobile_e164, note, language)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
+    [c.crmId, c.providerId, c.reference, c.userName, c.email ?? null, c.mobile ?? null, c.mobileE164, c.note ?? null, lower(c.language) ?? null],
   );
   const [row] = await tx.query<repo.CustomerRow>(
     'SELECT c.*, p.reference AS provider_reference FROM customers c JOIN providers p ON p.id = c.provider_id WHERE c.id = $1',
@@ -76,22 +79,38 @@ export async function insertCustomer(tx: Queryable, c: NewCustomer): Promise<rep
   return row;
 }
 
+/** A number the partner gave, with its E.164 form for the provider (or resource) where it can be read. */
+async function partnerMobile(tx: Queryable, providerId: string, mobile: string | null | undefined, resourceId: string | null = null) {
+  const given = mobile?.trim() || null;
+  return { mobile: given, mobileE164: given ? storedE164(given, await providerCountry(tx, providerId, resourceId)) : null };
+}
+
 /**
- * The provider's customer with this email, or a new one with a generated reference. A found
- * customer gets a missing mobile filled in, never overwritten.
+ * The provider's customer who is this person (matching_customer.sql: by e-mail; else one without
+ * e-mail with this mobile), or a new one with a generated reference. A found customer gets a
+ * missing e-mail or mobile filled in, never overwritten. `resourceId`: the appointment's, whose
+ * country the mobile is read for.
  */
 export async function findOrCreateCustomer(
   tx: Queryable,
   provider: { id: string; crm_id: string },
   person: { name: string; email: string; mobile?: string | null },
+  resourceId: string | null,
 ): Promise<repo.CustomerRow> {
-  const found = await repo.customerByEmail(tx, provider.id, person.email);
+  const { mobile, mobileE164 } = await partnerMobile(tx, provider.id, person.mobile, resourceId);
+  const [found] = await tx.query<repo.CustomerRow>(
+    `SELECT m.*, p.reference AS provider_reference FROM matching_customer($1, NULL, $2, $3, $4) m JOIN providers p ON p.id = m.provider_id`,
+    [provider.id, person.email, mobile, mobileE164],
+  );
   if (found) {
-    if (!found.mobile && person.mobile) {
-      await tx.query('UPDATE customers SET mobile = $2, updated_at = now() WHERE id = $1', [found.id, person.mobile]);
-      return { ...found, mobile: person.mobile };
-    }
-    return found;
+    if (found.email && (found.mobile || !mobile)) return found;
+    const [row] = await tx.query<repo.CustomerRow>(
+      `UPDATE customers SET email = COALESCE(email, $2), mobile = COALESCE(mobile, $3),
+                            mobile_e164 = CASE WHEN mobile IS NULL THEN $4 ELSE mobile_e164 END, updated_at = now()
+        WHERE id = $1 RETURNING *`,
+      [found.id, person.email, mobile, mobileE164],
+    );
+    return { ...row, provider_reference: found.provider_reference };
   }
   return insertCustomer(tx, {
     crmId: provider.crm_id,
@@ -99,7 +118,8 @@ export async function findOrCreateCustomer(
     reference: `customer-${randomUUID()}`,
     userName: person.name,
     email: person.email,
-    mobile: person.mobile,
+    mobile,
+    mobileE164,
   });
 }
 
@@ -126,7 +146,7 @@ export async function createCustomer(deps: Deps, crmId: string, providerRef: str
         reference: input.customerReference,
         userName: input.userName,
         email: input.email,
-        mobile: input.mobile,
+        ...(await partnerMobile(tx, provider.id, input.mobile)),
         note: input.note,
         language: input.language,
       });
@@ -149,6 +169,10 @@ export async function updateCustomer(deps: Deps, crmId: string, providerRef: str
       if (value === undefined) continue;
       params.push(key === 'language' ? lower(value) : value);
       sets.push(`${column} = $${params.length}`);
+    }
+    if (changes.mobile !== undefined) {
+      params.push((await partnerMobile(tx, provider.id, changes.mobile)).mobileE164);
+      sets.push(`mobile_e164 = $${params.length}`);
     }
     try {
       await tx.query(`UPDATE customers SET ${[...sets, 'updated_at = now()'].join(', ')} WHERE id = $1`, params);

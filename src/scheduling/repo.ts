@@ -90,9 +90,6 @@ const CUSTOMER_SELECT = 'SELECT c.*, p.reference AS provider_reference FROM cust
 export const customerByReference = async (db: Queryable, providerId: string, reference: string) =>
   (await db.query<CustomerRow>(`${CUSTOMER_SELECT} WHERE c.provider_id = $1 AND c.reference = $2`, [providerId, reference]))[0];
 
-export const customerByEmail = async (db: Queryable, providerId: string, email: string) =>
-  (await db.query<CustomerRow>(`${CUSTOMER_SELECT} WHERE c.provider_id = $1 AND lower(c.email) = lower($2) ORDER BY c.created_at LIMIT 1`, [providerId, email]))[0];
-
 export async function requireCustomer(db: Queryable, providerId: string, reference: string): Promise<CustomerRow> {
   const row = await customerByReference(db, providerId, reference);
   if (!row) throw notFound(`no customer found for reference ${reference}`);

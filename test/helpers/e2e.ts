@@ -207,9 +207,9 @@ export interface AxeFinding {
  * Runs axe-core over the whole page (open shadow roots included): every rule axe runs by default
  * plus `label-content-name-mismatch` (WCAG 2.5.3, experimental in axe). The script goes in through
  * the DevTools protocol, so the page's own Content-Security-Policy stays as it is.
- * Returns the serious and critical violations; the others are logged.
+ * Returns the serious and critical violations (and moderate ones with `moderate`); the others are logged.
  */
-export async function axeViolations(page: Page, label: string): Promise<AxeFinding[]> {
+export async function axeViolations(page: Page, label: string, moderate = false): Promise<AxeFinding[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
   const all: AxeFinding[] = await page.evaluate(async () => {
     type AxeResult = { violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[]; failureSummary?: string }[] }[] };
@@ -222,14 +222,15 @@ export async function axeViolations(page: Page, label: string): Promise<AxeFindi
       nodes: v.nodes.map((n) => `${JSON.stringify(n.target)}: ${n.failureSummary ?? ''}`),
     }));
   });
-  const minor = all.filter((v) => v.impact !== 'serious' && v.impact !== 'critical');
-  if (minor.length) console.log(`axe (${label}), minor or moderate: ${minor.map((v) => `${v.id} (${v.impact})`).join(', ')}`);
-  return all.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  const counted = new Set(['serious', 'critical', ...(moderate ? ['moderate'] : [])]);
+  const minor = all.filter((v) => !counted.has(v.impact ?? ''));
+  if (minor.length) console.log(`axe (${label}), not counted: ${minor.map((v) => `${v.id} (${v.impact})`).join(', ')}`);
+  return all.filter((v) => counted.has(v.impact ?? ''));
 }
 
-/** Fails with axe's findings when the page has a serious or critical accessibility violation. */
-export async function expectAccessible(page: Page, label: string): Promise<void> {
-  const serious = await axeViolations(page, label);
+/** Fails with axe's findings when the page has a serious or critical (with `moderate`, also a moderate) accessibility violation. */
+export async function expectAccessible(page: Page, label: string, moderate = false): Promise<void> {
+  const serious = await axeViolations(page, label, moderate);
   expect(serious, `${label}: ${JSON.stringify(serious, null, 2)}`).toEqual([]);
 }
 

@@ -102,6 +102,9 @@ const SPECIFIC: Record<string, number[]> = {
   listActiveProducts: [404],
   getPublicData: [404],
   viewBookingByLink: [404, 409], // forged or unknown token; started or within the cancel notice (the page says so)
+  requestMyBookingsLink: [404, 429], // unknown ref; rate limit
+  listMyBookings: [404, 429], // forged, expired or erased token; rate limit
+  viewMyBookings: [404, 429],
   cancelBookingByLink: [404, 409], // started, or within the cancel notice
   viewDecisionRequest: [404, 409], // decided before, or cancelled by the consumer
   decideRequest: [404, 409], // no longer REQUESTED

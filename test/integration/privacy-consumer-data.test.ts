@@ -41,7 +41,7 @@ function person() {
     email: `Zoe.${id}@consumer.example`,
     firstname: `Zelda${id}`,
     lastname: `Quaxley${id}`,
-    mobile: `+49 170 ${parseInt(id, 16) % 10_000_000}`,
+    mobile: `+49 170 ${String(parseInt(id, 16) % 10_000_000).padStart(7, '1')}`,
   };
 }
 type Person = ReturnType<typeof person>;

@@ -88,7 +88,7 @@ describe('logs', () => {
     const b = await setupBooking(t);
     await createTimeslots(b, [{ start: `${day(3)}T09:00`, end: `${day(3)}T10:00`, raster: 30 }]);
     const id = uniqueId('l').slice(2);
-    const who = { email: `Log.${id}@consumer.example`, firstname: `Lotte${id}`, lastname: `Logmann${id}`, mobile: `+49 171 ${id}` };
+    const who = { email: `Log.${id}@consumer.example`, firstname: `Lotte${id}`, lastname: `Logmann${id}`, mobile: `+49 171 ${String(parseInt(id, 16) % 10_000_000).padStart(7, '1')}` };
     const from = lines.length;
     const [slot] = flatten(await upcoming(t, b.resource.reference));
     const booked = await book(t, b.resource.reference, { ...bookBodyFor(slot, b.product.uuid, undefined, who), message: `${who.firstname} here` });

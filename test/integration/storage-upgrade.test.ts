@@ -108,4 +108,25 @@ describe.each(['d5910a4', '69e5c5c', '60cdfba'])('a database left by %s', (commi
     const hooks = await partner(t, 'GET', '/webhooks');
     expect(hooks.json().webhooks).toHaveLength(1);
   });
+
+  it('reads the stored phone numbers into E.164, so a data request finds them in any written form', async () => {
+    const e164 = await waitFor('the numbers read', async () => {
+      const rows = await t.db.query<{ mobile_e164: string | null }>("SELECT mobile_e164 FROM customers WHERE crm_id = 'fix' AND mobile = '+49 170 0000003'");
+      return rows.every((r) => r.mobile_e164 !== null) && rows.length > 0 ? rows[0].mobile_e164 : undefined;
+    });
+    expect(e164).toBe('+491700000003');
+    const found = await partner(t, 'GET', '/consumer-data?mobile=0170%200000003');
+    expect(found.statusCode, found.body).toBe(200);
+    expect(found.json().consumer.customers.map((c: { userName: string }) => c.userName)).toContain('Paula Partner');
+  });
+
+  it('carries each booking\'s SEQUENCE over from its old mails, so calendars take the next update', async () => {
+    const rows = await t.db.query<{ carried: string; sent: string }>(
+      `SELECT m.sequence::text AS carried, max((o.payload ->> 'sequence')::bigint)::text AS sent
+         FROM outbox o JOIN mail_calendar_sequences m ON m.participation_id::text = o.payload -> 'participation' ->> 'uuid'
+        WHERE o.crm_id = 'fix' AND o.payload ? 'icsUid' GROUP BY m.participation_id, m.sequence`,
+    );
+    expect(rows.length).toBeGreaterThan(0);
+    for (const r of rows) expect(BigInt(r.carried)).toBeGreaterThanOrEqual(BigInt(r.sent));
+  });
 });

@@ -36,23 +36,42 @@ describe('checkQuestions', () => {
 
 describe('checkAnswers', () => {
   it('keeps the answers given, trimmed, in the questions order, with their labels; none: null', () => {
-    expect(checkAnswers(questions, { ok: false, plate: '  B-1 ', size: 's' })).toEqual([
+    expect(checkAnswers(questions, { ok: false, plate: '  B-1 ', size: 's' }, 'DE')).toEqual([
       { key: 'size', label: label('Größe', 'Size'), value: 's' },
       { key: 'plate', label: label('Kennzeichen', 'Plate'), value: 'B-1' },
       { key: 'ok', label: label('Einverstanden', 'Agreed'), value: false },
     ]);
-    expect(checkAnswers(questions.slice(1), undefined)).toBeNull();
+    expect(checkAnswers(questions.slice(1), undefined, 'DE')).toBeNull();
   });
 
   it('names every key that breaks a rule in one message', () => {
-    expect(() => checkAnswers(questions, { plate: 'x'.repeat(501), ok: 'yes', extra: 1 })).toThrow(
+    expect(() => checkAnswers(questions, { plate: 'x'.repeat(501), ok: 'yes', extra: 1 }, 'DE')).toThrow(
       'body.answers.extra is not a question of this product; body.answers.size is required; body.answers.plate must have at most 500 characters; body.answers.ok must be true or false',
     );
   });
 
   it('counts characters, not UTF-16 units', () => {
     const short = checkQuestions([{ key: 'a', type: 'text', label: label('A'), maxLength: 2 }]);
-    expect(checkAnswers(short, { a: '😀😀' })).toHaveLength(1);
+    expect(checkAnswers(short, { a: '😀😀' }, 'DE')).toHaveLength(1);
+  });
+});
+
+describe('phone answers', () => {
+  const phone = checkQuestions([{ key: 'tel', type: 'phone', label: label('Telefon', 'Phone') }]);
+
+  it.each([
+    ['(030) 1234-5678', 'DE'],
+    ['(0)30 12345678', 'DE'],
+    ['0049 151 2345678', 'DE'],
+    ['+49 151 2345678', 'US'],
+    ['(555) 010-9999', 'US'],
+    ['0660 1234567', 'AT'],
+  ])('accepts %s read for %s, kept as typed', (value, country) => {
+    expect(checkAnswers(phone, { tel: value }, country)).toEqual([{ key: 'tel', label: label('Telefon', 'Phone'), value }]);
+  });
+
+  it.each(['123', 'call me', '+49 1', '0049'])('refuses %s with a 400 naming the key', (value) => {
+    expect(() => checkAnswers(phone, { tel: value }, 'DE')).toThrow(/^body\.answers\.tel must be a phone number/);
   });
 });
 

@@ -70,7 +70,7 @@ const EXPECTED: Record<AppointmentTemplate, { de: string; en: string; calendar: 
 
 describe('mail templates', () => {
   it('cover every template name with an expectation here', () => {
-    expect(Object.keys(EXPECTED).sort()).toEqual(MAIL_TEMPLATES.filter((t) => t !== 'user-email-verification').sort());
+    expect(Object.keys(EXPECTED).sort()).toEqual(MAIL_TEMPLATES.filter((t) => t !== 'user-email-verification' && t !== 'my-bookings').sort());
   });
 
   for (const [template, expected] of Object.entries(EXPECTED) as [AppointmentTemplate, (typeof EXPECTED)[AppointmentTemplate]][]) {
@@ -206,6 +206,21 @@ describe('mail templates', () => {
     const enMail = render('user-email-verification', 'en', payload, 'anna@example.com');
     expect(enMail.subject).toBe('Please confirm your email address');
     expect(enMail.text).toContain('Your email address anna@example.com has been linked to a user account (reference u1@crm).');
+  });
+
+  it('renders the my-bookings link in both languages without a calendar part', () => {
+    const payload = { kind: 'my-bookings', link: 'https://book.example/my-bookings/abc.1.x', providerName: 'Acme & Söhne', validHours: 24, requestedAt: '2026-06-01T08:00:00.000Z' };
+    const deMail = render('my-bookings', 'de', payload, 'anna@example.com');
+    expect(deMail.subject).toBe('Ihre Buchungen bei Acme & Söhne');
+    expect(flat(deMail.text)).toContain('Der Link ist 24 Stunden gültig.');
+    expect(deMail.text).toContain('https://book.example/my-bookings/abc.1.x');
+    expect(deMail.html).toContain('href="https://book.example/my-bookings/abc.1.x"');
+    expect(deMail.html).toContain('Acme &amp; Söhne');
+    expect(deMail.calendar).toBeNull();
+    const enMail = render('my-bookings', 'en', payload, 'anna@example.com');
+    expect(enMail.subject).toBe('Your bookings at Acme & Söhne');
+    expect(flat(enMail.text)).toContain('The link is valid for 24 hours.');
+    expect(() => render('my-bookings', 'de', samplePayload())).toThrow(RenderError);
   });
 
   it('refuses an unknown template or a payload that does not fit, as a permanent error', () => {

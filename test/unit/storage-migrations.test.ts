@@ -29,6 +29,8 @@ const LANDED: [string, string][] = [
   ['019_booking_questions', '836968d9eea895e5c9053eba596efeab2c11681374f6e72019a7c0dad9c234e3'],
   ['020_consumer_data', '10263f829a715582ffebcbd5ba7595f84dc60ba259436e1d2a855630a8799fe4'],
   ['021_service_instances', '015f0d612a902747364eb10a72ef01d4cfa0c45bed3036a373bec7ba7eba2ff5'],
+  ['022_no_instance_lease', '8219f082f2062a9ae8775f4a9ca9152b8cbdc9fc22ad47f5243182f654f319ad'],
+  ['023_consumer_identity', 'e4e3a26da9dba6022e0ac08dc61e0e557213f3f7aaa26e5d7f0f16410ce6bbce'],
 ];
 /** Numbers used by a migration that is no longer among the files. */
 const RETIRED = new Set([15]);

@@ -79,6 +79,8 @@ export function createApi(base, opts, io = {}) {
     reserve: (body) => call('POST', `rest/1/resources/${enc(opts.ref)}/reserve_appointment`, { channelKey: ch }, body, true),
     /** A3 @param {object} body */
     book: (body) => call('POST', `resources/${enc(opts.ref)}/create_appointment_with_consumer`, { timeFormat: 'HH:mm' }, body, true),
+    /** "my bookings": a link to this address's bookings here, by mail @param {string} email @param {string} locale */
+    myBookings: (email, locale) => call('POST', 'rest/1/my-bookings', { ref: opts.ref }, { email, locale }),
   };
 }
 

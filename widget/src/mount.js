@@ -15,8 +15,12 @@ import { heading } from './views/parts.js';
 import { viewProducts } from './views/products.js';
 import { viewSlots } from './views/slots.js';
 import { viewEmpty, viewError, viewLoading } from './views/status.js';
+import { createMyBookings, manageEntry, viewManage, viewManageSent } from './myBookings.js';
 
-const VIEWS = { loading: viewLoading, products: viewProducts, slots: viewSlots, details: viewDetails, done: viewDone, empty: viewEmpty, error: viewError };
+const VIEWS = {
+  loading: viewLoading, products: viewProducts, slots: viewSlots, details: viewDetails, done: viewDone, empty: viewEmpty, error: viewError,
+  manage: viewManage, manageSent: viewManageSent,
+};
 
 /**
  * @typedef {object} Options
@@ -51,6 +55,7 @@ const VIEWS = { loading: viewLoading, products: viewProducts, slots: viewSlots, 
  * @property {() => void} renderFieldErrors
  * @property {(key: string) => void} focusKey
  * @property {import('./flow.js').Actions} actions
+ * @property {ReturnType<typeof createMyBookings>} myBookings "manage my bookings"
  */
 
 let uid = 0;
@@ -110,8 +115,10 @@ export function mount(target, options, defaults) {
     renderFieldErrors,
     focusKey,
     actions: /** @type {any} */ (null),
+    myBookings: /** @type {any} */ (null),
   };
   w.actions = createActions(w);
+  w.myBookings = createMyBookings(w);
 
   /** @param {string} text */
   function announce(text) {
@@ -163,7 +170,7 @@ export function mount(target, options, defaults) {
     const keepKey = !focus && active && active.getAttribute('data-key');
     if (focus === 'heading' || w.s.step === 'loading') showAlert(null);
     shell.setAttribute('aria-busy', w.s.step === 'loading' ? 'true' : 'false');
-    main.replaceChildren(VIEWS[w.s.step](w));
+    main.replaceChildren(VIEWS[w.s.step](w), manageEntry(w) || '');
     const key = focus === 'heading' ? null : focus || keepKey;
     const target = focus === 'heading'
       ? acted && /** @type {HTMLElement | null} */ (root.querySelector('.bw-step-heading'))

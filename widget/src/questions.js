@@ -3,7 +3,7 @@
  * the consumer's answers: pure, like state.js. Form field names of answers are `q_<key>`.
  */
 import { fill } from './i18n.js';
-import { productUuidOf } from './state.js';
+import { PHONE_SHAPE, productUuidOf } from './state.js';
 
 /** @typedef {{ key: string, type: string, required: boolean, label: string, options?: { value: string, label: string }[], maxLength?: number }} Question */
 /** @typedef {import('./state.js').State} State */
@@ -42,7 +42,7 @@ export function validateAnswers(qs, answers, t) {
     const text = String(v).trim();
     if (q.maxLength && [...text].length > q.maxLength) errs[fieldOf(q)] = fill(t.errTooLong, { n: q.maxLength });
     else if (q.type === 'email' && !/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(text)) errs[fieldOf(q)] = t.errEmail;
-    else if (q.type === 'phone' && !/^\+?[0-9][0-9 ()/.-]{4,30}$/.test(text)) errs[fieldOf(q)] = t.errPhone;
+    else if (q.type === 'phone' && !PHONE_SHAPE.test(text)) errs[fieldOf(q)] = t.errPhone;
   }
   return errs;
 }

@@ -9,7 +9,7 @@ export const DAYS_PER_PAGE = 7;
 export const MESSAGE_MAX = 1024;
 export const FIELDS = /** @type {const} */ (['firstname', 'lastname', 'email', 'mobile', 'message']);
 
-/** @typedef {'loading' | 'products' | 'slots' | 'details' | 'done' | 'empty' | 'error'} Step */
+/** @typedef {'loading' | 'products' | 'slots' | 'details' | 'done' | 'empty' | 'error' | 'manage' | 'manageSent'} Step */
 /** @typedef {{ day: string, items: any[] }} Day */
 /** @typedef {ReturnType<typeof initialState>} State */
 /** @typedef {import('./api.js').ApiError} ApiError */
@@ -34,8 +34,14 @@ export function initialState() {
     busy: false,
     /** @type {string | null} data-key of the slot being reserved */ busySlot: null,
     notFound: false,
+    /** "manage my bookings": the address asked for, and what is wrong with it */ manage: { email: '', error: '' },
   };
 }
+
+/** What passes for an e-mail address before the service checks it. */
+export const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+/** What passes for a phone number before the service reads it for the provider's country. */
+export const PHONE_SHAPE = /^[+(0-9][0-9 ()/.-]{4,30}$/;
 
 /** IMMEDIATE or REQUESTED: the booking process of the channel (A5). @param {State} s */
 export const bookingProcess = (s) => (s.publicData && s.publicData.channel && s.publicData.channel.bookingProcess) || 'IMMEDIATE';
@@ -183,8 +189,8 @@ export function validate(f, t) {
   if (!f.firstname.trim()) errs.firstname = t.errRequired;
   if (!f.lastname.trim()) errs.lastname = t.errRequired;
   if (!f.email.trim()) errs.email = t.errRequired;
-  else if (!/^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(f.email.trim())) errs.email = t.errEmail;
-  if (f.mobile.trim() && !/^\+?[0-9][0-9 ()/.-]{4,24}$/.test(f.mobile.trim())) errs.mobile = t.errMobile;
+  else if (!EMAIL_SHAPE.test(f.email.trim())) errs.email = t.errEmail;
+  if (f.mobile.trim() && !PHONE_SHAPE.test(f.mobile.trim())) errs.mobile = t.errMobile;
   if (f.message.length > MESSAGE_MAX) errs.message = t.errMessage;
   return errs;
 }

@@ -779,6 +779,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/my-bookings/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The page of a "my bookings" link: upcoming bookings and those of the last 30 days, each with cancel and "choose another time" */
+        get: operations["viewMyBookings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/openapi.json": {
         parameters: {
             query?: never;
@@ -920,6 +937,45 @@ export interface paths {
         delete?: never;
         /** A6 CORS preflight of /rest/1/bookings/{token}/reschedule */
         options: operations["preflightReschedule"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rest/1/my-bookings": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Mails a link to the bookings of this address at the provider of ref; the same 202 for every address
+         * @description When the address has bookings at the provider (upcoming or of the last 30 days), a mail carries PUBLIC_BASE_URL/my-bookings/{token} (valid 24 h; at most 3 such mails per address and hour). The answer never tells whether it did.
+         */
+        post: operations["requestMyBookingsLink"];
+        delete?: never;
+        /** A6 CORS preflight of /rest/1/my-bookings */
+        options: operations["preflightMyBookings"];
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/rest/1/my-bookings/{token}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The bookings of a "my bookings" link, as JSON (the widget) */
+        get: operations["listMyBookings"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        /** A6 CORS preflight of /rest/1/my-bookings/{token} */
+        options: operations["preflightMyBookingsList"];
         head?: never;
         patch?: never;
         trace?: never;
@@ -1970,7 +2026,7 @@ export interface operations {
             query?: {
                 /** @description the e-mail address (matched case-insensitively) */
                 email?: string;
-                /** @description the mobile number, as stored */
+                /** @description the mobile number in any written form, compared in E.164 (without a country code: read for the country of the crm's accounts, else DE) */
                 mobile?: string;
             };
             header?: never;
@@ -2133,7 +2189,7 @@ export interface operations {
                 "application/json": {
                     /** @description the e-mail address (matched case-insensitively) */
                     email?: string;
-                    /** @description the mobile number, as stored */
+                    /** @description the mobile number in any written form, compared in E.164 (without a country code: read for the country of the crm's accounts, else DE) */
                     mobile?: string;
                 };
             };
@@ -10675,6 +10731,86 @@ export interface operations {
             };
         };
     };
+    viewMyBookings: {
+        parameters: {
+            query?: {
+                /** @description de or en; overrides the booking language */
+                lang?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the signed token of the link in the "my bookings" mail */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the bookings */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description invalid request */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description forged, altered or expired token, or the person's data was erased */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                    "text/html": string;
+                };
+            };
+            /** @description too many requests from this address */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                    "text/html": string;
+                };
+            };
+        };
+    };
     getOpenApiDocument: {
         parameters: {
             query?: never;
@@ -12074,6 +12210,369 @@ export interface operations {
         };
     };
     preflightReschedule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the Access-Control-Allow-* headers */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    requestMyBookingsLink: {
+        parameters: {
+            query: {
+                /** @description a resource of the provider (a pool's reference too, once pools exist) */
+                ref: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: email
+                     * @description the address the bookings were made with (any letter case)
+                     */
+                    email: string;
+                    locale?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        /** @description the same text for every address */
+                        message: string;
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description too many requests (RATE_LIMITED), or too many live reservations of this client (HOLD_LIMIT); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    preflightMyBookings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the Access-Control-Allow-* headers */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    listMyBookings: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the signed token of the link in the "my bookings" mail */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        /** @description upcoming bookings and those of the last 30 days, by start */
+                        bookings: {
+                            address: string | null;
+                            /** @description the cancel link may cancel it now (not begun, outside the cancel notice) */
+                            canCancel: boolean;
+                            /** @description the booking's own cancel link: GET shows its manage page (cancel, choose another time), POST cancels */
+                            cancelLink: string;
+                            /** @description the cancel link may move it now (POST /rest/1/bookings/{cancel token}/reschedule) */
+                            canReschedule: boolean;
+                            end: string;
+                            participationUuid: string;
+                            productName: string | null;
+                            providerName: string;
+                            resourceName: string | null;
+                            /** @description ISO 8601 with the offset of the provider's zone */
+                            start: string;
+                            /** @description REQUESTED, BOOKED or CANCELED */
+                            state: string;
+                            timeZone: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description too many requests (RATE_LIMITED), or too many live reservations of this client (HOLD_LIMIT); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    preflightMyBookingsList: {
         parameters: {
             query?: never;
             header?: never;

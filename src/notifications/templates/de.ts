@@ -76,6 +76,15 @@ export const de: Wording = {
       'Bitte bestätigen Sie Ihre E-Mail-Adresse bei Ihrer nächsten Anmeldung erneut. Falls Sie das nicht veranlasst haben, wenden Sie sich bitte an den Anbieter, bei dem Sie gebucht haben.',
     ],
   },
+  myBookings: {
+    subject: (v) => `Ihre Buchungen bei ${v.provider}`,
+    body: (v) => [
+      `Sie haben einen Link zu Ihren Buchungen bei ${v.provider} angefordert. Dort sehen Sie Ihre kommenden Termine und die der letzten 30 Tage und können sie verschieben oder stornieren.`,
+      `Der Link ist ${v.validHours} Stunden gültig. Falls Sie ihn nicht angefordert haben, können Sie diese E-Mail ignorieren.`,
+    ],
+    intro: 'Ihre Buchungen, ohne Anmeldung:',
+    action: 'Meine Buchungen ansehen',
+  },
   greeting: (name) => (name ? `Hallo ${name},` : 'Guten Tag,'),
   labels: {
     when: 'Wann',

@@ -76,6 +76,15 @@ export const en: Wording = {
       'Please confirm your email address again the next time you sign in. If you did not request this, please contact the provider you booked with.',
     ],
   },
+  myBookings: {
+    subject: (v) => `Your bookings at ${v.provider}`,
+    body: (v) => [
+      `You asked for a link to your bookings at ${v.provider}. It shows your upcoming appointments and those of the last 30 days, and lets you move or cancel them.`,
+      `The link is valid for ${v.validHours} hours. If you did not ask for it, you can ignore this email.`,
+    ],
+    intro: 'Your bookings, no login needed:',
+    action: 'View my bookings',
+  },
   greeting: (name) => (name ? `Hello ${name},` : 'Hello,'),
   labels: {
     when: 'When',

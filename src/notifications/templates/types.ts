@@ -1,6 +1,6 @@
 import type { MailTemplate } from '../templateNames.js';
 
-export type AppointmentTemplate = Exclude<MailTemplate, 'user-email-verification'>;
+export type AppointmentTemplate = Exclude<MailTemplate, 'user-email-verification' | 'my-bookings'>;
 
 /** What the wording of an appointment mail may refer to, already formatted for the locale. */
 export interface AppointmentVars {
@@ -22,6 +22,12 @@ export interface VerificationVars {
   reference: string;
 }
 
+export interface MyBookingsVars {
+  provider: string;
+  /** how long the link is valid, in hours */
+  validHours: number;
+}
+
 export interface TemplateWording<V> {
   subject(v: V): string;
   /** paragraphs between the greeting and the details */
@@ -31,6 +37,8 @@ export interface TemplateWording<V> {
 export interface Wording {
   appointment: Record<AppointmentTemplate, TemplateWording<AppointmentVars>>;
   verification: TemplateWording<VerificationVars>;
+  /** the "my bookings" link a consumer asked for (DESIGN 7.12) */
+  myBookings: TemplateWording<MyBookingsVars> & { intro: string; action: string };
   greeting(name: string | null): string;
   labels: {
     when: string;
