@@ -11,6 +11,7 @@ import { startCalendarJobs } from './calendars/calendarJobs.js';
 import { systemClock, type Clock } from './context.js';
 import { purgeExpiredKeys } from './storage/idempotencyKeys.js';
 import { startRetentionJob } from './privacy/retention.js';
+import { startHorizonJob } from './availability/horizonJob.js';
 
 const KEY_PURGE_INTERVAL_MS = 60_000;
 
@@ -21,8 +22,8 @@ export interface BackgroundJobs {
 
 /**
  * Starts the process's background work (hold sweeper, listing compactor, mail and webhook workers,
- * reminders, calendar reads and write-back, idempotency key purge, personal data retention) and returns how
- * to stop it. Every job is safe with any number of instances on one database: each item is claimed
+ * reminders, calendar reads and write-back, idempotency key purge, personal data retention, the
+ * availability rules' horizon) and returns how to stop it. Every job is safe with any number of instances on one database: each item is claimed
  * in the database (FOR UPDATE SKIP LOCKED, or an advisory lock the others skip), and work goes in
  * bounded batches. `db` should be a pool of the jobs' own (JOB_POOL_SIZE), so a busy job never takes
  * the connections requests wait for.
@@ -32,7 +33,7 @@ export function startBackgroundJobs(deps: { config: Config; db: Db; log: Fastify
   const jobs = [startMailWorker(deps), startWebhookWorker(deps), startHoldSweeper(db, log, config.holdSweepMs), startListingCompactor(db, log, config.listingCompactMs), startReminderJob(deps),
     startCalendarJobs({ config, db, log, clock }),
     runEvery(KEY_PURGE_INTERVAL_MS, () => purgeExpiredKeys(db, new Date()), (err) => log.error({ err }, 'idempotency key purge failed')),
-    startRetentionJob(deps)].filter((j) => j !== null);
+    startRetentionJob(deps), startHorizonJob({ db, clock, log })].filter((j) => j !== null);
   return {
     async stop() {
       await Promise.all(jobs.map((j) => j.stop()));

@@ -36,6 +36,8 @@ export interface TimeslotView {
   defaultAcceptBookings: boolean;
   state: TimeslotState;
   address: StoredAddress | null;
+  /** the availability rule that made it; null for a one-off timeslot (D1) */
+  ruleReference: string | null;
 }
 
 export function timeslotView(row: repo.TimeslotRow, zone: string): TimeslotView {
@@ -50,6 +52,7 @@ export function timeslotView(row: repo.TimeslotRow, zone: string): TimeslotView 
     defaultAcceptBookings: row.default_accept_bookings,
     state: row.state,
     address: (row.address as StoredAddress | null) ?? null,
+    ruleReference: row.rule_reference,
   };
 }
 
