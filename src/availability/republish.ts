@@ -44,16 +44,12 @@ export interface TakenBack {
  */
 export async function takeBack(tx: Queryable, rule: Pick<RuleRow, 'id'>, zone: string, now: Date, todayStart: Date): Promise<TakenBack> {
   const from = [rule.id, todayStart];
-  await tx.query(
-    `SELECT a.id FROM appointments a
-      WHERE a.id IN (SELECT timeslot_appointments(t.id, t.resource_id, t.start_at, t.end_at)
-                       FROM timeslots t WHERE t.rule_id = $1 AND t.start_at >= $2)
-      ORDER BY a.id FOR UPDATE`,
-    from,
-  );
+  await tx.query('SELECT a.id FROM appointments a WHERE a.id IN (SELECT appointment_id FROM rule_appointments($1, $2)) ORDER BY a.id FOR UPDATE', from);
   await tx.query('SELECT t.id FROM timeslots t WHERE t.rule_id = $1 AND t.start_at >= $2 ORDER BY t.id FOR UPDATE', from);
   const slots = await tx.query<FutureSlot>(
-    `SELECT t.id, t.reference, t.start_at, timeslot_is_taken(t.id, t.resource_id, t.start_at, t.end_at, $3) AS taken
+    `SELECT t.id, t.reference, t.start_at,
+            t.id IN (SELECT m.timeslot_id FROM rule_appointments($1, $2) m JOIN appointments a ON a.id = m.appointment_id
+                      WHERE appointment_is_held(a, $3)) AS taken
        FROM timeslots t WHERE t.rule_id = $1 AND t.start_at >= $2 ORDER BY t.start_at, t.reference`,
     [...from, now],
   );
@@ -63,10 +59,9 @@ export async function takeBack(tx: Queryable, rule: Pick<RuleRow, 'id'>, zone: s
   const gone = slots.filter((s) => !keptDates.has(dateOf(s))).map((s) => s.id);
   if (gone.length > 0) {
     await tx.query(
-      `SELECT release_emptied_appointment(x.id, $2)
-         FROM (SELECT DISTINCT timeslot_appointments(t.id, t.resource_id, t.start_at, t.end_at) AS id
-                 FROM timeslots t WHERE t.id = ANY($1::uuid[])) x`,
-      [gone, now],
+      `SELECT release_emptied_appointment(x.id, $4)
+         FROM (SELECT DISTINCT appointment_id AS id FROM rule_appointments($1, $2) WHERE timeslot_id = ANY($3::uuid[])) x`,
+      [...from, gone, now],
     );
     await tx.query('DELETE FROM timeslots WHERE id = ANY($1::uuid[])', [gone]);
   }

@@ -1,7 +1,7 @@
 /**
  * Dependencies point one way (README, Architecture). The modules (folders under src/), from the top:
  *
- *   cli, http -> listing -> booking, feeds, privacy -> calendars, availability -> scheduling -> offerings -> partners -> webhooks -> notifications -> storage, net
+ *   cli, http -> listing -> booking, feeds, privacy -> availability -> calendars -> scheduling -> offerings -> partners -> webhooks -> notifications -> storage, net
  *
  * A module imports only modules below it (modules on one line with a comma know nothing of each
  * other). The files at src/'s root are of two kinds: the composition root (app.ts, main.ts,
@@ -20,7 +20,8 @@ export const LAYERS: string[][] = [
   ['cli', 'http'],
   ['listing'],
   ['booking', 'feeds', 'privacy'],
-  ['calendars', 'availability'],
+  ['availability'],
+  ['calendars'],
   ['scheduling'],
   ['offerings'],
   ['partners'],
