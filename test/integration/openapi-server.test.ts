@@ -75,6 +75,11 @@ const SPECIFIC: Record<string, number[]> = {
   listCalendarFeeds: [404],
   revokeCalendarFeed: [404],
   getCalendarFeed: [404], // unknown or revoked token; 400: lang longer than 35 characters
+  createAvailabilityRule: [404, 409], // unknown provider or resource; reference exists (availability/rules.ts)
+  listAvailabilityRules: [404],
+  getAvailabilityRule: [404],
+  changeAvailabilityRule: [404], // unknown provider, rule or resource
+  deleteAvailabilityRule: [404],
   createClosure: [404], // unknown provider or resource
   listClosures: [404],
   deleteClosure: [404],
