@@ -23,10 +23,10 @@ export interface BackgroundJobs {
 /**
  * Starts the process's background work (hold sweeper, listing compactor, mail and webhook workers,
  * reminders, calendar reads and write-back, idempotency key purge, personal data retention, the
- * availability rules' horizon) and returns how to stop it. Every job is safe with any number of instances on one database: each item is claimed
- * in the database (FOR UPDATE SKIP LOCKED, or an advisory lock the others skip), and work goes in
- * bounded batches. `db` should be a pool of the jobs' own (JOB_POOL_SIZE), so a busy job never takes
- * the connections requests wait for.
+ * availability rules' horizon) and returns how to stop it. Every job is safe with any number of
+ * instances on one database: each item is claimed in the database (FOR UPDATE SKIP LOCKED, or an
+ * advisory lock the others skip), and work goes in bounded batches. `db` should be a pool of the
+ * jobs' own (JOB_POOL_SIZE), so a busy job never takes the connections requests wait for.
  */
 export function startBackgroundJobs(deps: { config: Config; db: Db; log: FastifyBaseLogger; clock?: Clock }): BackgroundJobs {
   const { config, db, log, clock = systemClock } = deps;

@@ -29,7 +29,10 @@ export async function extendHorizons(db: Db, clock: Clock, stopping: () => boole
       const now = clock.now();
       const rule = await claimDueRule(tx, now, done);
       if (!rule) return null;
-      return { id: rule.id, made: await publishAhead(tx, rule, rule.time_zone, dateIn(now, rule.time_zone), rule.published_until) };
+      return {
+        id: rule.id,
+        made: await publishAhead(tx, rule, rule.time_zone, dateIn(now, rule.time_zone), rule.published_until),
+      };
     });
     if (step === null) return made;
     done.push(step.id);
@@ -38,6 +41,13 @@ export async function extendHorizons(db: Db, clock: Clock, stopping: () => boole
   return made;
 }
 
-export function startHorizonJob(deps: { db: Db; clock: Clock; log: { error(obj: object, msg: string): void } }, intervalMs = HORIZON_POLL_MS): Periodic {
-  return runEvery(intervalMs, (stopping) => extendHorizons(deps.db, deps.clock, stopping), (err) => deps.log.error({ err }, 'availability rule horizon job failed'));
+export function startHorizonJob(
+  deps: { db: Db; clock: Clock; log: { error(obj: object, msg: string): void } },
+  intervalMs = HORIZON_POLL_MS,
+): Periodic {
+  return runEvery(
+    intervalMs,
+    (stopping) => extendHorizons(deps.db, deps.clock, stopping),
+    (err) => deps.log.error({ err }, 'availability rule horizon job failed'),
+  );
 }

@@ -18,7 +18,10 @@ export const horizonEnd = (today: string) => addDays(today, HORIZON_DAYS - 1);
 const later = (a: string, b: string) => (a > b ? a : b);
 const earlier = (a: string, b: string | null) => (b !== null && b < a ? b : a);
 
-/** The generated reference of a rule's timeslot: the rule's, the date and the window's start, e.g. hours@crm:2026-06-01T09:00. */
+/**
+ * The generated reference of a rule's timeslot: the rule's, the date and the window's start,
+ * e.g. hours@crm:2026-06-01T09:00.
+ */
 export const slotReference = (ruleReference: string, slot: RuleSlot) => `${ruleReference}:${slot.date}T${slot.from}`;
 
 /**
@@ -34,7 +37,11 @@ export function datesToPublish(rule: Pick<RuleRow, 'valid_from' | 'valid_until'>
  * When the horizon job should publish the rule's next date: the day (00:00 in `zone`) on which the
  * horizon reaches it. Null when valid_until is published already.
  */
-export function nextExtendAt(rule: Pick<RuleRow, 'valid_from' | 'valid_until'>, publishedUntil: string, zone: string): Date | null {
+export function nextExtendAt(
+  rule: Pick<RuleRow, 'valid_from' | 'valid_until'>,
+  publishedUntil: string,
+  zone: string,
+): Date | null {
   const next = later(addDays(publishedUntil, 1), rule.valid_from);
   if (rule.valid_until !== null && next > rule.valid_until) return null;
   return startOfDate(addDays(next, -(HORIZON_DAYS - 1)), zone);
@@ -56,14 +63,19 @@ export async function insertSlots(
   if (dates.first > dates.last) return 0;
   const slots = ruleSlots(rule, zone, dates.first, dates.last).filter((s) => !skip.has(s.date));
   if (slots.length === 0) return 0;
-  const rows = slots.map((s) => ({ reference: slotReference(rule.reference, s), start_at: new Date(s.startMs), end_at: new Date(s.endMs) }));
+  const rows = slots.map((s) => ({
+    reference: slotReference(rule.reference, s),
+    start_at: new Date(s.startMs),
+    end_at: new Date(s.endMs),
+  }));
   const [{ made }] = await tx.query<{ made: number }>(
     `WITH made AS (
        INSERT INTO timeslots (crm_id, provider_id, resource_id, reference, start_at, end_at, raster, default_capacity,
                               default_accept_bookings, state, rule_id)
        SELECT r.crm_id, r.provider_id, r.resource_id, s.reference, s.start_at, s.end_at, r.raster, r.default_capacity,
               r.default_accept_bookings, r.state, r.id
-         FROM availability_rules r, jsonb_to_recordset($2::jsonb) AS s(reference text, start_at timestamptz, end_at timestamptz)
+         FROM availability_rules r,
+              jsonb_to_recordset($2::jsonb) AS s(reference text, start_at timestamptz, end_at timestamptz)
         WHERE r.id = $1
        ON CONFLICT DO NOTHING
        RETURNING 1)

@@ -29,7 +29,7 @@ interface FutureSlot {
 }
 
 export interface TakenBack {
-  /** references of the timeslots kept as they were (on dates with a live booking or a partner's appointment), by start */
+  /** references of the timeslots kept as they were (dates with a live booking or a partner's appointment), by start */
   kept: string[];
   /** the dates kept (yyyy-MM-dd, the provider's zone): a remade rule makes nothing on them */
   keptDates: Set<string>;
@@ -42,13 +42,27 @@ export interface TakenBack {
  * the dates that hold a live booking or a partner's appointment (as of `now`); public-flow
  * appointments left without a live participation on the removed ones are released.
  */
-export async function takeBack(tx: Queryable, rule: Pick<RuleRow, 'id'>, zone: string, now: Date, todayStart: Date): Promise<TakenBack> {
+export async function takeBack(
+  tx: Queryable,
+  rule: Pick<RuleRow, 'id'>,
+  zone: string,
+  now: Date,
+  todayStart: Date,
+): Promise<TakenBack> {
   const from = [rule.id, todayStart];
-  await tx.query('SELECT a.id FROM appointments a WHERE a.id IN (SELECT appointment_id FROM rule_appointments($1, $2)) ORDER BY a.id FOR UPDATE', from);
-  await tx.query('SELECT t.id FROM timeslots t WHERE t.rule_id = $1 AND t.start_at >= $2 ORDER BY t.id FOR UPDATE', from);
+  await tx.query(
+    `SELECT a.id FROM appointments a WHERE a.id IN (SELECT appointment_id FROM rule_appointments($1, $2))
+      ORDER BY a.id FOR UPDATE`,
+    from,
+  );
+  await tx.query(
+    'SELECT t.id FROM timeslots t WHERE t.rule_id = $1 AND t.start_at >= $2 ORDER BY t.id FOR UPDATE',
+    from,
+  );
   const slots = await tx.query<FutureSlot>(
     `SELECT t.id, t.reference, t.start_at,
-            t.id IN (SELECT m.timeslot_id FROM rule_appointments($1, $2) m JOIN appointments a ON a.id = m.appointment_id
+            t.id IN (SELECT m.timeslot_id FROM rule_appointments($1, $2) m
+                       JOIN appointments a ON a.id = m.appointment_id
                       WHERE appointment_is_held(a, $3)) AS taken
        FROM timeslots t WHERE t.rule_id = $1 AND t.start_at >= $2 ORDER BY t.start_at, t.reference`,
     [...from, now],
@@ -60,7 +74,8 @@ export async function takeBack(tx: Queryable, rule: Pick<RuleRow, 'id'>, zone: s
   if (gone.length > 0) {
     await tx.query(
       `SELECT release_emptied_appointment(x.id, $4)
-         FROM (SELECT DISTINCT appointment_id AS id FROM rule_appointments($1, $2) WHERE timeslot_id = ANY($3::uuid[])) x`,
+         FROM (SELECT DISTINCT appointment_id AS id FROM rule_appointments($1, $2)
+                WHERE timeslot_id = ANY($3::uuid[])) x`,
       [...from, gone, now],
     );
     await tx.query('DELETE FROM timeslots WHERE id = ANY($1::uuid[])', [gone]);

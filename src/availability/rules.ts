@@ -76,13 +76,16 @@ const span = (w: RuleWindow) => `${w.from}-${w.to}`;
  */
 export function checkWindows(windows: RuleWindow[], field = 'body.windows'): RuleWindow[] {
   windows.forEach((w, i) => {
-    if (minuteOfDay(w.to) <= minuteOfDay(w.from)) throw invalid(`${field}[${i}].to must be after ${field}[${i}].from, got ${span(w)}`);
+    if (minuteOfDay(w.to) <= minuteOfDay(w.from))
+      throw invalid(`${field}[${i}].to must be after ${field}[${i}].from, got ${span(w)}`);
   });
   const order = windows.map((w, i) => ({ w, i })).sort((a, b) => minuteOfDay(a.w.from) - minuteOfDay(b.w.from));
   for (let k = 1; k < order.length; k++) {
     const [a, b] = [order[k - 1], order[k]];
     if (minuteOfDay(b.w.from) < minuteOfDay(a.w.to)) {
-      throw invalid(`${field}[${b.i}] (${span(b.w)}) overlaps ${field}[${a.i}] (${span(a.w)}): windows must not overlap`);
+      throw invalid(
+        `${field}[${b.i}] (${span(b.w)}) overlaps ${field}[${a.i}] (${span(a.w)}): windows must not overlap`,
+      );
     }
   }
   return order.map(({ w }) => ({ from: w.from, to: w.to }));
@@ -92,7 +95,9 @@ const weekdaysOf = (weekdays: string[]) => [...new Set(weekdays.map(Number))].so
 
 function assertDateOrder(f: repo.RuleFields, field: string): void {
   if (f.valid_until !== null && f.valid_until < f.valid_from) {
-    throw invalid(`${field} must not be before body.validFrom: validUntil ${f.valid_until} is before validFrom ${f.valid_from}`);
+    throw invalid(
+      `${field} must not be before body.validFrom: validUntil ${f.valid_until} is before validFrom ${f.valid_from}`,
+    );
   }
 }
 
@@ -104,7 +109,12 @@ function duplicateReference(err: unknown, reference: string): never {
 }
 
 /** Creates a rule and publishes its timeslots; 404 for an unknown provider or resource, 409 for a reference in use. */
-export async function createRule(deps: Deps, crmId: string, providerRef: string, input: RuleInput): Promise<RuleView & { timeslotsCreated: number }> {
+export async function createRule(
+  deps: Deps,
+  crmId: string,
+  providerRef: string,
+  input: RuleInput,
+): Promise<RuleView & { timeslotsCreated: number }> {
   const windows = checkWindows(input.windows);
   return deps.db.transaction(async (tx) => {
     const provider = await requireProvider(tx, crmId, providerRef);
@@ -124,7 +134,9 @@ export async function createRule(deps: Deps, crmId: string, providerRef: string,
     };
     assertDateOrder(fields, 'body.validUntil');
     const id = randomUUID();
-    await repo.insertRule(tx, { id, crmId, providerId: provider.id, reference: input.reference }, fields).catch((err) => duplicateReference(err, input.reference));
+    await repo
+      .insertRule(tx, { id, crmId, providerId: provider.id, reference: input.reference }, fields)
+      .catch((err) => duplicateReference(err, input.reference));
     const made = await publishAhead(tx, { id, reference: input.reference, ...fields }, zone, today);
     return { ...ruleView(await repo.ruleById(tx, id)), timeslotsCreated: made };
   });
@@ -156,7 +168,10 @@ export async function changeRule(
     const provider = await requireProvider(tx, crmId, providerRef);
     const zone = provider.time_zone;
     const rule = await repo.requireRule(tx, provider.id, reference, true);
-    const resource = changes.resourceReference === undefined ? undefined : await requireResource(tx, provider.id, changes.resourceReference);
+    const resource =
+      changes.resourceReference === undefined
+        ? undefined
+        : await requireResource(tx, provider.id, changes.resourceReference);
     const now = deps.clock.now();
     const today = dateIn(now, zone);
     const fields: repo.RuleFields = {
@@ -174,11 +189,17 @@ export async function changeRule(
     const back = await takeBack(tx, rule, zone, now, startOfDate(today, zone));
     await repo.updateRuleFields(tx, rule.id, fields);
     const made = await publishAhead(tx, { id: rule.id, reference, ...fields }, zone, today, undefined, back.keptDates);
-    return { rule: { ...ruleView(await repo.ruleById(tx, rule.id)), timeslotsCreated: made }, keptTimeslots: back.kept };
+    return {
+      rule: { ...ruleView(await repo.ruleById(tx, rule.id)), timeslotsCreated: made },
+      keptTimeslots: back.kept,
+    };
   });
 }
 
-/** Deletes a rule: its timeslots from today on go, except on the dates holding a live booking or a partner's appointment. */
+/**
+ * Deletes a rule: its timeslots from today on go, except on the dates holding a live booking or a
+ * partner's appointment.
+ */
 export async function deleteRule(deps: Deps, crmId: string, providerRef: string, reference: string): Promise<void> {
   await deps.db.transaction(async (tx) => {
     const provider = await requireProvider(tx, crmId, providerRef);

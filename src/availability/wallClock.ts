@@ -25,7 +25,8 @@ export function minuteOfDay(text: string): number {
 const utcMidnight = (date: string) => Date.parse(`${date}T00:00:00Z`);
 
 /** A calendar date (yyyy-MM-dd) shifted by whole days. */
-export const addDays = (date: string, days: number) => new Date(utcMidnight(date) + days * DAY_MS).toISOString().slice(0, 10);
+export const addDays = (date: string, days: number) =>
+  new Date(utcMidnight(date) + days * DAY_MS).toISOString().slice(0, 10);
 
 /** The ISO weekday (1 Monday .. 7 Sunday) of a calendar date. */
 export const weekdayOf = (date: string) => ((new Date(utcMidnight(date)).getUTCDay() + 6) % 7) + 1;
@@ -36,8 +37,9 @@ export function dateIn(at: Date, zone: string): string {
   return new Date(ms + offsetAt(ianaZone(zone), ms) * MINUTE_MS).toISOString().slice(0, 10);
 }
 
-/** The instant (epoch ms) of the wall-clock time `minute` (0..1440; 1440 is the next date's 00:00) of `date` in `zone`. */
-export const wallInstant = (date: string, minute: number, zone: string) => wallToMs(ianaZone(zone), utcMidnight(date) + minute * MINUTE_MS);
+/** The instant (epoch ms) of the wall-clock time `minute` (0..1440, 1440 the next date's 00:00) of `date` in `zone`. */
+export const wallInstant = (date: string, minute: number, zone: string) =>
+  wallToMs(ianaZone(zone), utcMidnight(date) + minute * MINUTE_MS);
 
 /** The first instant of a date in `zone` (its 00:00, or the first minute after a gap there). */
 export const startOfDate = (date: string, zone: string) => new Date(wallInstant(date, 0, zone));

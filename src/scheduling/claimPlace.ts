@@ -11,7 +11,8 @@ import { eventsWritten, placeEventsSql, type EventSource } from '../webhooks/eve
 import { blockedRange, type AppointmentRow, type Buffers, type NewAppointment, type ParticipationRow } from './capacity.js';
 
 /** TIMESLOT_GONE: the timeslot to create the appointment from was removed meanwhile (D4, a rule's change) */
-export type PlaceRefusal = 'HOLD_LIMIT' | 'OVERLAP' | 'BUSY' | 'GONE' | 'TIMESLOT_GONE' | 'CLOSED' | 'NOT_OPEN' | 'DUPLICATE' | 'FULL';
+export type PlaceRefusal =
+  'HOLD_LIMIT' | 'OVERLAP' | 'BUSY' | 'GONE' | 'TIMESLOT_GONE' | 'CLOSED' | 'NOT_OPEN' | 'DUPLICATE' | 'FULL';
 
 const REFUSALS: Record<string, PlaceRefusal> = {
   BKHLD: 'HOLD_LIMIT',

@@ -8,7 +8,10 @@ export const ruleBody = (b: Booking, over: object = {}) => ({
   reference: `${uniqueId('hours')}@crm`,
   resourceReference: b.resource.reference,
   weekdays: ['1', '2', '3', '4', '5'],
-  windows: [{ from: '09:00', to: '12:00' }, { from: '13:00', to: '17:00' }],
+  windows: [
+    { from: '09:00', to: '12:00' },
+    { from: '13:00', to: '17:00' },
+  ],
   raster: 30,
   defaultCapacity: 1,
   ...over,
@@ -26,7 +29,8 @@ export interface RuleAnswer {
   timeslotsCreated: number;
 }
 
-export const rulesPath = (b: Booking, ref?: string) => `${b.base}/availability-rules${ref === undefined ? '' : `/${encodeURIComponent(ref)}`}`;
+export const rulesPath = (b: Booking, ref?: string) =>
+  `${b.base}/availability-rules${ref === undefined ? '' : `/${encodeURIComponent(ref)}`}`;
 
 /** Creates a rule (201 expected) and returns it. */
 export async function createRule(b: Booking, over: object = {}): Promise<RuleAnswer> {
@@ -36,7 +40,11 @@ export async function createRule(b: Booking, over: object = {}): Promise<RuleAns
 }
 
 /** Changes a rule (200 expected) and returns the answer's rule and keptTimeslots. */
-export async function changeRule(b: Booking, ref: string, changes: object): Promise<{ rule: RuleAnswer; keptTimeslots: string[] }> {
+export async function changeRule(
+  b: Booking,
+  ref: string,
+  changes: object,
+): Promise<{ rule: RuleAnswer; keptTimeslots: string[] }> {
   const res = await b.p.call('POST', rulesPath(b, ref), changes);
   expect(res.statusCode, res.body).toBe(200);
   return res.json();
@@ -52,7 +60,12 @@ export interface ListedTimeslot {
 
 /** D2: the resource's timeslots in [from, to) (wall-clock times of the provider's zone). */
 export async function timeslotsOf(b: Booking, from: string, to: string): Promise<ListedTimeslot[]> {
-  const res: LightMyRequestResponse = await b.p.call('GET', `${b.base}/resource/${encodeURIComponent(b.resource.reference)}/timeslots`, undefined, { from, to });
+  const res: LightMyRequestResponse = await b.p.call(
+    'GET',
+    `${b.base}/resource/${encodeURIComponent(b.resource.reference)}/timeslots`,
+    undefined,
+    { from, to },
+  );
   expect(res.statusCode, res.body).toBe(200);
   return res.json().timeslots;
 }

@@ -15,7 +15,13 @@ export function wallMinutes(ms: number, zone: string): number {
   let f = formatters.get(zone);
   if (!f) {
     f = new Intl.DateTimeFormat('en-US', {
-      timeZone: zone, hourCycle: 'h23', year: 'numeric', month: 'numeric', day: 'numeric', hour: 'numeric', minute: 'numeric',
+      timeZone: zone,
+      hourCycle: 'h23',
+      year: 'numeric',
+      month: 'numeric',
+      day: 'numeric',
+      hour: 'numeric',
+      minute: 'numeric',
     });
     formatters.set(zone, f);
   }
@@ -89,7 +95,10 @@ export function oracleSlots(rule: OracleRule, zone: string, first: string, last:
     const isoWeekday = ((new Date(day).getUTCDay() + 6) % 7) + 1;
     if (!rule.weekdays.includes(isoWeekday)) continue;
     const date = new Date(day).toISOString().slice(0, 10);
-    const resolved = rule.windows.map((w) => ({ start: oracleInstant(date, w.from, zone), end: oracleInstant(date, w.to, zone) }));
+    const resolved = rule.windows.map((w) => ({
+      start: oracleInstant(date, w.from, zone),
+      end: oracleInstant(date, w.to, zone),
+    }));
     resolved.forEach((w, i) => {
       // a day's timeslots never overlap: an end pushed past a later window's start stops there
       const later = resolved.slice(i + 1).map((x) => x.start);

@@ -9,8 +9,25 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { extendHorizons } from '../../src/availability/horizonJob.js';
 import type { Db } from '../../src/storage/db.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { changeRule, createRule, rulesPath, spans, timeslotsOf, type RuleAnswer } from '../helpers/availabilityFixtures.js';
-import { book, bookBodyFor, flatten, reserve, reserveBodyFor, setupBooking, upcoming, type Booking, type ListedBookable } from '../helpers/bookingFixtures.js';
+import {
+  changeRule,
+  createRule,
+  rulesPath,
+  spans,
+  timeslotsOf,
+  type RuleAnswer,
+} from '../helpers/availabilityFixtures.js';
+import {
+  book,
+  bookBodyFor,
+  flatten,
+  reserve,
+  reserveBodyFor,
+  setupBooking,
+  upcoming,
+  type Booking,
+  type ListedBookable,
+} from '../helpers/bookingFixtures.js';
 import { currentBackend } from '../helpers/db.js';
 import { bookSlot } from '../helpers/lifecycleFixtures.js';
 
@@ -27,7 +44,8 @@ afterAll(() => t.close());
 async function slots(b: Booking): Promise<ListedBookable[]> {
   return flatten(await upcoming(t, b.resource.reference, { prdRef: b.product.reference }));
 }
-const at = (list: ListedBookable[], day: string, hhmm: string) => list.find((s) => s.start.startsWith(`${day}T${hhmm}`))!;
+const at = (list: ListedBookable[], day: string, hhmm: string) =>
+  list.find((s) => s.start.startsWith(`${day}T${hhmm}`))!;
 
 /** The timeslot a booking's appointment was made from, if it is still there. */
 async function timeslotOf(appointmentId: string): Promise<{ reference: string } | undefined> {
@@ -39,12 +57,16 @@ async function timeslotOf(appointmentId: string): Promise<{ reference: string } 
 }
 
 describe('changing or deleting a rule', () => {
-  it('keeps the dates with a live booking, a live hold or a partner\'s appointment; remakes the others at once', async () => {
+  it("keeps the dates with a live booking, a live hold or a partner's appointment, remakes the others", async () => {
     const b = await setupBooking(t);
     const rule = await createRule(b);
     let listed = await slots(b);
     // 2026-06-05: a hold that expires; 2026-06-08: a booking that is cancelled; neither keeps its date
-    const expiring = await reserve(t, b.resource.reference, reserveBodyFor(at(listed, '2026-06-05', '09:00'), b.product.uuid));
+    const expiring = await reserve(
+      t,
+      b.resource.reference,
+      reserveBodyFor(at(listed, '2026-06-05', '09:00'), b.product.uuid),
+    );
     expect(expiring.statusCode, expiring.body).toBe(201);
     t.clock.advance(200_000);
     const cancelled = await bookSlot(t, b, at(listed, '2026-06-08', '09:00'));
@@ -53,67 +75,140 @@ describe('changing or deleting a rule', () => {
     // 2026-06-02: a booking; 2026-06-03: a live hold; 2026-06-04: the partner's own appointment
     listed = await slots(b);
     const booked = await bookSlot(t, b, at(listed, '2026-06-02', '09:00'));
-    const held = await reserve(t, b.resource.reference, reserveBodyFor(at(listed, '2026-06-03', '15:00'), b.product.uuid));
+    const held = await reserve(
+      t,
+      b.resource.reference,
+      reserveBodyFor(at(listed, '2026-06-03', '15:00'), b.product.uuid),
+    );
     expect(held.statusCode, held.body).toBe(201);
     const partner = await b.p.call('POST', `${b.base}/appointments`, {
-      reference: 'partner-apt@crm', start: '2026-06-04T16:30', end: '2026-06-04T18:00', resourceReference: b.resource.reference, productReference: b.product.reference,
+      reference: 'partner-apt@crm',
+      start: '2026-06-04T16:30',
+      end: '2026-06-04T18:00',
+      resourceReference: b.resource.reference,
+      productReference: b.product.reference,
     });
     expect(partner.statusCode, partner.body).toBe(201);
     const partnerEvening = await b.p.call('POST', `${b.base}/appointments`, {
-      reference: 'partner-evening@crm', start: '2026-06-09T17:00', end: '2026-06-09T18:00', resourceReference: b.resource.reference, productReference: b.product.reference,
+      reference: 'partner-evening@crm',
+      start: '2026-06-09T17:00',
+      end: '2026-06-09T18:00',
+      resourceReference: b.resource.reference,
+      productReference: b.product.reference,
     });
     expect(partnerEvening.statusCode, partnerEvening.body).toBe(201); // touches 17:00: meets no timeslot
 
-    const { rule: changed, keptTimeslots } = await changeRule(b, rule.reference, { windows: [{ from: '10:00', to: '16:00' }] });
+    const { rule: changed, keptTimeslots } = await changeRule(b, rule.reference, {
+      windows: [{ from: '10:00', to: '16:00' }],
+    });
     const ref = (day: string, from: string) => `${rule.reference}:${day}T${from}`;
     expect(keptTimeslots).toEqual([
-      ref('2026-06-02', '09:00'), ref('2026-06-02', '13:00'), ref('2026-06-03', '09:00'), ref('2026-06-03', '13:00'),
-      ref('2026-06-04', '09:00'), ref('2026-06-04', '13:00'),
+      ref('2026-06-02', '09:00'),
+      ref('2026-06-02', '13:00'),
+      ref('2026-06-03', '09:00'),
+      ref('2026-06-03', '13:00'),
+      ref('2026-06-04', '09:00'),
+      ref('2026-06-04', '13:00'),
     ]);
     expect(changed.timeslotsCreated).toBe(rule.timeslotsCreated / 2 - 3);
     expect(spans(await timeslotsOf(b, '2026-06-01T00:00', '2026-06-10T00:00'))).toEqual([
-      '2026-06-01T10:00 16:00', '2026-06-02T09:00 12:00', '2026-06-02T13:00 17:00', '2026-06-03T09:00 12:00', '2026-06-03T13:00 17:00',
-      '2026-06-04T09:00 12:00', '2026-06-04T13:00 17:00', '2026-06-05T10:00 16:00', '2026-06-08T10:00 16:00', '2026-06-09T10:00 16:00',
+      '2026-06-01T10:00 16:00',
+      '2026-06-02T09:00 12:00',
+      '2026-06-02T13:00 17:00',
+      '2026-06-03T09:00 12:00',
+      '2026-06-03T13:00 17:00',
+      '2026-06-04T09:00 12:00',
+      '2026-06-04T13:00 17:00',
+      '2026-06-05T10:00 16:00',
+      '2026-06-08T10:00 16:00',
+      '2026-06-09T10:00 16:00',
     ]);
     // A1 at once: the kept day as it was (less the booking), the others the new way
     const after = await slots(b);
     const day = (d: string) => after.filter((s) => s.start.startsWith(d)).map((s) => s.start.slice(11, 16));
-    expect(day('2026-06-02')).toEqual(['09:30', '10:00', '10:30', '11:00', '11:30', '13:00', '13:30', '14:00', '14:30', '15:00', '15:30', '16:00', '16:30']);
-    expect(day('2026-06-05')).toEqual(['10:00', '10:30', '11:00', '11:30', '12:00', '12:30', '13:00', '13:30', '14:00', '14:30', '15:00', '15:30']);
+    expect(day('2026-06-02')).toEqual([
+      '09:30',
+      '10:00',
+      '10:30',
+      '11:00',
+      '11:30',
+      '13:00',
+      '13:30',
+      '14:00',
+      '14:30',
+      '15:00',
+      '15:30',
+      '16:00',
+      '16:30',
+    ]);
+    expect(day('2026-06-05')).toEqual([
+      '10:00',
+      '10:30',
+      '11:00',
+      '11:30',
+      '12:00',
+      '12:30',
+      '13:00',
+      '13:30',
+      '14:00',
+      '14:30',
+      '15:00',
+      '15:30',
+    ]);
     // the booking stands on its timeslot; the expired hold's appointment was released with its timeslot
     expect(await timeslotOf(booked.appointment_uuid)).toEqual({ reference: ref('2026-06-02', '09:00') });
-    const [released] = await t.db.query<{ state: string }>('SELECT state FROM appointments WHERE id = $1', [expiring.json().participation.appointment_uuid]);
+    const [released] = await t.db.query<{ state: string }>('SELECT state FROM appointments WHERE id = $1', [
+      expiring.json().participation.appointment_uuid,
+    ]);
     expect(released.state).toBe('CANCELLED');
 
     // the hold turns into a booking on its kept timeslot
     const hold = held.json().participation;
-    const done = await book(t, b.resource.reference, bookBodyFor(at(listed, '2026-06-03', '15:00'), b.product.uuid, hold.customer_uuid));
+    const done = await book(
+      t,
+      b.resource.reference,
+      bookBodyFor(at(listed, '2026-06-03', '15:00'), b.product.uuid, hold.customer_uuid),
+    );
     expect(done.statusCode, done.body).toBe(201);
-    expect(await timeslotOf(done.json().createdAppointment.appointment_uuid)).toEqual({ reference: ref('2026-06-03', '13:00') });
+    expect(await timeslotOf(done.json().createdAppointment.appointment_uuid)).toEqual({
+      reference: ref('2026-06-03', '13:00'),
+    });
 
     // deleting the rule keeps those dates too, as one-off timeslots
     expect((await b.p.call('DELETE', rulesPath(b, rule.reference))).statusCode).toBe(204);
     const left = await timeslotsOf(b, '2026-06-01T00:00', '2027-08-01T00:00');
     expect(spans(left)).toEqual([
-      '2026-06-02T09:00 12:00', '2026-06-02T13:00 17:00', '2026-06-03T09:00 12:00', '2026-06-03T13:00 17:00',
-      '2026-06-04T09:00 12:00', '2026-06-04T13:00 17:00',
+      '2026-06-02T09:00 12:00',
+      '2026-06-02T13:00 17:00',
+      '2026-06-03T09:00 12:00',
+      '2026-06-03T13:00 17:00',
+      '2026-06-04T09:00 12:00',
+      '2026-06-04T13:00 17:00',
     ]);
     expect(left.every((s) => s.ruleReference === null)).toBe(true);
-    expect(await slots(b)).toHaveLength(3 * 14 - 3); // two booked, and 16:30 of 2026-06-04 under the partner's appointment
+    // two booked, and 16:30 of 2026-06-04 under the partner's appointment
+    expect(await slots(b)).toHaveLength(3 * 14 - 3);
   });
 
-  it('keeps a date whose timeslot a partner\'s appointment overlaps, and a booking survives the rule\'s deletion', async () => {
+  it("keeps a date a partner's appointment overlaps, and a booking survives the rule's deletion", async () => {
     const b = await setupBooking(t);
     const rule = await createRule(b, { weekdays: ['2'] });
     const partner = await b.p.call('POST', `${b.base}/appointments`, {
-      reference: 'partner-lunch@crm', start: '2026-06-09T11:30', end: '2026-06-09T12:30', resourceReference: b.resource.reference, productReference: b.product.reference,
+      reference: 'partner-lunch@crm',
+      start: '2026-06-09T11:30',
+      end: '2026-06-09T12:30',
+      resourceReference: b.resource.reference,
+      productReference: b.product.reference,
     });
     expect(partner.statusCode, partner.body).toBe(201);
     const booked = await bookSlot(t, b, at(await slots(b), '2026-06-16', '16:30'));
     const del = await b.p.call('DELETE', rulesPath(b, rule.reference));
     expect(del.statusCode, del.body).toBe(204);
     expect(spans(await timeslotsOf(b, '2026-06-01T00:00', '2026-07-01T00:00'))).toEqual([
-      '2026-06-09T09:00 12:00', '2026-06-09T13:00 17:00', '2026-06-16T09:00 12:00', '2026-06-16T13:00 17:00',
+      '2026-06-09T09:00 12:00',
+      '2026-06-09T13:00 17:00',
+      '2026-06-16T09:00 12:00',
+      '2026-06-16T13:00 17:00',
     ]);
     expect(await timeslotOf(booked.appointment_uuid)).toEqual({ reference: `${rule.reference}:2026-06-16T13:00` });
   });
@@ -144,15 +239,20 @@ describe('a booking racing a rule change', () => {
         booked++;
         bookedDays.add(days[i]);
         const on = await timeslotOf(res.json().createdAppointment.appointment_uuid);
-        expect(on && kept.includes(on.reference), `the booking on ${targets[i].start} stands on a kept timeslot`).toBe(true);
+        expect(on && kept.includes(on.reference), `the booking on ${targets[i].start} stands on a kept timeslot`).toBe(
+          true,
+        );
       }
-      expect(new Set(kept.map((r) => r.slice(rule.reference.length + 1, rule.reference.length + 11)))).toEqual(bookedDays);
+      expect(new Set(kept.map((r) => r.slice(rule.reference.length + 1, rule.reference.length + 11)))).toEqual(
+        bookedDays,
+      );
       windows = windows[0].from === '08:00' ? [{ from: '09:00', to: '12:00' }] : [{ from: '08:00', to: '11:00' }];
     }
     expect(booked).toBeGreaterThan(0);
     const [orphans] = await t.db.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM participations p JOIN appointments a ON a.id = p.appointment_id
-        WHERE p.provider_id = $1 AND p.state IN ('BOOKED', 'REQUESTED') AND (a.timeslot_id IS NULL OR a.state <> 'ACTIVE')`,
+        WHERE p.provider_id = $1 AND p.state IN ('BOOKED', 'REQUESTED')
+          AND (a.timeslot_id IS NULL OR a.state <> 'ACTIVE')`,
       [b.provider.providerUuid],
     );
     expect(orphans.n).toBe(0);
@@ -173,7 +273,10 @@ describe(`the horizon job${currentBackend() === 'postgres' ? ' on two instances'
     /** the four runs' timeslots, which must be those the database gained (other tests' rules take part too) */
     const run = async () => {
       const before = await timeslots();
-      const made = (await Promise.all([t.db, other, t.db, other].map((db) => extendHorizons(db, t.clock)))).reduce((n, k) => n + k, 0);
+      const made = (await Promise.all([t.db, other, t.db, other].map((db) => extendHorizons(db, t.clock)))).reduce(
+        (n, k) => n + k,
+        0,
+      );
       expect(await timeslots()).toBe(before + made);
       return made;
     };
@@ -188,14 +291,23 @@ describe(`the horizon job${currentBackend() === 'postgres' ? ' on two instances'
       expect(await run()).toBe(0);
       for (const { b, rule } of rules) {
         expect(spans(await timeslotsOf(b, '2027-07-05T00:00', '2027-07-10T00:00'))).toEqual([
-          '2027-07-05T09:00 12:00', '2027-07-05T13:00 17:00', '2027-07-06T09:00 12:00', '2027-07-06T13:00 17:00',
-          '2027-07-07T09:00 12:00', '2027-07-07T13:00 17:00', '2027-07-08T09:00 12:00', '2027-07-08T13:00 17:00',
-          '2027-07-09T09:00 12:00', '2027-07-09T13:00 17:00',
+          '2027-07-05T09:00 12:00',
+          '2027-07-05T13:00 17:00',
+          '2027-07-06T09:00 12:00',
+          '2027-07-06T13:00 17:00',
+          '2027-07-07T09:00 12:00',
+          '2027-07-07T13:00 17:00',
+          '2027-07-08T09:00 12:00',
+          '2027-07-08T13:00 17:00',
+          '2027-07-09T09:00 12:00',
+          '2027-07-09T13:00 17:00',
         ]);
         const got = await b.p.call('GET', rulesPath(b, rule.reference));
         expect(got.json().rule.publishedUntil).toBe('2027-07-09');
       }
-      const [{ n }] = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM availability_rules WHERE next_extend_at IS NULL');
+      const [{ n }] = await t.db.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM availability_rules WHERE next_extend_at IS NULL',
+      );
       expect(n).toBe(1); // the rule ending 2026-12-31 is done
     } finally {
       t.clock.set(start);

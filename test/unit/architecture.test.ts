@@ -1,7 +1,8 @@
 /**
  * Dependencies point one way (README, Architecture). The modules (folders under src/), from the top:
  *
- *   cli, http -> listing -> booking, feeds, privacy -> availability -> calendars -> scheduling -> offerings -> partners -> webhooks -> notifications -> storage, net
+ *   cli, http -> listing -> booking, feeds, privacy -> availability -> calendars -> scheduling -> offerings
+ *     -> partners -> webhooks -> notifications -> storage, net
  *
  * A module imports only modules below it (modules on one line with a comma know nothing of each
  * other). The files at src/'s root are of two kinds: the composition root (app.ts, main.ts,

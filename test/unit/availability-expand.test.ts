@@ -31,7 +31,9 @@ const at = (date: string, hhmm: string, zone: string) => {
   return iso(wallInstant(date, h * 60 + m, zone));
 };
 const slots = (windows: RuleWindow[], date: string, zone: string) =>
-  ruleSlots({ weekdays: [1, 2, 3, 4, 5, 6, 7], windows }, zone, date, date).map((s) => `${iso(s.startMs)} ${iso(s.endMs)}`);
+  ruleSlots({ weekdays: [1, 2, 3, 4, 5, 6, 7], windows }, zone, date, date).map(
+    (s) => `${iso(s.startMs)} ${iso(s.endMs)}`,
+  );
 
 describe('wall-clock times of a window', () => {
   it('run with the process in a zone other than UTC', () => {
@@ -54,25 +56,58 @@ describe('wall-clock times of a window', () => {
 
   it('keep their wall-clock start and end on the days the clocks change', () => {
     // Berlin: 01:00-04:00 is two real hours in spring and four in autumn
-    expect(slots([{ from: '01:00', to: '04:00' }], '2026-03-29', 'Europe/Berlin')).toEqual(['2026-03-29T00:00:00.000Z 2026-03-29T02:00:00.000Z']);
-    expect(slots([{ from: '01:00', to: '04:00' }], '2026-10-25', 'Europe/Berlin')).toEqual(['2026-10-24T23:00:00.000Z 2026-10-25T03:00:00.000Z']);
-    expect(slots([{ from: '09:00', to: '12:00' }, { from: '13:00', to: '17:00' }], '2026-03-29', 'Europe/Berlin')).toEqual([
+    expect(slots([{ from: '01:00', to: '04:00' }], '2026-03-29', 'Europe/Berlin')).toEqual([
+      '2026-03-29T00:00:00.000Z 2026-03-29T02:00:00.000Z',
+    ]);
+    expect(slots([{ from: '01:00', to: '04:00' }], '2026-10-25', 'Europe/Berlin')).toEqual([
+      '2026-10-24T23:00:00.000Z 2026-10-25T03:00:00.000Z',
+    ]);
+    expect(
+      slots(
+        [
+          { from: '09:00', to: '12:00' },
+          { from: '13:00', to: '17:00' },
+        ],
+        '2026-03-29',
+        'Europe/Berlin',
+      ),
+    ).toEqual([
       '2026-03-29T07:00:00.000Z 2026-03-29T10:00:00.000Z',
       '2026-03-29T11:00:00.000Z 2026-03-29T15:00:00.000Z',
     ]);
   });
 
-  it('end at 24:00, the next day\'s midnight', () => {
-    expect(slots([{ from: '22:00', to: '24:00' }], '2026-03-28', 'Europe/Berlin')).toEqual(['2026-03-28T21:00:00.000Z 2026-03-28T23:00:00.000Z']);
-    expect(slots([{ from: '00:00', to: '24:00' }], '2026-03-29', 'Europe/Berlin')).toEqual(['2026-03-28T23:00:00.000Z 2026-03-29T22:00:00.000Z']);
+  it("end at 24:00, the next day's midnight", () => {
+    expect(slots([{ from: '22:00', to: '24:00' }], '2026-03-28', 'Europe/Berlin')).toEqual([
+      '2026-03-28T21:00:00.000Z 2026-03-28T23:00:00.000Z',
+    ]);
+    expect(slots([{ from: '00:00', to: '24:00' }], '2026-03-29', 'Europe/Berlin')).toEqual([
+      '2026-03-28T23:00:00.000Z 2026-03-29T22:00:00.000Z',
+    ]);
   });
 
   it('make no timeslot for a window lying wholly in the gap, and none that overlaps the next', () => {
     // 02:00-02:30 does not exist on 2026-03-29 in Berlin: moved forward it would cover 03:00-03:30
-    expect(slots([{ from: '02:00', to: '02:30' }, { from: '03:00', to: '04:00' }], '2026-03-29', 'Europe/Berlin')).toEqual([
-      '2026-03-29T01:00:00.000Z 2026-03-29T02:00:00.000Z',
-    ]);
-    expect(slots([{ from: '01:30', to: '02:30' }, { from: '03:00', to: '04:00' }], '2026-03-29', 'Europe/Berlin')).toEqual([
+    expect(
+      slots(
+        [
+          { from: '02:00', to: '02:30' },
+          { from: '03:00', to: '04:00' },
+        ],
+        '2026-03-29',
+        'Europe/Berlin',
+      ),
+    ).toEqual(['2026-03-29T01:00:00.000Z 2026-03-29T02:00:00.000Z']);
+    expect(
+      slots(
+        [
+          { from: '01:30', to: '02:30' },
+          { from: '03:00', to: '04:00' },
+        ],
+        '2026-03-29',
+        'Europe/Berlin',
+      ),
+    ).toEqual([
       '2026-03-29T00:30:00.000Z 2026-03-29T01:00:00.000Z',
       '2026-03-29T01:00:00.000Z 2026-03-29T02:00:00.000Z',
     ]);
@@ -80,7 +115,12 @@ describe('wall-clock times of a window', () => {
   });
 
   it('come only on the listed weekdays, dates both included', () => {
-    const week = ruleSlots({ weekdays: [1, 3], windows: [{ from: '09:00', to: '10:00' }] }, 'Europe/Berlin', '2026-06-01', '2026-06-08');
+    const week = ruleSlots(
+      { weekdays: [1, 3], windows: [{ from: '09:00', to: '10:00' }] },
+      'Europe/Berlin',
+      '2026-06-01',
+      '2026-06-08',
+    );
     expect(week.map((s) => s.date)).toEqual(['2026-06-01', '2026-06-03', '2026-06-08']);
   });
 });
@@ -100,7 +140,10 @@ const CHANGES: Record<(typeof ZONES)[number], string[]> = {
 const windowsArb = fc
   .record({
     first: fc.oneof(fc.integer({ min: 0, max: 200 }), fc.integer({ min: 0, max: 1380 })),
-    parts: fc.array(fc.record({ gap: fc.integer({ min: 0, max: 90 }), len: fc.integer({ min: 1, max: 150 }) }), { minLength: 1, maxLength: 4 }),
+    parts: fc.array(fc.record({ gap: fc.integer({ min: 0, max: 90 }), len: fc.integer({ min: 1, max: 150 }) }), {
+      minLength: 1,
+      maxLength: 4,
+    }),
     toMidnight: fc.boolean(),
   })
   .map(({ first, parts, toMidnight }) => {
@@ -120,10 +163,15 @@ const windowsArb = fc
 const ruleArb = fc.constantFrom(...ZONES).chain((zone) =>
   fc.record({
     zone: fc.constant(zone),
-    weekdays: fc.oneof(fc.constant<number[]>([1, 2, 3, 4, 5, 6, 7]), fc.uniqueArray(fc.integer({ min: 1, max: 7 }), { minLength: 1, maxLength: 7 }).map((w) => w.sort())),
+    weekdays: fc.oneof(
+      fc.constant<number[]>([1, 2, 3, 4, 5, 6, 7]),
+      fc.uniqueArray(fc.integer({ min: 1, max: 7 }), { minLength: 1, maxLength: 7 }).map((w) => w.sort()),
+    ),
     windows: windowsArb,
     first: fc.oneof(
-      fc.record({ near: fc.constantFrom(...CHANGES[zone]), shift: fc.integer({ min: -3, max: 0 }) }).map(({ near, shift }) => addDaysUtc(near, shift)),
+      fc
+        .record({ near: fc.constantFrom(...CHANGES[zone]), shift: fc.integer({ min: -3, max: 0 }) })
+        .map(({ near, shift }) => addDaysUtc(near, shift)),
       fc.integer({ min: 0, max: 730 }).map((d) => addDaysUtc('2026-01-01', d)),
     ),
     days: fc.integer({ min: 1, max: 14 }),
@@ -133,15 +181,20 @@ const ruleArb = fc.constantFrom(...ZONES).chain((zone) =>
 function addDaysUtc(date: string, days: number): string {
   return new Date(Date.parse(`${date}T00:00:00Z`) + days * 86_400_000).toISOString().slice(0, 10);
 }
-const hhmm = (minute: number) => `${String(Math.floor(minute / 60)).padStart(2, '0')}:${String(minute % 60).padStart(2, '0')}`;
+const hhmm = (minute: number) =>
+  `${String(Math.floor(minute / 60)).padStart(2, '0')}:${String(minute % 60).padStart(2, '0')}`;
 
-describe('a rule\'s timeslots on random rules in Berlin, New York, Sydney and Casablanca', () => {
+describe("a rule's timeslots on random rules in Berlin, New York, Sydney and Casablanca", () => {
   it('are exactly those the independent computation finds', () => {
     fc.assert(
       fc.property(ruleArb, (r) => {
         const last = addDaysUtc(r.first, r.days - 1);
         const windows = r.windows.map((w) => ({ from: hhmm(w.from), to: w.to === 1440 ? '24:00' : hhmm(w.to) }));
-        const actual = ruleSlots({ weekdays: r.weekdays, windows }, r.zone, r.first, last).map((s) => ({ date: s.date, startMs: s.startMs, endMs: s.endMs }));
+        const actual = ruleSlots({ weekdays: r.weekdays, windows }, r.zone, r.first, last).map((s) => ({
+          date: s.date,
+          startMs: s.startMs,
+          endMs: s.endMs,
+        }));
         expect(actual).toEqual(oracleSlots({ weekdays: r.weekdays, windows: r.windows }, r.zone, r.first, last));
       }),
       seeded('availability: rule timeslots equal the oracle', { numRuns: 400 }),
