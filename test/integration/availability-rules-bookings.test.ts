@@ -6,7 +6,7 @@
  * zone is Europe/Berlin; the test clock starts at Monday 2026-06-01 10:00.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { extendHorizons } from '../../src/availability/horizonJob.js';
+import { extendHorizons, startHorizonJob } from '../../src/availability/horizonJob.js';
 import type { Db } from '../../src/storage/db.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import {
@@ -310,6 +310,24 @@ describe(`the horizon job${currentBackend() === 'postgres' ? ' on two instances'
       );
       expect(n).toBe(1); // the rule ending 2026-12-31 is done
     } finally {
+      t.clock.set(start);
+    }
+  });
+
+  it('runs by itself as jobs.ts starts it, on the injected clock', async () => {
+    const b = await setupBooking(t);
+    const rule = await createRule(b, { weekdays: ['1', '2', '3', '4', '5', '6', '7'] });
+    const start = t.clock.now();
+    const job = startHorizonJob({ db: t.db, clock: t.clock, log: { error: () => undefined } }, 20);
+    try {
+      t.clock.advance(2 * DAY);
+      const published = async () => (await b.p.call('GET', rulesPath(b, rule.reference))).json().rule.publishedUntil;
+      for (let waited = 0; (await published()) !== '2027-07-07' && waited < 30_000; waited += 50) {
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      expect(await published()).toBe('2027-07-07');
+    } finally {
+      await job.stop();
       t.clock.set(start);
     }
   });

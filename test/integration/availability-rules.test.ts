@@ -272,6 +272,38 @@ describe('an availability rule', () => {
     }
   });
 
+  it('makes ordinary timeslots: D3 changes one, D4 deletes one, and the rule leaves both alone', async () => {
+    const b = await setupBooking(t);
+    const rule = await createRule(b, { weekdays: ['2'] });
+    const path = (ref: string) => `${b.base}/timeslots/${encodeURIComponent(ref)}`;
+    const changed = await b.p.call('PUT', path(`${rule.reference}:2026-06-02T09:00`), {
+      defaultCapacity: 3,
+      end: '2026-06-02T10:00',
+    });
+    expect(changed.statusCode, changed.body).toBe(200);
+    expect(changed.json().timeslot).toMatchObject({
+      ruleReference: rule.reference,
+      defaultCapacity: 3,
+      end: '2026-06-02T10:00:00+02:00',
+    });
+    const deleted = await b.p.call('DELETE', path(`${rule.reference}:2026-06-02T13:00`));
+    expect(deleted.statusCode, deleted.body).toBe(204);
+    expect(await listed(b, 1)).toEqual({ '2026-06-02': ['09:00', '09:30'] });
+    const [{ n }] = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM timeslots WHERE rule_id = $1', [
+      rule.uuid,
+    ]);
+    expect(n).toBe(rule.timeslotsCreated - 1);
+  });
+
+  it('goes with its resource (B6)', async () => {
+    const b = await setupBooking(t);
+    await createRule(b);
+    const gone = await b.p.call('DELETE', `${b.base}/resources/${encodeURIComponent(b.resource.reference)}`);
+    expect(gone.statusCode, gone.body).toBe(204);
+    const list = await b.p.call('GET', rulesPath(b));
+    expect(list.json().rules).toEqual([]);
+  });
+
   it('is taken away by a closure over its day, as every timeslot is', async () => {
     const b = await setupBooking(t);
     await createRule(b);
