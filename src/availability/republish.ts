@@ -19,7 +19,7 @@
  */
 import type { Queryable } from '../storage/db.js';
 import type { RuleRow } from './repo.js';
-import { dateIn } from './wallClock.js';
+import { dateIn, startOfDate } from './wallClock.js';
 
 interface FutureSlot {
   id: string;
@@ -38,18 +38,12 @@ export interface TakenBack {
 }
 
 /**
- * Removes the rule's timeslots on dates from `today` on (the provider's zone, `zone`), except on
+ * Removes the rule's timeslots on dates from today on (in the provider's zone, `zone`), except on
  * the dates that hold a live booking or a partner's appointment (as of `now`); public-flow
  * appointments left without a live participation on the removed ones are released.
  */
-export async function takeBack(
-  tx: Queryable,
-  rule: Pick<RuleRow, 'id'>,
-  zone: string,
-  now: Date,
-  todayStart: Date,
-): Promise<TakenBack> {
-  const from = [rule.id, todayStart];
+export async function takeBack(tx: Queryable, rule: Pick<RuleRow, 'id'>, zone: string, now: Date): Promise<TakenBack> {
+  const from = [rule.id, startOfDate(dateIn(now, zone), zone)];
   await tx.query(
     `SELECT a.id FROM appointments a WHERE a.id IN (SELECT appointment_id FROM rule_appointments($1, $2))
       ORDER BY a.id FOR UPDATE`,

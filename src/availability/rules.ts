@@ -13,7 +13,7 @@ import type { RuleWindow } from './expand.js';
 import { publishAhead } from './publish.js';
 import * as repo from './repo.js';
 import { takeBack } from './republish.js';
-import { dateIn, minuteOfDay, startOfDate } from './wallClock.js';
+import { dateIn, minuteOfDay } from './wallClock.js';
 
 export interface RuleInput {
   reference: string;
@@ -93,12 +93,15 @@ export function checkWindows(windows: RuleWindow[], field = 'body.windows'): Rul
 
 const weekdaysOf = (weekdays: string[]) => [...new Set(weekdays.map(Number))].sort((a, b) => a - b);
 
-function assertDateOrder(f: repo.RuleFields, field: string): void {
-  if (f.valid_until !== null && f.valid_until < f.valid_from) {
-    throw invalid(
-      `${field} must not be before body.validFrom: validUntil ${f.valid_until} is before validFrom ${f.valid_from}`,
-    );
-  }
+/** 400 unless validUntil is open or not before validFrom, naming the field given (`changed`). */
+function assertDateOrder(f: repo.RuleFields, changed: 'validFrom' | 'validUntil'): void {
+  if (f.valid_until === null || f.valid_until >= f.valid_from) return;
+  const dates = `validFrom ${f.valid_from}, validUntil ${f.valid_until}`;
+  throw invalid(
+    changed === 'validUntil'
+      ? `body.validUntil must not be before body.validFrom (${dates})`
+      : `body.validFrom must not be after the rule's validUntil (${dates})`,
+  );
 }
 
 function duplicateReference(err: unknown, reference: string): never {
@@ -132,7 +135,7 @@ export async function createRule(
       valid_from: input.validFrom ?? today,
       valid_until: input.validUntil ?? null,
     };
-    assertDateOrder(fields, 'body.validUntil');
+    assertDateOrder(fields, 'validUntil');
     const id = randomUUID();
     await repo
       .insertRule(tx, { id, crmId, providerId: provider.id, reference: input.reference }, fields)
@@ -185,8 +188,8 @@ export async function changeRule(
       valid_from: changes.validFrom ?? rule.valid_from,
       valid_until: changes.validUntil === undefined ? rule.valid_until : changes.validUntil,
     };
-    assertDateOrder(fields, changes.validUntil === undefined ? 'body.validFrom' : 'body.validUntil');
-    const back = await takeBack(tx, rule, zone, now, startOfDate(today, zone));
+    assertDateOrder(fields, changes.validUntil === undefined ? 'validFrom' : 'validUntil');
+    const back = await takeBack(tx, rule, zone, now);
     await repo.updateRuleFields(tx, rule.id, fields);
     const made = await publishAhead(tx, { id: rule.id, reference, ...fields }, zone, today, undefined, back.keptDates);
     return {
@@ -205,8 +208,7 @@ export async function deleteRule(deps: Deps, crmId: string, providerRef: string,
     const provider = await requireProvider(tx, crmId, providerRef);
     const zone = provider.time_zone;
     const rule = await repo.requireRule(tx, provider.id, reference, true);
-    const now = deps.clock.now();
-    await takeBack(tx, rule, zone, now, startOfDate(dateIn(now, zone), zone));
+    await takeBack(tx, rule, zone, deps.clock.now());
     // the kept timeslots stay as one-off timeslots (rule_id ON DELETE SET NULL)
     await tx.query('DELETE FROM availability_rules WHERE id = $1', [rule.id]);
   });

@@ -169,7 +169,7 @@ describe('an availability rule', () => {
     );
     await bad(
       { validUntil: '2026-05-31' },
-      /^body\.validUntil must not be before body\.validFrom: validUntil 2026-05-31 is before validFrom 2026-06-01/,
+      /^body\.validUntil must not be before body\.validFrom \(validFrom 2026-06-01, validUntil 2026-05-31\)/,
     );
     await bad({ validTo: '2026-07-01' }, /^body\.validTo is not allowed/);
     await bad({ reference: '' }, /^body\.reference must NOT have fewer than 1 characters/);
@@ -180,6 +180,8 @@ describe('an availability rule', () => {
     await bad({ reference: 'renamed' }, /^body\.reference is not allowed/, path);
     await bad({ validFrom: '2026-09-01', validUntil: '2026-08-01' }, /^body\.validUntil must not be before/, path);
     await bad({ validUntil: '2026-05-01' }, /^body\.validUntil must not be before body\.validFrom/, path);
+    await changeRule(b, rule.reference, { validUntil: '2026-12-31' });
+    await bad({ validFrom: '2027-01-01' }, /^body\.validFrom must not be after the rule's validUntil \(validFrom 2027-01-01, /, path);
 
     const missing = async (method: 'GET' | 'POST' | 'DELETE', p: string, body?: object, message?: RegExp) => {
       const res = await b.p.call(method, p, body);
