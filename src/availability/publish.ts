@@ -1,7 +1,7 @@
 /**
  * Publishing a rule's timeslots: the dates it covers now (from valid_from, not before today, to
- * valid_until or HORIZON_DAYS ahead, whichever is first), computed in TypeScript with luxon
- * (expand.ts) and written in one statement, however many they are. Each is an ordinary timeslot
+ * valid_until or HORIZON_DAYS ahead, whichever is first), computed in TypeScript (expand.ts, with
+ * luxon's zone offsets) and written in one statement, however many they are. Each is an ordinary timeslot
  * (scheduling's table) naming its rule; the listing triggers on timeslots make A1 show them at once.
  */
 import type { Queryable } from '../storage/db.js';

@@ -1,7 +1,8 @@
 import type { LightMyRequestResponse } from 'fastify';
 import { expect } from 'vitest';
 import { uniqueId } from './app.js';
-import type { Booking } from './bookingFixtures.js';
+import type { TestApp } from './app.js';
+import { flatten, upcoming, type Booking } from './bookingFixtures.js';
 
 /** A rule body for the booking's resource: Mon-Fri 09:00-12:00 and 13:00-17:00 at raster 30, one place. */
 export const ruleBody = (b: Booking, over: object = {}) => ({
@@ -72,3 +73,12 @@ export async function timeslotsOf(b: Booking, from: string, to: string): Promise
 
 /** "start end" of each timeslot, the wall-clock part only (yyyy-MM-ddTHH:mm). */
 export const spans = (list: ListedTimeslot[]) => list.map((t) => `${t.start.slice(0, 16)} ${t.end.slice(11, 16)}`);
+
+/** A1's listed slot starts by day, e.g. {'2026-06-01': ['10:00', ...]}, for the first `days` days listed. */
+export async function listedByDay(t: TestApp, b: Booking, days = 2): Promise<Record<string, string[]>> {
+  const byDay: Record<string, string[]> = {};
+  for (const s of flatten(await upcoming(t, b.resource.reference, { prdRef: b.product.reference }))) {
+    (byDay[s.start.slice(0, 10)] ??= []).push(s.start.slice(11, 16));
+  }
+  return Object.fromEntries(Object.entries(byDay).slice(0, days));
+}

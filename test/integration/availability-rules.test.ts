@@ -1,12 +1,20 @@
 /**
  * Availability rules (DESIGN.md §7.14) through the partner API: create, list, read, change, delete,
- * bad input, what A1 and D2 show at once, closures over a rule's day, and the days the clocks
- * change. The provider's zone is Europe/Berlin; the test clock stands at Monday 2026-06-01 10:00.
+ * bad input, and what A1 and D2 show at once. The provider's zone is Europe/Berlin; the test clock
+ * stands at Monday 2026-06-01 10:00.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { flatten, setupBooking, upcoming, type Booking } from '../helpers/bookingFixtures.js';
-import { changeRule, createRule, ruleBody, rulesPath, spans, timeslotsOf } from '../helpers/availabilityFixtures.js';
+import { setupBooking, type Booking } from '../helpers/bookingFixtures.js';
+import {
+  changeRule,
+  createRule,
+  listedByDay,
+  ruleBody,
+  rulesPath,
+  spans,
+  timeslotsOf,
+} from '../helpers/availabilityFixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -23,14 +31,7 @@ function countDays(from: string, to: string, weekdays: number[]): number {
   return n;
 }
 
-/** The listed slots' starts by day, e.g. {'2026-06-01': ['10:00', ...]} for the first `days` days listed. */
-async function listed(b: Booking, days = 2): Promise<Record<string, string[]>> {
-  const byDay: Record<string, string[]> = {};
-  for (const s of flatten(await upcoming(t, b.resource.reference, { prdRef: b.product.reference }))) {
-    (byDay[s.start.slice(0, 10)] ??= []).push(s.start.slice(11, 16));
-  }
-  return Object.fromEntries(Object.entries(byDay).slice(0, days));
-}
+const listed = (b: Booking, days?: number) => listedByDay(t, b, days);
 
 const MORNING = ['09:00', '09:30', '10:00', '10:30', '11:00', '11:30'];
 const AFTERNOON = ['13:00', '13:30', '14:00', '14:30', '15:00', '15:30', '16:00', '16:30'];
@@ -181,7 +182,11 @@ describe('an availability rule', () => {
     await bad({ validFrom: '2026-09-01', validUntil: '2026-08-01' }, /^body\.validUntil must not be before/, path);
     await bad({ validUntil: '2026-05-01' }, /^body\.validUntil must not be before body\.validFrom/, path);
     await changeRule(b, rule.reference, { validUntil: '2026-12-31' });
-    await bad({ validFrom: '2027-01-01' }, /^body\.validFrom must not be after the rule's validUntil \(validFrom 2027-01-01, /, path);
+    await bad(
+      { validFrom: '2027-01-01' },
+      /^body\.validFrom must not be after the rule's validUntil \(validFrom 2027-01-01, /,
+      path,
+    );
 
     const missing = async (method: 'GET' | 'POST' | 'DELETE', p: string, body?: object, message?: RegExp) => {
       const res = await b.p.call(method, p, body);
@@ -272,83 +277,5 @@ describe('an availability rule', () => {
     } finally {
       t.clock.advance(-7 * 86_400_000);
     }
-  });
-
-  it('makes ordinary timeslots: D3 changes one, D4 deletes one, and the rule leaves both alone', async () => {
-    const b = await setupBooking(t);
-    const rule = await createRule(b, { weekdays: ['2'] });
-    const path = (ref: string) => `${b.base}/timeslots/${encodeURIComponent(ref)}`;
-    const changed = await b.p.call('PUT', path(`${rule.reference}:2026-06-02T09:00`), {
-      defaultCapacity: 3,
-      end: '2026-06-02T10:00',
-    });
-    expect(changed.statusCode, changed.body).toBe(200);
-    expect(changed.json().timeslot).toMatchObject({
-      ruleReference: rule.reference,
-      defaultCapacity: 3,
-      end: '2026-06-02T10:00:00+02:00',
-    });
-    const deleted = await b.p.call('DELETE', path(`${rule.reference}:2026-06-02T13:00`));
-    expect(deleted.statusCode, deleted.body).toBe(204);
-    expect(await listed(b, 1)).toEqual({ '2026-06-02': ['09:00', '09:30'] });
-    const [{ n }] = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM timeslots WHERE rule_id = $1', [
-      rule.uuid,
-    ]);
-    expect(n).toBe(rule.timeslotsCreated - 1);
-  });
-
-  it('goes with its resource (B6)', async () => {
-    const b = await setupBooking(t);
-    await createRule(b);
-    const gone = await b.p.call('DELETE', `${b.base}/resources/${encodeURIComponent(b.resource.reference)}`);
-    expect(gone.statusCode, gone.body).toBe(204);
-    const list = await b.p.call('GET', rulesPath(b));
-    expect(list.json().rules).toEqual([]);
-  });
-
-  it('is taken away by a closure over its day, as every timeslot is', async () => {
-    const b = await setupBooking(t);
-    await createRule(b);
-    const closed = await b.p.call('POST', `${b.base}/closures`, {
-      resourceReference: b.resource.reference,
-      start: '2026-06-02T00:00',
-      end: '2026-06-03T00:00',
-      reason: 'holiday',
-    });
-    expect(closed.statusCode, closed.body).toBe(201);
-    expect(Object.keys(await listed(b, 3))).toEqual(['2026-06-01', '2026-06-03', '2026-06-04']);
-    expect(spans(await timeslotsOf(b, '2026-06-02T00:00', '2026-06-03T00:00'))).toEqual([
-      '2026-06-02T09:00 12:00',
-      '2026-06-02T13:00 17:00',
-    ]);
-  });
-
-  it("keeps each window's wall-clock times on the days the clocks change", async () => {
-    const b = await setupBooking(t);
-    // Sundays: 01:00-04:00 across the change, 02:30-03:00 partly in the spring gap
-    await createRule(b, {
-      weekdays: ['7'],
-      windows: [
-        { from: '01:00', to: '02:00' },
-        { from: '02:30', to: '04:00' },
-      ],
-      validFrom: '2026-10-18',
-      validUntil: '2027-04-04',
-    });
-    const autumn = await timeslotsOf(b, '2026-10-25T00:00', '2026-10-26T00:00');
-    expect(autumn.map((s) => `${s.start} ${s.end}`)).toEqual([
-      '2026-10-25T01:00:00+02:00 2026-10-25T02:00:00+02:00',
-      '2026-10-25T02:30:00+02:00 2026-10-25T04:00:00+01:00', // 02:30 occurs twice: the first; 2.5 real hours
-    ]);
-    const spring = await timeslotsOf(b, '2027-03-28T00:00', '2027-03-29T00:00');
-    expect(spring.map((s) => `${s.start} ${s.end}`)).toEqual([
-      '2027-03-28T01:00:00+01:00 2027-03-28T03:00:00+02:00', // 02:00 does not exist: moved forward by the hour
-      '2027-03-28T03:30:00+02:00 2027-03-28T04:00:00+02:00',
-    ]);
-    const plain = await timeslotsOf(b, '2026-11-01T00:00', '2026-11-02T00:00');
-    expect(plain.map((s) => `${s.start} ${s.end}`)).toEqual([
-      '2026-11-01T01:00:00+01:00 2026-11-01T02:00:00+01:00',
-      '2026-11-01T02:30:00+01:00 2026-11-01T04:00:00+01:00',
-    ]);
   });
 });
