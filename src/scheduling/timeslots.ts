@@ -67,6 +67,14 @@ function duplicateReference(err: unknown, reference: string): never {
   throw err;
 }
 
+/** A rule's timeslots start at distinct instants (migration 025): D3 cannot move one onto another's. */
+function sameStartOfRule(err: unknown, reference: string): never {
+  if (sqlState(err) === '23505' && constraintName(err) === 'timeslots_rule_start_key') {
+    throw conflict(`timeslot ${reference} cannot start then: another timeslot of its availability rule starts then`);
+  }
+  throw err;
+}
+
 /** D1: all or nothing. A missing reference becomes the timeslot's uuid; a missing start is now (next full minute). */
 export async function createTimeslots(deps: Deps, crmId: string, providerRef: string, items: TimeslotInput[]): Promise<TimeslotView[]> {
   const seen = new Set<string>();
@@ -157,7 +165,7 @@ export async function updateTimeslot(deps: Deps, crmId: string, providerRef: str
       [row.id, start ?? row.start_at, end ?? row.end_at, changes.raster ?? null, changes.defaultCapacity ?? null,
         changes.defaultAcceptBookings ?? null, changes.state ?? null, resource?.id ?? null,
         changes.address !== undefined, addressParam(normalizeAddress(changes.address))],
-    );
+    ).catch((err) => sameStartOfRule(err, reference));
     return timeslotView((await repo.timeslotByReference(tx, provider.id, reference))!, zone);
   });
 }

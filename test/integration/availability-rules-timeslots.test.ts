@@ -32,6 +32,12 @@ describe("an availability rule's timeslots", () => {
       defaultCapacity: 3,
       end: '2026-06-02T10:00:00+02:00',
     });
+    const onto = await b.p.call('PUT', path(`${rule.reference}:2026-06-09T09:00`), {
+      start: '2026-06-09T13:00',
+      end: '2026-06-09T14:00',
+    });
+    expect(onto.statusCode, onto.body).toBe(409);
+    expect(onto.json().errors[0].message).toMatch(/another timeslot of its availability rule starts then/);
     const deleted = await b.p.call('DELETE', path(`${rule.reference}:2026-06-02T13:00`));
     expect(deleted.statusCode, deleted.body).toBe(204);
     expect(await listed(b, 1)).toEqual({ '2026-06-02': ['09:00', '09:30'] });

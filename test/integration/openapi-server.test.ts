@@ -59,7 +59,7 @@ const SPECIFIC: Record<string, number[]> = {
   upsertContactProfile: [404, 409], // profile of another user (offerings/profiles.ts)
   createTimeslots: [404, 409], // reference exists (scheduling/timeslots.ts)
   listTimeslots: [404],
-  updateTimeslot: [404],
+  updateTimeslot: [404, 409], // onto the start of another timeslot of its availability rule
   deleteTimeslot: [404],
   listAppointments: [404],
   createAppointments: [404, 409], // overlap, archived resource, reference exists, capacity (scheduling/capacity.ts)

@@ -9044,6 +9044,23 @@ export interface operations {
                     };
                 };
             };
+            /** @description the request conflicts with the current state; the message says with what */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
             /** @description the body is larger than 1 MiB */
             413: {
                 headers: {
