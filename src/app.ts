@@ -24,6 +24,7 @@ import { myBookingsPageRoutes, myBookingsRoutes } from './http/myBookings.js';
 import { requestRoutes } from './http/requests.js';
 import { feedPartnerRoutes, feedRoutes } from './http/feeds.js';
 import { calendarRoutes } from './http/calendars.js';
+import { availabilityRoutes } from './http/availability.js';
 import { widgetRoutes } from './http/widget.js';
 import { canonicalHostRedirect } from './http/canonicalHost.js';
 import { registerMetrics } from './http/metrics.js';
@@ -129,6 +130,7 @@ export async function buildApp({ config, db, clock = systemClock, logger, counte
       await crm.register(partnerRoutes, { deps });
       await crm.register(offeringRoutes, { deps });
       await crm.register(schedulingRoutes, { deps });
+      await crm.register(availabilityRoutes, { deps });
       await crm.register(feedPartnerRoutes, { deps });
       await crm.register(calendarRoutes, { deps });
       await crm.register(webhookRoutes, { deps });

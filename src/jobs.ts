@@ -12,6 +12,7 @@ import { systemClock, type Clock } from './context.js';
 import { purgeExpiredKeys } from './storage/idempotencyKeys.js';
 import { startRetentionJob } from './privacy/retention.js';
 import { fillPhoneNumbers } from './partners/phoneNumbers.js';
+import { startHorizonJob } from './availability/horizonJob.js';
 
 const KEY_PURGE_INTERVAL_MS = 60_000;
 /** Numbers without their E.164 form (migration 023; an older instance's writes): read at start, then this often. */
@@ -24,11 +25,12 @@ export interface BackgroundJobs {
 
 /**
  * Starts the process's background work (hold sweeper, listing compactor, mail and webhook workers,
- * reminders, calendar reads and write-back, idempotency key purge, personal data retention, stored phone numbers' E.164 form) and returns how
- * to stop it. Every job is safe with any number of instances on one database: each item is claimed
- * in the database (FOR UPDATE SKIP LOCKED, or an advisory lock the others skip), and work goes in
- * bounded batches. `db` should be a pool of the jobs' own (JOB_POOL_SIZE), so a busy job never takes
- * the connections requests wait for.
+ * reminders, calendar reads and write-back, idempotency key purge, personal data retention, stored
+ * phone numbers' E.164 form, the availability rules' horizon) and returns how to stop it. Every job
+ * is safe with any number of instances on one database: each item is claimed in the database (FOR
+ * UPDATE SKIP LOCKED, or an advisory lock the others skip), and work goes in bounded batches. `db`
+ * should be a pool of the jobs' own (JOB_POOL_SIZE), so a busy job never takes the connections
+ * requests wait for.
  */
 export function startBackgroundJobs(deps: { config: Config; db: Db; log: FastifyBaseLogger; clock?: Clock }): BackgroundJobs {
   const { config, db, log, clock = systemClock } = deps;
@@ -36,6 +38,7 @@ export function startBackgroundJobs(deps: { config: Config; db: Db; log: Fastify
     startCalendarJobs({ config, db, log, clock }),
     runEvery(KEY_PURGE_INTERVAL_MS, () => purgeExpiredKeys(db, new Date()), (err) => log.error({ err }, 'idempotency key purge failed')),
     startRetentionJob(deps),
+    startHorizonJob({ db, clock, log }),
     runEvery(PHONE_FILL_INTERVAL_MS, () => fillPhoneNumbers(db), (err) => log.error({ err }, 'reading stored phone numbers failed'), { immediately: true })].filter((j) => j !== null);
   return {
     async stop() {

@@ -120,6 +120,8 @@ function publicRefusal(err: PlaceRefused, req: ClaimRequest): DomainError {
       return new DomainError('HOLD_LIMIT', err.message);
     case 'GONE':
       return notFound(`${slot} is no longer offered: its appointment was removed`);
+    case 'TIMESLOT_GONE':
+      return notFound(`${slot} is no longer offered: its timeslot was removed or changed; choose another slot`);
     case 'DUPLICATE':
       return new DomainError('AppointmentAlreadyBookedException', `${slot} is booked by this consumer already`);
     case 'FULL':

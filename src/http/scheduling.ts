@@ -36,7 +36,7 @@ export const schedulingRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async
 
   app.put(`${p}/timeslots/:timeslotRef`, {
     schema: { tags, security, operationId: 'updateTimeslot', summary: 'D3 update a timeslot (given fields only)', params: S.TimeslotParams, body: S.TimeslotUpdateBody,
-      response: { 200: Enveloped({ timeslot: S.Timeslot }), ...partnerErrors(...BODY_ERRORS) } },
+      response: { 200: Enveloped({ timeslot: S.Timeslot }), ...partnerErrors(409, ...BODY_ERRORS) } },
   }, async (request) =>
     envelope({ timeslot: await timeslots.updateTimeslot(deps, request.crmId, request.params.providerRef, request.params.timeslotRef, request.body) }),
   );

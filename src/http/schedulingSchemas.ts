@@ -69,6 +69,7 @@ export const Timeslot = Type.Object({
   defaultAcceptBookings: Type.Boolean(),
   state: Type.String(),
   address: AddressOut,
+  ruleReference: Nullable(Type.String({ description: 'the availability rule that made it; null: a one-off timeslot' })),
 });
 export const PeriodQuery = Type.Object({ from: IsoDateTime('ISO 8601'), to: IsoDateTime('ISO 8601, after from') });
 

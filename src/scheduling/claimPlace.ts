@@ -11,7 +11,9 @@ import { eventsWritten, type EventSource } from '../webhooks/events.js';
 import { placeEventsSql } from './events.js';
 import { blockedRange, type AppointmentRow, type Buffers, type NewAppointment, type ParticipationRow } from './capacity.js';
 
-export type PlaceRefusal = 'HOLD_LIMIT' | 'OVERLAP' | 'BUSY' | 'GONE' | 'CLOSED' | 'NOT_OPEN' | 'DUPLICATE' | 'FULL';
+/** TIMESLOT_GONE: the timeslot to create the appointment from was removed meanwhile (D4, a rule's change) */
+export type PlaceRefusal =
+  'HOLD_LIMIT' | 'OVERLAP' | 'BUSY' | 'GONE' | 'TIMESLOT_GONE' | 'CLOSED' | 'NOT_OPEN' | 'DUPLICATE' | 'FULL';
 
 const REFUSALS: Record<string, PlaceRefusal> = {
   BKHLD: 'HOLD_LIMIT',
@@ -48,6 +50,7 @@ export function partnerRefusal(err: PlaceRefused): DomainError {
     case 'DUPLICATE':
       return new DomainError('AppointmentAlreadyBookedException', err.message);
     case 'GONE':
+    case 'TIMESLOT_GONE':
       return new DomainError('NOT_FOUND', err.message);
     default:
       return conflict(err.message);
@@ -185,6 +188,10 @@ export async function claimPlace(q: Queryable, c: PlaceClaim): Promise<ClaimedPl
   } catch (err) {
     const refused = refusalFrom(err);
     if (refused) throw refused;
+    // the insert's foreign-key check waited for the transaction that removed the timeslot
+    if (sqlState(err) === '23503' && constraintName(err) === 'appointments_timeslot_id_fkey') {
+      throw new PlaceRefused('TIMESLOT_GONE', 'the timeslot was removed');
+    }
     if (sqlState(err) === '23505' && constraintName(err) === 'participations_one_per_customer') {
       throw new DomainError('AppointmentAlreadyBookedException', 'the customer already participates in this appointment');
     }

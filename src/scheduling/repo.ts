@@ -30,6 +30,8 @@ export interface TimeslotRow {
   default_accept_bookings: boolean;
   address: unknown;
   state: 'CREATED' | 'BOOKABLE';
+  /** the availability rule that made it (null: a one-off timeslot) */
+  rule_reference: string | null;
 }
 
 export interface CustomerRow {
@@ -64,7 +66,9 @@ export async function requireUser(db: Queryable, crmId: string, reference: strin
   return row;
 }
 
-const TIMESLOT_SELECT = 'SELECT t.*, r.reference AS resource_reference FROM timeslots t JOIN resources r ON r.id = t.resource_id';
+const TIMESLOT_SELECT = `SELECT t.*, r.reference AS resource_reference,
+    (SELECT ar.reference FROM availability_rules ar WHERE ar.id = t.rule_id) AS rule_reference
+  FROM timeslots t JOIN resources r ON r.id = t.resource_id`;
 
 export const timeslotByReference = async (db: Queryable, providerId: string, reference: string) =>
   (await db.query<TimeslotRow>(`${TIMESLOT_SELECT} WHERE t.provider_id = $1 AND t.reference = $2`, [providerId, reference]))[0];

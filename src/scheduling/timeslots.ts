@@ -36,6 +36,8 @@ export interface TimeslotView {
   defaultAcceptBookings: boolean;
   state: TimeslotState;
   address: StoredAddress | null;
+  /** the availability rule that made it; null for a one-off timeslot (D1) */
+  ruleReference: string | null;
 }
 
 export function timeslotView(row: repo.TimeslotRow, zone: string): TimeslotView {
@@ -50,6 +52,7 @@ export function timeslotView(row: repo.TimeslotRow, zone: string): TimeslotView 
     defaultAcceptBookings: row.default_accept_bookings,
     state: row.state,
     address: (row.address as StoredAddress | null) ?? null,
+    ruleReference: row.rule_reference,
   };
 }
 
@@ -60,6 +63,14 @@ function assertOrder(start: Date, end: Date, field: string): void {
 function duplicateReference(err: unknown, reference: string): never {
   if (sqlState(err) === '23505' && constraintName(err) === 'timeslots_provider_id_reference_key') {
     throw conflict(`a timeslot with reference ${reference} already exists`);
+  }
+  throw err;
+}
+
+/** A rule's timeslots start at distinct instants (migration 024): D3 cannot move one onto another's. */
+function sameStartOfRule(err: unknown, reference: string): never {
+  if (sqlState(err) === '23505' && constraintName(err) === 'timeslots_rule_start_key') {
+    throw conflict(`timeslot ${reference} cannot start then: another timeslot of its availability rule starts then`);
   }
   throw err;
 }
@@ -154,7 +165,7 @@ export async function updateTimeslot(deps: Deps, crmId: string, providerRef: str
       [row.id, start ?? row.start_at, end ?? row.end_at, changes.raster ?? null, changes.defaultCapacity ?? null,
         changes.defaultAcceptBookings ?? null, changes.state ?? null, resource?.id ?? null,
         changes.address !== undefined, addressParam(normalizeAddress(changes.address))],
-    );
+    ).catch((err) => sameStartOfRule(err, reference));
     return timeslotView((await repo.timeslotByReference(tx, provider.id, reference))!, zone);
   });
 }

@@ -59,7 +59,7 @@ const SPECIFIC: Record<string, number[]> = {
   upsertContactProfile: [404, 409], // profile of another user (offerings/profiles.ts)
   createTimeslots: [404, 409], // reference exists (scheduling/timeslots.ts)
   listTimeslots: [404],
-  updateTimeslot: [404],
+  updateTimeslot: [404, 409], // onto the start of another timeslot of its availability rule
   deleteTimeslot: [404],
   listAppointments: [404],
   createAppointments: [404, 409], // overlap, archived resource, reference exists, capacity (scheduling/capacity.ts)
@@ -75,6 +75,11 @@ const SPECIFIC: Record<string, number[]> = {
   listCalendarFeeds: [404],
   revokeCalendarFeed: [404],
   getCalendarFeed: [404], // unknown or revoked token; 400: lang longer than 35 characters
+  createAvailabilityRule: [404, 409], // unknown provider or resource; reference exists (availability/rules.ts)
+  listAvailabilityRules: [404],
+  getAvailabilityRule: [404],
+  changeAvailabilityRule: [404], // unknown provider, rule or resource
+  deleteAvailabilityRule: [404],
   createClosure: [404], // unknown provider or resource
   listClosures: [404],
   deleteClosure: [404],

@@ -42,6 +42,7 @@ describe('D1 create timeslots', () => {
         defaultAcceptBookings: true,
         state: 'BOOKABLE',
         address: { city: 'Berlin', street: 'Hauptstr.', number: '1', zip: '10115', countryCode: 'DE' },
+        ruleReference: null,
       },
     ]);
   });

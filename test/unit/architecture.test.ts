@@ -25,6 +25,7 @@ export const LAYERS: string[][] = [
   ['cli', 'http'],
   ['listing'],
   ['booking', 'feeds', 'privacy'],
+  ['availability'],
   ['calendars'],
   ['scheduling'],
   ['offerings'],

@@ -31,6 +31,7 @@ const LANDED: [string, string][] = [
   ['021_service_instances', '015f0d612a902747364eb10a72ef01d4cfa0c45bed3036a373bec7ba7eba2ff5'],
   ['022_no_instance_lease', '8219f082f2062a9ae8775f4a9ca9152b8cbdc9fc22ad47f5243182f654f319ad'],
   ['023_consumer_identity', 'e4e3a26da9dba6022e0ac08dc61e0e557213f3f7aaa26e5d7f0f16410ce6bbce'],
+  ['024_availability_rules', 'c0822072686a11ffc68ad835332c9d86bae6bd6b1a5d3ddaa91239dcf1379bc4'],
 ];
 /** Numbers used by a migration that is no longer among the files. */
 const RETIRED = new Set([15]);

@@ -150,6 +150,43 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/crms/{crmId}/provider/{providerRef}/availability-rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** the provider's availability rules */
+        get: operations["listAvailabilityRules"];
+        put?: never;
+        /** opening hours: a rule that keeps the resource's timeslots published up to 400 days ahead */
+        post: operations["createAvailabilityRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/crms/{crmId}/provider/{providerRef}/availability-rules/{ruleRef}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** one availability rule */
+        get: operations["getAvailabilityRule"];
+        put?: never;
+        /** change the given fields; dates holding a live booking or a partner's appointment keep their timeslots */
+        post: operations["changeAvailabilityRule"];
+        /** delete a rule: its timeslots from today on go, except on dates holding a live booking or a partner's appointment */
+        delete: operations["deleteAvailabilityRule"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/crms/{crmId}/provider/{providerRef}/busy-times": {
         parameters: {
             query?: never;
@@ -3103,6 +3140,782 @@ export interface operations {
                         count: number;
                     };
                 };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    listAvailabilityRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                providerRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        rules: {
+                            defaultAcceptBookings: boolean;
+                            defaultCapacity: number;
+                            /**
+                             * Format: date
+                             * @description timeslots are made up to this date; a daily job carries it forward
+                             */
+                            publishedUntil: string;
+                            raster: number;
+                            reference: string;
+                            resourceReference: string;
+                            /** @enum {string} */
+                            state: "BOOKABLE" | "CREATED";
+                            /** Format: uuid */
+                            uuid: string;
+                            /** Format: date */
+                            validFrom: string;
+                            validUntil: string | null;
+                            /** @description ascending */
+                            weekdays: string[];
+                            /** @description in time order */
+                            windows: {
+                                from: string;
+                                to: string;
+                            }[];
+                        }[];
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    createAvailabilityRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                providerRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description default true */
+                    defaultAcceptBookings?: boolean;
+                    defaultCapacity: number;
+                    /** @description minutes per bookable slot */
+                    raster: number;
+                    /** @description unique among the provider's rules */
+                    reference: string;
+                    /** @description the resource the timeslots are for */
+                    resourceReference: string;
+                    /**
+                     * @description BOOKABLE (public, the default) or CREATED (hidden)
+                     * @enum {string}
+                     */
+                    state?: "BOOKABLE" | "CREATED";
+                    /**
+                     * Format: date
+                     * @description first date, default today; an earlier date counts from today
+                     */
+                    validFrom?: string;
+                    /**
+                     * Format: date
+                     * @description last date, included; null or omitted: open-ended
+                     */
+                    validUntil?: string | null;
+                    /** @description ISO weekdays the windows open on */
+                    weekdays: string[];
+                    /** @description 1 to 10 windows of each such date, none overlapping another */
+                    windows: {
+                        /** @description HH:mm, the wall-clock start in the provider's zone */
+                        from: string;
+                        /** @description HH:mm after from; 24:00 is the end of the day */
+                        to: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        rule: {
+                            defaultAcceptBookings: boolean;
+                            defaultCapacity: number;
+                            /**
+                             * Format: date
+                             * @description timeslots are made up to this date; a daily job carries it forward
+                             */
+                            publishedUntil: string;
+                            raster: number;
+                            reference: string;
+                            resourceReference: string;
+                            /** @enum {string} */
+                            state: "BOOKABLE" | "CREATED";
+                            /** @description timeslots this request made */
+                            timeslotsCreated: number;
+                            /** Format: uuid */
+                            uuid: string;
+                            /** Format: date */
+                            validFrom: string;
+                            validUntil: string | null;
+                            /** @description ascending */
+                            weekdays: string[];
+                            /** @description in time order */
+                            windows: {
+                                from: string;
+                                to: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the request conflicts with the current state; the message says with what */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    getAvailabilityRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                providerRef: string;
+                ruleRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        rule: {
+                            defaultAcceptBookings: boolean;
+                            defaultCapacity: number;
+                            /**
+                             * Format: date
+                             * @description timeslots are made up to this date; a daily job carries it forward
+                             */
+                            publishedUntil: string;
+                            raster: number;
+                            reference: string;
+                            resourceReference: string;
+                            /** @enum {string} */
+                            state: "BOOKABLE" | "CREATED";
+                            /** Format: uuid */
+                            uuid: string;
+                            /** Format: date */
+                            validFrom: string;
+                            validUntil: string | null;
+                            /** @description ascending */
+                            weekdays: string[];
+                            /** @description in time order */
+                            windows: {
+                                from: string;
+                                to: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    changeAvailabilityRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                providerRef: string;
+                ruleRef: string;
+            };
+            cookie?: never;
+        };
+        /** @description the fields to change; the timeslots from today on are made again */
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description default true */
+                    defaultAcceptBookings?: boolean;
+                    defaultCapacity?: number;
+                    /** @description minutes per bookable slot */
+                    raster?: number;
+                    /** @description the resource the timeslots are for */
+                    resourceReference?: string;
+                    /**
+                     * @description BOOKABLE (public, the default) or CREATED (hidden)
+                     * @enum {string}
+                     */
+                    state?: "BOOKABLE" | "CREATED";
+                    /**
+                     * Format: date
+                     * @description first date, default today; an earlier date counts from today
+                     */
+                    validFrom?: string;
+                    /**
+                     * Format: date
+                     * @description last date, included; null or omitted: open-ended
+                     */
+                    validUntil?: string | null;
+                    /** @description ISO weekdays the windows open on */
+                    weekdays?: string[];
+                    /** @description 1 to 10 windows of each such date, none overlapping another */
+                    windows?: {
+                        /** @description HH:mm, the wall-clock start in the provider's zone */
+                        from: string;
+                        /** @description HH:mm after from; 24:00 is the end of the day */
+                        to: string;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        /** @description references of the timeslots kept as they were, on dates holding a live booking or a partner's appointment; empty when none */
+                        keptTimeslots: string[];
+                        rule: {
+                            defaultAcceptBookings: boolean;
+                            defaultCapacity: number;
+                            /**
+                             * Format: date
+                             * @description timeslots are made up to this date; a daily job carries it forward
+                             */
+                            publishedUntil: string;
+                            raster: number;
+                            reference: string;
+                            resourceReference: string;
+                            /** @enum {string} */
+                            state: "BOOKABLE" | "CREATED";
+                            /** @description timeslots this request made */
+                            timeslotsCreated: number;
+                            /** Format: uuid */
+                            uuid: string;
+                            /** Format: date */
+                            validFrom: string;
+                            validUntil: string | null;
+                            /** @description ascending */
+                            weekdays: string[];
+                            /** @description in time order */
+                            windows: {
+                                from: string;
+                                to: string;
+                            }[];
+                        };
+                    };
+                };
+            };
+            /** @description invalid request: the message names the field and the rule it breaks */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the API key belongs to another crmId */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is larger than 1 MiB */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the body is not of a media type this operation takes (application/json) */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+        };
+    };
+    deleteAvailabilityRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                crmId: string;
+                providerRef: string;
+                ruleRef: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
             };
             /** @description invalid request: the message names the field and the rule it breaks */
             400: {
@@ -6748,6 +7561,7 @@ export interface operations {
                             raster: number;
                             reference: string;
                             resourceReference: string;
+                            ruleReference: string | null;
                             start: string;
                             state: string;
                             uuid: string;
@@ -8016,6 +8830,7 @@ export interface operations {
                             raster: number;
                             reference: string;
                             resourceReference: string;
+                            ruleReference: string | null;
                             start: string;
                             state: string;
                             uuid: string;
@@ -8209,6 +9024,7 @@ export interface operations {
                             raster: number;
                             reference: string;
                             resourceReference: string;
+                            ruleReference: string | null;
                             start: string;
                             state: string;
                             uuid: string;
@@ -8269,6 +9085,23 @@ export interface operations {
             };
             /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        "api-info": {
+                            version: string;
+                        };
+                        errors: {
+                            errorCode: string;
+                            message: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description the request conflicts with the current state; the message says with what */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
