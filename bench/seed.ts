@@ -29,7 +29,12 @@ async function partner(app: App, db: Db): Promise<{ call: Call } & PartnerAccess
   const key = randomBytes(16).toString('hex');
   await ensureKey(db, crmId, key);
   const call: Call = async (method, path, body) => {
-    const res = await app.inject({ method, url: `/crms/${crmId}${path}`, headers: { 'x-service-client-id': key }, payload: body as object });
+    const res = await app.inject({
+      method,
+      url: `/crms/${crmId}${path}`,
+      headers: { 'x-service-client-id': key },
+      payload: body as object,
+    });
     if (res.statusCode >= 300) throw new Error(`${method} ${path}: ${res.statusCode} ${res.body}`);
     return res.json();
   };
@@ -42,7 +47,11 @@ async function partner(app: App, db: Db): Promise<{ call: Call } & PartnerAccess
  */
 export function httpPartner(baseUrl: string, crmId: string, key: string): Promise<{ call: Call } & PartnerAccess> {
   const call: Call = async (method, path, body) => {
-    const res = await fetch(`${baseUrl}/crms/${crmId}${path}`, { method, headers: { 'x-service-client-id': key, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${baseUrl}/crms/${crmId}${path}`, {
+      method,
+      headers: { 'x-service-client-id': key, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     const text = await res.text();
     if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${text}`);
     return JSON.parse(text);
@@ -51,9 +60,25 @@ export function httpPartner(baseUrl: string, crmId: string, key: string): Promis
 }
 
 async function withProvider(call: Call, crmId: string, key: string): Promise<{ call: Call } & PartnerAccess> {
-  await call('POST', '/user', { reference: 'owner@bench', email: `owner-${crmId}@bench.example`, username: `owner-${crmId}`, lastName: 'Owner' });
-  await call('POST', '/account', { accountReference: 'acc@bench', ownerReference: 'owner@bench', branch: 'real-estate' });
-  await call('POST', '/provider', { reference: 'prov@bench', ownerReference: 'owner@bench', accountReference: 'acc@bench', name: 'Bench Estates', email: 'provider@bench.example', timeZone: ZONE });
+  await call('POST', '/user', {
+    reference: 'owner@bench',
+    email: `owner-${crmId}@bench.example`,
+    username: `owner-${crmId}`,
+    lastName: 'Owner',
+  });
+  await call('POST', '/account', {
+    accountReference: 'acc@bench',
+    ownerReference: 'owner@bench',
+    branch: 'real-estate',
+  });
+  await call('POST', '/provider', {
+    reference: 'prov@bench',
+    ownerReference: 'owner@bench',
+    accountReference: 'acc@bench',
+    name: 'Bench Estates',
+    email: 'provider@bench.example',
+    timeZone: ZONE,
+  });
   return { call, crmId, key, providerRef: 'prov@bench' };
 }
 
@@ -75,7 +100,12 @@ export async function seedW1(app: App, db: Db): Promise<W1Data> {
 export async function seedW1With({ call, ...access }: { call: Call } & PartnerAccess): Promise<W1Data> {
   const base = `/provider/${access.providerRef}`;
   const product = (await call('POST', `${base}/products`, { reference: 'viewing@bench', name: 'Viewing' })).product;
-  await call('POST', `${base}/customers`, { customerReference: 'cust@bench', providerReference: access.providerRef, userName: 'Bench Customer', email: 'customer@bench.example' });
+  await call('POST', `${base}/customers`, {
+    customerReference: 'cust@bench',
+    providerReference: access.providerRef,
+    userName: 'Bench Customer',
+    email: 'customer@bench.example',
+  });
   const resourceUuid = await seedW1Resource(call, access.providerRef, 'flat@bench');
   return { partner: access, resourceUuid, resourceRef: 'flat@bench', productUuid: product.uuid };
 }
@@ -87,24 +117,46 @@ export async function seedW1With({ call, ...access }: { call: Call } & PartnerAc
  */
 export async function seedW1Resource(call: Call, providerRef: string, resourceRef: string, days = 28): Promise<string> {
   const base = `/provider/${providerRef}`;
-  const resource = await call('POST', `${base}/resources`, { reference: resourceRef, publicName: 'Flat', internalName: 'F', products: ['viewing@bench'] });
+  const resource = await call('POST', `${base}/resources`, {
+    reference: resourceRef,
+    publicName: 'Flat',
+    internalName: 'F',
+    products: ['viewing@bench'],
+  });
   const timeslots = Array.from({ length: days }, (_, i) => ({
-    resourceReference: resourceRef, start: wall(day(i + 1).set({ hour: 8 })), end: wall(day(i + 1).set({ hour: 18 })),
-    raster: 30, defaultCapacity: 1, defaultAcceptBookings: true, state: 'BOOKABLE',
+    resourceReference: resourceRef,
+    start: wall(day(i + 1).set({ hour: 8 })),
+    end: wall(day(i + 1).set({ hour: 18 })),
+    raster: 30,
+    defaultCapacity: 1,
+    defaultAcceptBookings: true,
+    state: 'BOOKABLE',
   }));
   await call('POST', `${base}/timeslots`, { timeslots });
   const slots = days * 20;
   const appointments = Math.round((150 * days) / 28);
   for (let i = 0; i < appointments; i++) {
     const slot = Math.floor((i * slots) / appointments);
-    const start = day(1 + Math.floor(slot / 20)).set({ hour: 8 }).plus({ minutes: (slot % 20) * 30 });
+    const start = day(1 + Math.floor(slot / 20))
+      .set({ hour: 8 })
+      .plus({ minutes: (slot % 20) * 30 });
     const group = i % 3 === 0;
     const reference = `apt-${i}-${resourceRef}`;
     await call('POST', `${base}/appointments`, {
-      reference, start: wall(start), end: wall(start.plus({ minutes: 30 })), resourceReference: resourceRef, productReference: 'viewing@bench',
-      capacity: group ? 3 : 1, acceptBookings: true,
+      reference,
+      start: wall(start),
+      end: wall(start.plus({ minutes: 30 })),
+      resourceReference: resourceRef,
+      productReference: 'viewing@bench',
+      capacity: group ? 3 : 1,
+      acceptBookings: true,
     });
-    await call('POST', `${base}/participations?sendMails=false`, { reference: `part-${i}-${resourceRef}`, appointmentReference: reference, customerReference: 'cust@bench', state: 'BOOKED' });
+    await call('POST', `${base}/participations?sendMails=false`, {
+      reference: `part-${i}-${resourceRef}`,
+      appointmentReference: reference,
+      customerReference: 'cust@bench',
+      state: 'BOOKED',
+    });
   }
   return resource.uuid;
 }
@@ -122,13 +174,24 @@ export async function seedBusy(app: App, db: Db, busyIntervals = 500): Promise<B
   const { call, ...access } = await partner(app, db);
   const base = `/provider/${access.providerRef}`;
   const product = (await call('POST', `${base}/products`, { reference: 'viewing@bench', name: 'Viewing' })).product;
-  await call('POST', `${base}/customers`, { customerReference: 'cust@bench', providerReference: access.providerRef, userName: 'Bench Customer', email: 'customer@bench.example' });
+  await call('POST', `${base}/customers`, {
+    customerReference: 'cust@bench',
+    providerReference: access.providerRef,
+    userName: 'Bench Customer',
+    email: 'customer@bench.example',
+  });
   const plainUuid = await seedW1Resource(call, access.providerRef, 'plain@bench');
   const busyUuid = await seedW1Resource(call, access.providerRef, 'busy@bench');
   const perNight = Math.ceil(busyIntervals / 28);
   for (let i = 0; i < busyIntervals; i++) {
-    const start = day(1 + Math.floor(i / perNight)).set({ hour: 1 }).plus({ minutes: (i % perNight) * 20 });
-    await call('POST', `${base}/closures`, { resourceReference: 'busy@bench', start: wall(start), end: wall(start.plus({ minutes: 10 })) });
+    const start = day(1 + Math.floor(i / perNight))
+      .set({ hour: 1 })
+      .plus({ minutes: (i % perNight) * 20 });
+    await call('POST', `${base}/closures`, {
+      resourceReference: 'busy@bench',
+      start: wall(start),
+      end: wall(start.plus({ minutes: 10 })),
+    });
   }
   return { partner: access, productUuid: product.uuid, plainUuid, busyUuid, busyIntervals };
 }
@@ -169,23 +232,42 @@ export async function seedBooking(app: App, db: Db, shape: BookingShape): Promis
   const base = `/provider/${access.providerRef}`;
   const product = (await call('POST', `${base}/products`, { reference: 'visit@bench', name: 'Visit' })).product;
   const contactRef = 'contact@bench';
-  await call('POST', '/user', { reference: contactRef, email: `contact-${access.crmId}@bench.example`, username: `contact-${access.crmId}`, lastName: 'Contact' });
-  await call('PUT', `/user/${contactRef}/generalContactProfile`, { name: 'Bench Contact', contactChannels: [{ type: 'email', value: 'contact@bench.example' }] });
+  await call('POST', '/user', {
+    reference: contactRef,
+    email: `contact-${access.crmId}@bench.example`,
+    username: `contact-${access.crmId}`,
+    lastName: 'Contact',
+  });
+  await call('PUT', `/user/${contactRef}/generalContactProfile`, {
+    name: 'Bench Contact',
+    contactChannels: [{ type: 'email', value: 'contact@bench.example' }],
+  });
   const resourceUuids: string[] = [];
   const resourceRefs: string[] = [];
   const timeslotUuids: string[][] = [];
   const days = Array.from({ length: shape.days }, (_, i) => day(i + 1));
   for (let r = 0; r < shape.resources; r++) {
     const reference = `room-${r}@bench`;
-    const body = { reference, publicName: `Room ${r}`, internalName: `R${r}`, products: ['visit@bench'], contact: contactRef };
+    const body = {
+      reference,
+      publicName: `Room ${r}`,
+      internalName: `R${r}`,
+      products: ['visit@bench'],
+      contact: contactRef,
+    };
     resourceUuids.push((await call('POST', `${base}/resources`, body)).uuid);
     resourceRefs.push(reference);
     const uuids: string[] = [];
     for (let d = 0; d < days.length; d += 100) {
       const created = await call('POST', `${base}/timeslots`, {
         timeslots: days.slice(d, d + 100).map((dt) => ({
-          resourceReference: reference, start: wall(dt.set({ hour: from })), end: wall(dt.set({ hour: to })),
-          raster: shape.raster, defaultCapacity: capacity, defaultAcceptBookings: true, state: 'BOOKABLE',
+          resourceReference: reference,
+          start: wall(dt.set({ hour: from })),
+          end: wall(dt.set({ hour: to })),
+          raster: shape.raster,
+          defaultCapacity: capacity,
+          defaultAcceptBookings: true,
+          state: 'BOOKABLE',
         })),
       });
       uuids.push(...created.timeslots.map((ts: { uuid: string }) => ts.uuid));
@@ -208,7 +290,8 @@ export async function seedBooking(app: App, db: Db, shape: BookingShape): Promis
 }
 
 /** RUSH's and COLD's data (see the top of this file). */
-export const seedRush = (app: App, db: Db): Promise<BookingData> => seedBooking(app, db, { resources: 1, days: 28, raster: 30, hours: [8, 18], capacity: 20 });
+export const seedRush = (app: App, db: Db): Promise<BookingData> =>
+  seedBooking(app, db, { resources: 1, days: 28, raster: 30, hours: [8, 18], capacity: 20 });
 
 export interface Slot {
   resourceUuid: string;
@@ -227,7 +310,12 @@ export function nthSlot(data: BookingData, n: number): Slot {
   const dayIndex = Math.floor(k / data.slotsPerDay);
   if (dayIndex >= data.dayStartsMs.length) throw new Error('the bench ran out of seeded slots');
   const startMs = data.dayStartsMs[dayIndex] + (k % data.slotsPerDay) * data.raster * 60_000;
-  return { resourceUuid: data.resourceUuids[r], timeslotUuid: data.timeslotUuids[r][dayIndex], from: new Date(startMs).toISOString(), to: new Date(startMs + data.raster * 60_000).toISOString() };
+  return {
+    resourceUuid: data.resourceUuids[r],
+    timeslotUuid: data.timeslotUuids[r][dayIndex],
+    from: new Date(startMs).toISOString(),
+    to: new Date(startMs + data.raster * 60_000).toISOString(),
+  };
 }
 
 /** Where seedHistory puts the past bookings; default: an archive resource of their own, the latest ending 10 minutes ago. */
@@ -245,12 +333,20 @@ export interface HistoryPlace {
  * Written in bulk SQL (history, not what is measured), so the planner's statistics describe tables
  * of realistic size, as they would after a while in service.
  */
-export async function seedHistory(app: App, db: Db, data: BookingData, consumers: number, place: HistoryPlace = {}): Promise<void> {
+export async function seedHistory(
+  app: App,
+  db: Db,
+  data: BookingData,
+  consumers: number,
+  place: HistoryPlace = {},
+): Promise<void> {
   const { crmId, key, providerRef } = data.partner;
   let resourceUuid = place.resourceUuid;
   if (!resourceUuid) {
     const res = await app.inject({
-      method: 'POST', url: `/crms/${crmId}/provider/${providerRef}/resources`, headers: { 'x-service-client-id': key },
+      method: 'POST',
+      url: `/crms/${crmId}/provider/${providerRef}/resources`,
+      headers: { 'x-service-client-id': key },
       payload: { reference: 'archive@bench', publicName: 'Archive', internalName: 'A', products: [data.productRef] },
     });
     if (res.statusCode !== 201) throw new Error(`archive resource: ${res.statusCode} ${res.body}`);

@@ -42,7 +42,16 @@ interface Job {
 async function view(job: Job, go: () => Promise<number>): Promise<ViewRun> {
   const send = client(job.serverUrl, job.viewers);
   await Promise.all(Array.from({ length: job.viewers }, () => send('GET', job.path, job.headers)));
-  const run: ViewRun = { ms: [], non2xx: 0, errors: 0, wireTotal: 0, wireMax: 0, encodings: {}, last: null, lagP99: NaN };
+  const run: ViewRun = {
+    ms: [],
+    non2xx: 0,
+    errors: 0,
+    wireTotal: 0,
+    wireMax: 0,
+    encodings: {},
+    last: null,
+    lagP99: NaN,
+  };
   let last: Timed | undefined;
   const answers = { at: [] as number[], etag: [] as string[] };
   const firstOf: NonNullable<ViewRun['firstOf']> = {};

@@ -22,7 +22,8 @@ async function generated(): Promise<Record<string, string>> {
   const doc = app.swagger() as Record<string, unknown>;
   await app.close();
   await db.close();
-  const schema = COMMENT_HEADER + astToString(await openapiTS(doc as never, { alphabetize: true, defaultNonNullable: false }));
+  const schema =
+    COMMENT_HEADER + astToString(await openapiTS(doc as never, { alphabetize: true, defaultNonNullable: false }));
   return { 'openapi.json': `${JSON.stringify(doc, null, 2)}\n`, 'src/schema.ts': schema };
 }
 
@@ -30,7 +31,11 @@ async function main(mode: string | undefined): Promise<number> {
   const files = await generated();
   if (mode === 'generate') {
     for (const [name, text] of Object.entries(files)) writeFileSync(join(DIR, name), text);
-    console.log(`client: wrote ${Object.keys(files).map((f) => join(DIR, f)).join(', ')}`);
+    console.log(
+      `client: wrote ${Object.keys(files)
+        .map((f) => join(DIR, f))
+        .join(', ')}`,
+    );
     return 0;
   }
   if (mode === 'check') {
@@ -45,14 +50,19 @@ async function main(mode: string | undefined): Promise<number> {
       console.log('client: up to date with the routes');
       return 0;
     }
-    console.error(`client: ${stale.map(([n]) => join(DIR, n)).join(', ')} differ from what the routes generate; run npm run client:generate and commit`);
+    console.error(
+      `client: ${stale.map(([n]) => join(DIR, n)).join(', ')} differ from what the routes generate; run npm run client:generate and commit`,
+    );
     return 1;
   }
   console.error('usage: tsx scripts/client.ts generate|check');
   return 2;
 }
 
-main(process.argv[2]).then((code) => process.exit(code), (err) => {
-  console.error(err);
-  process.exit(1);
-});
+main(process.argv[2]).then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(err);
+    process.exit(1);
+  },
+);

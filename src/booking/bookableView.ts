@@ -27,15 +27,26 @@ export interface ResourceView {
 export function contactChannelOf(type: string | null, contact: ResolvedContact | null): ContactChannelView | null {
   if (!type || !contact) return null;
   const channel = contact.channels.find((c) => c.type === type);
-  const fallback = type === 'email' ? contact.email : type === 'mobile' ? contact.mobile : type === 'phone' ? contact.phone : null;
+  const fallback =
+    type === 'email' ? contact.email : type === 'mobile' ? contact.mobile : type === 'phone' ? contact.phone : null;
   const value = channel?.value ?? fallback;
   return value ? { type, value } : null;
 }
 
 /** The view of a resource whose products (all of them, channel not applied) and contact are known. */
-export function viewOf(resource: PublicResource, products: ProductRow[], channel: ChannelKey, contact: ResolvedContact | null): ResourceView {
+export function viewOf(
+  resource: PublicResource,
+  products: ProductRow[],
+  channel: ChannelKey,
+  contact: ResolvedContact | null,
+): ResourceView {
   const onKey = onChannel(products, channel);
-  return { resource, products: onKey, productRefs: onKey.map(productRef), contactChannel: contactChannelOf(resource.contact_channel_type, contact) };
+  return {
+    resource,
+    products: onKey,
+    productRefs: onKey.map(productRef),
+    contactChannel: contactChannelOf(resource.contact_channel_type, contact),
+  };
 }
 
 /** The product a slot shows when nothing more specific is known: the resource's only product. */
@@ -140,7 +151,12 @@ export interface SlotFacts {
  * JSON.stringify takes its fast path over a listing of hundreds; a Bookable's appointment_uuid is
  * undefined, which JSON leaves out.
  */
-export function slotItem(facts: SlotFacts, view: ResourceView, fmt: InstantFormatter, timeFormat: CompiledPattern): SlotItem {
+export function slotItem(
+  facts: SlotFacts,
+  view: ResourceView,
+  fmt: InstantFormatter,
+  timeFormat: CompiledPattern,
+): SlotItem {
   const product = facts.product;
   return {
     kind: facts.kind,

@@ -84,8 +84,9 @@ const byEra = (dt: DateTime) => (dt.year > 0 ? 1 : 0);
 
 function zoneName(long: boolean): Part {
   return (dt) =>
-    memoName(`${locKey(dt)}|z${long ? 'L' : 'S'}|${dt.zoneName}|${dt.offset}`, () =>
-      (long ? dt.offsetNameLong : dt.offsetNameShort) ?? offsetGmt(dt),
+    memoName(
+      `${locKey(dt)}|z${long ? 'L' : 'S'}|${dt.zoneName}|${dt.offset}`,
+      () => (long ? dt.offsetNameLong : dt.offsetNameShort) ?? offsetGmt(dt),
     );
 }
 
@@ -133,18 +134,21 @@ const LETTERS: Record<string, LetterSpec> = {
   Y: { max: 9, build: (c) => yearPart((dt) => dt.weekYear, c) },
   M: {
     max: 5,
-    build: (c) => (c <= 2 ? num((dt) => dt.month, c) : luxonToken(c === 3 ? 'MMM' : c === 4 ? 'MMMM' : 'MMMMM', byMonth)),
+    build: (c) =>
+      c <= 2 ? num((dt) => dt.month, c) : luxonToken(c === 3 ? 'MMM' : c === 4 ? 'MMMM' : 'MMMMM', byMonth),
   },
   L: {
     max: 5,
-    build: (c) => (c <= 2 ? num((dt) => dt.month, c) : luxonToken(c === 3 ? 'LLL' : c === 4 ? 'LLLL' : 'LLLLL', byMonth)),
+    build: (c) =>
+      c <= 2 ? num((dt) => dt.month, c) : luxonToken(c === 3 ? 'LLL' : c === 4 ? 'LLLL' : 'LLLLL', byMonth),
   },
   d: { max: 2, build: (c) => num((dt) => dt.day, c) },
   D: { max: 3, build: (c) => num((dt) => dt.ordinal, c) },
   E: { max: 5, build: (c) => luxonToken(c <= 3 ? 'EEE' : c === 4 ? 'EEEE' : 'EEEEE', byWeekday) },
   e: {
     max: 5,
-    build: (c) => (c <= 2 ? num((dt) => dt.weekday, c) : luxonToken(c === 3 ? 'EEE' : c === 4 ? 'EEEE' : 'EEEEE', byWeekday)),
+    build: (c) =>
+      c <= 2 ? num((dt) => dt.weekday, c) : luxonToken(c === 3 ? 'EEE' : c === 4 ? 'EEEE' : 'EEEEE', byWeekday),
   },
   u: { max: 2, build: (c) => num((dt) => dt.weekday, c) },
   H: { max: 2, build: (c) => num((dt) => dt.hour, c) },

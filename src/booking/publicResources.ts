@@ -66,11 +66,19 @@ function refWhere(ref: string, param: AddParam): string | null {
 function checkMatches(matches: number, ref: string, field: string): void {
   if (matches === 0) throw notFound(`no resource found for ${field} ${ref}`);
   if (matches > 1) {
-    throw invalid(`${field} ${ref} is ambiguous: several providers have a resource with this reference; use the full form resourceId@providerUuid@platform`);
+    throw invalid(
+      `${field} ${ref} is ambiguous: several providers have a resource with this reference; use the full form resourceId@providerUuid@platform`,
+    );
   }
 }
 
-async function resolveWith<T>(db: Queryable, select: string, ref: string, field: string, leading: unknown[] = []): Promise<T> {
+async function resolveWith<T>(
+  db: Queryable,
+  select: string,
+  ref: string,
+  field: string,
+  leading: unknown[] = [],
+): Promise<T> {
   const params = [...leading];
   const where = refWhere(ref, (value) => `$${params.push(value)}`);
   const rows = where ? await db.query<T>(`${select} WHERE ${where} LIMIT 2`, params) : [];
@@ -90,12 +98,27 @@ export function resolveResource(db: Queryable, ref: string, field = 'ref'): Prom
  * resolveResource plus further columns computed in the same query (one round trip on hot paths);
  * `extraColumns` may use $1..$n for `leading`.
  */
-export function resolveResourceWith<T>(db: Queryable, ref: string, field: string, extraColumns: string, leading: unknown[]): Promise<PublicResource & T> {
-  return resolveWith<PublicResource & T>(db, `SELECT ${PUBLIC_RESOURCE_COLUMNS}, ${extraColumns} ${PUBLIC_RESOURCE_FROM}`, ref, field, leading);
+export function resolveResourceWith<T>(
+  db: Queryable,
+  ref: string,
+  field: string,
+  extraColumns: string,
+  leading: unknown[],
+): Promise<PublicResource & T> {
+  return resolveWith<PublicResource & T>(
+    db,
+    `SELECT ${PUBLIC_RESOURCE_COLUMNS}, ${extraColumns} ${PUBLIC_RESOURCE_FROM}`,
+    ref,
+    field,
+    leading,
+  );
 }
 
 /** Resolves several references, keeping their order and dropping duplicates. */
-export async function resolveResources(db: Queryable, refs: { ref: string; field: string }[]): Promise<PublicResource[]> {
+export async function resolveResources(
+  db: Queryable,
+  refs: { ref: string; field: string }[],
+): Promise<PublicResource[]> {
   const out = new Map<string, PublicResource>();
   for (const { ref, field } of refs) {
     const r = await resolveResource(db, ref, field);

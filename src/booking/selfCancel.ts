@@ -119,7 +119,10 @@ export async function viewCancellation(deps: Deps, token: string): Promise<Cance
  * POST: REQUESTED/BOOKED/RESERVED -> CANCELED under the participation's row lock, with the mails to the
  * consumer and the provider side in the same transaction. Already CANCELED: nothing changes.
  */
-export async function cancelByToken(deps: Deps, token: string): Promise<{ alreadyCanceled: boolean; view: CancelView }> {
+export async function cancelByToken(
+  deps: Deps,
+  token: string,
+): Promise<{ alreadyCanceled: boolean; view: CancelView }> {
   return deps.db.transaction(async (tx) => {
     const id = await participationOf(tx, deps, token);
     // Freeing a place needs only the participation's own row; the read after the lock sees a
@@ -128,9 +131,15 @@ export async function cancelByToken(deps: Deps, token: string): Promise<{ alread
     const view = await loadView(tx, id);
     if (view.state === 'CANCELED') return { alreadyCanceled: true, view };
     assertStillChangeable(deps, view);
-    await tx.query(`UPDATE participations SET state = 'CANCELED', hold_until = NULL, updated_at = now() WHERE id = $1`, [id]);
+    await tx.query(
+      `UPDATE participations SET state = 'CANCELED', hold_until = NULL, updated_at = now() WHERE id = $1`,
+      [id],
+    );
     await recordParticipationEvent(tx, { participationId: id, source: 'cancel-link', previousState: view.state });
-    await enqueueParticipationMails(tx, mailSources(deps.config), id, ['self-cancel-confirmation', 'self-cancel-notification']);
+    await enqueueParticipationMails(tx, mailSources(deps.config), id, [
+      'self-cancel-confirmation',
+      'self-cancel-notification',
+    ]);
     return { alreadyCanceled: false, view: { ...view, state: 'CANCELED' as const } };
   });
 }

@@ -105,7 +105,9 @@ export async function requestedProduct(
   const own = b.slotAppointment?.product_id ?? undefined;
   const id = productId ?? own ?? (offered.length === 1 ? offered[0].id : undefined);
   if (!id) throw invalid('body.product_uuid is required: the resource offers several products');
-  const product = offered.find((p) => p.id === id) ?? (id === own ? await findProduct(db, id, [b.resource.provider_id], 'body.product_uuid') : undefined);
+  const product =
+    offered.find((p) => p.id === id) ??
+    (id === own ? await findProduct(db, id, [b.resource.provider_id], 'body.product_uuid') : undefined);
   if (!product || !productVisibleOn(product, channel)) {
     throw invalid(`body.product_uuid ${id} is not a product of resource ${b.resource.reference} on channel ${channel}`);
   }
@@ -144,6 +146,8 @@ export async function readSlotRequest(db: Queryable, r: SlotRequestInput): Promi
   const booking = await bookableResource(db, r.ref, r.slotUuid, r.lookup);
   const product = await requestedProduct(db, booking, r.channelKey, r.productUuid);
   const { start, end } = spanIn(r.span, booking.resource.time_zone);
-  const target: SlotTarget = booking.slotAppointment ? { appointmentId: booking.slotAppointment.id } : { timeslotId: r.slotUuid };
+  const target: SlotTarget = booking.slotAppointment
+    ? { appointmentId: booking.slotAppointment.id }
+    : { timeslotId: r.slotUuid };
   return { ...booking, product, start, end, target };
 }

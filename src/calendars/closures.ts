@@ -42,25 +42,34 @@ interface ClosureRow {
   reason: string | null;
 }
 
-const view = (zone: string) => (r: ClosureRow): ClosureView => ({
-  id: r.id,
-  resourceReference: r.resource_reference,
-  start: formatInstant(r.start_at, zone),
-  end: formatInstant(r.end_at, zone),
-  reason: r.reason,
-});
+const view =
+  (zone: string) =>
+  (r: ClosureRow): ClosureView => ({
+    id: r.id,
+    resourceReference: r.resource_reference,
+    start: formatInstant(r.start_at, zone),
+    end: formatInstant(r.end_at, zone),
+    reason: r.reason,
+  });
 
 const CLOSURE_COLUMNS = `b.id, (SELECT reference FROM resources WHERE id = b.resource_id) AS resource_reference, b.start_at, b.end_at, b.reason`;
 
-export async function createClosure(deps: Deps, crmId: string, providerRef: string, input: ClosureInput): Promise<ClosureView & { conflictingAppointments: string[] }> {
+export async function createClosure(
+  deps: Deps,
+  crmId: string,
+  providerRef: string,
+  input: ClosureInput,
+): Promise<ClosureView & { conflictingAppointments: string[] }> {
   return deps.db.transaction(async (tx) => {
     const provider = await requireProvider(tx, crmId, providerRef);
     const zone = provider.time_zone;
     const start = parseInstant(input.start, zone, 'body.start');
     const end = parseInstant(input.end, zone, 'body.end');
     if (end <= start) throw invalid('body.end must be after body.start');
-    if (end.getTime() - start.getTime() > MAX_CLOSURE_DAYS * DAY_MS) throw invalid(`a closure lasts at most ${MAX_CLOSURE_DAYS} days: body.end is too far after body.start`);
-    const resource = input.resourceReference == null ? null : await requireResource(tx, provider.id, input.resourceReference);
+    if (end.getTime() - start.getTime() > MAX_CLOSURE_DAYS * DAY_MS)
+      throw invalid(`a closure lasts at most ${MAX_CLOSURE_DAYS} days: body.end is too far after body.start`);
+    const resource =
+      input.resourceReference == null ? null : await requireResource(tx, provider.id, input.resourceReference);
     const id = randomUUID();
     const [row] = await tx.query<ClosureRow>(
       `INSERT INTO busy_times AS b (id, crm_id, provider_id, resource_id, source, source_id, start_at, end_at, reason)
@@ -86,7 +95,12 @@ async function appointmentsInside(db: Queryable, busyId: string, now: Date): Pro
 }
 
 /** The provider's closures ending after `from` (default now) and starting before `to` (if given). */
-export async function listClosures(deps: Deps, crmId: string, providerRef: string, range: { from?: string; to?: string }): Promise<ClosureView[]> {
+export async function listClosures(
+  deps: Deps,
+  crmId: string,
+  providerRef: string,
+  range: { from?: string; to?: string },
+): Promise<ClosureView[]> {
   const provider = await requireProvider(deps.db, crmId, providerRef);
   const zone = provider.time_zone;
   const from = range.from === undefined ? deps.clock.now() : parseInstant(range.from, zone, 'query.from');
@@ -103,6 +117,13 @@ export async function listClosures(deps: Deps, crmId: string, providerRef: strin
 
 export async function deleteClosure(deps: Deps, crmId: string, providerRef: string, id: string): Promise<void> {
   const provider = await requireProvider(deps.db, crmId, providerRef);
-  const deleted = isUuid(id) && (await deps.db.query(`DELETE FROM busy_times WHERE id = $1 AND provider_id = $2 AND source = 'closure' RETURNING id`, [id, provider.id])).length > 0;
+  const deleted =
+    isUuid(id) &&
+    (
+      await deps.db.query(
+        `DELETE FROM busy_times WHERE id = $1 AND provider_id = $2 AND source = 'closure' RETURNING id`,
+        [id, provider.id],
+      )
+    ).length > 0;
   if (!deleted) throw notFound(`no closure found with id ${id}`);
 }

@@ -17,7 +17,11 @@ const DIGEST_COLUMN: Record<EventWriter, string> = { feed: 'content_digest', 'wr
  * Each event's SEQUENCE for this writer, raised first for the events whose digest (of what the
  * writer shows now) differs from the one it stored. Writes only for events that changed.
  */
-export async function eventSequences(db: Queryable, writer: EventWriter, events: { id: string; digest: string }[]): Promise<Map<string, number>> {
+export async function eventSequences(
+  db: Queryable,
+  writer: EventWriter,
+  events: { id: string; digest: string }[],
+): Promise<Map<string, number>> {
   if (events.length === 0) return new Map();
   const column = DIGEST_COLUMN[writer];
   const read = (ids: string[]) =>

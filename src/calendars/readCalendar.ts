@@ -42,7 +42,11 @@ export interface ReadOptions {
 }
 
 /** Reads the calendar; `known` null reads it whole. Throws CalendarUnreadable (422) when it cannot be read or parsed. */
-export async function readCalendar(source: CalendarSource, known: Validators | null, opts: ReadOptions): Promise<CalendarRead> {
+export async function readCalendar(
+  source: CalendarSource,
+  known: Validators | null,
+  opts: ReadOptions,
+): Promise<CalendarRead> {
   let texts: string[];
   let validators: Validators;
   if (source.kind === 'ics') {
@@ -52,7 +56,12 @@ export async function readCalendar(source: CalendarSource, known: Validators | n
     validators = { ...NO_VALIDATORS, etag: read.etag, lastModified: read.lastModified };
   } else {
     const account = { url: source.url, username: source.username ?? '', password: source.password ?? '' };
-    const read = await readCalDav(account, known ?? NO_VALIDATORS, { fromMs: opts.fromMs, toMs: opts.toMs }, { allowPrivate: opts.allowPrivate });
+    const read = await readCalDav(
+      account,
+      known ?? NO_VALIDATORS,
+      { fromMs: opts.fromMs, toMs: opts.toMs },
+      { allowPrivate: opts.allowPrivate },
+    );
     if (read.kind === 'unchanged') return read;
     texts = read.objects;
     validators = { ...NO_VALIDATORS, ctag: read.ctag, syncToken: read.syncToken };
@@ -61,7 +70,14 @@ export async function readCalendar(source: CalendarSource, known: Validators | n
   const intervals: Interval[] = [];
   try {
     for (const text of texts) {
-      intervals.push(...busyIntervals(text, { providerZone: opts.zone, fromMs: opts.fromMs, toMs: opts.toMs, isOwnUid: (uid) => own.has(uid.toLowerCase()) }));
+      intervals.push(
+        ...busyIntervals(text, {
+          providerZone: opts.zone,
+          fromMs: opts.fromMs,
+          toMs: opts.toMs,
+          isOwnUid: (uid) => own.has(uid.toLowerCase()),
+        }),
+      );
     }
   } catch (err) {
     if (err instanceof CalendarFormatError) throw new CalendarUnreadable(err.message);
@@ -77,6 +93,8 @@ async function ownUids(db: Queryable, texts: string[]): Promise<Set<string>> {
   const candidates = new Set<string>();
   for (const text of texts) for (const m of text.matchAll(UID_LINE)) candidates.add(m[1].toLowerCase());
   if (candidates.size === 0) return candidates;
-  const rows = await db.query<{ id: string }>('SELECT id::text AS id FROM appointments WHERE id = ANY($1::uuid[])', [[...candidates]]);
+  const rows = await db.query<{ id: string }>('SELECT id::text AS id FROM appointments WHERE id = ANY($1::uuid[])', [
+    [...candidates],
+  ]);
   return new Set(rows.map((r) => r.id));
 }

@@ -69,7 +69,9 @@ async function wantedEvent(db: Queryable, appointmentId: string): Promise<Wanted
  */
 export function writeBackEvent(appointmentId: string, w: Wanted, now: Date, sequence: number): string {
   const calendar = ical({ prodId: { company: 'booking-service', product: 'write-back' } });
-  const counts = [w.booked ? `${w.booked} booked` : null, w.requested ? `${w.requested} requested` : null].filter(Boolean).join(', ');
+  const counts = [w.booked ? `${w.booked} booked` : null, w.requested ? `${w.requested} requested` : null]
+    .filter(Boolean)
+    .join(', ');
   calendar.createEvent({
     id: appointmentId,
     sequence,
@@ -109,15 +111,27 @@ export async function runWriteBacks(deps: CalendarDeps, stopping: () => boolean 
     const key = [c.subscription_id, c.appointment_id, c.version];
     try {
       const wanted = await wantedEvent(db, c.appointment_id);
-      if (wanted) await putEvent(account, c.appointment_id, await eventText(db, c.appointment_id, wanted, now), { allowPrivate: config.calendarAllowPrivateNetworks });
+      if (wanted)
+        await putEvent(account, c.appointment_id, await eventText(db, c.appointment_id, wanted, now), {
+          allowPrivate: config.calendarAllowPrivateNetworks,
+        });
       else await deleteEvent(account, c.appointment_id, { allowPrivate: config.calendarAllowPrivateNetworks });
-      await db.query('DELETE FROM calendar_writes WHERE subscription_id = $1 AND appointment_id = $2 AND version = $3', key);
+      await db.query(
+        'DELETE FROM calendar_writes WHERE subscription_id = $1 AND appointment_id = $2 AND version = $3',
+        key,
+      );
       done++;
     } catch (err) {
       const wait = Math.min(config.calendarPollMs * 2 ** Math.min(c.attempts - 1, 20), MAX_BACKOFF_MS);
       const message = err instanceof Error ? err.message : String(err);
-      deps.log?.warn({ subscription: c.subscription_id, appointment: c.appointment_id, attempts: c.attempts, error: message }, 'calendar write-back failed; retrying later');
-      await db.query('UPDATE calendar_writes SET due_at = $4, last_error = $5 WHERE subscription_id = $1 AND appointment_id = $2 AND version = $3', [...key, new Date(now.getTime() + wait), message]);
+      deps.log?.warn(
+        { subscription: c.subscription_id, appointment: c.appointment_id, attempts: c.attempts, error: message },
+        'calendar write-back failed; retrying later',
+      );
+      await db.query(
+        'UPDATE calendar_writes SET due_at = $4, last_error = $5 WHERE subscription_id = $1 AND appointment_id = $2 AND version = $3',
+        [...key, new Date(now.getTime() + wait), message],
+      );
     }
   }
   return done;

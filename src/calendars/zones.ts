@@ -88,7 +88,8 @@ export function wallToMs(zone: IANAZone, wall: number): number {
   const before = offsetAt(zone, wall - DAY);
   const after = offsetAt(zone, wall + DAY);
   const fits = (offset: number) => offsetAt(zone, wall - offset * 60_000) === offset;
-  if (before === after) return fits(before) ? wall - before * 60_000 : wall - offsetAt(zone, wall - before * 60_000) * 60_000;
+  if (before === after)
+    return fits(before) ? wall - before * 60_000 : wall - offsetAt(zone, wall - before * 60_000) * 60_000;
   const early = fits(before);
   const late = fits(after);
   if (early && late) return Math.min(wall - before * 60_000, wall - after * 60_000);

@@ -20,7 +20,10 @@ export interface FeedTarget {
 const SELECT_FEED = `SELECT f.id, r.reference AS resource_reference, f.created_at
                        FROM calendar_feeds f LEFT JOIN resources r ON r.id = f.resource_id`;
 
-export async function insertFeed(db: Queryable, feed: { crmId: string; providerId: string; resourceId: string | null; tokenHash: string }): Promise<FeedRow> {
+export async function insertFeed(
+  db: Queryable,
+  feed: { crmId: string; providerId: string; resourceId: string | null; tokenHash: string },
+): Promise<FeedRow> {
   const [row] = await db.query<FeedRow>(
     `WITH f AS (INSERT INTO calendar_feeds (crm_id, provider_id, resource_id, token_hash) VALUES ($1, $2, $3, $4) RETURNING *)
      SELECT f.id, r.reference AS resource_reference, f.created_at FROM f LEFT JOIN resources r ON r.id = f.resource_id`,
@@ -34,7 +37,10 @@ export const feedsOf = (db: Queryable, providerId: string) =>
 
 /** true when the provider had that feed */
 export async function deleteFeed(db: Queryable, providerId: string, id: string): Promise<boolean> {
-  const gone = await db.query('DELETE FROM calendar_feeds WHERE provider_id = $1 AND id = $2 RETURNING id', [providerId, id]);
+  const gone = await db.query('DELETE FROM calendar_feeds WHERE provider_id = $1 AND id = $2 RETURNING id', [
+    providerId,
+    id,
+  ]);
   return gone.length > 0;
 }
 
@@ -90,7 +96,12 @@ const FEED_EVENTS_SQL = `
 type FeedScope = Pick<FeedTarget, 'provider_id' | 'resource_id'>;
 
 export function feedEvents(db: Queryable, feed: FeedScope, from: Date, to: Date): Promise<FeedEventRow[]> {
-  return db.query<FeedEventRow>(`${FEED_EVENTS_SQL} ORDER BY a.start_at, a.id`, [feed.provider_id, feed.resource_id, from, to]);
+  return db.query<FeedEventRow>(`${FEED_EVENTS_SQL} ORDER BY a.start_at, a.id`, [
+    feed.provider_id,
+    feed.resource_id,
+    from,
+    to,
+  ]);
 }
 
 /**

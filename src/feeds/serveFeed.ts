@@ -65,7 +65,11 @@ export async function serveFeed(deps: Deps, cache: FeedCache, token: string, loc
   // A change between the digest and this read gives the next request another digest, so it renders
   // again (rows never return to an earlier digest: every change moves an updated_at).
   const rows = await repo.feedEvents(deps.db, feed, from, to);
-  const sequences = await eventSequences(deps.db, 'feed', rows.map((row) => ({ id: row.id, digest: contentDigest(row) })));
+  const sequences = await eventSequences(
+    deps.db,
+    'feed',
+    rows.map((row) => ({ id: row.id, digest: contentDigest(row) })),
+  );
   const body = renderFeed(name, rows, locale, sequences);
   const rendered = { inputs, body, etag: `"${digest(body)}"` };
   cache.set(key, rendered);

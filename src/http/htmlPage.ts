@@ -9,7 +9,11 @@ import { escapeHtml } from '../notifications/layout.js';
 import { statusOf } from './errors.js';
 
 /** ?lang=, else the language the link's mail was written in, else the browser's first choice if de or en, else German. */
-export function pageLocale(lang: string | undefined, bookingLanguage: string | null | undefined, acceptLanguage: string | undefined): MailLocale {
+export function pageLocale(
+  lang: string | undefined,
+  bookingLanguage: string | null | undefined,
+  acceptLanguage: string | undefined,
+): MailLocale {
   const first = (raw: string | null | undefined) => (raw && /^(de|en)\b/i.test(raw.trim()) ? raw.trim() : undefined);
   return mailLocale(first(lang) ?? first(bookingLanguage) ?? first(acceptLanguage?.split(',')[0]));
 }
@@ -57,7 +61,8 @@ function wantsJson(request: FastifyRequest): boolean {
 /** Pages without scripts (the default), and pages that run this service's own scripts (the manage page's slot picker). */
 export const PAGE_CSP = {
   static: "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
-  scripted: "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self' 'unsafe-inline'; img-src https: data:; form-action 'self'; frame-ancestors 'none'",
+  scripted:
+    "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self' 'unsafe-inline'; img-src https: data:; form-action 'self'; frame-ancestors 'none'",
 };
 
 export function sendPage(reply: FastifyReply, status: number, html: string, csp: string = PAGE_CSP.static) {
@@ -75,7 +80,10 @@ export function sendPage(reply: FastifyReply, status: number, html: string, csp:
  * Errors of these routes as pages with their status (JSON only when asked for it alone).
  * `render` gets the error and its status and returns the page.
  */
-export function answerErrorsAsPages(app: FastifyInstance, render: (err: Error, status: number, request: FastifyRequest) => string): void {
+export function answerErrorsAsPages(
+  app: FastifyInstance,
+  render: (err: Error, status: number, request: FastifyRequest) => string,
+): void {
   app.setErrorHandler((err, request, reply) => {
     if (wantsJson(request)) throw err; // the application's handler writes the documented error body
     const raw = err instanceof DomainError ? statusOf(err.code) : ((err as { statusCode?: number }).statusCode ?? 500);

@@ -50,7 +50,8 @@ export function errorReplies<S extends ErrorStatus>(...statuses: S[]): { [K in S
 }
 
 /** Under /crms/{crmId}: 400, 401, 403 and 404 everywhere (a NUL character in any query value is 400 too). */
-export const partnerErrors = <S extends ErrorStatus>(...extra: S[]) => errorReplies<400 | 401 | 403 | 404 | S>(400, 401, 403, 404, ...extra);
+export const partnerErrors = <S extends ErrorStatus>(...extra: S[]) =>
+  errorReplies<400 | 401 | 403 | 404 | S>(400, 401, 403, 404, ...extra);
 /** What a request body itself can be refused for: too large (413), not JSON (415). */
 export const BODY_ERRORS = [413, 415] as const;
 

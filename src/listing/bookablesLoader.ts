@@ -18,7 +18,14 @@ import type { TimeslotRow } from '../scheduling/repo.js';
 import type { Queryable } from '../storage/db.js';
 import { viewOf, type ResourceView } from '../booking/bookableView.js';
 import { productLookupJsonSql, productsJsonSql, type ProductRow } from '../booking/publicProducts.js';
-import { PUBLIC_RESOURCE_COLUMNS, PUBLIC_RESOURCE_FROM, refsValuesSql, resolvedIds, type AddParam, type PublicResource } from '../booking/publicResources.js';
+import {
+  PUBLIC_RESOURCE_COLUMNS,
+  PUBLIC_RESOURCE_FROM,
+  refsValuesSql,
+  resolvedIds,
+  type AddParam,
+  type PublicResource,
+} from '../booking/publicResources.js';
 import type { EngineAppointment, EngineBusy, EngineTimeslot } from '../booking/slotEngine.js';
 
 /** An engine appointment plus what the public item shows about its product. */
@@ -86,7 +93,21 @@ const ms = (column: string) => `(extract(epoch FROM ${column}) * 1000)::bigint`;
 // [id, start, end, raster, default_capacity]: only offering timeslots (BOOKABLE, accepting, capacity > 0)
 type TimeslotTuple = [string, number, number, number, number];
 // [id, timeslot_id, product_id, start, end, blocked_from, blocked_until, capacity, accept_bookings, product name, exclusive, live, next hold expiry]
-type AppointmentTuple = [string, string | null, string | null, number, number, number, number, number, boolean, string | null, boolean | null, number, number | null];
+type AppointmentTuple = [
+  string,
+  string | null,
+  string | null,
+  number,
+  number,
+  number,
+  number,
+  number,
+  boolean,
+  string | null,
+  boolean | null,
+  number,
+  number | null,
+];
 
 interface Row extends PublicResource {
   products: ProductRow[];
@@ -101,7 +122,9 @@ interface Row extends PublicResource {
  * Appointments may block a slot through a product's buffers, so they are read that much further
  * both ways: the largest buffer among the resource's products, plus a day.
  */
-const appointmentMargin = (resourceId: string) => `(SELECT COALESCE(max(COALESCE(pr.lead_time_minutes, 0) + COALESCE(pr.follow_up_time_minutes, 0)), 0) * interval '1 minute' + interval '1 day'
+const appointmentMargin = (
+  resourceId: string,
+) => `(SELECT COALESCE(max(COALESCE(pr.lead_time_minutes, 0) + COALESCE(pr.follow_up_time_minutes, 0)), 0) * interval '1 minute' + interval '1 day'
     FROM resource_products rp JOIN products pr ON pr.id = rp.product_id WHERE rp.resource_id = ${resourceId})`;
 
 /**
@@ -111,7 +134,13 @@ const appointmentMargin = (resourceId: string) => `(SELECT COALESCE(max(COALESCE
  * wrap the tuple. `resourceId` names the resource for the margin: outside `a`, the window bounds
  * are values for the index scan.
  */
-const appointmentsJsonSql = (where: string, resourceId: string, now: string, until: string, wrap = (tuple: string) => tuple) => `
+const appointmentsJsonSql = (
+  where: string,
+  resourceId: string,
+  now: string,
+  until: string,
+  wrap = (tuple: string) => tuple,
+) => `
          (SELECT json_agg(${wrap(`json_build_array(a.id, a.timeslot_id, a.product_id, ${ms('a.start_at')}, ${ms('a.end_at')},
                                            ${ms('a.blocked_from')}, ${ms('a.blocked_until')}, a.capacity, a.accept_bookings,
                                            COALESCE(a.product_name, pr.name), pr.exclusive, places.live, ${ms('places.next_hold_expiry')})`)})
@@ -190,21 +219,58 @@ function versionsSql(refs: { ref: string }[], param: AddParam): string {
 }
 
 /** The resources' versions (as ListingRead.versions) and the ids the references name; 404 or 400 as readListing for a reference it looks up. */
-export async function readVersions(db: Queryable, refs: { ref: string; field: string }[]): Promise<{ resourceIds: string[]; versions: string }> {
+export async function readVersions(
+  db: Queryable,
+  refs: { ref: string; field: string }[],
+): Promise<{ resourceIds: string[]; versions: string }> {
   const params: unknown[] = [];
-  const [row] = await db.query<{ matches: string[][]; versions: string }>(versionsSql(refs, (value) => `$${params.push(value)}`), params);
+  const [row] = await db.query<{ matches: string[][]; versions: string }>(
+    versionsSql(refs, (value) => `$${params.push(value)}`),
+    params,
+  );
   return { resourceIds: resolvedIds(refs, row.matches), versions: row.versions };
 }
 
-function timeslotOf(resourceId: string, [id, startMs, endMs, rasterMin, defaultCapacity]: TimeslotTuple): EngineTimeslot {
+function timeslotOf(
+  resourceId: string,
+  [id, startMs, endMs, rasterMin, defaultCapacity]: TimeslotTuple,
+): EngineTimeslot {
   return { id, resourceId, startMs, endMs, rasterMin, defaultCapacity, defaultAcceptBookings: true, state: 'BOOKABLE' };
 }
 
 function appointmentOf(resourceId: string, a: AppointmentTuple): LoadedAppointment {
-  const [id, timeslotId, productId, startMs, endMs, blockedFromMs, blockedUntilMs, capacity, acceptBookings, productName, exclusive, live, nextHoldExpiryMs] = a;
+  const [
+    id,
+    timeslotId,
+    productId,
+    startMs,
+    endMs,
+    blockedFromMs,
+    blockedUntilMs,
+    capacity,
+    acceptBookings,
+    productName,
+    exclusive,
+    live,
+    nextHoldExpiryMs,
+  ] = a;
   return {
-    id, resourceId, timeslotId, productId, startMs, endMs, blockedFromMs, blockedUntilMs, capacity, acceptBookings, live,
-    state: 'ACTIVE', archived: false, productName, productExclusive: exclusive === true, nextHoldExpiryMs,
+    id,
+    resourceId,
+    timeslotId,
+    productId,
+    startMs,
+    endMs,
+    blockedFromMs,
+    blockedUntilMs,
+    capacity,
+    acceptBookings,
+    live,
+    state: 'ACTIVE',
+    archived: false,
+    productName,
+    productExclusive: exclusive === true,
+    nextHoldExpiryMs,
   };
 }
 
@@ -214,7 +280,14 @@ function appointmentOf(resourceId: string, a: AppointmentTuple): LoadedAppointme
  */
 export async function readListing(db: Queryable, q: ListingReadQuery): Promise<ListingRead> {
   const params: unknown[] = [];
-  const [row] = await db.query<{ matches: string[][]; versions: string; total: string; snapshot: string; data: Row[] | null; changes: ChangesJson | null }>(
+  const [row] = await db.query<{
+    matches: string[][];
+    versions: string;
+    total: string;
+    snapshot: string;
+    data: Row[] | null;
+    changes: ChangesJson | null;
+  }>(
     readSql(q, (value) => `$${params.push(value)}`),
     params,
   );
@@ -225,7 +298,10 @@ export async function readListing(db: Queryable, q: ListingReadQuery): Promise<L
     total: row.total,
     snapshot: row.snapshot,
     data: row.data && listingData(row.data, resourceIds, q),
-    changes: row.changes && { ids: row.changes.ids ?? [], appointments: (row.changes.appointments ?? []).map(([resourceId, a]) => appointmentOf(resourceId, a)) },
+    changes: row.changes && {
+      ids: row.changes.ids ?? [],
+      appointments: (row.changes.appointments ?? []).map(([resourceId, a]) => appointmentOf(resourceId, a)),
+    },
   };
 }
 

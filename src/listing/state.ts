@@ -31,5 +31,12 @@ export interface ListingState {
 
 /** budgetBytes: what the cache of computed answers may hold (LISTING_CACHE_MIB) */
 export function createListingState(db: Queryable, clock: Clock, budgetBytes?: number): ListingState {
-  return { db, clock, cache: new ListingCache(budgetBytes), reads: new FreshReads(), shapes: new Map(), dataKeys: new Map() };
+  return {
+    db,
+    clock,
+    cache: new ListingCache(budgetBytes),
+    reads: new FreshReads(),
+    shapes: new Map(),
+    dataKeys: new Map(),
+  };
 }

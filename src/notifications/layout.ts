@@ -26,10 +26,23 @@ export function toText(doc: MailDoc): string {
   const blocks: string[] = [doc.greeting, ...doc.paragraphs];
   if (doc.details.length > 0) {
     const width = Math.max(...doc.details.map(([label]) => label.length)) + 1;
-    blocks.push(doc.details.map(([label, value]) => `${`${label}:`.padEnd(width)} ${value.replace(/\n/g, `\n${' '.repeat(width + 1)}`)}`).join('\n'));
+    blocks.push(
+      doc.details
+        .map(([label, value]) => `${`${label}:`.padEnd(width)} ${value.replace(/\n/g, `\n${' '.repeat(width + 1)}`)}`)
+        .join('\n'),
+    );
   }
-  if (doc.answers) blocks.push(`${doc.answers.heading}:\n${doc.answers.rows.map(([label, value]) => `- ${label}: ${value.replace(/\r?\n/g, '\n  ')}`).join('\n')}`);
-  if (doc.message) blocks.push(`${doc.message.heading}:\n${doc.message.text.split(/\r?\n/).map((l) => `> ${l}`).join('\n')}`);
+  if (doc.answers)
+    blocks.push(
+      `${doc.answers.heading}:\n${doc.answers.rows.map(([label, value]) => `- ${label}: ${value.replace(/\r?\n/g, '\n  ')}`).join('\n')}`,
+    );
+  if (doc.message)
+    blocks.push(
+      `${doc.message.heading}:\n${doc.message.text
+        .split(/\r?\n/)
+        .map((l) => `> ${l}`)
+        .join('\n')}`,
+    );
   if (doc.link) blocks.push(`${doc.link.intro}\n${doc.link.url}`);
   if (doc.note) blocks.push(doc.note);
   blocks.push(doc.closing.join('\n'));
@@ -43,13 +56,21 @@ export function toHtml(doc: MailDoc): string {
   for (const p of doc.paragraphs) parts.push(`<p style="${P}">${htmlLines(p)}</p>`);
   if (doc.details.length > 0) {
     const rows = doc.details
-      .map(([label, value]) => `<tr><th align="left" valign="top" style="padding:4px 16px 4px 0;font-weight:600">${escapeHtml(label)}</th><td style="padding:4px 0">${htmlLines(value)}</td></tr>`)
+      .map(
+        ([label, value]) =>
+          `<tr><th align="left" valign="top" style="padding:4px 16px 4px 0;font-weight:600">${escapeHtml(label)}</th><td style="padding:4px 0">${htmlLines(value)}</td></tr>`,
+      )
       .join('');
-    parts.push(`<table role="presentation" cellspacing="0" cellpadding="0" style="${P};border-collapse:collapse">${rows}</table>`);
+    parts.push(
+      `<table role="presentation" cellspacing="0" cellpadding="0" style="${P};border-collapse:collapse">${rows}</table>`,
+    );
   }
   if (doc.answers) {
     const rows = doc.answers.rows
-      .map(([label, value]) => `<tr><th align="left" valign="top" style="padding:4px 16px 4px 0;font-weight:600">${escapeHtml(label)}</th><td style="padding:4px 0">${htmlLines(value)}</td></tr>`)
+      .map(
+        ([label, value]) =>
+          `<tr><th align="left" valign="top" style="padding:4px 16px 4px 0;font-weight:600">${escapeHtml(label)}</th><td style="padding:4px 0">${htmlLines(value)}</td></tr>`,
+      )
       .join('');
     parts.push(
       `<p style="margin:0 0 4px 0;font-weight:600">${escapeHtml(doc.answers.heading)}</p>` +

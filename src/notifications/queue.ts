@@ -45,11 +45,19 @@ export async function reread(db: Queryable, id: string): Promise<OutboxRow | nul
 
 /** At asynchronous commit (ASYNC_COMMIT): a mark lost in a crash of PostgreSQL sends the mail once more, never loses it. */
 export async function markSent(db: Queryable, id: string): Promise<void> {
-  await db.query(`UPDATE outbox SET status = 'SENT', sent_at = now(), last_error = NULL WHERE id = $1 AND status = 'PENDING' AND ${ASYNC_COMMIT} IS NOT NULL`, [id]);
+  await db.query(
+    `UPDATE outbox SET status = 'SENT', sent_at = now(), last_error = NULL WHERE id = $1 AND status = 'PENDING' AND ${ASYNC_COMMIT} IS NOT NULL`,
+    [id],
+  );
 }
 
 /** Records a failed attempt: due again after `retryInMs`, or FAILED (kept, never deleted) when `giveUp`. */
-export async function markAttemptFailed(db: Queryable, id: string, error: string, retry: { giveUp: boolean; retryInMs: number }): Promise<void> {
+export async function markAttemptFailed(
+  db: Queryable,
+  id: string,
+  error: string,
+  retry: { giveUp: boolean; retryInMs: number },
+): Promise<void> {
   await db.query(
     `UPDATE outbox SET status = CASE WHEN $3 THEN 'FAILED' ELSE 'PENDING' END,
             next_attempt_at = now() + make_interval(secs => $4::double precision), last_error = $2

@@ -23,7 +23,10 @@ export function effectiveChannels(stored: StoredChannels | null | undefined): Ch
 }
 
 /** The booking process of a resource on a channel; what the public booking flow asks. */
-export function bookingProcessOf(stored: StoredChannels | null | undefined, key: ChannelKey = DEFAULT_CHANNEL_KEY): BookingProcess {
+export function bookingProcessOf(
+  stored: StoredChannels | null | undefined,
+  key: ChannelKey = DEFAULT_CHANNEL_KEY,
+): BookingProcess {
   return stored?.[key]?.bookingProcess ?? 'IMMEDIATE';
 }
 

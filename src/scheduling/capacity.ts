@@ -77,7 +77,10 @@ export class SlotConflict extends DomainError {
 
 /** The range an appointment blocks on its resource: its own time widened by its buffers. */
 export function blockedRange(start: Date, end: Date, buffers: Buffers = NO_BUFFERS): { from: Date; until: Date } {
-  return { from: new Date(start.getTime() - buffers.leadMin * MINUTE_MS), until: new Date(end.getTime() + buffers.followUpMin * MINUTE_MS) };
+  return {
+    from: new Date(start.getTime() - buffers.leadMin * MINUTE_MS),
+    until: new Date(end.getTime() + buffers.followUpMin * MINUTE_MS),
+  };
 }
 
 /**
@@ -85,12 +88,15 @@ export function blockedRange(start: Date, end: Date, buffers: Buffers = NO_BUFFE
  * any (blocking_appointment.sql). A hold counts whatever its expiry here: the partner's insert does
  * not release an appointment a consumer may still be completing.
  */
-async function clashingAppointment(tx: Queryable, resourceId: string, range: { from: Date; until: Date }): Promise<string | undefined> {
-  const [clash] = await tx.query<{ reference: string | null }>(`SELECT (blocking_appointment($1, $2, $3, '-infinity')).reference`, [
-    resourceId,
-    range.from,
-    range.until,
-  ]);
+async function clashingAppointment(
+  tx: Queryable,
+  resourceId: string,
+  range: { from: Date; until: Date },
+): Promise<string | undefined> {
+  const [clash] = await tx.query<{ reference: string | null }>(
+    `SELECT (blocking_appointment($1, $2, $3, '-infinity')).reference`,
+    [resourceId, range.from, range.until],
+  );
   return clash?.reference ?? undefined;
 }
 
@@ -99,7 +105,11 @@ async function clashingAppointment(tx: Queryable, resourceId: string, range: { f
  * meet, and 409 for a reference the provider has already. The insert itself decides (ON CONFLICT
  * waits for a concurrent overlapping insert and then yields), so no lock is taken beforehand.
  */
-export async function insertAppointment(tx: Queryable, a: NewAppointment, buffers: Buffers = NO_BUFFERS): Promise<AppointmentRow> {
+export async function insertAppointment(
+  tx: Queryable,
+  a: NewAppointment,
+  buffers: Buffers = NO_BUFFERS,
+): Promise<AppointmentRow> {
   const blocked = blockedRange(a.start, a.end, buffers);
   for (;;) {
     const [row] = await tx.query<AppointmentRow>(
@@ -109,14 +119,33 @@ export async function insertAppointment(tx: Queryable, a: NewAppointment, buffer
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16::jsonb, $17, $18, $19, $20)
        ON CONFLICT DO NOTHING RETURNING *`,
       [
-        a.crmId, a.providerId, a.resourceId, a.productId, a.timeslotId ?? null, a.reference, a.seriesId ?? null, a.start, a.end,
-        blocked.from, blocked.until, a.capacity, a.acceptBookings, a.productName ?? null, a.contactUserId ?? null,
+        a.crmId,
+        a.providerId,
+        a.resourceId,
+        a.productId,
+        a.timeslotId ?? null,
+        a.reference,
+        a.seriesId ?? null,
+        a.start,
+        a.end,
+        blocked.from,
+        blocked.until,
+        a.capacity,
+        a.acceptBookings,
+        a.productName ?? null,
+        a.contactUserId ?? null,
         a.address === undefined || a.address === null ? null : JSON.stringify(a.address),
-        a.priceValue ?? null, a.priceCurrency ?? null, a.description ?? null, a.createdByPublicFlow ?? false,
+        a.priceValue ?? null,
+        a.priceCurrency ?? null,
+        a.description ?? null,
+        a.createdByPublicFlow ?? false,
       ],
     );
     if (row) return row;
-    const [taken] = await tx.query('SELECT 1 FROM appointments WHERE provider_id = $1 AND reference = $2', [a.providerId, a.reference]);
+    const [taken] = await tx.query('SELECT 1 FROM appointments WHERE provider_id = $1 AND reference = $2', [
+      a.providerId,
+      a.reference,
+    ]);
     if (taken) throw conflict(`an appointment with reference ${a.reference} already exists`);
     const clash = await clashingAppointment(tx, a.resourceId, blocked);
     if (clash) throw new SlotConflict(clash);
@@ -167,7 +196,11 @@ export const appointmentTakesTimeSql = (alias: string, holdsAPlace: string) =>
  * second round trip; test/integration/storage-live-rule.test.ts holds the two to the same answers).
  */
 export function holdsPlace(p: { state: string; hold_until: Date | null }, now: Date): boolean {
-  return p.state === 'REQUESTED' || p.state === 'BOOKED' || (p.state === 'RESERVED' && p.hold_until !== null && p.hold_until > now);
+  return (
+    p.state === 'REQUESTED' ||
+    p.state === 'BOOKED' ||
+    (p.state === 'RESERVED' && p.hold_until !== null && p.hold_until > now)
+  );
 }
 
 export interface ParticipationRow {
@@ -212,14 +245,27 @@ export async function insertParticipation(tx: Queryable, p: NewParticipation): P
       `INSERT INTO participations (crm_id, provider_id, appointment_id, reference, customer_id, state, hold_until, client_ip, channel_key, message, locale, note)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING *`,
       [
-        p.crmId, p.providerId, p.appointmentId, p.reference, p.customerId, p.state, p.holdUntil ?? null, p.clientIp ?? null,
-        p.channelKey ?? null, p.message ?? null, p.locale ?? null, p.note ?? null,
+        p.crmId,
+        p.providerId,
+        p.appointmentId,
+        p.reference,
+        p.customerId,
+        p.state,
+        p.holdUntil ?? null,
+        p.clientIp ?? null,
+        p.channelKey ?? null,
+        p.message ?? null,
+        p.locale ?? null,
+        p.note ?? null,
       ],
     );
     return row;
   } catch (err) {
     if (sqlState(err) === '23505' && constraintName(err) === 'participations_one_per_customer') {
-      throw new DomainError('AppointmentAlreadyBookedException', 'the customer already participates in this appointment');
+      throw new DomainError(
+        'AppointmentAlreadyBookedException',
+        'the customer already participates in this appointment',
+      );
     }
     if (sqlState(err) === '23505' && constraintName(err) === 'participations_provider_id_reference_key') {
       throw conflict(`a participation with reference ${p.reference} already exists`);

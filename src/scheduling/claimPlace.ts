@@ -9,7 +9,13 @@ import { constraintName, sqlState, type Queryable } from '../storage/db.js';
 import { reviveRow } from '../storage/jsonRows.js';
 import { eventsWritten, type EventSource } from '../webhooks/events.js';
 import { placeEventsSql } from './events.js';
-import { blockedRange, type AppointmentRow, type Buffers, type NewAppointment, type ParticipationRow } from './capacity.js';
+import {
+  blockedRange,
+  type AppointmentRow,
+  type Buffers,
+  type NewAppointment,
+  type ParticipationRow,
+} from './capacity.js';
 
 export type PlaceRefusal = 'HOLD_LIMIT' | 'OVERLAP' | 'BUSY' | 'GONE' | 'CLOSED' | 'NOT_OPEN' | 'DUPLICATE' | 'FULL';
 
@@ -160,7 +166,14 @@ function appointmentJson(a: NewAppointment & { id: string }, buffers: Buffers) {
 export async function claimPlace(q: Queryable, c: PlaceClaim): Promise<ClaimedPlace> {
   try {
     // The place's webhook events are written by the same statement, after claim_place.
-    const [r] = await q.query<{ appointment: Record<string, unknown>; participation: Record<string, unknown>; live_before: number; created: boolean; events: number; live: LiveParticipation[] | null }>(
+    const [r] = await q.query<{
+      appointment: Record<string, unknown>;
+      participation: Record<string, unknown>;
+      live_before: number;
+      created: boolean;
+      events: number;
+      live: LiveParticipation[] | null;
+    }>(
       `SELECT c.*, CASE WHEN $9::text IS NULL THEN 0 ELSE ${placeEventsSql('$9')} END AS events,
               CASE WHEN $10 AND NOT c.created THEN live_participants((c.appointment->>'id')::uuid, $2) END AS live,
               CASE WHEN $11 THEN ${ASYNC_COMMIT} END AS commit_mode
@@ -181,12 +194,21 @@ export async function claimPlace(q: Queryable, c: PlaceClaim): Promise<ClaimedPl
       ],
     );
     if (r.events > 0) eventsWritten();
-    return { appointment: reviveRow(r.appointment), participation: reviveRow(r.participation), liveBefore: r.live_before, created: r.created, ...(r.live ? { live: r.live } : {}) };
+    return {
+      appointment: reviveRow(r.appointment),
+      participation: reviveRow(r.participation),
+      liveBefore: r.live_before,
+      created: r.created,
+      ...(r.live ? { live: r.live } : {}),
+    };
   } catch (err) {
     const refused = refusalFrom(err);
     if (refused) throw refused;
     if (sqlState(err) === '23505' && constraintName(err) === 'participations_one_per_customer') {
-      throw new DomainError('AppointmentAlreadyBookedException', 'the customer already participates in this appointment');
+      throw new DomainError(
+        'AppointmentAlreadyBookedException',
+        'the customer already participates in this appointment',
+      );
     }
     if (sqlState(err) === '23505' && constraintName(err) === 'participations_provider_id_reference_key') {
       throw conflict(`a participation with reference ${c.participation.reference} already exists`);

@@ -64,7 +64,11 @@ export async function markSucceeded(db: Queryable, d: Key, status: number): Prom
 }
 
 /** Records a failed attempt: due again after `retryInMs`, or FAILED (kept) when `giveUp`. */
-export async function markFailed(db: Queryable, d: Key, r: { status: number | null; error: string; giveUp: boolean; retryInMs: number }): Promise<void> {
+export async function markFailed(
+  db: Queryable,
+  d: Key,
+  r: { status: number | null; error: string; giveUp: boolean; retryInMs: number },
+): Promise<void> {
   await db.query(
     `UPDATE webhook_deliveries
         SET status = CASE WHEN $5 THEN 'FAILED' ELSE 'PENDING' END, response_status = $3, last_error = $4,

@@ -13,7 +13,9 @@ export const PGBOUNCER = '/usr/sbin/pgbouncer';
  */
 export function skipWithoutPgbouncer(): boolean {
   if (existsSync(PGBOUNCER) || process.env.CI) return false;
-  console.warn(`\n*** ${PGBOUNCER} not found: the PgBouncer (transaction pooling) test is SKIPPED. Install it with: apt-get install -y pgbouncer ***\n`);
+  console.warn(
+    `\n*** ${PGBOUNCER} not found: the PgBouncer (transaction pooling) test is SKIPPED. Install it with: apt-get install -y pgbouncer ***\n`,
+  );
   return true;
 }
 
@@ -53,7 +55,9 @@ export async function startPgbouncer(serverUrl: string, serverConnections = 2): 
     { mode: 0o644 },
   );
   const asRoot = process.getuid?.() === 0;
-  const child: ChildProcess = spawn(PGBOUNCER, [...(asRoot ? ['-u', 'postgres'] : []), join(dir, 'pgbouncer.ini')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(PGBOUNCER, [...(asRoot ? ['-u', 'postgres'] : []), join(dir, 'pgbouncer.ini')], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
@@ -74,7 +78,8 @@ export async function startPgbouncer(serverUrl: string, serverConnections = 2): 
       break;
     } catch (err) {
       await client.end().catch(() => undefined);
-      if (attempt > 50 || child.exitCode !== null) throw new Error(`PgBouncer did not come up: ${(err as Error).message}\n${output}`);
+      if (attempt > 50 || child.exitCode !== null)
+        throw new Error(`PgBouncer did not come up: ${(err as Error).message}\n${output}`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }

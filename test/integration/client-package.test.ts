@@ -95,8 +95,15 @@ describe.skipIf(process.env.TEST_BACKEND === 'postgres')('the typed client as a 
 
     const project = join(dir, 'project');
     mkdirSync(project);
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'integrator', version: '1.0.0', private: true, type: 'module' }));
-    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--silent', join(packs, tarball)], project);
+    writeFileSync(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'integrator', version: '1.0.0', private: true, type: 'module' }),
+    );
+    await run(
+      'npm',
+      ['install', '--prefer-offline', '--no-audit', '--no-fund', '--silent', join(packs, tarball)],
+      project,
+    );
     writeFileSync(join(project, 'main.ts'), USAGE);
     writeFileSync(join(project, 'tsconfig.json'), JSON.stringify(TSCONFIG));
     await run(process.execPath, [TSC, '-p', 'tsconfig.json'], project);
@@ -104,6 +111,12 @@ describe.skipIf(process.env.TEST_BACKEND === 'postgres')('the typed client as a 
     const partner = await newPartner(t);
     const reference = `${uniqueId('u')}@crm`;
     const out = await run(process.execPath, ['dist/main.js', baseUrl, partner.crmId, partner.key, reference], project);
-    expect(JSON.parse(out)).toEqual({ created: 201, lastName: 'Owner', missing: 404, errorCode: 'NOT_FOUND', verifier: 'function' });
+    expect(JSON.parse(out)).toEqual({
+      created: 201,
+      lastName: 'Owner',
+      missing: 404,
+      errorCode: 'NOT_FOUND',
+      verifier: 'function',
+    });
   }, 240_000);
 });

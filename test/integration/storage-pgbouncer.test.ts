@@ -38,7 +38,11 @@ async function throughBouncer(preparedStatements: boolean): Promise<Db> {
 async function concurrentWork(db: Db): Promise<PromiseSettledResult<unknown>[]> {
   return Promise.allSettled(
     Array.from({ length: 60 }, (_, i) =>
-      i % 2 ? db.query('SELECT $1::int + 1 AS n', [i]) : db.transaction(async (tx) => tx.query('SELECT count(*)::int AS n FROM schema_migrations WHERE version <> $1', [String(i)])),
+      i % 2
+        ? db.query('SELECT $1::int + 1 AS n', [i])
+        : db.transaction(async (tx) =>
+            tx.query('SELECT count(*)::int AS n FROM schema_migrations WHERE version <> $1', [String(i)]),
+          ),
     ),
   );
 }
@@ -55,9 +59,16 @@ describe.runIf(run)('PostgreSQL behind PgBouncer in transaction pooling', () => 
       app = await buildApp({ config: testConfig({ preparedStatements: false }), db, logger: false });
       await ensureKey(db, 'crm-bouncer', 'key-bouncer');
       const headers = { 'x-service-client-id': 'key-bouncer' };
-      const created = await app.inject({ method: 'POST', url: '/crms/crm-bouncer/user', headers, payload: { reference: 'u1@crm', email: 'u1@example.com', username: 'u1', lastName: 'L' } });
+      const created = await app.inject({
+        method: 'POST',
+        url: '/crms/crm-bouncer/user',
+        headers,
+        payload: { reference: 'u1@crm', email: 'u1@example.com', username: 'u1', lastName: 'L' },
+      });
       expect(created.statusCode, created.body).toBe(201);
-      const reads = await Promise.all(Array.from({ length: 20 }, () => app!.inject({ method: 'GET', url: '/crms/crm-bouncer/user/u1@crm', headers })));
+      const reads = await Promise.all(
+        Array.from({ length: 20 }, () => app!.inject({ method: 'GET', url: '/crms/crm-bouncer/user/u1@crm', headers })),
+      );
       expect(reads.map((r) => r.statusCode)).toEqual(Array(20).fill(200));
     } finally {
       await app?.close();

@@ -19,8 +19,24 @@ describe('fleet configuration', () => {
 
   it('reads REDIS_URL, the pool sizes, the statement switch and the intervals', () => {
     expect(
-      load({ REDIS_URL: 'redis://:pw@cache:6380/2', DATABASE_POOL_SIZE: '4', JOB_POOL_SIZE: '1', DATABASE_PREPARED_STATEMENTS: 'false', HOLD_SWEEP_SECONDS: '60', SHUTDOWN_GRACE_MS: '0', LISTING_CACHE_MIB: '4' }),
-    ).toMatchObject({ redisUrl: 'redis://:pw@cache:6380/2', databasePoolSize: 4, jobPoolSize: 1, preparedStatements: false, holdSweepMs: 60_000, shutdownGraceMs: 0, listingCacheBytes: 4 * 1024 * 1024 });
+      load({
+        REDIS_URL: 'redis://:pw@cache:6380/2',
+        DATABASE_POOL_SIZE: '4',
+        JOB_POOL_SIZE: '1',
+        DATABASE_PREPARED_STATEMENTS: 'false',
+        HOLD_SWEEP_SECONDS: '60',
+        SHUTDOWN_GRACE_MS: '0',
+        LISTING_CACHE_MIB: '4',
+      }),
+    ).toMatchObject({
+      redisUrl: 'redis://:pw@cache:6380/2',
+      databasePoolSize: 4,
+      jobPoolSize: 1,
+      preparedStatements: false,
+      holdSweepMs: 60_000,
+      shutdownGraceMs: 0,
+      listingCacheBytes: 4 * 1024 * 1024,
+    });
   });
 
   it.each([

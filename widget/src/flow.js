@@ -45,7 +45,15 @@ export function createActions(w) {
 
   async function start() {
     stopHold();
-    Object.assign(s, { step: 'loading', product: null, slot: null, hold: null, expired: false, created: null, notFound: false });
+    Object.assign(s, {
+      step: 'loading',
+      product: null,
+      slot: null,
+      hold: null,
+      expired: false,
+      created: null,
+      notFound: false,
+    });
     w.render();
     try {
       const [pd, ap] = await Promise.all([api.publicData(), api.activeProducts(languageTagOf(w.lang))]);
@@ -107,7 +115,9 @@ export function createActions(w) {
   function turnDays(delta) {
     w.render(turnDayPage(s, delta));
     const first = s.days[s.dayIndex].day;
-    w.announce(`${w.fmt.monthRange(pageDaysOf(s).map((d) => d.day))}: ${fill(t.timesOn, { date: w.fmt.longDate(first) })}`);
+    w.announce(
+      `${w.fmt.monthRange(pageDaysOf(s).map((d) => d.day))}: ${fill(t.timesOn, { date: w.fmt.longDate(first) })}`,
+    );
   }
 
   /** Reserves a bookable (A2) and moves on to the form. @param {any} b */
@@ -130,7 +140,8 @@ export function createActions(w) {
       if (reserveLostSlot(err, s.step)) return loadSlots(t.slotTaken);
       if (s.step === 'slots') w.render();
       else w.updateBusy();
-      if (err.status === 400) return w.showAlert(t.notCompleted, { retry: () => loadSlots(), actionLabel: t.pickAgain });
+      if (err.status === 400)
+        return w.showAlert(t.notCompleted, { retry: () => loadSlots(), actionLabel: t.pickAgain });
       return w.showAlert(messageOf(err, t), retryable(err) ? { retry: () => pickSlot(b) } : {});
     }
     s.busy = false;
@@ -192,7 +203,9 @@ export function createActions(w) {
     w.announce(t.sending);
     let answer;
     try {
-      answer = await api.book(bookBody(s, { lang: w.lang, channelKey: w.channelKey, answers: answersBody(questions, s.answers) }));
+      answer = await api.book(
+        bookBody(s, { lang: w.lang, channelKey: w.channelKey, answers: answersBody(questions, s.answers) }),
+      );
     } catch (e) {
       const err = /** @type {ApiError} */ (e);
       s.busy = false;
@@ -234,7 +247,20 @@ export function createActions(w) {
     start();
   }
 
-  return { start, chooseProduct, backToProducts, loadSlots, selectDay, turnDays, pickSlot, submit, input, answer, bookAnother, stopHold };
+  return {
+    start,
+    chooseProduct,
+    backToProducts,
+    loadSlots,
+    selectDay,
+    turnDays,
+    pickSlot,
+    submit,
+    input,
+    answer,
+    bookAnother,
+    stopHold,
+  };
 }
 
 /** @typedef {ReturnType<typeof createActions>} Actions */

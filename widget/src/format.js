@@ -40,17 +40,20 @@ const HH_MM = /^\d{1,2}:\d{2}$/;
  * taken from its ISO start.
  * @param {{ formattedStart?: unknown, start?: string }} b
  */
-export const startText = (b) => (typeof b.formattedStart === 'string' && HH_MM.test(b.formattedStart) ? b.formattedStart : timeOf(b.start));
+export const startText = (b) =>
+  typeof b.formattedStart === 'string' && HH_MM.test(b.formattedStart) ? b.formattedStart : timeOf(b.start);
 
 /** End time of a bookable as shown. @param {{ formattedEnd?: unknown, end?: string }} b */
-export const endText = (b) => (typeof b.formattedEnd === 'string' && HH_MM.test(b.formattedEnd) ? b.formattedEnd : timeOf(b.end));
+export const endText = (b) =>
+  typeof b.formattedEnd === 'string' && HH_MM.test(b.formattedEnd) ? b.formattedEnd : timeOf(b.end);
 
 /**
  * The Intl formatters of one locale, all in UTC (see dayDate).
  * @param {string} locale e.g. de-DE
  */
 export function createFormatters(locale) {
-  const make = (/** @type {Intl.DateTimeFormatOptions} */ o) => new Intl.DateTimeFormat(locale, { timeZone: 'UTC', ...o });
+  const make = (/** @type {Intl.DateTimeFormatOptions} */ o) =>
+    new Intl.DateTimeFormat(locale, { timeZone: 'UTC', ...o });
   const weekday = make({ weekday: 'short' });
   const month = make({ month: 'short' });
   const long = make({ weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' });

@@ -18,8 +18,15 @@ import { viewEmpty, viewError, viewLoading } from './views/status.js';
 import { createMyBookings, manageEntry, viewManage, viewManageSent } from './myBookings.js';
 
 const VIEWS = {
-  loading: viewLoading, products: viewProducts, slots: viewSlots, details: viewDetails, done: viewDone, empty: viewEmpty, error: viewError,
-  manage: viewManage, manageSent: viewManageSent,
+  loading: viewLoading,
+  products: viewProducts,
+  slots: viewSlots,
+  details: viewDetails,
+  done: viewDone,
+  empty: viewEmpty,
+  error: viewError,
+  manage: viewManage,
+  manageSent: viewManageSent,
 };
 
 /**
@@ -136,7 +143,20 @@ export function mount(target, options, defaults) {
     const retry = o.retry;
     append(alertBox, [
       h('p', null, text),
-      retry && h('button', { type: 'button', class: 'bw-btn bw-btn--secondary', 'data-key': 'alert-retry', onclick: () => { showAlert(null); retry(); } }, o.actionLabel || w.t.retry),
+      retry &&
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'bw-btn bw-btn--secondary',
+            'data-key': 'alert-retry',
+            onclick: () => {
+              showAlert(null);
+              retry();
+            },
+          },
+          o.actionLabel || w.t.retry,
+        ),
     ]);
   }
 
@@ -156,10 +176,13 @@ export function mount(target, options, defaults) {
     if (!title) return;
     append(header, [
       img && h('img', { class: 'bw-img', src: img, alt: '', width: 56, height: 56, loading: 'lazy' }),
-      h('div', null,
+      h(
+        'div',
+        null,
         heading(w, 0, { class: 'bw-title' }, title),
         provider.name && provider.name !== title && h('p', { class: 'bw-sub' }, provider.name),
-        resource.description && h('p', { class: 'bw-desc' }, resource.description)),
+        resource.description && h('p', { class: 'bw-desc' }, resource.description),
+      ),
     ]);
   }
 
@@ -172,9 +195,10 @@ export function mount(target, options, defaults) {
     shell.setAttribute('aria-busy', w.s.step === 'loading' ? 'true' : 'false');
     main.replaceChildren(VIEWS[w.s.step](w), manageEntry(w) || '');
     const key = focus === 'heading' ? null : focus || keepKey;
-    const target = focus === 'heading'
-      ? acted && /** @type {HTMLElement | null} */ (root.querySelector('.bw-step-heading'))
-      : key && /** @type {HTMLElement | null} */ (root.querySelector(`[data-key="${CSS.escape(key)}"]`));
+    const target =
+      focus === 'heading'
+        ? acted && /** @type {HTMLElement | null} */ (root.querySelector('.bw-step-heading'))
+        : key && /** @type {HTMLElement | null} */ (root.querySelector(`[data-key="${CSS.escape(key)}"]`));
     if (!target) return;
     target.focus({ preventScroll: focus !== 'heading' });
     if (focus !== 'heading' || typeof target.scrollIntoView !== 'function') return;

@@ -44,7 +44,8 @@ export const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const PHONE_SHAPE = /^[+(0-9][0-9 ()/.-]{4,30}$/;
 
 /** IMMEDIATE or REQUESTED: the booking process of the channel (A5). @param {State} s */
-export const bookingProcess = (s) => (s.publicData && s.publicData.channel && s.publicData.channel.bookingProcess) || 'IMMEDIATE';
+export const bookingProcess = (s) =>
+  (s.publicData && s.publicData.channel && s.publicData.channel.bookingProcess) || 'IMMEDIATE';
 
 /** Whether the consumer chooses a product first. @param {State} s @param {string | undefined} prdRef */
 export const choosesProduct = (s, prdRef) => !prdRef && s.products.length > 1;
@@ -132,14 +133,17 @@ export const slotKey = (b) => `slot-${b.appointment_uuid || b.timeslot_uuid}-${b
 export function productUuidOf(s, b) {
   const offered = Array.isArray(b.products) ? b.products : [];
   const chosen = s.product && s.product.uuid;
-  if (chosen && (b.product_uuid === chosen || offered.some((/** @type {any} */ p) => p && p.uuid === chosen))) return chosen;
+  if (chosen && (b.product_uuid === chosen || offered.some((/** @type {any} */ p) => p && p.uuid === chosen)))
+    return chosen;
   return b.product_uuid || (offered[0] && offered[0].uuid) || chosen || undefined;
 }
 
 /** A2's body for bookable `b`. @param {State} s @param {any} b */
 export function reserveBody(s, b) {
   return {
-    ...(b.kind === 'models.LotAppointment' && b.appointment_uuid ? { appointment_uuid: b.appointment_uuid } : { timeslot_uuid: b.timeslot_uuid }),
+    ...(b.kind === 'models.LotAppointment' && b.appointment_uuid
+      ? { appointment_uuid: b.appointment_uuid }
+      : { timeslot_uuid: b.timeslot_uuid }),
     product_uuid: productUuidOf(s, b),
     from: toUtcIso(b.start),
     to: toUtcIso(b.end),
@@ -165,10 +169,13 @@ export function reserved(s, b, answer, now, holdSeconds) {
 
 /** A2 failed this way: the time is gone, show a fresh list. @param {ApiError} err @param {Step} step */
 export const reserveLostSlot = (err, step) =>
-  err.status === 412 || (err.status === 409 && err.code !== 'AppointmentAlreadyBookedException') || (err.status === 404 && step === 'details');
+  err.status === 412 ||
+  (err.status === 409 && err.code !== 'AppointmentAlreadyBookedException') ||
+  (err.status === 404 && step === 'details');
 
 /** A3 failed this way: the time is gone, show a fresh list. @param {ApiError} err */
-export const bookLostSlot = (err) => err.status === 412 || err.code === '201' || err.code === 'CAPACITY_EXHAUSTED' || err.code === 'TOO_LATE';
+export const bookLostSlot = (err) =>
+  err.status === 412 || err.code === '201' || err.code === 'CAPACITY_EXHAUSTED' || err.code === 'TOO_LATE';
 
 /** A network error or a 5xx: the same call may work again. @param {ApiError} err */
 export const retryable = (err) => err.status === 0 || err.status >= 500;
@@ -207,7 +214,15 @@ export function fieldErrorsOf(err, t) {
     const field = m[1].toLowerCase();
     if (out[field]) continue;
     if (/required|empty|missing/i.test(msg)) out[field] = t.errRequired;
-    else out[field] = field === 'email' ? t.errEmail : field === 'mobile' ? t.errMobile : field === 'message' ? t.errMessage : t.errInvalid;
+    else
+      out[field] =
+        field === 'email'
+          ? t.errEmail
+          : field === 'mobile'
+            ? t.errMobile
+            : field === 'message'
+              ? t.errMessage
+              : t.errInvalid;
   }
   return out;
 }

@@ -19,11 +19,15 @@ export const de: Wording = {
     },
     'booking-request-to-confirm': {
       subject: (v) => `Bitte bestätigen: Anfrage für ${v.what} am ${v.day} (${v.participant})`,
-      body: (v) => [`${v.participant} möchte folgenden Termin buchen. Bitte bestätigen Sie die Anfrage oder sagen Sie sie ab.`],
+      body: (v) => [
+        `${v.participant} möchte folgenden Termin buchen. Bitte bestätigen Sie die Anfrage oder sagen Sie sie ab.`,
+      ],
     },
     'booking-declined': {
       subject: (v) => `Anfrage abgelehnt: ${v.what} am ${v.day}`,
-      body: (v) => [`${v.provider} kann Ihre Anfrage für folgenden Termin leider nicht bestätigen. Der Termin ist nicht gebucht.`],
+      body: (v) => [
+        `${v.provider} kann Ihre Anfrage für folgenden Termin leider nicht bestätigen. Der Termin ist nicht gebucht.`,
+      ],
     },
     'participation-booked': {
       subject: (v) => `Termin bestätigt: ${v.what} am ${v.day}`,
@@ -54,15 +58,21 @@ export const de: Wording = {
     },
     'self-cancel-notification': {
       subject: (v) => `Stornierung: ${v.what} am ${v.day} (${v.participant})`,
-      body: (v) => [`${v.participant} hat folgenden Termin über den Stornierungslink abgesagt. Der Platz ist wieder frei.`],
+      body: (v) => [
+        `${v.participant} hat folgenden Termin über den Stornierungslink abgesagt. Der Platz ist wieder frei.`,
+      ],
     },
     'booking-rescheduled': {
       subject: (v) => `Termin verschoben: ${v.what} am ${v.day}`,
-      body: (v) => [`Ihr Termin wurde verschoben${v.previousPeriod ? ` (bisher: ${v.previousPeriod})` : ''}. Hier ist die neue Zeit.`],
+      body: (v) => [
+        `Ihr Termin wurde verschoben${v.previousPeriod ? ` (bisher: ${v.previousPeriod})` : ''}. Hier ist die neue Zeit.`,
+      ],
     },
     'booking-rescheduled-notification': {
       subject: (v) => `Termin verschoben: ${v.what} am ${v.day} (${v.participant})`,
-      body: (v) => [`${v.participant} hat den Termin${v.previousPeriod ? ` vom ${v.previousPeriod}` : ''} über den Buchungslink auf folgende Zeit verschoben. Der bisherige Platz ist wieder frei.`],
+      body: (v) => [
+        `${v.participant} hat den Termin${v.previousPeriod ? ` vom ${v.previousPeriod}` : ''} über den Buchungslink auf folgende Zeit verschoben. Der bisherige Platz ist wieder frei.`,
+      ],
     },
     'booking-reminder': {
       subject: (v) => `Erinnerung: ${v.what} am ${v.day}`,

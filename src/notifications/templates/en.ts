@@ -19,11 +19,15 @@ export const en: Wording = {
     },
     'booking-request-to-confirm': {
       subject: (v) => `Please confirm: request for ${v.what} on ${v.day} (${v.participant})`,
-      body: (v) => [`${v.participant} would like to book the following appointment. Please confirm or decline the request.`],
+      body: (v) => [
+        `${v.participant} would like to book the following appointment. Please confirm or decline the request.`,
+      ],
     },
     'booking-declined': {
       subject: (v) => `Request declined: ${v.what} on ${v.day}`,
-      body: (v) => [`Unfortunately ${v.provider} cannot confirm your request for the following appointment. It has not been booked.`],
+      body: (v) => [
+        `Unfortunately ${v.provider} cannot confirm your request for the following appointment. It has not been booked.`,
+      ],
     },
     'participation-booked': {
       subject: (v) => `Appointment confirmed: ${v.what} on ${v.day}`,
@@ -54,15 +58,21 @@ export const en: Wording = {
     },
     'self-cancel-notification': {
       subject: (v) => `Cancellation: ${v.what} on ${v.day} (${v.participant})`,
-      body: (v) => [`${v.participant} has cancelled the following appointment through the cancellation link. The place is free again.`],
+      body: (v) => [
+        `${v.participant} has cancelled the following appointment through the cancellation link. The place is free again.`,
+      ],
     },
     'booking-rescheduled': {
       subject: (v) => `Appointment moved: ${v.what} on ${v.day}`,
-      body: (v) => [`Your appointment has been moved${v.previousPeriod ? ` (previously: ${v.previousPeriod})` : ''}. This is the new time.`],
+      body: (v) => [
+        `Your appointment has been moved${v.previousPeriod ? ` (previously: ${v.previousPeriod})` : ''}. This is the new time.`,
+      ],
     },
     'booking-rescheduled-notification': {
       subject: (v) => `Appointment moved: ${v.what} on ${v.day} (${v.participant})`,
-      body: (v) => [`${v.participant} has moved the appointment${v.previousPeriod ? ` of ${v.previousPeriod}` : ''} to the following time through the booking link. The previous place is free again.`],
+      body: (v) => [
+        `${v.participant} has moved the appointment${v.previousPeriod ? ` of ${v.previousPeriod}` : ''} to the following time through the booking link. The previous place is free again.`,
+      ],
     },
     'booking-reminder': {
       subject: (v) => `Reminder: ${v.what} on ${v.day}`,

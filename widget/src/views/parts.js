@@ -30,10 +30,13 @@ export function summary(w) {
   const b = s.slot || s.created || {};
   const day = dayOf(b.start);
   const productName = (s.product && s.product.name) || b.product_name || '';
-  return h('div', { class: 'bw-summary' },
+  return h(
+    'div',
+    { class: 'bw-summary' },
     h('p', { class: 'bw-summary-label' }, t.summary),
     h('p', { class: 'bw-summary-when' }, day ? w.fmt.longDate(day) : '', h('br'), periodText(w, b)),
-    productName && h('p', { class: 'bw-summary-what' }, productName));
+    productName && h('p', { class: 'bw-summary-what' }, productName),
+  );
 }
 
 /** The resource's public contact (A5), when it has an email or phone. @param {Widget} w */
@@ -45,9 +48,18 @@ export function contactBlock(w) {
     phone && h('li', null, h('a', { href: `tel:${String(phone).replace(/[^+0-9]/g, '')}` }, phone)),
   ].filter(Boolean);
   if (!items.length) return null;
-  return h('div', { class: 'bw-contact' }, h('p', null, w.t.contactUs, c.name ? ` ${c.name}` : ''), h('ul', null, items));
+  return h(
+    'div',
+    { class: 'bw-contact' },
+    h('p', null, w.t.contactUs, c.name ? ` ${c.name}` : ''),
+    h('ul', null, items),
+  );
 }
 
 /** A button; `primary` false gives the secondary style. @param {string} key @param {string} label @param {() => void} onclick */
 export const button = (key, label, onclick, primary = true) =>
-  h('button', { type: 'button', class: primary ? 'bw-btn' : 'bw-btn bw-btn--secondary', 'data-key': key, onclick }, label);
+  h(
+    'button',
+    { type: 'button', class: primary ? 'bw-btn' : 'bw-btn bw-btn--secondary', 'data-key': key, onclick },
+    label,
+  );
