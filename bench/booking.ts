@@ -113,7 +113,7 @@ export async function bookingRun(serverUrl: string, data: BookingData, load: Boo
     requests: [
       {
         method: 'POST',
-        setupRequest: (req: any, context: Ctx) => {
+        setupRequest: (req, context: Ctx) => {
           const { n, slot } = take();
           Object.assign(context, { n, slot, placeholder: undefined, headers: clientHeaders(n, oneAddress) });
           return {
@@ -132,7 +132,7 @@ export async function bookingRun(serverUrl: string, data: BookingData, load: Boo
       },
       {
         method: 'POST',
-        setupRequest: (req: any, context: Ctx) => {
+        setupRequest: (req, context: Ctx) => {
           if (!context.placeholder || !context.slot) return null as never; // the hold failed: start over
           const s = context.slot;
           return {

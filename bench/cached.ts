@@ -259,7 +259,9 @@ async function measurePair(
     const r = await autocannon({ url, headers, connections: CACHED_CONNECTIONS, duration: SLICE_SECONDS });
     t.ticks += processTicks(pid) - before.own;
     // a backend that exited during the slice reads 0: its ticks are lost, never subtracted
-    pids.forEach((p, i) => (t.pgTicks += Math.max(0, processTicks(p) - before.pg[i])));
+    pids.forEach((p, i) => {
+      t.pgTicks += Math.max(0, processTicks(p) - before.pg[i]);
+    });
     t.requests += r.requests.total;
     t.seconds += r.duration;
     t.non2xx += r.non2xx;

@@ -59,7 +59,8 @@ export function client(baseUrl: string, connections: number) {
               headers: res.headers,
               wire,
               get body() {
-                return (text ??= decoded(wire, res.headers['content-encoding']).toString('utf8'));
+                text ??= decoded(wire, res.headers['content-encoding']).toString('utf8');
+                return text;
               },
             });
           });

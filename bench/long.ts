@@ -128,8 +128,13 @@ export function serviceTime(before: Map<string, number>, after: Map<string, numb
     const m = BOOKING_ROUTES.exec(k);
     if (!m) continue;
     const r = route[m[2] === 'reserve_appointment' ? 'reserve' : 'create'];
-    if (m[1] === 'count') (requests += v), (r.n += v);
-    else (requestS += v), (r.s += v);
+    if (m[1] === 'count') {
+      requests += v;
+      r.n += v;
+    } else {
+      requestS += v;
+      r.s += v;
+    }
   }
   const meanMs = {
     reserve: (1000 * route.reserve.s) / Math.max(1, route.reserve.n),

@@ -794,7 +794,8 @@ async function main(): Promise<void> {
       const restart = async (env: Record<string, string>) => {
         await stop(service!.child);
         service = undefined;
-        return (service = await startService(env));
+        service = await startService(env);
+        return service;
       };
       await runRetention(db, databaseUrl, service, retentionData, restart);
     }

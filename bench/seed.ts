@@ -16,6 +16,7 @@ import type { Db } from '../src/storage/db.js';
 
 const ZONE = 'Europe/Berlin';
 
+// biome-ignore lint/suspicious/noExplicitAny: the service's JSON answers, read field by field
 type Call = (method: 'POST' | 'PUT', path: string, body: unknown) => Promise<Record<string, any>>;
 
 export interface PartnerAccess {

@@ -50,7 +50,7 @@ export async function w1(serverUrl: string, servicePid: number, data: W1Data) {
     requests: [
       {
         method: 'GET',
-        setupRequest: (req: any) => ({
+        setupRequest: (req) => ({
           ...req,
           path: `${path}&timeFormat=${encodeURIComponent(`yyyy-MM-dd HH:mm '${n++}'`)}`,
         }),

@@ -1,7 +1,7 @@
 /* The manage page's "choose another time" (docs/lifecycle.md): the booking widget's slot picker
    (BookingWidget.mount with onPick), a confirmation, then POST /rest/1/bookings/{token}/reschedule.
    The token is the page's own path; nothing is moved before the consumer confirms. */
-(function () {
+(() => {
   'use strict';
   const section = document.getElementById('reschedule');
   const widget = /** @type {any} */ (window).BookingWidget;
@@ -126,7 +126,7 @@
       return location.replace(`${location.pathname}?${params}`);
     }
     const data = await res.json().catch(() => null);
-    const first = data && data.errors && data.errors[0] ? data.errors[0] : {};
+    const first = data?.errors?.[0] ? data.errors[0] : {};
     const message = first.message || '';
     if (res.status === 412) {
       showPicker();

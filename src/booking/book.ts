@@ -79,7 +79,7 @@ function liveHold(
   slot: { start: Date; end: Date; resourceId: string; zone: string },
   now: Date,
 ): HoldRow | null {
-  if (!hold || hold.participation.state !== 'RESERVED' || !holdsPlace(hold.participation, now)) return null;
+  if (hold?.participation.state !== 'RESERVED' || !holdsPlace(hold.participation, now)) return null;
   const a = hold.appointment;
   if (
     a.resource_id !== slot.resourceId ||

@@ -72,7 +72,10 @@ const TEXTS_PER_INSTANT = 4;
 function instantsIn(zone: string, locale: string): Map<number, Instant> {
   const key = `${zone}|${locale}`;
   let instants = instantsOf.get(key);
-  if (!instants) instantsOf.set(key, (instants = new Map()));
+  if (!instants) {
+    instants = new Map();
+    instantsOf.set(key, instants);
+  }
   return instants;
 }
 
@@ -107,11 +110,13 @@ export class InstantFormatter {
 
   format(ms: number, pattern: CompiledPattern): string {
     const e = this.entry(ms);
-    const texts = (e.formatted ??= new Map());
+    e.formatted ??= new Map();
+    const texts = e.formatted;
     let text = texts.get(pattern);
     if (text === undefined) {
       if (texts.size >= TEXTS_PER_INSTANT) texts.clear();
-      texts.set(pattern, (text = pattern(e.dt)));
+      text = pattern(e.dt);
+      texts.set(pattern, text);
     }
     return text;
   }

@@ -44,8 +44,8 @@ export const MAX_PATTERN_LENGTH = 200;
 function pad(n: number, width: number): string {
   const neg = n < 0;
   let s = String(Math.abs(n));
-  while (s.length < width) s = '0' + s;
-  return neg ? '-' + s : s;
+  while (s.length < width) s = `0${s}`;
+  return neg ? `-${s}` : s;
 }
 
 function num(get: (dt: DateTime) => number, width: number): Part {
@@ -286,8 +286,8 @@ export function localeFromLanguageTag(tag: string | undefined): string {
   if (!m) throw new PatternError(`malformed languageTag '${tag}' (expected e.g. de_DE, en_US or en)`);
   const [, lang, script, region] = m;
   let locale = lang.toLowerCase();
-  if (script) locale += '-' + script[0].toUpperCase() + script.slice(1).toLowerCase();
-  if (region) locale += '-' + region.toUpperCase();
+  if (script) locale += `-${script[0].toUpperCase()}${script.slice(1).toLowerCase()}`;
+  if (region) locale += `-${region.toUpperCase()}`;
   let canonical: string;
   try {
     canonical = Intl.getCanonicalLocales(locale)[0];

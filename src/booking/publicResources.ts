@@ -145,7 +145,9 @@ export function refsValuesSql(refs: { ref: string }[], param: AddParam, uuidsAsI
 
 /** The ids the references resolved to (their matches per reference, in order), duplicates dropped; errors as resolveResource. */
 export function resolvedIds(refs: { ref: string; field: string }[], matches: string[][]): string[] {
-  refs.forEach(({ ref, field }, i) => checkMatches(matches[i].length, ref, field));
+  refs.forEach(({ ref, field }, i) => {
+    checkMatches(matches[i].length, ref, field);
+  });
   return [...new Set(matches.map((ids) => ids[0]))];
 }
 

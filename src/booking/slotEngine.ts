@@ -237,7 +237,10 @@ export function computeBookables(
   for (const a of appointments) {
     if (!isBlockingAppointment(a)) continue;
     let list = blockingByResource.get(a.resourceId);
-    if (!list) blockingByResource.set(a.resourceId, (list = []));
+    if (!list) {
+      list = [];
+      blockingByResource.set(a.resourceId, list);
+    }
     list.push(a);
     const busyIndex = busyIndexes.get(a.resourceId);
 

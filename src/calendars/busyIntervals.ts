@@ -44,7 +44,10 @@ export function busyIntervals(ics: string, opts: BusyOptions): Interval[] {
       const uid = String(event.getFirstPropertyValue('uid') ?? '');
       if (uid && opts.isOwnUid(uid)) continue;
       let group = byUid.get(uid);
-      if (!group) byUid.set(uid, (group = { masters: [], overrides: [] }));
+      if (!group) {
+        group = { masters: [], overrides: [] };
+        byUid.set(uid, group);
+      }
       (event.hasProperty('recurrence-id') ? group.overrides : group.masters).push(event);
     }
     for (const [uid, { masters, overrides }] of byUid) {

@@ -252,7 +252,7 @@ export async function syncSubscription(deps: CalendarDeps, row: SubscriptionRow,
   const next = new Date(now.getTime() + deps.config.calendarSyncMs);
   const horizon = new Date(now.getTime() + HORIZON_DAYS * DAY_MS);
   const stale = !row.expanded_until || horizon.getTime() - row.expanded_until.getTime() > DAY_MS;
-  let read;
+  let read: Awaited<ReturnType<typeof readCalendar>>;
   try {
     read = await readCalendar(
       sourceOf(row),

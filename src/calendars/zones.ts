@@ -42,7 +42,10 @@ const tables = new Map<string, Map<number, YearTable>>();
 
 function yearTable(zone: IANAZone, year: number): YearTable {
   let years = tables.get(zone.name);
-  if (!years) tables.set(zone.name, (years = new Map()));
+  if (!years) {
+    years = new Map();
+    tables.set(zone.name, years);
+  }
   let table = years.get(year);
   if (table) return table;
   const start = Date.UTC(year, 0, 1);
@@ -102,7 +105,10 @@ const zones = new Map<string, IANAZone>();
 /** luxon's IANAZone of a valid IANA name, kept. */
 export function ianaZone(name: string): IANAZone {
   let zone = zones.get(name);
-  if (!zone) zones.set(name, (zone = IANAZone.create(name)));
+  if (!zone) {
+    zone = IANAZone.create(name);
+    zones.set(name, zone);
+  }
   return zone;
 }
 

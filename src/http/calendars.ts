@@ -106,18 +106,16 @@ export const calendarRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
       },
     },
     async (request, reply) =>
-      reply
-        .status(201)
-        .send(
-          envelope({
-            subscription: await subscriptions.createSubscription(
-              deps,
-              request.crmId,
-              request.params.providerRef,
-              request.body,
-            ),
-          }),
-        ),
+      reply.status(201).send(
+        envelope({
+          subscription: await subscriptions.createSubscription(
+            deps,
+            request.crmId,
+            request.params.providerRef,
+            request.body,
+          ),
+        }),
+      ),
   );
 
   app.get(

@@ -123,13 +123,13 @@ export function frameworkErrors(err: FastifyError, _request: FastifyRequest, rep
 
 /** A registered route's path as a pattern of concrete paths (":name" one segment, "*" the rest). */
 function pathPattern(url: string): RegExp {
-  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const segment = (part: string) =>
     part === '*'
       ? '.*'
       : part
           .split(/(:[A-Za-z0-9_]+)/)
-          .map((piece) => (piece.startsWith(':') ? '[^/]+' : escape(piece)))
+          .map((piece) => (piece.startsWith(':') ? '[^/]+' : escapeRegExp(piece)))
           .join('');
   return new RegExp(`^${url.split('/').map(segment).join('/')}$`);
 }

@@ -108,6 +108,6 @@ export function sendCachedJson(request: FastifyRequest, reply: FastifyReply, bod
   const encoding =
     body.length >= COMPRESS_THRESHOLD_BYTES ? acceptedEncoding(request.headers['accept-encoding']) : null;
   if (!encoding) return reply.send(body);
-  const compressed = (v.encoded[encoding] ??= compressors[encoding](body));
-  return reply.header('content-encoding', encoding).send(compressed);
+  v.encoded[encoding] ??= compressors[encoding](body);
+  return reply.header('content-encoding', encoding).send(v.encoded[encoding]);
 }

@@ -14,7 +14,6 @@ import { notFound } from '../errors.js';
 import { contactFromRow, resourceContactJsonSql, type ContactRow } from '../offerings/contact.js';
 import type { ChannelKey } from '../offerings/channels.js';
 import { appointmentTakesTimeSql, liveParticipationSql } from '../scheduling/capacity.js';
-import type { TimeslotRow } from '../scheduling/repo.js';
 import type { Queryable } from '../storage/db.js';
 import { viewOf, type ResourceView } from '../booking/bookableView.js';
 import { productLookupJsonSql, productsJsonSql, type ProductRow } from '../booking/publicProducts.js';

@@ -127,7 +127,10 @@ export function computeListing(
     changesAtMs = Math.min(changesAtMs, b.startMs - (bounds.fromMs - q.nowMs));
     const zone = view.resource.time_zone;
     let fmt = formatters.get(zone);
-    if (!fmt) formatters.set(zone, (fmt = new InstantFormatter(zone, q.locale)));
+    if (!fmt) {
+      fmt = new InstantFormatter(zone, q.locale);
+      formatters.set(zone, fmt);
+    }
     const slot: ListedSlot = {
       kind: b.kind,
       appointmentId: appt?.id,

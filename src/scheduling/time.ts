@@ -20,7 +20,7 @@ function parse(value: string, zone: string, field: string): DateTime {
   // A time with an offset is an instant whatever the zone: read in UTC, it needs no zone rules (Intl,
   // costly on every booking). Every caller takes the instant, or sets the zone itself.
   const dt = ISO_FORM.test(value) ? DateTime.fromISO(value, { zone: HAS_OFFSET.test(value) ? 'UTC' : zone }) : null;
-  if (!dt || !dt.isValid) {
+  if (!dt?.isValid) {
     throw invalid(
       `${field} must be an ISO 8601 date-time such as 2026-06-01T10:00 or 2026-06-01T10:00:00+02:00, got "${value}"`,
     );

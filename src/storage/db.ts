@@ -98,8 +98,10 @@ class StatementNames {
 
   config(text: string, values: unknown[]): pg.QueryConfig {
     let name = this.names.get(text);
-    if (name === undefined && this.named && this.names.size < StatementNames.MAX_PREPARED)
-      this.names.set(text, (name = `q${this.names.size}`));
+    if (name === undefined && this.named && this.names.size < StatementNames.MAX_PREPARED) {
+      name = `q${this.names.size}`;
+      this.names.set(text, name);
+    }
     return name === undefined ? { text, values } : { name: `${name}g${this.generation}`, text, values };
   }
 
@@ -242,7 +244,7 @@ export async function openDb({
   keepConnections = false,
   name = 'requests',
 }: OpenDbOptions): Promise<Db> {
-  if (databaseUrl && databaseUrl.startsWith('postgres')) {
+  if (databaseUrl?.startsWith('postgres')) {
     const pool = new pg.Pool({
       connectionString: databaseUrl,
       max: poolSize,

@@ -53,7 +53,9 @@ export async function connectRedis(url: string, keyPrefix: string): Promise<Shar
     retryStrategy: (times) => Math.min(times * 100, 2000),
   });
   let firstError: Error | undefined;
-  const noteFirst = (err: Error) => void (firstError ??= err);
+  const noteFirst = (err: Error) => {
+    firstError ??= err;
+  };
   client.on('error', noteFirst);
   try {
     await client.connect();

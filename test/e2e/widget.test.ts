@@ -365,7 +365,7 @@ describe.skipIf(skipBrowserTests)('booking in the browser', () => {
     const outline = () =>
       page.evaluate(() => {
         let a: Element | null = document.activeElement;
-        while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+        while (a?.shadowRoot?.activeElement) a = a.shadowRoot.activeElement;
         const s = getComputedStyle(a!);
         return { style: s.outlineStyle, width: parseFloat(s.outlineWidth) };
       });

@@ -190,7 +190,7 @@ export async function startHostPage(html: string): Promise<{ url: string; close(
 export function focusedKey(page: Page): Promise<string | null> {
   return page.evaluate(() => {
     let a: Element | null = document.activeElement;
-    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    while (a?.shadowRoot?.activeElement) a = a.shadowRoot.activeElement;
     if (!a || a === document.body) return null;
     return a.getAttribute('data-key') ?? `${a.tagName.toLowerCase()}:${(a.textContent ?? '').trim().slice(0, 60)}`;
   });

@@ -38,7 +38,7 @@ export async function startPgbouncer(serverUrl: string, serverConnections = 2): 
   writeFileSync(join(dir, 'users.txt'), `"${user}" ""\n`, { mode: 0o644 });
   writeFileSync(
     join(dir, 'pgbouncer.ini'),
-    [
+    `${[
       '[databases]',
       `* = host=${server.hostname} port=${server.port || 5432}`,
       '[pgbouncer]',
@@ -51,7 +51,7 @@ export async function startPgbouncer(serverUrl: string, serverConnections = 2): 
       `default_pool_size = ${serverConnections}`,
       'max_client_conn = 200',
       'ignore_startup_parameters = extra_float_digits,options',
-    ].join('\n') + '\n',
+    ].join('\n')}\n`,
     { mode: 0o644 },
   );
   const asRoot = process.getuid?.() === 0;

@@ -24,6 +24,7 @@ export interface Receiver {
   /** decides the answer per request; default 200 */
   respond: (r: Received, index: number) => Behaviour;
   /** requests to `path` as parsed bodies */
+  // biome-ignore lint/suspicious/noExplicitAny: an event's data as parsed JSON, read field by field
   events(path?: string): { id: string; body: { type: string; timestamp: string; data: Record<string, any> } }[];
   /** waits until `predicate` holds for the received requests (polls; fails after timeoutMs) */
   waitFor(predicate: (received: Received[]) => boolean, timeoutMs?: number): Promise<void>;

@@ -193,7 +193,7 @@ describe.skipIf(skip)('a CalDAV calendar', () => {
     });
     expect(res.statusCode, res.body).toBe(201);
     await dav.stop();
-    let booked;
+    let booked: Awaited<ReturnType<typeof bookSlot>> | undefined;
     try {
       const [first] = await slotsOf(b);
       booked = await bookSlot(t, b, first);

@@ -61,7 +61,7 @@ function calendar(events: [string, string, string, string[]?][]): string {
     );
   }
   lines.push('END:VCALENDAR');
-  return lines.join('\r\n') + '\r\n';
+  return `${lines.join('\r\n')}\r\n`;
 }
 
 let t: TestApp;

@@ -7,6 +7,7 @@ import { startTestApp, type TestApp } from '../helpers/app.js';
 
 let t: TestApp;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document as parsed JSON, walked by path
 let doc: any;
 beforeAll(async () => {
   t = await startTestApp();

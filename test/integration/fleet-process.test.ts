@@ -133,7 +133,7 @@ describe.runIf(currentBackend() === 'postgres' && !skipRedis)('several instances
         await db.close();
       }
     } finally {
-      fleet.forEach((s) => s.child.kill('SIGTERM'));
+      for (const s of fleet) s.child.kill('SIGTERM');
       expect(await Promise.all(fleet.map((s) => s.exited))).toEqual([0, 0, 0, 0]);
     }
   }, 90_000);

@@ -9,7 +9,9 @@ import { createPostgresDatabase, currentBackend } from '../helpers/db.js';
 import { startServiceProcess } from '../helpers/process.js';
 
 const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 describe.runIf(currentBackend() === 'postgres')('migrations on PostgreSQL', () => {
   it('migrates once when two instances start together on one database', async () => {

@@ -227,7 +227,10 @@ describe('restarts and several workers', () => {
     expect(await next.runOnce()).toBe(0); // leased: not due yet
     // once the lease runs out (by the database's clock) the next look takes all four
     let taken = 0;
-    await until(async () => (taken = await next.runOnce()) > 0);
+    await until(async () => {
+      taken = await next.runOnce();
+      return taken > 0;
+    });
     expect(taken).toBe(4);
     await sink.waitFor(4, 20_000, 100);
     await expectEachDeliveredOnce();

@@ -18,6 +18,7 @@ let t: TestApp;
 let partner: Partner;
 let other: Partner;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document as parsed JSON, walked by path
 let doc: any;
 beforeAll(async () => {
   t = await startTestApp();

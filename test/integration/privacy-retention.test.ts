@@ -18,7 +18,12 @@ import { subscribe } from '../helpers/webhookFixtures.js';
 const lines: string[] = [];
 let t: TestApp;
 beforeAll(async () => {
-  const stream = new Writable({ write: (chunk, _enc, done) => void (lines.push(String(chunk)), done()) });
+  const stream = new Writable({
+    write: (chunk, _enc, done) => {
+      lines.push(String(chunk));
+      done();
+    },
+  });
   t = await startTestApp({ bookingRateLimitPerMinute: 10_000 }, new TestClock(new Date()), {
     logger: { ...loggerOptions('trace'), stream },
   });

@@ -23,7 +23,7 @@ function client(base: string) {
       headers: { 'x-service-client-id': KEY, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: res.status, json: (await res.json().catch(() => null)) as any };
+    return { status: res.status, json: await res.json().catch(() => null) };
   };
 }
 

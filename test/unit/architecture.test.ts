@@ -21,7 +21,7 @@ import { describe, expect, it } from 'vitest';
 const SRC = 'src';
 
 /** The modules from the top down; a layer's modules may depend on those of every later layer. */
-export const LAYERS: string[][] = [
+const LAYERS: string[][] = [
   ['cli', 'http'],
   ['listing'],
   ['booking', 'feeds', 'privacy'],
@@ -34,7 +34,7 @@ export const LAYERS: string[][] = [
   ['storage', 'net'],
 ];
 /** The order as one line, as README quotes it. */
-export const LAYER_LINE = LAYERS.map((layer) => layer.join(', ')).join(' -> ');
+const LAYER_LINE = LAYERS.map((layer) => layer.join(', ')).join(' -> ');
 const COMPOSITION_ROOT = new Set(['app.ts', 'main.ts', 'jobs.ts']);
 const BASICS_MAY_USE = new Set(['storage']);
 
@@ -63,18 +63,18 @@ const IMPORT =
   /\b(?:import|export)\s[^'";]*?\bfrom\s*['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s*['"]([^'"]+)['"]/gm;
 
 /** The relative specifiers a TypeScript source imports or re-exports (static, side-effect or dynamic). */
-export function importsOf(source: string): string[] {
+function importsOf(source: string): string[] {
   return [...source.matchAll(IMPORT)].map((m) => m[1] ?? m[2] ?? m[3]).filter((s) => s.startsWith('.'));
 }
 
 /** A source file under src/: TypeScript, or a repeatable SQL definition. */
-export interface Source {
+interface Source {
   path: string;
   source: string;
 }
 
 /** The SQL functions defined in repeatable definitions, each with the file that defines it. */
-export function sqlFunctions(sources: Source[]): Map<string, string> {
+function sqlFunctions(sources: Source[]): Map<string, string> {
   const defined = new Map<string, string>();
   for (const { path, source } of sources.filter((s) => s.path.endsWith('.sql'))) {
     for (const m of source.matchAll(/CREATE\s+(?:OR\s+REPLACE\s+)?FUNCTION\s+(\w+)/gi))
@@ -84,7 +84,7 @@ export function sqlFunctions(sources: Source[]): Map<string, string> {
 }
 
 /** The SQL functions a source calls (in SQL text, or in a TypeScript file's SQL strings), less those it defines itself. */
-export function sqlCallsOf(source: Source, functions: Map<string, string>): string[] {
+function sqlCallsOf(source: Source, functions: Map<string, string>): string[] {
   const called = new Set<string>();
   for (const m of source.source.matchAll(/\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\s*\(/gi)) {
     const name = m[1].toLowerCase();
@@ -93,7 +93,7 @@ export function sqlCallsOf(source: Source, functions: Map<string, string>): stri
   return [...called];
 }
 
-export function violations(sources: Source[]): string[] {
+function violations(sources: Source[]): string[] {
   const out: string[] = [];
   const functions = sqlFunctions(sources);
   for (const s of sources) {
@@ -119,7 +119,7 @@ export function violations(sources: Source[]): string[] {
 }
 
 /** Import cycles among TypeScript files (strongly connected components of more than one file). */
-export function importCycles(sources: Source[]): string[][] {
+function importCycles(sources: Source[]): string[][] {
   const files = new Set(sources.filter((s) => s.path.endsWith('.ts')).map((s) => s.path));
   const edges = new Map<string, string[]>();
   for (const s of sources.filter((x) => files.has(x.path))) {

@@ -96,7 +96,10 @@ describe('ListingCache', () => {
         starts: 0,
         release: () => release(),
         fail: (err: Error) => fail(err),
-        run: () => (compute.starts++, done),
+        run: () => {
+          compute.starts++;
+          return done;
+        },
       };
       return compute;
     }

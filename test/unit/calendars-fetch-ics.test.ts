@@ -49,7 +49,7 @@ beforeAll(async () => {
     },
     '/gzip.ics': (req, res) => {
       expect(req.headers['accept-encoding']).toMatch(/gzip/);
-      res.writeHead(200, { 'content-type': 'text/calendar', 'content-encoding': 'gzip' }).end(gzipSync('\uFEFF' + ICS));
+      res.writeHead(200, { 'content-type': 'text/calendar', 'content-encoding': 'gzip' }).end(gzipSync(`\uFEFF${ICS}`));
     },
     '/page': (_req, res) =>
       res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Sign in</body></html>'),
@@ -57,7 +57,7 @@ beforeAll(async () => {
     '/big.ics': (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/calendar' });
       res.write(ICS.replace('END:VCALENDAR\r\n', ''));
-      res.end('X-FILL:' + 'x'.repeat(4000) + '\r\nEND:VCALENDAR\r\n'); // no content-length: counted while streaming
+      res.end(`X-FILL:${'x'.repeat(4000)}\r\nEND:VCALENDAR\r\n`); // no content-length: counted while streaming
     },
     '/bomb.ics': (_req, res) =>
       res.writeHead(200, { 'content-encoding': 'gzip' }).end(gzipSync(ICS + ' '.repeat(10 * 1024 * 1024))),

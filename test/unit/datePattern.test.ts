@@ -335,10 +335,10 @@ describe('offsets', () => {
 
 describe('pattern limits and arguments', () => {
   it('accepts a pattern of exactly 200 characters and rejects 201', () => {
-    const p200 = 'yyyy' + '-'.repeat(196);
+    const p200 = `yyyy${'-'.repeat(196)}`;
     expect(p200).toHaveLength(200);
-    expect(fmt(p200)).toBe('2026' + '-'.repeat(196));
-    expect(() => compilePattern(p200 + '-')).toThrow(/longer than 200 characters/);
+    expect(fmt(p200)).toBe(`2026${'-'.repeat(196)}`);
+    expect(() => compilePattern(`${p200}-`)).toThrow(/longer than 200 characters/);
   });
 
   it('rejects a pattern that is not a string', () => {

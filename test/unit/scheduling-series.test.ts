@@ -1,6 +1,6 @@
 import { DateTime } from 'luxon';
 import { describe, expect, it } from 'vitest';
-import { DomainError } from '../../src/errors.js';
+import type { DomainError } from '../../src/errors.js';
 import { expandSeries, type SeriesPlan } from '../../src/scheduling/series.js';
 import { formatInstant } from '../../src/scheduling/time.js';
 

@@ -12,7 +12,7 @@ export class ApiError extends Error {
     super(errors.map((e) => e.message).join('; ') || `HTTP ${status}`);
     this.status = status;
     this.errors = errors;
-    this.code = errors[0] && errors[0].errorCode;
+    this.code = errors[0]?.errorCode;
   }
 }
 

@@ -58,7 +58,7 @@ export function createActions(w) {
     try {
       const [pd, ap] = await Promise.all([api.publicData(), api.activeProducts(languageTagOf(w.lang))]);
       s.publicData = pd || {};
-      s.products = (ap && Array.isArray(ap.products) ? ap.products : []).filter((/** @type {any} */ p) => p && p.uuid);
+      s.products = (ap && Array.isArray(ap.products) ? ap.products : []).filter((/** @type {any} */ p) => p?.uuid);
       w.renderHeader();
     } catch (e) {
       return fail(/** @type {ApiError} */ (e), start);
@@ -221,7 +221,7 @@ export function createActions(w) {
     }
     s.busy = false;
     stopHold();
-    s.created = (answer && answer.createdAppointment) || {};
+    s.created = answer?.createdAppointment || {};
     s.hold = null;
     s.step = 'done';
     w.render('heading');

@@ -76,7 +76,7 @@ let uid = 0;
 export function mount(target, options, defaults) {
   const hostEl = typeof target === 'string' ? document.querySelector(target) : target;
   if (!hostEl) throw new Error(`booking widget: no element ${String(target)}`);
-  if (!options || !options.ref) throw new Error('booking widget: ref is required');
+  if (!options?.ref) throw new Error('booking widget: ref is required');
   const lang = pickLang([options.lang, document.documentElement.lang, navigator.language]);
   const base = options.baseUrl || defaults.baseUrl;
   const channelKey = options.channelKey || 'RESOURCE_PUBLIC';

@@ -18,7 +18,7 @@ export const fieldOf = (q) => `q_${q.key}`;
  * @returns {Question[]}
  */
 export function questionsOf(s) {
-  const uuid = s.slot ? productUuidOf(s, s.slot) : s.product && s.product.uuid;
+  const uuid = s.slot ? productUuidOf(s, s.slot) : s.product?.uuid;
   const p = s.products.find((x) => x && x.uuid === uuid) || s.product;
   return p && Array.isArray(p.questions)
     ? p.questions.filter((/** @type {any} */ q) => q && typeof q.key === 'string')
@@ -98,7 +98,7 @@ export function answerRows(qs, answers) {
     .filter((q) => given(q, answers[q.key]))
     .map((q) => {
       const v = answers[q.key];
-      const option = q.options && q.options.find((o) => o.value === v);
+      const option = q.options?.find((o) => o.value === v);
       return /** @type {[string, string | true]} */ ([
         q.label,
         v === true ? true : option ? option.label : String(v).trim(),

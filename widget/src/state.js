@@ -44,8 +44,7 @@ export const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const PHONE_SHAPE = /^[+(0-9][0-9 ()/.-]{4,30}$/;
 
 /** IMMEDIATE or REQUESTED: the booking process of the channel (A5). @param {State} s */
-export const bookingProcess = (s) =>
-  (s.publicData && s.publicData.channel && s.publicData.channel.bookingProcess) || 'IMMEDIATE';
+export const bookingProcess = (s) => s.publicData?.channel?.bookingProcess || 'IMMEDIATE';
 
 /** Whether the consumer chooses a product first. @param {State} s @param {string | undefined} prdRef */
 export const choosesProduct = (s, prdRef) => !prdRef && s.products.length > 1;
@@ -72,7 +71,7 @@ export function groupDays(data) {
     for (const [key, value] of Object.entries(data)) {
       if (key === 'public_visible' || !Array.isArray(value)) continue;
       for (const b of value) {
-        if (!b || !b.start) continue;
+        if (!b?.start) continue;
         const day = dayOf(key) || dayOf(b.start);
         if (!day) continue;
         const items = byDay.get(day) || [];
@@ -98,7 +97,7 @@ export function showDays(s, days, keepDay) {
     return;
   }
   const again = keepDay ? days.findIndex((d) => d.day === keepDay) : -1;
-  s.dayIndex = again >= 0 ? again : 0;
+  s.dayIndex = Math.max(again, 0);
   s.dayPage = Math.floor(s.dayIndex / DAYS_PER_PAGE);
   s.step = 'slots';
 }
@@ -132,10 +131,10 @@ export const slotKey = (b) => `slot-${b.appointment_uuid || b.timeslot_uuid}-${b
  */
 export function productUuidOf(s, b) {
   const offered = Array.isArray(b.products) ? b.products : [];
-  const chosen = s.product && s.product.uuid;
+  const chosen = s.product?.uuid;
   if (chosen && (b.product_uuid === chosen || offered.some((/** @type {any} */ p) => p && p.uuid === chosen)))
     return chosen;
-  return b.product_uuid || (offered[0] && offered[0].uuid) || chosen || undefined;
+  return b.product_uuid || offered[0]?.uuid || chosen || undefined;
 }
 
 /** A2's body for bookable `b`. @param {State} s @param {any} b */
@@ -156,7 +155,7 @@ export function reserveBody(s, b) {
  * @param {State} s @param {any} b @param {any} answer @param {number} now @param {number} holdSeconds
  */
 export function reserved(s, b, answer, now, holdSeconds) {
-  const p = (answer && answer.participation) || {};
+  const p = answer?.participation || {};
   const given = Number(p.holdSeconds || p.hold_seconds);
   const seconds = given > 0 ? given : holdSeconds;
   s.slot = b;

@@ -101,7 +101,7 @@ function holdNotice(w) {
 /** @param {Widget} w */
 export function viewDetails(w) {
   const { s, t, actions } = w;
-  const resource = (s.publicData && s.publicData.resource) || {};
+  const resource = s.publicData?.resource || {};
   const blocked = s.expired || s.busy;
   return h(
     'section',

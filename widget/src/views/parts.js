@@ -29,7 +29,7 @@ export function summary(w) {
   const { s, t } = w;
   const b = s.slot || s.created || {};
   const day = dayOf(b.start);
-  const productName = (s.product && s.product.name) || b.product_name || '';
+  const productName = s.product?.name || b.product_name || '';
   return h(
     'div',
     { class: 'bw-summary' },
@@ -41,7 +41,7 @@ export function summary(w) {
 
 /** The resource's public contact (A5), when it has an email or phone. @param {Widget} w */
 export function contactBlock(w) {
-  const c = (w.s.publicData && w.s.publicData.contact) || {};
+  const c = w.s.publicData?.contact || {};
   const phone = c.phone || c.mobile;
   const items = [
     c.email && h('li', null, h('a', { href: `mailto:${c.email}` }, c.email)),
