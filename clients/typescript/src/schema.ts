@@ -11,7 +11,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The consumer's manage page: the appointment, another time to choose (the widget's slot picker) and a cancel button (changes nothing) */
+    /**
+     * The consumer's manage page: the appointment, another time to choose (the widget's slot picker) and a cancel
+     * button (changes nothing)
+     */
     get: operations['viewBookingByLink'];
     put?: never;
     /** Cancels the participation of the link (CANCELED, place freed, mails to consumer and provider side) */
@@ -88,7 +91,8 @@ export interface paths {
     put?: never;
     /**
      * Erase a person's data, by e-mail or mobile (GDPR Art. 17); a second call erases 0
-     * @description Give exactly one of email and mobile. Bookings stay as anonymous places (capacity unchanged); see docs/privacy.md.
+     * @description Give exactly one of email and mobile. Bookings stay as anonymous places (capacity unchanged); see
+     * docs/privacy.md.
      */
     post: operations['eraseConsumerData'];
     delete?: never;
@@ -786,7 +790,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The page of a "my bookings" link: upcoming bookings and those of the last 30 days, each with cancel and "choose another time" */
+    /**
+     * The page of a "my bookings" link: upcoming bookings and those of the last 30 days, each with cancel and "choose
+     * another time"
+     */
     get: operations['viewMyBookings'];
     put?: never;
     post?: never;
@@ -855,10 +862,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** The provider's decision page: the request (who, when, what, the consumer's message) with Confirm / Decline (changes nothing) */
+    /**
+     * The provider's decision page: the request (who, when, what, the consumer's message) with Confirm / Decline
+     * (changes nothing)
+     */
     get: operations['viewDecisionRequest'];
     put?: never;
-    /** Confirms (BOOKED, consumer gets booking-confirmed with ICS) or declines (CANCELED, consumer gets booking-declined with the message) the request */
+    /**
+     * Confirms (BOOKED, consumer gets booking-confirmed with ICS) or declines (CANCELED, consumer gets booking-declined
+     * with the message) the request
+     */
     post: operations['decideRequest'];
     delete?: never;
     options?: never;
@@ -893,7 +906,9 @@ export interface paths {
     };
     /**
      * A1 upcoming bookable slots of one or more resources, grouped
-     * @description The answer carries an ETag (If-None-Match with it gives 304 while the listing is unchanged) and comes in br or gzip as Accept-Encoding allows. Cache-Control lets a shared cache (a CDN, a reverse proxy) keep it 1 s (CDN-Cache-Control: and serve it 1 s more while it fetches the next); browsers revalidate every use.
+     * @description The answer carries an ETag (If-None-Match with it gives 304 while the listing is unchanged) and
+     * comes in br or gzip as Accept-Encoding allows. Cache-Control lets a shared cache (a CDN, a reverse proxy) keep it
+     * 1 s (CDN-Cache-Control: and serve it 1 s more while it fetches the next); browsers revalidate every use.
      */
     get: operations['listUpcomingBookables'];
     put?: never;
@@ -932,7 +947,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** Moves the booking of a cancel link to another slot of its resource (same participation, new place taken and old one freed in one transaction) */
+    /**
+     * Moves the booking of a cancel link to another slot of its resource (same participation, new place taken and old
+     * one freed in one transaction)
+     */
     post: operations['rescheduleBooking'];
     delete?: never;
     /** A6 CORS preflight of /rest/1/bookings/{token}/reschedule */
@@ -952,7 +970,9 @@ export interface paths {
     put?: never;
     /**
      * Mails a link to the bookings of this address at the provider of ref; the same 202 for every address
-     * @description When the address has bookings at the provider (upcoming or of the last 30 days), a mail carries PUBLIC_BASE_URL/my-bookings/{token} (valid 24 h; at most 3 such mails per address and hour). The answer never tells whether it did.
+     * @description When the address has bookings at the provider (upcoming or of the last 30 days), a mail carries
+     * PUBLIC_BASE_URL/my-bookings/{token} (valid 24 h; at most 3 such mails per address and hour). The answer never
+     * tells whether it did.
      */
     post: operations['requestMyBookingsLink'];
     delete?: never;
@@ -1398,7 +1418,10 @@ export interface operations {
           'text/html': string;
         };
       };
-      /** @description the appointment has already started, or less than the resource's cancel notice is left (the page says so); nothing changed */
+      /**
+       * @description the appointment has already started, or less than the resource's cancel notice is left (the page
+       * says so); nothing changed
+       */
       409: {
         headers: {
           [name: string]: unknown;
@@ -1490,7 +1513,10 @@ export interface operations {
           'text/html': string;
         };
       };
-      /** @description the appointment has already started, or less than the resource's cancel notice is left (the page says so); nothing changed */
+      /**
+       * @description the appointment has already started, or less than the resource's cancel notice is left (the page
+       * says so); nothing changed
+       */
       409: {
         headers: {
           [name: string]: unknown;
@@ -2026,7 +2052,10 @@ export interface operations {
       query?: {
         /** @description the e-mail address (matched case-insensitively) */
         email?: string;
-        /** @description the mobile number in any written form, compared in E.164 (without a country code: read for the country of the crm's accounts, else DE) */
+        /**
+         * @description the mobile number in any written form, compared in E.164 (without a country code: read for the
+         * country of the crm's accounts, else DE)
+         */
         mobile?: string;
       };
       header?: never;
@@ -2189,7 +2218,10 @@ export interface operations {
         'application/json': {
           /** @description the e-mail address (matched case-insensitively) */
           email?: string;
-          /** @description the mobile number in any written form, compared in E.164 (without a country code: read for the country of the crm's accounts, else DE) */
+          /**
+           * @description the mobile number in any written form, compared in E.164 (without a country code: read for the
+           * country of the crm's accounts, else DE)
+           */
           mobile?: string;
         };
       };
@@ -2205,7 +2237,10 @@ export interface operations {
             'api-info': {
               version: string;
             };
-            /** @description what was erased: users deleted or anonymized, customers anonymized, participations made anonymous places, mails dropped or scrubbed, webhook events scrubbed, stored idempotent answers deleted */
+            /**
+             * @description what was erased: users deleted or anonymized, customers anonymized, participations made
+             * anonymous places, mails dropped or scrubbed, webhook events scrubbed, stored idempotent answers deleted
+             */
             erased: {
               customers: number;
               idempotencyRecords: number;
@@ -2667,7 +2702,9 @@ export interface operations {
         'application/json': {
           /** @description publicly bookable; default false */
           acceptBookings?: boolean;
-          /** @description object (city, street, number, zip required; country or countryCode, default DE) or plain text */
+          /**
+           * @description object (city, street, number, zip required; country or countryCode, default DE) or plain text
+           */
           address?:
             | {
                 city: string;
@@ -2726,7 +2763,9 @@ export interface operations {
             /** @description '1' (Monday) .. '7' (Sunday); required when the series spans more than one day */
             weekdays?: (string | number)[];
           };
-          /** @description required for a single appointment; ISO 8601, without offset: wall clock in the provider zone */
+          /**
+           * @description required for a single appointment; ISO 8601, without offset: wall clock in the provider zone
+           */
           start?: string;
           /** @description series: end of the daily window (time of day) */
           to?: string;
@@ -2801,7 +2840,10 @@ export interface operations {
               state: string;
               uuid: string;
             }[];
-            /** @description busy times (closures, subscribed calendars) the appointment meets, buffers counted; empty when none */
+            /**
+             * @description busy times (closures, subscribed calendars) the appointment meets, buffers counted; empty
+             * when none
+             */
             busyOverlaps: {
               /** Format: date-time */
               end: string;
@@ -3842,7 +3884,10 @@ export interface operations {
             username: string;
           };
           resourceReference?: string | null;
-          /** @description an iCalendar URL (https, http or webcal), e.g. the secret address Google, Outlook or iCloud publish; never shown again */
+          /**
+           * @description an iCalendar URL (https, http or webcal), e.g. the secret address Google, Outlook or iCloud
+           * publish; never shown again
+           */
           url?: string;
         };
       };
@@ -3982,7 +4027,10 @@ export interface operations {
           };
         };
       };
-      /** @description the Idempotency-Key was used before with another request (IDEMPOTENCY_KEY_REUSED), or a calendar could not be read (CALENDAR_UNREADABLE) */
+      /**
+       * @description the Idempotency-Key was used before with another request (IDEMPOTENCY_KEY_REUSED), or a calendar
+       * could not be read (CALENDAR_UNREADABLE)
+       */
       422: {
         headers: {
           [name: string]: unknown;
@@ -5731,7 +5779,10 @@ export interface operations {
             'api-info': {
               version: string;
             };
-            /** @description busy times (closures, subscribed calendars) the appointment meets, buffers counted; empty when none */
+            /**
+             * @description busy times (closures, subscribed calendars) the appointment meets, buffers counted; empty
+             * when none
+             */
             busyOverlaps: {
               /** Format: date-time */
               end: string;
@@ -5777,7 +5828,10 @@ export interface operations {
             'api-info': {
               version: string;
             };
-            /** @description busy times (closures, subscribed calendars) the appointment meets, buffers counted; empty when none */
+            /**
+             * @description busy times (closures, subscribed calendars) the appointment meets, buffers counted; empty
+             * when none
+             */
             busyOverlaps: {
               /** Format: date-time */
               end: string;
@@ -6286,7 +6340,8 @@ export interface operations {
                  */
                 required?: boolean;
                 /**
-                 * @description text (one line), textarea, select (one of options), checkbox (true/false), email or phone
+                 * @description text (one line), textarea, select (one of options), checkbox (true/false), email or
+                 * phone
                  * @enum {string}
                  */
                 type: 'text' | 'textarea' | 'select' | 'checkbox' | 'email' | 'phone';
@@ -6514,7 +6569,8 @@ export interface operations {
                  */
                 required?: boolean;
                 /**
-                 * @description text (one line), textarea, select (one of options), checkbox (true/false), email or phone
+                 * @description text (one line), textarea, select (one of options), checkbox (true/false), email or
+                 * phone
                  * @enum {string}
                  */
                 type: 'text' | 'textarea' | 'select' | 'checkbox' | 'email' | 'phone';
@@ -7012,7 +7068,10 @@ export interface operations {
             maxAdvanceDays?: number | null;
             minNoticeMinutes?: number | null;
           } | null;
-          /** @description bookingProcess per channelKey (RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC); default IMMEDIATE */
+          /**
+           * @description bookingProcess per channelKey (RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE,
+           * CALENDAR_PUBLIC); default IMMEDIATE
+           */
           channels?: {
             CALENDAR_PUBLIC?: {
               /** @enum {string} */
@@ -7233,7 +7292,10 @@ export interface operations {
             maxAdvanceDays?: number | null;
             minNoticeMinutes?: number | null;
           } | null;
-          /** @description bookingProcess per channelKey (RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC); default IMMEDIATE */
+          /**
+           * @description bookingProcess per channelKey (RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE,
+           * CALENDAR_PUBLIC); default IMMEDIATE
+           */
           channels?: {
             CALENDAR_PUBLIC?: {
               /** @enum {string} */
@@ -7987,7 +8049,10 @@ export interface operations {
       content: {
         'application/json': {
           timeslots: {
-            /** @description object (city, street, number, zip required; country or countryCode, default DE) or plain text */
+            /**
+             * @description object (city, street, number, zip required; country or countryCode, default DE) or plain
+             * text
+             */
             address?:
               | {
                   city: string;
@@ -10741,7 +10806,10 @@ export interface operations {
   getCalendarFeed: {
     parameters: {
       query?: {
-        /** @description de (default) or en: the words in SUMMARY and DESCRIPTION; another language of at most 35 characters gives de */
+        /**
+         * @description de (default) or en: the words in SUMMARY and DESCRIPTION; another language of at most 35
+         * characters gives de
+         */
         lang?: string;
       };
       header?: never;
@@ -11214,7 +11282,9 @@ export interface operations {
         content: {
           'application/json': {
             database: string;
-            /** @description the shared counters (REDIS_URL): none when unset; unreachable: served without shared limits */
+            /**
+             * @description the shared counters (REDIS_URL): none when unset; unreachable: served without shared limits
+             */
             redis: 'ok' | 'unreachable' | 'none';
             status: 'ok' | 'degraded';
           };
@@ -11316,7 +11386,9 @@ export interface operations {
           'text/html': string;
         };
       };
-      /** @description the request is no longer REQUESTED (decided before, or cancelled by the consumer); nothing changed */
+      /**
+       * @description the request is no longer REQUESTED (decided before, or cancelled by the consumer); nothing changed
+       */
       409: {
         headers: {
           [name: string]: unknown;
@@ -11415,7 +11487,9 @@ export interface operations {
           'text/html': string;
         };
       };
-      /** @description the request is no longer REQUESTED (decided before, or cancelled by the consumer); nothing changed */
+      /**
+       * @description the request is no longer REQUESTED (decided before, or cancelled by the consumer); nothing changed
+       */
       409: {
         headers: {
           [name: string]: unknown;
@@ -11478,7 +11552,10 @@ export interface operations {
         timeFormat?: string;
       };
       header?: {
-        /** @description makes a retry safe: the same key, path and body within 24 h replays the first answer (Idempotent-Replayed: true) */
+        /**
+         * @description makes a retry safe: the same key, path and body within 24 h replays the first answer
+         * (Idempotent-Replayed: true)
+         */
         'idempotency-key'?: string;
       };
       path: {
@@ -11490,7 +11567,10 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description answers to the product's questions (A4), by key: text for text, textarea, select (an option's value), email and phone; true/false for checkbox */
+          /**
+           * @description answers to the product's questions (A4), by key: text for text, textarea, select (an option's
+           * value), email and phone; true/false for checkbox
+           */
           answers?: {
             [key: string]: string | boolean | null;
           };
@@ -11612,7 +11692,9 @@ export interface operations {
           };
         };
       };
-      /** @description the slot cannot be had (errorCode "201"), or it lies outside the booking window (BOOKING_WINDOW) */
+      /**
+       * @description the slot cannot be had (errorCode "201"), or it lies outside the booking window (BOOKING_WINDOW)
+       */
       412: {
         headers: {
           [name: string]: unknown;
@@ -11663,7 +11745,10 @@ export interface operations {
           };
         };
       };
-      /** @description the Idempotency-Key was used before with another request (IDEMPOTENCY_KEY_REUSED), or a calendar could not be read (CALENDAR_UNREADABLE) */
+      /**
+       * @description the Idempotency-Key was used before with another request (IDEMPOTENCY_KEY_REUSED), or a calendar
+       * could not be read (CALENDAR_UNREADABLE)
+       */
       422: {
         headers: {
           [name: string]: unknown;
@@ -11680,7 +11765,10 @@ export interface operations {
           };
         };
       };
-      /** @description too many requests (RATE_LIMITED), or too many live reservations of this client (HOLD_LIMIT); see Retry-After */
+      /**
+       * @description too many requests (RATE_LIMITED), or too many live reservations of this client (HOLD_LIMIT); see
+       * Retry-After
+       */
       429: {
         headers: {
           [name: string]: unknown;
@@ -12156,7 +12244,10 @@ export interface operations {
         timeFormat?: string;
       };
       header?: {
-        /** @description makes a retry safe: the same key, path and body within 24 h replays the first answer (Idempotent-Replayed: true) */
+        /**
+         * @description makes a retry safe: the same key, path and body within 24 h replays the first answer
+         * (Idempotent-Replayed: true)
+         */
         'idempotency-key'?: string;
       };
       path: {
@@ -12272,7 +12363,9 @@ export interface operations {
           };
         };
       };
-      /** @description the slot cannot be had (errorCode "201"), or it lies outside the booking window (BOOKING_WINDOW) */
+      /**
+       * @description the slot cannot be had (errorCode "201"), or it lies outside the booking window (BOOKING_WINDOW)
+       */
       412: {
         headers: {
           [name: string]: unknown;
@@ -12323,7 +12416,10 @@ export interface operations {
           };
         };
       };
-      /** @description the Idempotency-Key was used before with another request (IDEMPOTENCY_KEY_REUSED), or a calendar could not be read (CALENDAR_UNREADABLE) */
+      /**
+       * @description the Idempotency-Key was used before with another request (IDEMPOTENCY_KEY_REUSED), or a calendar
+       * could not be read (CALENDAR_UNREADABLE)
+       */
       422: {
         headers: {
           [name: string]: unknown;
@@ -12340,7 +12436,10 @@ export interface operations {
           };
         };
       };
-      /** @description too many requests (RATE_LIMITED), or too many live reservations of this client (HOLD_LIMIT); see Retry-After */
+      /**
+       * @description too many requests (RATE_LIMITED), or too many live reservations of this client (HOLD_LIMIT); see
+       * Retry-After
+       */
       429: {
         headers: {
           [name: string]: unknown;
@@ -12536,7 +12635,10 @@ export interface operations {
           };
         };
       };
-      /** @description too many requests (RATE_LIMITED), or too many live reservations of this client (HOLD_LIMIT); see Retry-After */
+      /**
+       * @description too many requests (RATE_LIMITED), or too many live reservations of this client (HOLD_LIMIT); see
+       * Retry-After
+       */
       429: {
         headers: {
           [name: string]: unknown;
@@ -12651,7 +12753,10 @@ export interface operations {
               address: string | null;
               /** @description the cancel link may cancel it now (not begun, outside the cancel notice) */
               canCancel: boolean;
-              /** @description the booking's own cancel link: GET shows its manage page (cancel, choose another time), POST cancels */
+              /**
+               * @description the booking's own cancel link: GET shows its manage page (cancel, choose another time),
+               * POST cancels
+               */
               cancelLink: string;
               /** @description the cancel link may move it now (POST /rest/1/bookings/{cancel token}/reschedule) */
               canReschedule: boolean;
@@ -12703,7 +12808,10 @@ export interface operations {
           };
         };
       };
-      /** @description too many requests (RATE_LIMITED), or too many live reservations of this client (HOLD_LIMIT); see Retry-After */
+      /**
+       * @description too many requests (RATE_LIMITED), or too many live reservations of this client (HOLD_LIMIT); see
+       * Retry-After
+       */
       429: {
         headers: {
           [name: string]: unknown;
@@ -12802,7 +12910,10 @@ export interface operations {
         ref?: string;
       };
       header?: {
-        /** @description makes a retry safe: the same key, path and body within 24 h replays the first answer (Idempotent-Replayed: true) */
+        /**
+         * @description makes a retry safe: the same key, path and body within 24 h replays the first answer
+         * (Idempotent-Replayed: true)
+         */
         'idempotency-key'?: string;
       };
       path: {
@@ -12936,7 +13047,9 @@ export interface operations {
           };
         };
       };
-      /** @description the slot cannot be had (errorCode "201"), or it lies outside the booking window (BOOKING_WINDOW) */
+      /**
+       * @description the slot cannot be had (errorCode "201"), or it lies outside the booking window (BOOKING_WINDOW)
+       */
       412: {
         headers: {
           [name: string]: unknown;
@@ -12987,7 +13100,10 @@ export interface operations {
           };
         };
       };
-      /** @description the Idempotency-Key was used before with another request (IDEMPOTENCY_KEY_REUSED), or a calendar could not be read (CALENDAR_UNREADABLE) */
+      /**
+       * @description the Idempotency-Key was used before with another request (IDEMPOTENCY_KEY_REUSED), or a calendar
+       * could not be read (CALENDAR_UNREADABLE)
+       */
       422: {
         headers: {
           [name: string]: unknown;
@@ -13004,7 +13120,10 @@ export interface operations {
           };
         };
       };
-      /** @description too many requests (RATE_LIMITED), or too many live reservations of this client (HOLD_LIMIT); see Retry-After */
+      /**
+       * @description too many requests (RATE_LIMITED), or too many live reservations of this client (HOLD_LIMIT); see
+       * Retry-After
+       */
       429: {
         headers: {
           [name: string]: unknown;
@@ -13123,7 +13242,10 @@ export interface operations {
           'text/html': string;
         };
       };
-      /** @description ref missing or invalid, or channelKey or prdRef malformed (a page saying so); a NUL character in the query (the error body) */
+      /**
+       * @description ref missing or invalid, or channelKey or prdRef malformed (a page saying so); a NUL character in
+       * the query (the error body)
+       */
       400: {
         headers: {
           [name: string]: unknown;
@@ -13325,7 +13447,9 @@ export interface operations {
       header: {
         /** @description the event id: the same on every attempt; dedupe by it */
         'webhook-id': string;
-        /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
+        /**
+         * @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid
+         */
         'webhook-signature': string;
         /** @description Unix seconds of this attempt */
         'webhook-timestamp': string;
@@ -13395,7 +13519,9 @@ export interface operations {
       header: {
         /** @description the event id: the same on every attempt; dedupe by it */
         'webhook-id': string;
-        /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
+        /**
+         * @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid
+         */
         'webhook-signature': string;
         /** @description Unix seconds of this attempt */
         'webhook-timestamp': string;
@@ -13465,7 +13591,9 @@ export interface operations {
       header: {
         /** @description the event id: the same on every attempt; dedupe by it */
         'webhook-id': string;
-        /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
+        /**
+         * @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid
+         */
         'webhook-signature': string;
         /** @description Unix seconds of this attempt */
         'webhook-timestamp': string;
@@ -13532,7 +13660,9 @@ export interface operations {
       header: {
         /** @description the event id: the same on every attempt; dedupe by it */
         'webhook-id': string;
-        /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
+        /**
+         * @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid
+         */
         'webhook-signature': string;
         /** @description Unix seconds of this attempt */
         'webhook-timestamp': string;
@@ -13599,7 +13729,9 @@ export interface operations {
       header: {
         /** @description the event id: the same on every attempt; dedupe by it */
         'webhook-id': string;
-        /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
+        /**
+         * @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid
+         */
         'webhook-signature': string;
         /** @description Unix seconds of this attempt */
         'webhook-timestamp': string;
@@ -13612,7 +13744,10 @@ export interface operations {
         'application/json': {
           data: {
             crmId: string;
-            /** @description what was erased: users deleted or anonymized, customers anonymized, participations made anonymous places, mails dropped or scrubbed, webhook events scrubbed, stored idempotent answers deleted */
+            /**
+             * @description what was erased: users deleted or anonymized, customers anonymized, participations made
+             * anonymous places, mails dropped or scrubbed, webhook events scrubbed, stored idempotent answers deleted
+             */
             erased: {
               customers: number;
               idempotencyRecords: number;
@@ -13660,7 +13795,9 @@ export interface operations {
       header: {
         /** @description the event id: the same on every attempt; dedupe by it */
         'webhook-id': string;
-        /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
+        /**
+         * @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid
+         */
         'webhook-signature': string;
         /** @description Unix seconds of this attempt */
         'webhook-timestamp': string;
@@ -13756,7 +13893,9 @@ export interface operations {
       header: {
         /** @description the event id: the same on every attempt; dedupe by it */
         'webhook-id': string;
-        /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
+        /**
+         * @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid
+         */
         'webhook-signature': string;
         /** @description Unix seconds of this attempt */
         'webhook-timestamp': string;
@@ -13852,7 +13991,9 @@ export interface operations {
       header: {
         /** @description the event id: the same on every attempt; dedupe by it */
         'webhook-id': string;
-        /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
+        /**
+         * @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid
+         */
         'webhook-signature': string;
         /** @description Unix seconds of this attempt */
         'webhook-timestamp': string;
@@ -13948,7 +14089,9 @@ export interface operations {
       header: {
         /** @description the event id: the same on every attempt; dedupe by it */
         'webhook-id': string;
-        /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
+        /**
+         * @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid
+         */
         'webhook-signature': string;
         /** @description Unix seconds of this attempt */
         'webhook-timestamp': string;
@@ -14044,7 +14187,9 @@ export interface operations {
       header: {
         /** @description the event id: the same on every attempt; dedupe by it */
         'webhook-id': string;
-        /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
+        /**
+         * @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid
+         */
         'webhook-signature': string;
         /** @description Unix seconds of this attempt */
         'webhook-timestamp': string;
@@ -14140,7 +14285,9 @@ export interface operations {
       header: {
         /** @description the event id: the same on every attempt; dedupe by it */
         'webhook-id': string;
-        /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
+        /**
+         * @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid
+         */
         'webhook-signature': string;
         /** @description Unix seconds of this attempt */
         'webhook-timestamp': string;
@@ -14236,7 +14383,9 @@ export interface operations {
       header: {
         /** @description the event id: the same on every attempt; dedupe by it */
         'webhook-id': string;
-        /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
+        /**
+         * @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid
+         */
         'webhook-signature': string;
         /** @description Unix seconds of this attempt */
         'webhook-timestamp': string;
