@@ -31,7 +31,7 @@ export async function compactListingChanges(
 
 /**
  * Runs every `intervalMs` (LISTING_COMPACT_MS), folding the changes committed before its previous
- * run: a listing read more often than that keeps reading only its changes (migration 012). One
+ * run: a listing read more often than that keeps reading only its changes (compact_listing_changes.sql). One
  * instance at a time compacts: the function takes an advisory lock or returns.
  */
 export function startListingCompactor(

@@ -102,10 +102,9 @@ export async function exportConsumerData(deps: Deps, crmId: string, input: Perso
       WHERE c.id = ANY ($1::uuid[]) ORDER BY c.created_at, c.id`,
     [person.customerIds],
   );
-  // to_jsonb(p) -> 'answers': the booking answers where that column exists (migration 019), else null
   const participations = await db.query<ParticipationRow>(
     `SELECT p.reference, p.id, pv.reference AS provider_reference, c.reference AS customer_reference, p.state, p.message, p.note, p.locale,
-            p.channel_key, p.client_ip, to_jsonb(p) -> 'answers' AS answers, p.created_at,
+            p.channel_key, p.client_ip, p.answers, p.created_at,
             a.reference AS a_reference, a.id AS a_id, a.start_at, a.end_at, a.state AS a_state, pv.time_zone,
             pr.reference AS product_reference, COALESCE(a.product_name, pr.name) AS product_name, r.reference AS resource_reference, r.public_name AS resource_name
        FROM participations p
