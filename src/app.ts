@@ -103,7 +103,9 @@ export async function buildApp({
         title: 'Appointment booking and scheduling service',
         version: '1',
         description:
-          'Partner operations under /crms/{crmId} take the API key in X-SERVICE-CLIENT-ID; the consumer booking flow, the links and the feeds are public. Every error answers {"api-info":{"version":"1"},"errors":[{"errorCode","message"}]}.',
+          'Partner operations under /crms/{crmId} take the API key in X-SERVICE-CLIENT-ID; ' +
+          'the consumer booking flow, the links and the feeds are public. ' +
+          'Every error answers {"api-info":{"version":"1"},"errors":[{"errorCode","message"}]}.',
       },
       servers: [{ url: config.publicBaseUrl, description: 'PUBLIC_BASE_URL of this instance' }],
       security: [{ apiKey: [] }],

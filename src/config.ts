@@ -25,7 +25,9 @@ export interface Config {
    * so concurrent claims of one client may overshoot by those in flight (docs/deploy.md)
    */
   maxHoldsPerIp: number;
-  /** IPV6_PREFIX_LENGTH: the per-client limits count an IPv6 client by its network of this many bits (IPv4: per address) */
+  /**
+   * IPV6_PREFIX_LENGTH: the per-client limits count an IPv6 client by its network of this many bits (IPv4: per address)
+   */
   ipv6PrefixLength: number;
   mailPollMs: number;
   /**
@@ -66,7 +68,10 @@ export interface Config {
   calendarPollMs: number;
   /** REMINDER_MINUTES_BEFORE: reminder offsets before an appointment's start; [] = no reminders */
   reminderMinutesBefore: number[];
-  /** PERSONAL_DATA_RETENTION_DAYS: personal data of participations whose appointment ended longer ago is erased; undefined: kept */
+  /**
+   * PERSONAL_DATA_RETENTION_DAYS: personal data of participations whose appointment ended longer ago is erased;
+   * undefined: kept
+   */
   personalDataRetentionDays: number | undefined;
   /** how often the retention job looks (RETENTION_SWEEP_SECONDS) */
   retentionSweepMs: number;
@@ -152,7 +157,8 @@ function parseTrustProxy(raw: string | undefined): Config['trustProxy'] {
       prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (isIP(address) === 4 ? 32 : 128));
     if (!(PROXY_NAMES.includes(entry) || (isIP(address) && validPrefix && rest.length === 0))) {
       throw new ConfigError(
-        `TRUST_PROXY must be true, false or a comma-separated list of addresses, subnets or ${PROXY_NAMES.join('/')}; "${entry}" is none of them`,
+        `TRUST_PROXY must be true, false or a comma-separated list of addresses, ` +
+          `subnets or ${PROXY_NAMES.join('/')}; "${entry}" is none of them`,
       );
     }
   }
@@ -171,7 +177,8 @@ function parseReminderMinutes(raw: string | undefined): number[] {
   const values = parts.map(Number);
   if (values.some((v) => !Number.isInteger(v) || v < 1 || v > MAX_REMINDER_MINUTES)) {
     throw new ConfigError(
-      `REMINDER_MINUTES_BEFORE must be a comma-separated list of whole minutes between 1 and ${MAX_REMINDER_MINUTES} (empty: no reminders), got "${raw}"`,
+      `REMINDER_MINUTES_BEFORE must be a comma-separated list of whole minutes between 1 and ` +
+        `${MAX_REMINDER_MINUTES} (empty: no reminders), got "${raw}"`,
     );
   }
   return [...new Set(values)].sort((a, b) => b - a);

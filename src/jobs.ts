@@ -24,9 +24,9 @@ export interface BackgroundJobs {
 
 /**
  * Starts the process's background work (hold sweeper, listing compactor, mail and webhook workers,
- * reminders, calendar reads and write-back, idempotency key purge, personal data retention, stored phone numbers' E.164 form) and returns how
- * to stop it. Every job is safe with any number of instances on one database: each item is claimed
- * in the database (FOR UPDATE SKIP LOCKED, or an advisory lock the others skip), and work goes in
+ * reminders, calendar reads and write-back, idempotency key purge, personal data retention, stored phone numbers' E.164
+ * form) and returns how to stop it. Every job is safe with any number of instances on one database: each item is
+ * claimed in the database (FOR UPDATE SKIP LOCKED, or an advisory lock the others skip), and work goes in
  * bounded batches. `db` should be a pool of the jobs' own (JOB_POOL_SIZE), so a busy job never takes
  * the connections requests wait for.
  */

@@ -28,7 +28,10 @@ function problemOf(q: Question, value: unknown, country: string): string | null 
     return `must have at most ${q.maxLength} characters`;
   if (q.type === 'email' && !EMAIL.test(value)) return 'must be an email address, e.g. name@example.com';
   if (q.type === 'phone' && !phoneE164(value, country)) {
-    return `must be a phone number: with its area code (e.g. (030) 1234-5678) or country code (e.g. +49 30 12345678); read for ${country}`;
+    return (
+      `must be a phone number: with its area code (e.g. (030) 1234-5678) or country code (e.g. ` +
+      `+49 30 12345678); read for ${country}`
+    );
   }
   return null;
 }

@@ -91,7 +91,8 @@ function liveHold(
   // a hold does not outlive its appointment: cancelled or archived meanwhile, the slot is gone
   if (!isCurrentAppointment(a))
     throw slotTaken(
-      `body.start: ${slotText(a.start_at, a.end_at, slot.zone)} is no longer bookable: its appointment was cancelled or archived; choose another slot`,
+      `body.start: ${slotText(a.start_at, a.end_at, slot.zone)} is no longer bookable: ` +
+        `its appointment was cancelled or archived; choose another slot`,
     );
   return hold;
 }

@@ -43,7 +43,8 @@ export async function bookHold(tx: Queryable, b: HoldBooking): Promise<HoldBooke
     const [r] = await tx.query<
       { participation: Record<string, unknown>; live_after: number; event: string | null } | undefined
     >(
-      `SELECT b.*, webhook_participation_event('participation.' || lower(b.participation->>'state'), (b.participation->>'id')::uuid,
+      `SELECT b.*, webhook_participation_event('participation.' || lower(b.participation->>'state'),
+         (b.participation->>'id')::uuid,
                                                'public', 'RESERVED', b.participation->>'message') AS event
          FROM book_hold($1, $2, $3, $4) b`,
       [b.holdId, b.now, b.customerId, JSON.stringify(b.changes)],

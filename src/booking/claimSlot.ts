@@ -50,7 +50,10 @@ export const zonedIso = (at: Date, zone: string) =>
 export const slotText = (start: Date, end: Date, zone: string) =>
   `the slot ${zonedIso(start, zone)} to ${zonedIso(end, zone)} (${zone})`;
 
-/** The slot engine's own rule: is [start, end) a candidate of this timeslot for this product (ignoring other appointments)? */
+/**
+ * The slot engine's own rule: is [start, end) a candidate of this timeslot for this product (ignoring other
+ * appointments)?
+ */
 function isCandidate(ts: EngineTimeslot, product: ProductRow, start: Date, end: Date): boolean {
   const s = start.getTime();
   return computeBookables([ts], [], { nowMs: s - 1, untilMs: s + 1, product: engineProduct(product) }).some(
@@ -92,7 +95,8 @@ function createFromTimeslot(timeslotId: string, req: ClaimRequest): Placement {
     throw notFound(`no bookable timeslot ${timeslotId} found on resource ${resource.reference}`);
   if (!isCandidate(ts, req.request.product, req.request.start, req.request.end)) {
     throw invalid(
-      `${req.fields.start} and ${req.fields.end} must be a bookable slot of timeslot ${timeslotId}: raster ${ts.rasterMin} minutes from its start, inside it, and as long as the product needs`,
+      `${req.fields.start} and ${req.fields.end} must be a bookable slot of timeslot ${timeslotId}: ` +
+        `raster ${ts.rasterMin} minutes from its start, inside it, and as long as the product needs`,
     );
   }
   assertNotStarted(req.request.start, req.now, req.fields.start);

@@ -53,8 +53,9 @@ function num(get: (dt: DateTime) => number, width: number): Part {
 }
 
 /**
- * Memo of locale-dependent texts. luxon builds them through Intl on every call, which is slow; they depend only on locale, calendar settings and one small value, so they are cached.
- * Bounded: cleared when it grows beyond NAME_CACHE_LIMIT entries.
+ * Memo of locale-dependent texts. luxon builds them through Intl on every call, which is slow; they depend only on
+ * locale, calendar settings and one small value, so they are cached. Bounded: cleared when it grows beyond
+ * NAME_CACHE_LIMIT entries.
  */
 const NAME_CACHE_LIMIT = 20_000;
 const names = new Map<string, string>();
@@ -250,7 +251,10 @@ function parse(pattern: string): Part[] {
 const CACHE_LIMIT = 256;
 const cache = new Map<string, CompiledPattern>();
 
-/** Compiles a Java-style pattern into a formatter; throws PatternError naming the bad letter for unsupported/invalid patterns. */
+/**
+ * Compiles a Java-style pattern into a formatter; throws PatternError naming the bad letter for unsupported/invalid
+ * patterns.
+ */
 export function compilePattern(pattern: string): (dt: DateTime) => string {
   const hit = cache.get(pattern);
   if (hit) return hit;

@@ -52,7 +52,8 @@ export async function providerOfRef(db: Queryable, ref: string, field = 'query.r
  * CANCELED ones (holds are no bookings; DELETED ones are gone), never an erased one.
  */
 const SHOWN = `c.provider_id = $1 AND lower(c.email) = lower($2) AND c.erased_at IS NULL AND p.customer_id = c.id
-  AND p.state IN ('REQUESTED', 'BOOKED', 'CANCELED') AND p.erased_at IS NULL AND a.id = p.appointment_id AND a.end_at >= $3`;
+  AND p.state IN ('REQUESTED', 'BOOKED', 'CANCELED') AND p.erased_at IS NULL AND a.id = p.appointment_id
+    AND a.end_at >= $3`;
 
 const earliestShown = (now: Date) => new Date(now.getTime() - PAST_DAYS * 24 * HOUR_MS);
 
@@ -85,7 +86,8 @@ export async function requestMyBookings(deps: Deps, input: MyBookingsRequest): P
     if (!anchor) return;
     const [{ n }] = await tx.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM outbox
-        WHERE template = 'my-bookings' AND lower(recipient) = lower($1) AND (payload ->> 'requestedAt')::timestamptz > $2`,
+        WHERE template = 'my-bookings' AND lower(recipient) = lower($1)
+          AND (payload ->> 'requestedAt')::timestamptz > $2`,
       [email, new Date(now.getTime() - HOUR_MS)],
     );
     if (n >= MY_BOOKINGS_MAILS_PER_HOUR) return;
@@ -156,7 +158,8 @@ export async function myBookingsOf(deps: Deps, token: string): Promise<MyBooking
   if (!anchor || !myBookingsTokenValid(await cancelSecret(deps.db, deps.config), read, anchor.email))
     throw invalidLink();
   const rows = await deps.db.query<{ id: string }>(
-    `SELECT p.id FROM participations p, appointments a, customers c WHERE ${SHOWN} ORDER BY a.start_at, p.id LIMIT ${MAX_LISTED}`,
+    `SELECT p.id FROM participations p, appointments a, customers c WHERE ${SHOWN} ORDER BY a.start_at, p.id
+       LIMIT ${MAX_LISTED}`,
     [anchor.provider_id, anchor.email, earliestShown(now)],
   );
   const bookings: MyBooking[] = [];

@@ -22,9 +22,11 @@ interface Slotted {
 async function resolveTslRef(db: Queryable, ref: string, providerIds: string[]): Promise<Slotted> {
   const byUuid = isUuid(ref);
   const rows = await db.query<{ resource_id: string | null; product_id: string | null; provider_id: string }>(
-    `SELECT resource_id, NULL::uuid AS product_id, provider_id FROM timeslots WHERE ${byUuid ? 'id = $1::uuid' : 'reference = $1'}
+    `SELECT resource_id, NULL::uuid AS product_id, provider_id FROM timeslots
+       WHERE ${byUuid ? 'id = $1::uuid' : 'reference = $1'}
      UNION ALL
-     SELECT resource_id, product_id, provider_id FROM appointments WHERE ${byUuid ? 'id = $1::uuid' : 'reference = $1'}`,
+     SELECT resource_id, product_id, provider_id FROM appointments
+       WHERE ${byUuid ? 'id = $1::uuid' : 'reference = $1'}`,
     [ref],
   );
   const candidates = rows.filter(

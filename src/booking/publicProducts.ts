@@ -18,9 +18,11 @@ const COLUMNS = `pr.id, pr.provider_id, pr.reference, pr.name, pr.description, p
   pr.lead_time_minutes, pr.follow_up_time_minutes, pr.exclusive, pr.questions`;
 
 const productJson = (withQuestions = false) => `json_build_object(
-    'id', pr.id, 'provider_id', pr.provider_id, 'reference', pr.reference, 'name', pr.name, 'description', pr.description,
+    'id', pr.id, 'provider_id', pr.provider_id, 'reference', pr.reference, 'name', pr.name, 'description',
+      pr.description,
     'min_duration', pr.min_duration, 'max_duration', pr.max_duration, 'lead_time_minutes', pr.lead_time_minutes,
-    'follow_up_time_minutes', pr.follow_up_time_minutes, 'exclusive', pr.exclusive${withQuestions ? ", 'questions', pr.questions" : ''})`;
+    'follow_up_time_minutes', pr.follow_up_time_minutes, 'exclusive',
+      pr.exclusive${withQuestions ? ", 'questions', pr.questions" : ''})`;
 
 /**
  * The products of the resource `resourceId` (an SQL expression) as a JSON array of ProductRow, in

@@ -39,9 +39,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (value: string) => UUID.test(value);
 
 /** The columns of PublicResource, of `resources r` joined with `providers p` (PUBLIC_RESOURCE_FROM). */
-export const PUBLIC_RESOURCE_COLUMNS = `r.id, r.crm_id, r.provider_id, r.reference, r.public_name, r.description, r.website, r.img_url,
-       r.msg_help_text, r.contact_channel_type, r.contact_user_id, r.archived, r.address, r.channels, r.booking_window,
-       p.time_zone, p.name AS provider_name, p.email AS provider_email, p.phone AS provider_phone, p.description AS provider_description,
+export const PUBLIC_RESOURCE_COLUMNS = `r.id, r.crm_id, r.provider_id, r.reference, r.public_name, r.description,
+       r.website, r.img_url, r.msg_help_text, r.contact_channel_type, r.contact_user_id, r.archived, r.address,
+       r.channels, r.booking_window, p.time_zone, p.name AS provider_name, p.email AS provider_email,
+       p.phone AS provider_phone, p.description AS provider_description,
        p.is_theming_allowed, p.is_localisation_allowed, p.are_custom_fields_allowed`;
 export const PUBLIC_RESOURCE_FROM = 'FROM resources r JOIN providers p ON p.id = r.provider_id';
 const SELECT = `SELECT ${PUBLIC_RESOURCE_COLUMNS} ${PUBLIC_RESOURCE_FROM}`;
@@ -67,7 +68,8 @@ function checkMatches(matches: number, ref: string, field: string): void {
   if (matches === 0) throw notFound(`no resource found for ${field} ${ref}`);
   if (matches > 1) {
     throw invalid(
-      `${field} ${ref} is ambiguous: several providers have a resource with this reference; use the full form resourceId@providerUuid@platform`,
+      `${field} ${ref} is ambiguous: several providers have a resource with this reference; ` +
+        `use the full form resourceId@providerUuid@platform`,
     );
   }
 }
@@ -143,7 +145,10 @@ export function refsValuesSql(refs: { ref: string }[], param: AddParam, uuidsAsI
     .join(', ');
 }
 
-/** The ids the references resolved to (their matches per reference, in order), duplicates dropped; errors as resolveResource. */
+/**
+ * The ids the references resolved to (their matches per reference, in order), duplicates dropped; errors as
+ * resolveResource.
+ */
 export function resolvedIds(refs: { ref: string; field: string }[], matches: string[][]): string[] {
   refs.forEach(({ ref, field }, i) => {
     checkMatches(matches[i].length, ref, field);

@@ -32,7 +32,8 @@ export async function sendDueReminders(deps: { db: Db; config: Config }, now: Da
     const { claimed, mailed } = await deps.db.transaction(async (tx) => {
       const due = await tx.query<{ participation_id: string }>(
         `DELETE FROM reminders WHERE (participation_id, minutes_before) IN (
-           SELECT participation_id, minutes_before FROM reminders WHERE due_at <= $1 ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+           SELECT participation_id, minutes_before FROM reminders WHERE due_at <= $1 ORDER BY due_at LIMIT $2
+             FOR UPDATE SKIP LOCKED)
          RETURNING participation_id`,
         [now, BATCH],
       );

@@ -48,7 +48,8 @@ export class TooLateToCancel extends DomainError {
       reason === 'started' ? 'TOO_LATE' : 'CANCEL_NOTICE',
       reason === 'started'
         ? 'the appointment has already started and can no longer be cancelled online'
-        : `the appointment can no longer be cancelled or moved online less than ${view.cancelNoticeMinutes} minutes before it starts`,
+        : `the appointment can no longer be cancelled or moved online less than ${view.cancelNoticeMinutes} ` +
+            `minutes before it starts`,
     );
   }
 }
@@ -95,7 +96,10 @@ export function assertStillChangeable(deps: Deps, view: CancelView): void {
   if (withinCancelNotice(view.cancelNoticeMinutes, view.start, now)) throw new TooLateToCancel(view, 'notice');
 }
 
-/** Whether the link may still cancel (and move) the booking now: a live state, before the start, outside the cancel notice. */
+/**
+ * Whether the link may still cancel (and move) the booking now: a live state, before the start, outside the cancel
+ * notice.
+ */
 export function changeableByLink(deps: Deps, view: CancelView): boolean {
   if (!CANCELABLE.has(view.state)) return false;
   try {

@@ -71,7 +71,8 @@ export async function bookableResource(
     'ref',
     `${productsJsonSql('r.id', lookup.withQuestions)} AS products,
      (SELECT row_to_json(a) FROM appointments a WHERE a.id = $1::uuid AND a.resource_id = r.id) AS slot_appointment,
-     (SELECT row_to_json(t) FROM (SELECT id, resource_id, start_at, end_at, raster, default_capacity, default_accept_bookings, state, address
+     (SELECT row_to_json(t) FROM (SELECT id, resource_id, start_at, end_at, raster, default_capacity,
+       default_accept_bookings, state, address
                                     FROM timeslots WHERE id = $1::uuid AND resource_id = r.id) t) AS slot_timeslot,
      (SELECT json_build_object('participation', row_to_json(p), 'appointment', row_to_json(a))
         FROM participations p JOIN appointments a ON a.id = p.appointment_id WHERE p.placeholder_id = $2::uuid) AS hold,
@@ -127,7 +128,10 @@ export interface SlotRequestInput {
   lookup?: BookingLookup;
 }
 
-/** A slot request with everything read: the resource and slot, the product, the times in the provider's zone, and the place to take. */
+/**
+ * A slot request with everything read: the resource and slot, the product, the times in the provider's zone, and the
+ * place to take.
+ */
 export interface SlotRequest extends BookableResource {
   hold: HoldRow | null;
   contact: ResolvedContact | null;

@@ -186,7 +186,10 @@ export async function readCalDav(
 const eventUrl = (account: CalDavAccount, uid: string) =>
   new URL(`${encodeURIComponent(uid)}.ics`, collectionOf(account)).href;
 
-/** Creates or replaces the event `uid` (PUT `<collection>/<uid>.ics`, no precondition: repeating it is harmless). Throws CalendarUnreadable to retry later. */
+/**
+ * Creates or replaces the event `uid` (PUT `<collection>/<uid>.ics`, no precondition: repeating it is harmless). Throws
+ * CalendarUnreadable to retry later.
+ */
 export async function putEvent(account: CalDavAccount, uid: string, ics: string, opts: CalDavOptions): Promise<void> {
   await operation(opts, async (signal) => {
     await updateObject({
@@ -198,7 +201,10 @@ export async function putEvent(account: CalDavAccount, uid: string, ics: string,
   });
 }
 
-/** Removes the event `uid`; one that is not there (404, 410) counts as removed. Throws CalendarUnreadable to retry later. */
+/**
+ * Removes the event `uid`; one that is not there (404, 410) counts as removed. Throws CalendarUnreadable to retry
+ * later.
+ */
 export async function deleteEvent(account: CalDavAccount, uid: string, opts: CalDavOptions): Promise<void> {
   await operation(opts, async (signal) => {
     await deleteObject({ url: eventUrl(account, uid), fetch: davFetch(account, opts, signal, [404, 410]) });

@@ -52,7 +52,8 @@ const view =
     reason: r.reason,
   });
 
-const CLOSURE_COLUMNS = `b.id, (SELECT reference FROM resources WHERE id = b.resource_id) AS resource_reference, b.start_at, b.end_at, b.reason`;
+const CLOSURE_COLUMNS = `b.id, (SELECT reference FROM resources WHERE id = b.resource_id) AS resource_reference,
+                         b.start_at, b.end_at, b.reason`;
 
 export async function createClosure(
   deps: Deps,
@@ -82,12 +83,15 @@ export async function createClosure(
 
 /** The references of the live appointments the busy time meets (buffers counted), by start. */
 async function appointmentsInside(db: Queryable, busyId: string, now: Date): Promise<string[]> {
+  const livePlaceSql = `EXISTS (SELECT 1 FROM participations p
+                                  WHERE p.appointment_id = a.id AND ${liveParticipationSql('$2', 'p')})`;
   const rows = await db.query<{ reference: string }>(
     `SELECT a.reference FROM busy_times b
        JOIN resources r ON r.provider_id = b.provider_id AND (b.resource_id IS NULL OR r.id = b.resource_id)
-       JOIN appointments a ON a.resource_id = r.id AND tstzrange(a.blocked_from, a.blocked_until) && tstzrange(b.start_at, b.end_at)
+       JOIN appointments a ON a.resource_id = r.id
+         AND tstzrange(a.blocked_from, a.blocked_until) && tstzrange(b.start_at, b.end_at)
       WHERE b.id = $1
-        AND ${appointmentTakesTimeSql('a', `EXISTS (SELECT 1 FROM participations p WHERE p.appointment_id = a.id AND ${liveParticipationSql('$2', 'p')})`)}
+        AND ${appointmentTakesTimeSql('a', livePlaceSql)}
       ORDER BY a.start_at, a.reference`,
     [busyId, now],
   );
@@ -108,7 +112,8 @@ export async function listClosures(
   if (to && to <= from) throw invalid('query.to must be after query.from');
   const rows = await deps.db.query<ClosureRow>(
     `SELECT ${CLOSURE_COLUMNS} FROM busy_times b
-      WHERE b.provider_id = $1 AND b.source = 'closure' AND b.end_at > $2 AND ($3::timestamptz IS NULL OR b.start_at < $3)
+      WHERE b.provider_id = $1 AND b.source = 'closure' AND b.end_at > $2
+        AND ($3::timestamptz IS NULL OR b.start_at < $3)
       ORDER BY b.start_at, b.id`,
     [provider.id, from, to],
   );

@@ -26,7 +26,8 @@ export async function eventSequences(
   const column = DIGEST_COLUMN[writer];
   const read = (ids: string[]) =>
     db.query<{ appointment_id: string; sequence: number; digest: string | null }>(
-      `SELECT appointment_id, sequence, ${column} AS digest FROM calendar_event_sequences WHERE appointment_id = ANY($1::uuid[])`,
+      `SELECT appointment_id, sequence, ${column} AS digest FROM calendar_event_sequences
+         WHERE appointment_id = ANY($1::uuid[])`,
       [ids],
     );
   const stored = new Map((await read(events.map((e) => e.id))).map((r) => [r.appointment_id, r]));

@@ -41,7 +41,9 @@ export interface ReadOptions {
   db: Queryable;
 }
 
-/** Reads the calendar; `known` null reads it whole. Throws CalendarUnreadable (422) when it cannot be read or parsed. */
+/**
+ * Reads the calendar; `known` null reads it whole. Throws CalendarUnreadable (422) when it cannot be read or parsed.
+ */
 export async function readCalendar(
   source: CalendarSource,
   known: Validators | null,
@@ -88,7 +90,9 @@ export async function readCalendar(
 
 const UID_LINE = /^UID[;:](?:[^:\r\n]*:)?([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\s*$/gim;
 
-/** The UIDs in the texts that are ids of this service's appointments (its feed's and write-back's events), lower case. */
+/**
+ * The UIDs in the texts that are ids of this service's appointments (its feed's and write-back's events), lower case.
+ */
 async function ownUids(db: Queryable, texts: string[]): Promise<Set<string>> {
   const candidates = new Set<string>();
   for (const text of texts) for (const m of text.matchAll(UID_LINE)) candidates.add(m[1].toLowerCase());

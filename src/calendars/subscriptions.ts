@@ -129,7 +129,10 @@ async function sourceFrom(deps: Deps, input: SubscriptionInput): Promise<Calenda
   return { kind: 'caldav', url: checked, username, password };
 }
 
-/** Writes the busy intervals of a subscription in place of its earlier ones (the listing versions move once, by trigger). */
+/**
+ * Writes the busy intervals of a subscription in place of its earlier ones (the listing versions move once, by
+ * trigger).
+ */
 async function replaceBusy(
   tx: Queryable,
   s: { id: string; crm_id: string; provider_id: string; resource_id: string | null },
@@ -165,8 +168,9 @@ export async function createSubscription(
   return deps.db.transaction(async (tx) => {
     const s = { id, crm_id: crmId, provider_id: provider.id, resource_id: resource?.id ?? null };
     await tx.query(
-      `INSERT INTO calendar_subscriptions (id, crm_id, provider_id, resource_id, kind, host, url, username, password, status, last_synced_at, next_sync_at,
-                                           etag, last_modified, ctag, sync_token, busy_digest, busy_count, expanded_until)
+      `INSERT INTO calendar_subscriptions (id, crm_id, provider_id, resource_id, kind, host, url, username,
+                                           password, status, last_synced_at, next_sync_at, etag, last_modified,
+                                           ctag, sync_token, busy_digest, busy_count, expanded_until)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'OK', $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
       [
         id,
@@ -265,7 +269,8 @@ export async function syncSubscription(deps: CalendarDeps, row: SubscriptionRow,
       deps.log?.warn({ err, subscription: row.id }, 'calendar read failed unexpectedly');
     await deps.db.transaction(async (tx) => {
       const [failed] = await tx.query<{ id: string }>(
-        `UPDATE calendar_subscriptions SET status = 'ERROR', failing_since = $2, last_error = $3, next_sync_at = $4 WHERE id = $1 AND status = 'OK' RETURNING id`,
+        `UPDATE calendar_subscriptions SET status = 'ERROR', failing_since = $2, last_error = $3, next_sync_at = $4
+           WHERE id = $1 AND status = 'OK' RETURNING id`,
         [row.id, now, message, next],
       );
       if (failed) await recordCalendarEvent(tx, row.crm_id, 'calendar.sync_failed', eventData(row, now, message));
@@ -285,11 +290,14 @@ export async function syncSubscription(deps: CalendarDeps, row: SubscriptionRow,
       const digest = digestOf(read.intervals);
       if (digest !== row.busy_digest) await replaceBusy(tx, row, read.intervals);
       const v = read.validators;
-      changes = `, etag = $4, last_modified = $5, ctag = $6, sync_token = $7, busy_digest = $8, busy_count = $9, expanded_until = $10`;
+      changes =
+        `, etag = $4, last_modified = $5, ctag = $6, sync_token = $7, busy_digest = $8, busy_count = $9, ` +
+        `expanded_until = $10`;
       set.push(v.etag, v.lastModified, v.ctag, v.syncToken, digest, read.intervals.length, horizon);
     }
     const [was] = await tx.query<{ failing_since: Date | null }>(
-      `UPDATE calendar_subscriptions s SET status = 'OK', last_error = NULL, failing_since = NULL, last_synced_at = $2, next_sync_at = $3${changes}
+      `UPDATE calendar_subscriptions s SET status = 'OK', last_error = NULL, failing_since = NULL, last_synced_at = $2,
+         next_sync_at = $3${changes}
          FROM (SELECT id, status, failing_since FROM calendar_subscriptions WHERE id = $1 FOR UPDATE) old
         WHERE s.id = old.id RETURNING CASE WHEN old.status = 'ERROR' THEN old.failing_since END AS failing_since`,
       set,
@@ -316,11 +324,14 @@ function eventData(row: SubscriptionRow, at: Date, error: string | null) {
   };
 }
 
-/** Claims up to `limit` subscriptions due for a read (pushing their next read ahead as a lease), for the refresh job. */
+/**
+ * Claims up to `limit` subscriptions due for a read (pushing their next read ahead as a lease), for the refresh job.
+ */
 export async function claimDue(db: Queryable, now: Date, leaseMs: number, limit: number): Promise<SubscriptionRow[]> {
   const claimed = await db.query<{ id: string }>(
     `UPDATE calendar_subscriptions SET next_sync_at = $2
-      WHERE id IN (SELECT id FROM calendar_subscriptions WHERE next_sync_at <= $1 ORDER BY next_sync_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+      WHERE id IN (SELECT id FROM calendar_subscriptions WHERE next_sync_at <= $1 ORDER BY next_sync_at LIMIT $3
+        FOR UPDATE SKIP LOCKED)
       RETURNING id`,
     [now, new Date(now.getTime() + leaseMs), limit],
   );

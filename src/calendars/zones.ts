@@ -52,7 +52,7 @@ function yearTable(zone: IANAZone, year: number): YearTable {
   const end = Date.UTC(year + 1, 0, 1);
   table = { first: zone.offset(start), at: [], offset: [] };
   let before = table.first;
-  // Stryker disable next-line all: the year's last step only differs for a zone changing its offset exactly at a UTC new year
+  // Stryker disable next-line all: the last step differs only for a zone changing its offset at a UTC new year
   for (let t = start + DAY; t <= end; t += DAY) {
     // Stryker disable next-line all: as above
     const now = t === end ? zone.offset(t - 1) : zone.offset(t);

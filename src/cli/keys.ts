@@ -32,9 +32,8 @@ async function main(): Promise<number> {
       console.log(`created key ${id} for crm ${values.crm}:\n${key}\n(shown once; only its hash is stored)`);
     } else if (command === 'list') {
       for (const k of await listKeys(db, values.crm)) {
-        console.log(
-          `${k.id}  crm=${k.crmId}  label=${k.label ?? ''}  created=${k.createdAt.toISOString()}  ${k.revokedAt ? 'REVOKED' : 'active'}`,
-        );
+        const state = k.revokedAt ? 'REVOKED' : 'active';
+        console.log(`${k.id}  crm=${k.crmId}  label=${k.label ?? ''}  created=${k.createdAt.toISOString()}  ${state}`);
       }
     } else {
       console.log(`revoked ${await revokeKeys(db, values.crm!, values.id)} key(s) of crm ${values.crm}`);

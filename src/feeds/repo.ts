@@ -25,7 +25,8 @@ export async function insertFeed(
   feed: { crmId: string; providerId: string; resourceId: string | null; tokenHash: string },
 ): Promise<FeedRow> {
   const [row] = await db.query<FeedRow>(
-    `WITH f AS (INSERT INTO calendar_feeds (crm_id, provider_id, resource_id, token_hash) VALUES ($1, $2, $3, $4) RETURNING *)
+    `WITH f AS (INSERT INTO calendar_feeds (crm_id, provider_id, resource_id, token_hash) VALUES ($1, $2, $3, $4)
+       RETURNING *)
      SELECT f.id, r.reference AS resource_reference, f.created_at FROM f LEFT JOIN resources r ON r.id = f.resource_id`,
     [feed.crmId, feed.providerId, feed.resourceId, feed.tokenHash],
   );
@@ -66,7 +67,9 @@ export interface FeedEventRow {
   resource_public_name: string | null;
   resource_internal_name: string | null;
   address: unknown;
-  /** REQUESTED and BOOKED participations, in booking order; answers as notifications/answers.ts keeps them (null: none) */
+  /**
+   * REQUESTED and BOOKED participations, in booking order; answers as notifications/answers.ts keeps them (null: none)
+   */
   people: { name: string | null; state: 'REQUESTED' | 'BOOKED'; answers?: unknown }[];
 }
 
@@ -81,7 +84,8 @@ const FEED_EVENTS_SQL = `
            COALESCE(a.product_name, pr.name) AS product_name,
            r.public_name AS resource_public_name, r.internal_name AS resource_internal_name,
            COALESCE(a.address, r.address) AS address,
-           COALESCE(json_agg(json_build_object('name', c.user_name, 'state', p.state, 'answers', p.answers) ORDER BY p.created_at, p.id)
+           COALESCE(json_agg(json_build_object('name', c.user_name, 'state', p.state, 'answers', p.answers)
+             ORDER BY p.created_at, p.id)
                       FILTER (WHERE p.state IN ('REQUESTED', 'BOOKED')), '[]'::json) AS people
       FROM appointments a
       LEFT JOIN products pr ON pr.id = a.product_id
@@ -110,7 +114,8 @@ export function feedEvents(db: Queryable, feed: FeedScope, from: Date, to: Date)
  */
 export async function feedEventsDigest(db: Queryable, feed: FeedScope, from: Date, to: Date): Promise<string> {
   const [row] = await db.query<{ digest: string }>(
-    `SELECT md5(COALESCE(string_agg(ev::text, '|' ORDER BY ev.start_at, ev.id), '')) || ':' || count(*) AS digest FROM (${FEED_EVENTS_SQL}) ev`,
+    `SELECT md5(COALESCE(string_agg(ev::text, '|' ORDER BY ev.start_at, ev.id), '')) || ':' || count(*) AS digest
+       FROM (${FEED_EVENTS_SQL}) ev`,
     [feed.provider_id, feed.resource_id, from, to],
   );
   return row.digest;

@@ -1,8 +1,8 @@
 /**
  * GET of a feed URL. Calendar apps poll, so serving must be cheap: one query asks the database for a
  * digest of the feed's rows; only when it differs from the last time are the rows read and the
- * iCalendar text rendered again (the library's rendering costs far more than the query). The ETag is the hash of the text itself, so it changes
- * exactly when the content does, on every instance alike.
+ * iCalendar text rendered again (the library's rendering costs far more than the query). The ETag is the hash of the
+ * text itself, so it changes exactly when the content does, on every instance alike.
  */
 import { createHash } from 'node:crypto';
 import type { Deps } from '../context.js';

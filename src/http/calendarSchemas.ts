@@ -83,7 +83,8 @@ export const SubscriptionBody = Type.Object(
         minLength: 1,
         maxLength: 2048,
         description:
-          'an iCalendar URL (https, http or webcal), e.g. the secret address Google, Outlook or iCloud publish; never shown again',
+          'an iCalendar URL (https, http or webcal), e.g. the secret address Google, ' +
+          'Outlook or iCloud publish; never shown again',
       }),
     ),
     caldav: Type.Optional(

@@ -27,7 +27,8 @@ const readErrors = {
   400: pageOrError('invalid request'),
   404: pageOrError('forged, altered or unknown token; nothing changed'),
   409: pageOrError(
-    "the appointment has already started, or less than the resource's cancel notice is left (the page says so); nothing changed",
+    "the appointment has already started, or less than the resource's cancel notice is left (the page says " +
+      'so); nothing changed',
   ),
 };
 const errors = {
@@ -65,7 +66,8 @@ export const cancelRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
         security,
         operationId: 'viewBookingByLink',
         summary:
-          "The consumer's manage page: the appointment, another time to choose (the widget's slot picker) and a cancel button (changes nothing)",
+          "The consumer's manage page: the appointment, another time to choose (the widget's slot picker) " +
+          'and a cancel button (changes nothing)',
         params: Params,
         querystring: Query,
         response: { 200: page('the appointment with a cancel button, or that it is already cancelled'), ...readErrors },

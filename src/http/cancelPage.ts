@@ -42,12 +42,14 @@ const TEXT: Record<
     'too-late': {
       title: 'Stornierung nicht mehr möglich',
       lead: (provider) =>
-        `Dieser Termin hat bereits begonnen und kann nicht mehr online storniert werden. Bitte wenden Sie sich direkt an ${provider}.`,
+        `Dieser Termin hat bereits begonnen und kann nicht mehr online storniert werden. ` +
+        `Bitte wenden Sie sich direkt an ${provider}.`,
     },
     notice: {
       title: 'Änderung nicht mehr möglich',
       lead: (provider, notice) =>
-        `Weniger als ${notice} vor Beginn kann dieser Termin nicht mehr online storniert oder verschoben werden. Bitte wenden Sie sich direkt an ${provider}.`,
+        `Weniger als ${notice} vor Beginn kann dieser Termin nicht mehr online storniert oder verschoben ` +
+        `werden. Bitte wenden Sie sich direkt an ${provider}.`,
     },
     invalid: {
       title: 'Link ungültig',
@@ -64,7 +66,8 @@ const TEXT: Record<
       cancelLead: 'Möchten Sie diesen Termin stornieren? Ihr Platz wird dann für andere frei.',
       moveTitle: 'Anderen Termin wählen',
       moveLead:
-        'Sie können Ihren Termin auf eine andere freie Zeit verschieben. Ihr bisheriger Platz bleibt, bis der neue gebucht ist.',
+        'Sie können Ihren Termin auf eine andere freie Zeit verschieben. Ihr bisheriger Platz bleibt, ' +
+        'bis der neue gebucht ist.',
       moveButton: 'Andere Zeit wählen',
       moveNoScript: 'Zum Verschieben wird JavaScript benötigt.',
       moved: 'Ihr Termin wurde verschoben. Sie erhalten eine Bestätigung per E-Mail.',
@@ -81,12 +84,14 @@ const TEXT: Record<
     'too-late': {
       title: 'Too late to cancel',
       lead: (provider) =>
-        `This appointment has already started and can no longer be cancelled online. Please contact ${provider} directly.`,
+        `This appointment has already started and can no longer be cancelled online. ` +
+        `Please contact ${provider} directly.`,
     },
     notice: {
       title: 'Too late to change',
       lead: (provider, notice) =>
-        `Less than ${notice} before it starts, this appointment can no longer be cancelled or moved online. Please contact ${provider} directly.`,
+        `Less than ${notice} before it starts, this appointment can no longer be cancelled or moved online. ` +
+        `Please contact ${provider} directly.`,
     },
     invalid: {
       title: 'Invalid link',
@@ -146,7 +151,8 @@ function manageSections(view: CancelView, locale: MailLocale, notice: string | n
     canMove
       ? `<section id="reschedule" ${attrs}><h2>${escapeHtml(m.moveTitle)}</h2><p>${escapeHtml(m.moveLead)}</p>` +
         `<button type="button" class="secondary" id="choose-time" hidden>${escapeHtml(m.moveButton)}</button>` +
-        `<noscript><p>${escapeHtml(m.moveNoScript)}</p></noscript><div id="slot-picker"></div><div id="move-confirm"></div></section>`
+        `<noscript><p>${escapeHtml(m.moveNoScript)}</p></noscript><div id="slot-picker"></div>` +
+        `<div id="move-confirm"></div></section>`
       : '',
     `<section><h2>${escapeHtml(m.cancelTitle)}</h2><p>${escapeHtml(m.cancelLead)}</p>`,
     // no action attribute: the form posts back to this very URL, ?lang= included

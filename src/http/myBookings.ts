@@ -37,7 +37,10 @@ const bookingsJson = (list: MyBookings) =>
     cancelLink,
   }));
 
-/** "My bookings" for the widget (DESIGN 7.12): ask for the link by e-mail, read the list by its token. CORS as the booking flow. */
+/**
+ * "My bookings" for the widget (DESIGN 7.12): ask for the link by e-mail, read the list by its token. CORS as the
+ * booking flow.
+ */
 export const myBookingsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
   publicCors(app, PATHS);
   const limit = { rateLimit: { max: deps.config.bookingRateLimitPerMinute, timeWindow: 60_000 } };
@@ -52,7 +55,8 @@ export const myBookingsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async
         operationId: 'requestMyBookingsLink',
         summary: 'Mails a link to the bookings of this address at the provider of ref; the same 202 for every address',
         description:
-          'When the address has bookings at the provider (upcoming or of the last 30 days), a mail carries PUBLIC_BASE_URL/my-bookings/{token} ' +
+          'When the address has bookings at the provider (upcoming or of the last 30 days), ' +
+          'a mail carries PUBLIC_BASE_URL/my-bookings/{token} ' +
           '(valid 24 h; at most 3 such mails per address and hour). The answer never tells whether it did.',
         querystring: MyBookingsQuery,
         body: MyBookingsBody,
@@ -116,7 +120,8 @@ export const myBookingsPageRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = a
         security,
         operationId: 'viewMyBookings',
         summary:
-          'The page of a "my bookings" link: upcoming bookings and those of the last 30 days, each with cancel and "choose another time"',
+          'The page of a "my bookings" link: upcoming bookings and those of the last 30 days, ' +
+          'each with cancel and "choose another time"',
         params: MyBookingsParams,
         querystring: Type.Object({
           lang: Type.Optional(Type.String({ maxLength: 35, description: 'de or en; overrides the booking language' })),

@@ -121,7 +121,8 @@ export const ProviderBody = Type.Object({
       Type.Array(Type.Integer({ minimum: 1, maximum: 525_600 }), {
         maxItems: 10,
         description:
-          'reminder mails this many minutes before each booking; replaces REMINDER_MINUTES_BEFORE ([] = none, null = the default)',
+          'reminder mails this many minutes before each booking; ' +
+          'replaces REMINDER_MINUTES_BEFORE ([] = none, null = the default)',
       }),
     ),
   ),

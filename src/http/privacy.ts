@@ -18,7 +18,8 @@ const Mobile = Type.String({
   minLength: 1,
   maxLength: 64,
   description:
-    "the mobile number in any written form, compared in E.164 (without a country code: read for the country of the crm's accounts, else DE)",
+    'the mobile number in any written form, compared in E.164 (without a country code: ' +
+    "read for the country of the crm's accounts, else DE)",
 });
 const ONE_OF = 'exactly one of email and mobile';
 const Who = Type.Object(

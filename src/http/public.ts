@@ -40,7 +40,8 @@ const IdempotencyHeaders = Type.Object({
   'idempotency-key': Type.Optional(
     Type.String({
       description:
-        'makes a retry safe: the same key, path and body within 24 h replays the first answer (Idempotent-Replayed: true)',
+        'makes a retry safe: the same key, path and body within 24 h replays the first answer ' +
+        '(Idempotent-Replayed: true)',
     }),
   ),
 });
@@ -78,7 +79,10 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps; listing: List
         operationId: 'listUpcomingBookables',
         summary: 'A1 upcoming bookable slots of one or more resources, grouped',
         description:
-          'The answer carries an ETag (If-None-Match with it gives 304 while the listing is unchanged) and comes in br or gzip as Accept-Encoding allows. Cache-Control lets a shared cache (a CDN, a reverse proxy) keep it 1 s (CDN-Cache-Control: and serve it 1 s more while it fetches the next); browsers revalidate every use.',
+          'The answer carries an ETag (If-None-Match with it gives 304 while the listing is unchanged) ' +
+          'and comes in br or gzip as Accept-Encoding allows. Cache-Control lets a shared cache (a CDN, ' +
+          'a reverse proxy) keep it 1 s (CDN-Cache-Control: ' +
+          'and serve it 1 s more while it fetches the next); browsers revalidate every use.',
         params: RefParams,
         querystring: UpcomingQuery,
         headers: UpcomingHeaders,
@@ -190,7 +194,8 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps; listing: List
         security,
         operationId: 'rescheduleBooking',
         summary:
-          'Moves the booking of a cancel link to another slot of its resource (same participation, new place taken and old one freed in one transaction)',
+          'Moves the booking of a cancel link to another slot of its resource (same participation, ' +
+          'new place taken and old one freed in one transaction)',
         params: RescheduleParams,
         querystring: BookQuery,
         headers: IdempotencyHeaders,

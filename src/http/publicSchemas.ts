@@ -34,7 +34,10 @@ export const bookingErrors = errorReplies(400, 404, 409, 412, 422, 429, ...BODY_
 /** A4, A5: POST with an optional (ignored) body; 404 for references that name nothing. */
 export const scopeErrors = errorReplies(400, 404, ...BODY_ERRORS);
 
-/** A languageTag the server takes: language, optional script, optional region (de, de_DE, en-US, zh_Hant_TW); blank: the default. */
+/**
+ * A languageTag the server takes: language, optional script, optional region (de, de_DE, en-US, zh_Hant_TW); blank: the
+ * default.
+ */
 export const LANGUAGE_TAG_PATTERN = '^\\s*(?:[A-Za-z]{2,3}(?:[_-][A-Za-z]{4})?(?:[_-](?:[A-Za-z]{2}|[0-9]{3}))?)?\\s*$';
 
 // ---- A1 ----
@@ -173,7 +176,8 @@ export const BookBody = Type.Object({
       {
         maxProperties: 20,
         description:
-          "answers to the product's questions (A4), by key: text for text, textarea, select (an option's value), email and phone; true/false for checkbox",
+          "answers to the product's questions (A4), by key: text for text, textarea, " +
+          "select (an option's value), email and phone; true/false for checkbox",
       },
     ),
   ),

@@ -35,7 +35,9 @@ export const ERROR_MEANINGS = {
   412: 'the slot cannot be had (errorCode "201"), or it lies outside the booking window (BOOKING_WINDOW)',
   413: 'the body is larger than 1 MiB',
   415: 'the body is not of a media type this operation takes (application/json)',
-  422: 'the Idempotency-Key was used before with another request (IDEMPOTENCY_KEY_REUSED), or a calendar could not be read (CALENDAR_UNREADABLE)',
+  422:
+    'the Idempotency-Key was used before with another request (IDEMPOTENCY_KEY_REUSED), ' +
+    'or a calendar could not be read (CALENDAR_UNREADABLE)',
   429: 'too many requests (RATE_LIMITED), or too many live reservations of this client (HOLD_LIMIT); see Retry-After',
   503: 'not ready: shutting down, or the database is unreachable',
 } as const;

@@ -107,7 +107,8 @@ export function requestPage(kind: RequestPageKind, locale: MailLocale, view?: Re
   const customer = view?.customer.name ?? view?.customer.email ?? t.someone;
   const message =
     kind === 'decide' && view?.message
-      ? `<h2>${escapeHtml(t.labels.message)}</h2><blockquote>${escapeHtml(view.message).replace(/\r?\n/g, '<br>')}</blockquote>`
+      ? `<h2>${escapeHtml(t.labels.message)}</h2>` +
+        `<blockquote>${escapeHtml(view.message).replace(/\r?\n/g, '<br>')}</blockquote>`
       : '';
   const body = [
     `<h1>${escapeHtml(t.title[kind])}</h1>`,

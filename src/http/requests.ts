@@ -51,7 +51,9 @@ const errors = {
 /** Public: the token in the path is the authorization. */
 const security: [] = [];
 
-/** The provider's decision link (docs/provider-links.md): GET shows the request with Confirm / Decline, POST decides. */
+/**
+ * The provider's decision link (docs/provider-links.md): GET shows the request with Confirm / Decline, POST decides.
+ */
 export const requestRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
   // the page's forms post application/x-www-form-urlencoded; only these routes accept it
   await app.register(formbody);
@@ -74,7 +76,8 @@ export const requestRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (a
         security,
         operationId: 'viewDecisionRequest',
         summary:
-          "The provider's decision page: the request (who, when, what, the consumer's message) with Confirm / Decline (changes nothing)",
+          "The provider's decision page: the request (who, when, what, the consumer's message) " +
+          'with Confirm / Decline (changes nothing)',
         params: Params,
         querystring: Query,
         response: { 200: page('the request awaiting a decision'), ...readErrors },
@@ -99,7 +102,8 @@ export const requestRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (a
         operationId: 'decideRequest',
         consumes: ['application/x-www-form-urlencoded', 'application/json'],
         summary:
-          'Confirms (BOOKED, consumer gets booking-confirmed with ICS) or declines (CANCELED, consumer gets booking-declined with the message) the request',
+          'Confirms (BOOKED, consumer gets booking-confirmed with ICS) or declines (CANCELED, ' +
+          'consumer gets booking-declined with the message) the request',
         params: Params,
         querystring: Query,
         body: Body,

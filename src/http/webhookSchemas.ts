@@ -143,7 +143,9 @@ export const ErasedCounts = Type.Object(
   },
   {
     description:
-      'what was erased: users deleted or anonymized, customers anonymized, participations made anonymous places, mails dropped or scrubbed, webhook events scrubbed, stored idempotent answers deleted',
+      'what was erased: users deleted or anonymized, customers anonymized, ' +
+      'participations made anonymous places, mails dropped or scrubbed, webhook events scrubbed, ' +
+      'stored idempotent answers deleted',
   },
 );
 const ErasedData = Type.Object({

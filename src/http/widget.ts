@@ -209,7 +209,8 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
       200: { description: 'the page', content: { 'text/html': { schema: { type: 'string' } } } },
       400: {
         description:
-          'ref missing or invalid, or channelKey or prdRef malformed (a page saying so); a NUL character in the query (the error body)',
+          'ref missing or invalid, or channelKey or prdRef malformed (a page saying so); ' +
+          'a NUL character in the query (the error body)',
         content: { 'text/html': { schema: { type: 'string' } }, 'application/json': { schema: ErrorResponse } },
       },
     },
@@ -233,7 +234,9 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
       return reply
         .status(400)
         .send(
-          `<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${text.title}</title></head><body><main><h1>${text.title}</h1><p>${text.missing}</p></main></body></html>`,
+          `<!doctype html><html lang="${lang}"><head><meta charset="utf-8">` +
+            `<meta name="viewport" content="width=device-width, initial-scale=1"><title>${text.title}</title>` +
+            `</head><body><main><h1>${text.title}</h1><p>${text.missing}</p></main></body></html>`,
         );
     }
     const accent = q.accent && COLOR.test(q.accent) ? q.accent : null;

@@ -172,7 +172,10 @@ export function computeListing(
   return { json, changesAtMs, days: { views: loadedViews, parts } };
 }
 
-/** A listed slot before it becomes its item: what the item shows (it is kept with the listing's days, its formatter is not). */
+/**
+ * A listed slot before it becomes its item: what the item shows (it is kept with the listing's days, its formatter is
+ * not).
+ */
 interface ListedSlot extends SlotFacts {
   view: ResourceView;
 }

@@ -8,7 +8,9 @@ import type { Queryable } from '../storage/db.js';
 import { FreshReads } from './freshReads.js';
 import { ListingCache } from './listingCache.js';
 
-/** A request shape's last answer: which data it used, and whether that read found changes and answered several requests. */
+/**
+ * A request shape's last answer: which data it used, and whether that read found changes and answered several requests.
+ */
 export interface ShapeState {
   key: string;
   dataKey: string;
@@ -25,7 +27,10 @@ export interface ListingState {
   reads: FreshReads<Buffer | null>;
   /** per request shape (references, channel, product, formats, locale) */
   shapes: Map<string, ShapeState>;
-  /** per references, channel and product: the data key they resolved to last (what a shape asked for the first time may start from) */
+  /**
+   * per references, channel and product: the data key they resolved to last (what a shape asked for the first time may
+   * start from)
+   */
   dataKeys: Map<string, string>;
 }
 

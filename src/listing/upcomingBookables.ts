@@ -52,7 +52,8 @@ export async function upcomingBookables(listing: ListingState, q: UpcomingQuery)
     locale: localeOf(q.languageTag),
   };
   // Identical requests arriving together share one answer, read after each of them arrived (FreshReads):
-  // while the listing changes with every booking of a rush, it is read at most once per round trip, not once per viewer.
+  // while the listing changes with every booking of a rush, it is read at most once per round trip, not once per
+  // viewer.
   const shapeKey = shapeKeyOf(shape);
   const last = listing.shapes.get(shapeKey);
   const delay = last?.changing && last.shared ? CHANGING_READ_DELAY_MS : 0;
@@ -75,7 +76,8 @@ type Shape = Omit<UpcomingQuery, 'groupFormat' | 'timeFormat' | 'languageTag'> &
  * carries a prefix, so that no two shapes share a key.
  */
 export function shapeKeyOf(shape: Shape): string {
-  let key = `${shape.channelKey}\u0000${shape.prdRef === undefined ? '' : `=${shape.prdRef}`}\u0000${shape.groupFormat}\u0000${shape.timeFormat}\u0000${shape.locale}`;
+  const prd = shape.prdRef === undefined ? '' : `=${shape.prdRef}`;
+  let key = `${shape.channelKey}\u0000${prd}\u0000${shape.groupFormat}\u0000${shape.timeFormat}\u0000${shape.locale}`;
   for (const r of shape.refs) key += `\u0000${r.ref}`;
   return key;
 }
@@ -108,7 +110,10 @@ function remember<T>(map: Map<string, T>, key: string, value: T): void {
  */
 const DATA_REUSE_MS = MAX_AGE_MS;
 
-/** The listing at the resources' current versions: cached, being computed, or computed now; `shared`: this read answers more than one request. */
+/**
+ * The listing at the resources' current versions: cached, being computed, or computed now; `shared`: this read answers
+ * more than one request.
+ */
 async function currentListing(
   listing: ListingState,
   shapeKey: string,
@@ -199,7 +204,9 @@ async function countedRead(listing: ListingState, q: ListingReadQuery): Promise<
   return read;
 }
 
-/** The base of a computed answer: its data can be brought up to date until its window runs out or a hold in it expires. */
+/**
+ * The base of a computed answer: its data can be brought up to date until its window runs out or a hold in it expires.
+ */
 function baseOf(dataKey: string, data: ListingData, read: ListingRead, windowEndsMs: number): ListingBase {
   let reusableUntilMs = windowEndsMs;
   for (const a of data.appointments)

@@ -114,7 +114,10 @@ export async function assertDestination(
   if (refused) throw invalid(`${field} is refused: ${refused} (${REFUSED_RULE})`);
 }
 
-/** Throws RefusedDestination when a connection to this URL's host must not even be tried (checked again on connect by `guardedLookup`). */
+/**
+ * Throws RefusedDestination when a connection to this URL's host must not even be tried (checked again on connect by
+ * `guardedLookup`).
+ */
 export function assertDeliverable(url: URL, allowPrivate: boolean): void {
   if (allowPrivate) return;
   const refused = refusedHost(url);

@@ -5,7 +5,10 @@ import type { Queryable } from '../storage/db.js';
 const SETTING = 'cancel_link_secret';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** The key of every signed link (cancel and decision links): CANCEL_LINK_SECRET, else a secret generated once and kept in the database (same for every instance). */
+/**
+ * The key of every signed link (cancel and decision links): CANCEL_LINK_SECRET, else a secret generated once and kept
+ * in the database (same for every instance).
+ */
 export async function cancelSecret(db: Queryable, config: Config): Promise<string> {
   if (config.cancelLinkSecret) return config.cancelLinkSecret;
   await db.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [

@@ -83,8 +83,10 @@ export async function participationFacts<State extends string = string>(
   participationId: string,
 ): Promise<ParticipationFacts<State> | undefined> {
   const [row] = await db.query<ParticipationFacts<State>>(
-    `SELECT pa.crm_id, pa.id AS p_id, pa.reference AS p_reference, pa.state AS p_state, pa.locale AS p_locale, pa.message AS p_message, pa.answers AS p_answers,
-            pa.appointment_id AS a_id, a.reference AS a_reference, a.start_at, a.end_at, a.address AS a_address, a.product_name AS a_product_name,
+    `SELECT pa.crm_id, pa.id AS p_id, pa.reference AS p_reference, pa.state AS p_state, pa.locale AS p_locale,
+            pa.message AS p_message, pa.answers AS p_answers,
+            pa.appointment_id AS a_id, a.reference AS a_reference, a.start_at, a.end_at, a.address AS a_address,
+            a.product_name AS a_product_name,
             pr.name AS product_name, r.id AS resource_id, r.public_name AS resource_name, r.address AS resource_address,
             pv.name AS provider_name, pv.email AS provider_email, pv.phone AS provider_phone, pv.time_zone,
             c.user_name AS c_name, c.email AS c_email, c.mobile AS c_mobile, c.language AS c_language,

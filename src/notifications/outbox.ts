@@ -21,7 +21,9 @@ export function onMailEnqueued(listener: () => void): () => void {
   return () => listeners.delete(listener);
 }
 
-/** Tells the mail workers of this process that outbox rows were written (by enqueueMails, or by a database function). */
+/**
+ * Tells the mail workers of this process that outbox rows were written (by enqueueMails, or by a database function).
+ */
 export function mailsWritten(): void {
   for (const listener of listeners) listener();
 }

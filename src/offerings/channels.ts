@@ -1,4 +1,7 @@
-/** Booking channels of a resource (docs/api.md, Booking rules): a booking process per channelKey, IMMEDIATE unless set, and what each channel shows to consumers. */
+/**
+ * Booking channels of a resource (docs/api.md, Booking rules): a booking process per channelKey, IMMEDIATE unless set,
+ * and what each channel shows to consumers.
+ */
 export const CHANNEL_KEYS = ['RESOURCE_PUBLIC', 'RESOURCE_EXCLUSIVE', 'RESOURCE_REFERENCE', 'CALENDAR_PUBLIC'] as const;
 export type ChannelKey = (typeof CHANNEL_KEYS)[number];
 

@@ -93,8 +93,9 @@ export interface ContactRow {
   general_channels: ContactChannel[] | null;
 }
 
-const CONTACT_COLUMNS = `p.name AS provider_name, p.email AS provider_email, p.phone AS provider_phone, p.mobile AS provider_mobile,
-       u.id AS user_id, u.first_name, u.last_name, u.email AS user_email, u.phone AS user_phone, u.mobile AS user_mobile, u.language AS user_language,
+const CONTACT_COLUMNS = `p.name AS provider_name, p.email AS provider_email, p.phone AS provider_phone,
+       p.mobile AS provider_mobile, u.id AS user_id, u.first_name, u.last_name, u.email AS user_email,
+       u.phone AS user_phone, u.mobile AS user_mobile, u.language AS user_language,
        cp.name AS profile_name, cp.channels AS profile_channels,
        gp.name AS general_name, gp.channels AS general_channels
   FROM resources cr
@@ -103,7 +104,10 @@ const CONTACT_COLUMNS = `p.name AS provider_name, p.email AS provider_email, p.p
   LEFT JOIN contact_profiles cp ON cp.id = cr.contact_profile_id
   LEFT JOIN contact_profiles gp ON gp.user_id = u.id AND gp.provider_id IS NULL`;
 
-/** The sources of resolveContact for the resource `resourceId` (an SQL expression), as one JSON value (null: no such resource). */
+/**
+ * The sources of resolveContact for the resource `resourceId` (an SQL expression), as one JSON value (null: no such
+ * resource).
+ */
 export const resourceContactJsonSql = (resourceId: string) =>
   `(SELECT row_to_json(x) FROM (SELECT ${CONTACT_COLUMNS} WHERE cr.id = ${resourceId}) x)`;
 

@@ -56,7 +56,8 @@ function profileView(row: ProfileRow): ProfileView {
 }
 
 const PROFILE_SELECT = `
-  SELECT cp.id, cp.reference, cp.name, cp.channels, cp.user_id, u.reference AS user_reference, p.reference AS provider_reference
+  SELECT cp.id, cp.reference, cp.name, cp.channels, cp.user_id, u.reference AS user_reference,
+    p.reference AS provider_reference
     FROM contact_profiles cp JOIN users u ON u.id = cp.user_id LEFT JOIN providers p ON p.id = cp.provider_id`;
 
 const generalProfileOf = async (db: Queryable, userId: string) =>
@@ -161,7 +162,8 @@ export async function upsertProviderProfile(
       const existing = await providerProfile(tx, provider.id, input.reference);
       if (existing && existing.user_id !== user.id) {
         throw conflict(
-          `contact profile ${input.reference} belongs to user ${existing.user_reference}, not to ${input.userReference}`,
+          `contact profile ${input.reference} belongs to user ${existing.user_reference}, ` +
+            `not to ${input.userReference}`,
         );
       }
       if (existing) {

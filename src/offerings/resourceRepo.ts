@@ -37,7 +37,8 @@ export interface ResourceRow {
 }
 
 const RESOURCE_SELECT = `
-  SELECT r.*, p.reference AS provider_reference, u.reference AS contact_reference, cp.reference AS contact_profile_reference,
+  SELECT r.*, p.reference AS provider_reference, u.reference AS contact_reference,
+    cp.reference AS contact_profile_reference,
          COALESCE((SELECT json_agg(pr.reference ORDER BY rp.position, pr.reference)
                      FROM resource_products rp JOIN products pr ON pr.id = rp.product_id
                     WHERE rp.resource_id = r.id), '[]'::json) AS product_references

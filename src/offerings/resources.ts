@@ -112,7 +112,8 @@ async function requireContactProfile(
   reference: string,
 ): Promise<string> {
   const rows = await tx.query<{ id: string; user_id: string; provider_id: string }>(
-    'SELECT id, user_id, provider_id FROM contact_profiles WHERE crm_id = $1 AND reference = $2 AND provider_id IS NOT NULL',
+    `SELECT id, user_id, provider_id FROM contact_profiles
+      WHERE crm_id = $1 AND reference = $2 AND provider_id IS NOT NULL`,
     [crmId, reference],
   );
   const own = rows.find((r) => r.provider_id === providerId);

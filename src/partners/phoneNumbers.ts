@@ -24,7 +24,8 @@ export function possiblePhone(text: string, country: string, field: string): str
   const e164 = phoneE164(text, country);
   if (!e164) {
     throw invalid(
-      `${field} is not a phone number any country could have: give it with its area code (e.g. 030 1234567) or country code (e.g. +49 30 1234567)`,
+      `${field} is not a phone number any country could have: give it with its area code (e.g. 030 1234567) ` +
+        `or country code (e.g. +49 30 1234567)`,
     );
   }
   return e164;
@@ -61,7 +62,10 @@ interface Unread {
   country: string;
 }
 
-/** Reads and stores one batch of a table's unread numbers after `after` (by id); returns the last id, or null at the end. */
+/**
+ * Reads and stores one batch of a table's unread numbers after `after` (by id); returns the last id, or null at the
+ * end.
+ */
 async function fillBatch(db: Queryable, table: 'users' | 'customers', after: string | null): Promise<string | null> {
   const country = table === 'customers' ? 'provider_country(x.provider_id, NULL)' : 'crm_country(x.crm_id)';
   const rows = await db.query<Unread>(
@@ -76,7 +80,8 @@ async function fillBatch(db: Queryable, table: 'users' | 'customers', after: str
   if (read.length > 0) {
     // only while the number is still the one read: a change meanwhile brought its own E.164 form
     await db.query(
-      `UPDATE ${table} x SET mobile_e164 = r.e164 FROM unnest($1::uuid[], $2::text[], $3::text[]) AS r (id, mobile, e164)
+      `UPDATE ${table} x SET mobile_e164 = r.e164
+         FROM unnest($1::uuid[], $2::text[], $3::text[]) AS r (id, mobile, e164)
         WHERE x.id = r.id AND x.mobile = r.mobile AND x.mobile_e164 IS NULL`,
       [read.map((r) => r.id), read.map((r) => r.mobile), read.map((r) => r.e164)],
     );

@@ -62,7 +62,8 @@ export const userByUsername = async (db: Queryable, crmId: string, username: str
 
 export async function emailsLike(db: Queryable, crmId: string, local: string, domain: string): Promise<Set<string>> {
   const rows = await db.query<{ email: string }>(
-    `SELECT lower(email) AS email FROM users WHERE crm_id = $1 AND lower(email) LIKE lower($2) || '%' AND lower(email) LIKE '%' || lower($3)`,
+    `SELECT lower(email) AS email FROM users WHERE crm_id = $1 AND lower(email) LIKE lower($2) || '%'
+       AND lower(email) LIKE '%' || lower($3)`,
     [crmId, local, domain],
   );
   return new Set(rows.map((r) => r.email));
@@ -134,7 +135,8 @@ export async function updateUser(db: Queryable, id: string, changes: UserChanges
   return row;
 }
 
-const ACCOUNT_SELECT = `SELECT a.*, u.reference AS owner_reference FROM accounts a JOIN users u ON u.id = a.owner_user_id`;
+const ACCOUNT_SELECT = `SELECT a.*, u.reference AS owner_reference
+                          FROM accounts a JOIN users u ON u.id = a.owner_user_id`;
 
 export const accountByReference = async (db: Queryable, crmId: string, reference: string) =>
   (await db.query<AccountRow>(`${ACCOUNT_SELECT} WHERE a.crm_id = $1 AND a.reference = $2`, [crmId, reference]))[0];

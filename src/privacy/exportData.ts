@@ -103,10 +103,11 @@ export async function exportConsumerData(deps: Deps, crmId: string, input: Perso
     [person.customerIds],
   );
   const participations = await db.query<ParticipationRow>(
-    `SELECT p.reference, p.id, pv.reference AS provider_reference, c.reference AS customer_reference, p.state, p.message, p.note, p.locale,
-            p.channel_key, p.client_ip, p.answers, p.created_at,
+    `SELECT p.reference, p.id, pv.reference AS provider_reference, c.reference AS customer_reference, p.state,
+            p.message, p.note, p.locale, p.channel_key, p.client_ip, p.answers, p.created_at,
             a.reference AS a_reference, a.id AS a_id, a.start_at, a.end_at, a.state AS a_state, pv.time_zone,
-            pr.reference AS product_reference, COALESCE(a.product_name, pr.name) AS product_name, r.reference AS resource_reference, r.public_name AS resource_name
+            pr.reference AS product_reference, COALESCE(a.product_name, pr.name) AS product_name,
+            r.reference AS resource_reference, r.public_name AS resource_name
        FROM participations p
        JOIN appointments a ON a.id = p.appointment_id
        JOIN providers pv ON pv.id = p.provider_id

@@ -35,7 +35,8 @@ export async function findPerson(db: Queryable, crmId: string, input: PersonKey,
   // a number without its country code is read for the crm's country
   const e164 = mobile ? phoneE164(mobile, await crmCountry(db, crmId)) : null;
   const forUpdate = lock ? 'FOR UPDATE' : '';
-  const who = `(($2::text IS NOT NULL AND lower(email) = lower($2)) OR ($3::text IS NOT NULL AND same_phone(mobile_e164, mobile, $4, $3)))`;
+  const who = `(($2::text IS NOT NULL AND lower(email) = lower($2))
+                OR ($3::text IS NOT NULL AND same_phone(mobile_e164, mobile, $4, $3)))`;
   const users = await db.query<{ id: string }>(
     `SELECT id FROM users WHERE crm_id = $1 AND ${who} ORDER BY id ${forUpdate}`,
     [crmId, email, mobile, e164],

@@ -58,7 +58,8 @@ async function eraseOfCrm(tx: Queryable, crmId: string, rows: Claimed[]): Promis
   const customers = await tx.query<{ id: string; user_id: string | null }>(
     `SELECT c.id, c.user_id FROM customers c
       WHERE c.id = ANY ($1::uuid[]) AND c.erased_at IS NULL
-        AND NOT EXISTS (SELECT 1 FROM participations x WHERE x.customer_id = c.id AND x.erased_at IS NULL AND NOT x.id = ANY ($2::uuid[]))`,
+        AND NOT EXISTS (SELECT 1 FROM participations x WHERE x.customer_id = c.id AND x.erased_at IS NULL
+          AND NOT x.id = ANY ($2::uuid[]))`,
     [candidates, participationIds],
   );
   const customerIds = customers.map((c) => c.id);
@@ -67,7 +68,8 @@ async function eraseOfCrm(tx: Queryable, crmId: string, rows: Claimed[]): Promis
   const users = await tx.query<{ id: string }>(
     `SELECT u.id FROM users u
       WHERE u.id = ANY ($1::uuid[]) AND NOT user_has_partner_role(u.id)
-        AND NOT EXISTS (SELECT 1 FROM customers c WHERE c.user_id = u.id AND c.erased_at IS NULL AND NOT c.id = ANY ($2::uuid[]))`,
+        AND NOT EXISTS (SELECT 1 FROM customers c WHERE c.user_id = u.id AND c.erased_at IS NULL
+          AND NOT c.id = ANY ($2::uuid[]))`,
     [userCandidates, customerIds],
   );
   return erasePersonalData(tx, crmId, 'retention', {

@@ -107,7 +107,8 @@ export async function cancelParticipations(
   message: string | null,
 ): Promise<void> {
   const participations = await tx.query<ParticipationRow>(
-    `SELECT * FROM participations WHERE appointment_id = $1 AND state IN ('RESERVED', 'REQUESTED', 'BOOKED') ORDER BY created_at, id`,
+    `SELECT * FROM participations WHERE appointment_id = $1 AND state IN ('RESERVED', 'REQUESTED', 'BOOKED')
+       ORDER BY created_at, id`,
     [appointmentId],
   );
   for (const p of participations) {

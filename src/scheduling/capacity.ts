@@ -56,7 +56,10 @@ export interface NewAppointment {
   priceValue?: number | null;
   priceCurrency?: string | null;
   description?: string | null;
-  /** created by the public booking flow (A2/A3): released once no participation holds a place in it (release_emptied_appointment.sql) */
+  /**
+   * created by the public booking flow (A2/A3): released once no participation holds a place in it
+   * (release_emptied_appointment.sql)
+   */
   createdByPublicFlow?: boolean;
 }
 
@@ -113,9 +116,9 @@ export async function insertAppointment(
   const blocked = blockedRange(a.start, a.end, buffers);
   for (;;) {
     const [row] = await tx.query<AppointmentRow>(
-      `INSERT INTO appointments (crm_id, provider_id, resource_id, product_id, timeslot_id, reference, series_id, start_at, end_at,
-         blocked_from, blocked_until, capacity, accept_bookings, product_name, contact_user_id, address, price_value, price_currency,
-         description, created_by_public_flow)
+      `INSERT INTO appointments (crm_id, provider_id, resource_id, product_id, timeslot_id, reference, series_id,
+         start_at, end_at, blocked_from, blocked_until, capacity, accept_bookings, product_name, contact_user_id,
+         address, price_value, price_currency, description, created_by_public_flow)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16::jsonb, $17, $18, $19, $20)
        ON CONFLICT DO NOTHING RETURNING *`,
       [
@@ -242,7 +245,8 @@ export interface NewParticipation {
 export async function insertParticipation(tx: Queryable, p: NewParticipation): Promise<ParticipationRow> {
   try {
     const [row] = await tx.query<ParticipationRow>(
-      `INSERT INTO participations (crm_id, provider_id, appointment_id, reference, customer_id, state, hold_until, client_ip, channel_key, message, locale, note)
+      `INSERT INTO participations (crm_id, provider_id, appointment_id, reference, customer_id, state, hold_until,
+         client_ip, channel_key, message, locale, note)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING *`,
       [
         p.crmId,

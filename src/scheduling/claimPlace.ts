@@ -90,9 +90,15 @@ export interface PlaceClaim {
   ignoreCapacity?: boolean;
   /** count the address's live holds first (public reservations) */
   holdLimit?: { ip: string; max: number };
-  /** who takes the place, for the webhook events written in the same statement; null: no events (a stand-in the caller reports itself) */
+  /**
+   * who takes the place, for the webhook events written in the same statement; null: no events (a stand-in the caller
+   * reports itself)
+   */
   source: EventSource | null;
-  /** read the appointment's live participations after the claim, in the same statement (ClaimedPlace.live), unless it created the appointment */
+  /**
+   * read the appointment's live participations after the claim, in the same statement (ClaimedPlace.live), unless it
+   * created the appointment
+   */
   listLive?: boolean;
   /**
    * A hold committed on its own (A2): its commit does not wait for the WAL to reach the disk
@@ -114,7 +120,10 @@ export interface ClaimedPlace {
   /** live participations of the appointment before this one */
   liveBefore: number;
   created: boolean;
-  /** with listLive, when it joined an appointment: the appointment's live participations after the claim, this one included, oldest first */
+  /**
+   * with listLive, when it joined an appointment: the appointment's live participations after the claim, this one
+   * included, oldest first
+   */
   live?: LiveParticipation[];
 }
 

@@ -84,7 +84,8 @@ export async function insertCustomer(tx: Queryable, c: NewCustomer): Promise<rep
     ],
   );
   const [row] = await tx.query<repo.CustomerRow>(
-    'SELECT c.*, p.reference AS provider_reference FROM customers c JOIN providers p ON p.id = c.provider_id WHERE c.id = $1',
+    `SELECT c.*, p.reference AS provider_reference
+       FROM customers c JOIN providers p ON p.id = c.provider_id WHERE c.id = $1`,
     [id],
   );
   return row;
@@ -118,7 +119,8 @@ export async function findOrCreateCustomer(
 ): Promise<repo.CustomerRow> {
   const { mobile, mobileE164 } = await partnerMobile(tx, provider.id, person.mobile, resourceId);
   const [found] = await tx.query<repo.CustomerRow>(
-    `SELECT m.*, p.reference AS provider_reference FROM matching_customer($1, NULL, $2, $3, $4) m JOIN providers p ON p.id = m.provider_id`,
+    `SELECT m.*, p.reference AS provider_reference FROM matching_customer($1, NULL, $2, $3, $4) m JOIN providers p
+       ON p.id = m.provider_id`,
     [provider.id, person.email, mobile, mobileE164],
   );
   if (found) {
@@ -255,7 +257,8 @@ export async function deleteCustomer(
     );
     if (future.length > 0 && !options.ignoreFutureAppointments) {
       throw conflict(
-        `customer ${reference} has ${future.length} future appointment(s); pass ignoreFutureAppointments=true to remove them`,
+        `customer ${reference} has ${future.length} future appointment(s); ` +
+          `pass ignoreFutureAppointments=true to remove them`,
       );
     }
     for (const participation of future) {

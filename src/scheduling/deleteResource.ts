@@ -41,7 +41,8 @@ export async function deleteResource(
         .map((a) => a.reference)
         .join(', ');
       throw conflict(
-        `resource ${resourceRef} has ${future.length} future appointment(s) (${shown}); delete with ignoreFutureAppointments=true to archive them and inform the participants`,
+        `resource ${resourceRef} has ${future.length} future appointment(s) (${shown}); ` +
+          `delete with ignoreFutureAppointments=true to archive them and inform the participants`,
       );
     }
     for (const appointment of future) {

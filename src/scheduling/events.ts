@@ -33,7 +33,8 @@ export interface ParticipationEvent {
  */
 export async function recordParticipationEvent(tx: Queryable, e: ParticipationEvent): Promise<void> {
   const [{ id }] = await tx.query<{ id: string | null }>(
-    `SELECT webhook_participation_event(COALESCE($1, 'participation.' || lower(COALESCE($6, (SELECT state FROM participations WHERE id = $2)))),
+    `SELECT webhook_participation_event(COALESCE($1, 'participation.' || lower(COALESCE($6, (SELECT state
+       FROM participations WHERE id = $2)))),
                                         $2, $3, $4, $5, $6) AS id`,
     [e.type ?? null, e.participationId, e.source, e.previousState, e.message ?? null, e.state ?? null],
   );

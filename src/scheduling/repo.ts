@@ -98,7 +98,8 @@ export async function requireTimeslot(db: Queryable, providerId: string, referen
 /** Timeslots of a resource that overlap [from, to), in time order. */
 export const timeslotsOverlapping = (db: Queryable, resourceId: string, from: Date, to: Date) =>
   db.query<TimeslotRow>(
-    `${TIMESLOT_SELECT} WHERE t.resource_id = $1 AND t.start_at < $3 AND t.end_at > $2 ORDER BY t.start_at, t.reference`,
+    `${TIMESLOT_SELECT} WHERE t.resource_id = $1 AND t.start_at < $3 AND t.end_at > $2
+       ORDER BY t.start_at, t.reference`,
     [resourceId, from, to],
   );
 

@@ -102,8 +102,8 @@ export async function createTimeslots(
       const reference = item.reference ?? id;
       try {
         await tx.query(
-          `INSERT INTO timeslots (id, crm_id, provider_id, resource_id, reference, start_at, end_at, raster, default_capacity,
-             default_accept_bookings, address, state)
+          `INSERT INTO timeslots (id, crm_id, provider_id, resource_id, reference, start_at, end_at, raster,
+             default_capacity, default_accept_bookings, address, state)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12)`,
           [
             id,
@@ -181,8 +181,10 @@ export async function updateTimeslot(
         ? undefined
         : await repo.requireResource(tx, provider.id, changes.resourceReference);
     await tx.query(
-      `UPDATE timeslots SET start_at = $2, end_at = $3, raster = COALESCE($4, raster), default_capacity = COALESCE($5, default_capacity),
-         default_accept_bookings = COALESCE($6, default_accept_bookings), state = COALESCE($7, state), resource_id = COALESCE($8, resource_id),
+      `UPDATE timeslots SET start_at = $2, end_at = $3, raster = COALESCE($4, raster),
+         default_capacity = COALESCE($5, default_capacity),
+         default_accept_bookings = COALESCE($6, default_accept_bookings), state = COALESCE($7, state),
+         resource_id = COALESCE($8, resource_id),
          address = CASE WHEN $9::boolean THEN $10::jsonb ELSE address END, updated_at = now()
        WHERE id = $1`,
       [

@@ -180,9 +180,11 @@ export interface ParticipationView {
 
 export async function loadParticipationView(db: Queryable, participationId: string): Promise<ParticipationView> {
   const [row] = await db.query<ParticipationView>(
-    `SELECT p.reference, p.id AS uuid, a.reference AS "appointmentReference", c.reference AS "customerReference", p.state, p.message,
+    `SELECT p.reference, p.id AS uuid, a.reference AS "appointmentReference", c.reference AS "customerReference",
+       p.state, p.message,
             COALESCE(p.answers, '[]'::jsonb) AS answers
-       FROM participations p JOIN appointments a ON a.id = p.appointment_id LEFT JOIN customers c ON c.id = p.customer_id
+       FROM participations p JOIN appointments a ON a.id = p.appointment_id LEFT JOIN customers c
+         ON c.id = p.customer_id
       WHERE p.id = $1`,
     [participationId],
   );

@@ -235,7 +235,9 @@ export interface OpenDbOptions {
   name?: PoolName;
 }
 
-/** A database handle: PostgreSQL through a pool (`postgres://`), else PGlite in memory (`memory://`) or in `dataDir`. */
+/**
+ * A database handle: PostgreSQL through a pool (`postgres://`), else PGlite in memory (`memory://`) or in `dataDir`.
+ */
 export async function openDb({
   databaseUrl,
   dataDir,

@@ -46,7 +46,8 @@ export async function claimKey(db: Queryable, scope: KeyScope, fingerprint: stri
     );
     if (taken.length > 0) return { kind: 'run' };
     const [row] = await db.query<StoredKey>(
-      'SELECT fingerprint, status, content_type, body FROM idempotency_keys WHERE method = $1 AND path = $2 AND key = $3',
+      `SELECT fingerprint, status, content_type, body FROM idempotency_keys
+        WHERE method = $1 AND path = $2 AND key = $3`,
       [scope.method, scope.path, scope.key],
     );
     if (!row) continue; // purged between the two statements: claim again

@@ -88,7 +88,8 @@ export async function migrate(db: Db): Promise<MigrationResult> {
 }
 
 async function applyMigrations(tx: Queryable, migrations: (SqlFile & { version: string })[]): Promise<string[]> {
-  await tx.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());
+  await tx.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+                   version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());
                  ALTER TABLE schema_migrations ADD COLUMN IF NOT EXISTS checksum text`);
   const recorded = new Map(
     (

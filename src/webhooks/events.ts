@@ -31,7 +31,10 @@ export type AppointmentEventType = (typeof APPOINTMENT_EVENT_TYPES)[number];
 export type CalendarEventType = (typeof CALENDAR_EVENT_TYPES)[number];
 export type EventType = (typeof EVENT_TYPES)[number];
 
-/** Who made the change: the public booking flow, the partner API, a consumer's cancel link, a provider's decision link, hold expiry. */
+/**
+ * Who made the change: the public booking flow, the partner API, a consumer's cancel link, a provider's decision link,
+ * hold expiry.
+ */
 export type EventSource = 'public' | 'partner' | 'cancel-link' | 'decision-link' | 'expiry';
 
 /** participation.reserved, .requested, .booked, .canceled or .deleted: the event of arriving in a state. */

@@ -88,7 +88,8 @@ export async function createWebhook(deps: Deps, crmId: string, input: WebhookInp
   const events = eventFilter(input.events);
   await assertDestination(input.url, deps.config.webhookAllowPrivateNetworks, 'body.url');
   const [row] = await deps.db.query<SubscriptionRow>(
-    `INSERT INTO webhook_subscriptions (crm_id, url, events, description, secret) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
+    `INSERT INTO webhook_subscriptions (crm_id, url, events, description, secret) VALUES ($1, $2, $3, $4, $5)
+       RETURNING *`,
     [crmId, input.url, events, input.description ?? null, newSecret()],
   );
   return withSecret(row);
@@ -148,7 +149,8 @@ export async function rotateSecret(deps: Deps, crmId: string, id: string) {
   return deps.db.transaction(async (tx) => {
     const current = await requireSubscription(tx, crmId, id, true);
     const [row] = await tx.query<SubscriptionRow>(
-      `UPDATE webhook_subscriptions SET previous_secret = $3, previous_secret_until = now() + interval '${ROTATION_OVERLAP}', secret = $4, updated_at = now()
+      `UPDATE webhook_subscriptions SET previous_secret = $3,
+         previous_secret_until = now() + interval '${ROTATION_OVERLAP}', secret = $4, updated_at = now()
         WHERE id = $1 AND crm_id = $2 RETURNING *`,
       [id, crmId, current.secret, newSecret()],
     );
@@ -184,7 +186,8 @@ interface DeliveryRow {
 export async function listDeliveries(deps: Deps, crmId: string, id: string, limit: number): Promise<DeliveryView[]> {
   await requireSubscription(deps.db, crmId, id);
   const rows = await deps.db.query<DeliveryRow>(
-    `SELECT d.event_id, e.type, d.attempts, d.status, d.response_status, d.last_error, d.last_attempt_at, d.next_attempt_at, d.created_at
+    `SELECT d.event_id, e.type, d.attempts, d.status, d.response_status, d.last_error, d.last_attempt_at,
+       d.next_attempt_at, d.created_at
        FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
       WHERE d.subscription_id = $1 ORDER BY d.seq DESC LIMIT $2`,
     [id, limit],

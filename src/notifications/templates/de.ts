@@ -14,7 +14,8 @@ export const de: Wording = {
       subject: (v) => `Anfrage erhalten: ${v.what} am ${v.day}`,
       body: (v) => [
         'vielen Dank für Ihre Anfrage.',
-        `${v.provider} prüft sie und bestätigt den Termin so bald wie möglich. Bis dahin ist der Termin noch nicht verbindlich gebucht.`,
+        `${v.provider} prüft sie und bestätigt den Termin so bald wie möglich. ` +
+          `Bis dahin ist der Termin noch nicht verbindlich gebucht.`,
       ],
     },
     'booking-request-to-confirm': {
@@ -65,13 +66,15 @@ export const de: Wording = {
     'booking-rescheduled': {
       subject: (v) => `Termin verschoben: ${v.what} am ${v.day}`,
       body: (v) => [
-        `Ihr Termin wurde verschoben${v.previousPeriod ? ` (bisher: ${v.previousPeriod})` : ''}. Hier ist die neue Zeit.`,
+        `Ihr Termin wurde verschoben${v.previousPeriod ? ` (bisher: ${v.previousPeriod})` : ''}. ` +
+          `Hier ist die neue Zeit.`,
       ],
     },
     'booking-rescheduled-notification': {
       subject: (v) => `Termin verschoben: ${v.what} am ${v.day} (${v.participant})`,
       body: (v) => [
-        `${v.participant} hat den Termin${v.previousPeriod ? ` vom ${v.previousPeriod}` : ''} über den Buchungslink auf folgende Zeit verschoben. Der bisherige Platz ist wieder frei.`,
+        `${v.participant} hat den Termin${v.previousPeriod ? ` vom ${v.previousPeriod}` : ''} ` +
+          `über den Buchungslink auf folgende Zeit verschoben. Der bisherige Platz ist wieder frei.`,
       ],
     },
     'booking-reminder': {
@@ -83,14 +86,19 @@ export const de: Wording = {
     subject: () => 'Bitte bestätigen Sie Ihre E-Mail-Adresse',
     body: (v) => [
       `Ihre E-Mail-Adresse ${v.email} wurde mit einem Benutzerkonto verknüpft (Referenz ${v.reference}).`,
-      'Bitte bestätigen Sie Ihre E-Mail-Adresse bei Ihrer nächsten Anmeldung erneut. Falls Sie das nicht veranlasst haben, wenden Sie sich bitte an den Anbieter, bei dem Sie gebucht haben.',
+      'Bitte bestätigen Sie Ihre E-Mail-Adresse bei Ihrer nächsten Anmeldung erneut. ' +
+        'Falls Sie das nicht veranlasst haben, wenden Sie sich bitte an den Anbieter, ' +
+        'bei dem Sie gebucht haben.',
     ],
   },
   myBookings: {
     subject: (v) => `Ihre Buchungen bei ${v.provider}`,
     body: (v) => [
-      `Sie haben einen Link zu Ihren Buchungen bei ${v.provider} angefordert. Dort sehen Sie Ihre kommenden Termine und die der letzten 30 Tage und können sie verschieben oder stornieren.`,
-      `Der Link ist ${v.validHours} Stunden gültig. Falls Sie ihn nicht angefordert haben, können Sie diese E-Mail ignorieren.`,
+      `Sie haben einen Link zu Ihren Buchungen bei ${v.provider} angefordert. ` +
+        `Dort sehen Sie Ihre kommenden Termine und die der letzten 30 Tage und können sie verschieben oder ` +
+        `stornieren.`,
+      `Der Link ist ${v.validHours} Stunden gültig. Falls Sie ihn nicht angefordert haben, ` +
+        `können Sie diese E-Mail ignorieren.`,
     ],
     intro: 'Ihre Buchungen, ohne Anmeldung:',
     action: 'Meine Buchungen ansehen',
