@@ -106,7 +106,7 @@ async function expectNoAxeViolations(page: Page): Promise<void> {
 }
 
 describe.skipIf(skipBrowserTests)('decision link in the browser', () => {
-  it('opens the link from the request mail, confirms with the keyboard, and the consumer gets the confirmation', async () => {
+  it("opens the request mail's link, confirms by keyboard, and the consumer gets the confirmation", async () => {
     const r = await setupWidgetResource(svc, {
       dayOffsets: [2],
       resource: { channels: { RESOURCE_PUBLIC: { bookingProcess: 'REQUESTED' } } },

@@ -65,7 +65,7 @@ async function toDetails(page: Page, r: WidgetResource, lang: string, heading: s
 }
 
 describe.skipIf(skipBrowserTests)('booking questions in the widget', () => {
-  it('asks them in German with a control per type, marks errors at their fields, and books with the answers', async () => {
+  it('asks them in German with a control per type, marks errors at their fields, books with the answers', async () => {
     const r = await setupWidgetResource(svc, { products: [{ name: 'Besichtigung', questions: QUESTIONS }] });
     const { page, errors } = await newPage(1280, 1000, 'de-DE');
     await toDetails(page, r, 'de', 'Ihre Angaben');

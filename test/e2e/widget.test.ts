@@ -148,7 +148,7 @@ describe.skipIf(skipBrowserTests)('serving', () => {
 });
 
 describe.skipIf(skipBrowserTests)('booking in the browser', () => {
-  it('completes a booking (German, desktop): days, times, hold countdown, inline 400, confirmation, partner API and mails', async () => {
+  it('books (German, desktop): days, times, countdown, inline 400, confirmation, partner API and mails', async () => {
     const r = await setupWidgetResource(svc, { dayOffsets: [1, 2, 3, 4, 5, 6, 7, 8, 9] });
     const { page, errors } = await newPage(1280, 640);
     const listing = page.waitForResponse((res) => res.url().includes('/upcoming_bookables'));
@@ -510,7 +510,7 @@ describe.skipIf(skipBrowserTests)('booking in the browser', () => {
 });
 
 describe.skipIf(skipBrowserTests)('the accessibility check', () => {
-  it('finds a serious violation inside the shadow root, including a name that does not contain the visible text', async () => {
+  it('finds a serious violation in the shadow root, including a name not containing the visible text', async () => {
     const host =
       await startHostPage(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Check</title></head>
 <body><main><div id="w"></div></main>

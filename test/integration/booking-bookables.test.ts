@@ -37,7 +37,7 @@ async function providerAppointment(b: Booking, over: object) {
 }
 
 describe('A1 upcoming_bookables', () => {
-  it('lists the raster slots of a bookable timeslot, grouped by day, with every member of models.Bookable', async () => {
+  it('lists the raster slots of a bookable timeslot, by day, with every member of models.Bookable', async () => {
     const b = await setupBooking(t);
     const [ts] = await createTimeslots(b, [
       { start: '2026-06-02T09:00', end: '2026-06-02T10:00' },
@@ -87,7 +87,7 @@ describe('A1 upcoming_bookables', () => {
     }
   });
 
-  it('asks for the full form when a short reference is shared by two providers, and 404s an unknown resource', async () => {
+  it('asks for the full form when two providers share a short reference, and 404s an unknown resource', async () => {
     const first = await setupBooking(t);
     const reference = first.resource.reference;
     const second = await setupBooking(t, { resource: { reference } });
@@ -121,7 +121,7 @@ describe('A1 upcoming_bookables', () => {
     expect((await upcoming(t, b.resource.reference)).statusCode).toBe(204);
   });
 
-  it('hides CREATED timeslots, timeslots without bookings or capacity, past slots and slots beyond the 90-day horizon', async () => {
+  it('hides CREATED timeslots, ones without bookings or capacity, past slots and slots beyond 90 days', async () => {
     const b = await setupBooking(t);
     await createTimeslots(b, [
       { start: '2026-06-02T09:00', end: '2026-06-02T10:00', state: 'CREATED' },
@@ -139,7 +139,7 @@ describe('A1 upcoming_bookables', () => {
     ]);
   });
 
-  it('leaves out slots overlapping an appointment and lists a group appointment with free places as models.LotAppointment', async () => {
+  it('skips slots overlapping an appointment; a group one with free places is a models.LotAppointment', async () => {
     const b = await setupBooking(t);
     await createTimeslots(b, [{ start: '2026-06-02T09:00', end: '2026-06-02T11:00', defaultCapacity: 3 }]);
     const group = await providerAppointment(b, { start: '2026-06-02T09:30', end: '2026-06-02T10:00', capacity: 3 });
@@ -241,7 +241,7 @@ describe('A1 upcoming_bookables', () => {
     expect(unknown.json().errors[0].message).toContain('query.prdRef');
   });
 
-  it('shows product_uuid null when the resource offers several products and no prdRef is given, and lists them in products', async () => {
+  it('shows product_uuid null, and the products, for a resource with several products and no prdRef', async () => {
     const b = await setupBooking(t);
     const second = await createProduct(b.p, b.provider.providerRef, { name: 'Second' });
     await b.p.call('POST', `${b.base}/resources/${encodeURIComponent(b.resource.reference)}`, {

@@ -102,7 +102,7 @@ describe('A3 create_appointment_with_consumer', () => {
     ]);
   });
 
-  it('books anew after the hold expired when the place is still free, and answers 412 errorCode 201 when someone took it', async () => {
+  it('books anew after the hold expired if the place is free; 412 errorCode 201 when someone took it', async () => {
     const b = await setupBooking(t);
     const { slot } = await slotOf(b, { end: '2026-06-02T10:00' });
     const [, second] = flatten(await upcoming(t, b.resource.reference));
@@ -202,7 +202,7 @@ describe('A3 create_appointment_with_consumer', () => {
     expect(user.username).toBe(`${safe}-2`);
   });
 
-  it('assigns the booking to the user with that email, fills in missing names and mobile and never overwrites', async () => {
+  it('assigns the booking to the user of that email, fills in missing names and mobile, overwrites none', async () => {
     const b = await setupBooking(t);
     const { slot } = await slotOf(b, { defaultCapacity: 3 });
     const email = `${uniqueId('known')}@consumer.example`;
@@ -252,7 +252,7 @@ describe('A3 create_appointment_with_consumer', () => {
     expect(users[0].n).toBe(2);
   });
 
-  it('refuses the same consumer twice in one appointment with 409 AppointmentAlreadyBookedException, also through a hold', async () => {
+  it('refuses one consumer twice per appointment (409 AppointmentAlreadyBookedException), via a hold too', async () => {
     const b = await setupBooking(t);
     const { slot } = await slotOf(b, { defaultCapacity: 3 });
     const who = consumer();
@@ -271,7 +271,7 @@ describe('A3 create_appointment_with_consumer', () => {
     expect(viaHold.statusCode).toBe(409);
   });
 
-  it('books IMMEDIATE channels as BOOKED and writes the confirmation and the provider notification to the outbox', async () => {
+  it('books IMMEDIATE channels as BOOKED; the confirmation and provider notification go to the outbox', async () => {
     const b = await setupBooking(t);
     const { slot } = await slotOf(b);
     const who = consumer({ message: 'Bringing my dog' });
@@ -331,7 +331,7 @@ describe('A3 create_appointment_with_consumer', () => {
     expect(errorOf(res).message).toContain('body.placeholder_id');
   });
 
-  it('answers 412 for a live hold whose appointment was archived or cancelled meanwhile, and books nothing', async () => {
+  it('answers 412 for a live hold whose appointment was archived or cancelled since, and books nothing', async () => {
     for (const change of ['archived = true', "state = 'CANCELLED'"]) {
       const b = await setupBooking(t);
       const { slot } = await slotOf(b);

@@ -110,7 +110,7 @@ async function burstFromOneAddress(instances: string[]) {
 }
 
 describe(`${BURST} concurrent holds from one address, cap ${CAP} (${currentBackend()})`, () => {
-  it(`lets at most cap - 1 + the claims in flight at once (${CAP - 1 + inFlightAtMost(1)}) win, then none until they expire`, async () => {
+  it(`lets cap - 1 + the claims in flight (${CAP - 1 + inFlightAtMost(1)}) win, then none until expiry`, async () => {
     for (let round = 0; round < 2; round++) {
       const { wins, bound } = await burstFromOneAddress(bases.slice(0, 1));
       console.log(`hold cap burst (${currentBackend()}, one instance): ${wins} of ${BURST} held, bound ${bound}`);
@@ -120,7 +120,7 @@ describe(`${BURST} concurrent holds from one address, cap ${CAP} (${currentBacke
 });
 
 describe.runIf(currentBackend() === 'postgres')('two service instances on one PostgreSQL database', () => {
-  it(`lets at most cap - 1 + the claims in flight on both instances (${CAP - 1 + inFlightAtMost(2)}) win, then none until they expire`, async () => {
+  it(`lets cap - 1 + the claims in flight on two instances (${CAP - 1 + inFlightAtMost(2)}) win`, async () => {
     expect(bases).toHaveLength(2);
     for (let round = 0; round < 2; round++) {
       const { wins, bound } = await burstFromOneAddress(bases);
@@ -156,7 +156,7 @@ describe('IPv6 clients are counted per network of IPV6_PREFIX_LENGTH bits (defau
     expect(rows.map((r) => r.client_ip)).toEqual(['2001:db8:38:1::/64', '2001:db8:38:2::/64']);
   });
 
-  it('two addresses of one /64 share the rate limit; an address of another /64 does not; IPv4 stays per address', async () => {
+  it('two addresses of one /64 share the rate limit, one of another /64 does not; IPv4 stays per address', async () => {
     const attempt = (ip: string) =>
       reserve(
         v6,

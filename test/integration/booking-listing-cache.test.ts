@@ -138,7 +138,7 @@ describe('the A1 listing cache', () => {
     }
   });
 
-  it('lets an expired hold free its place and a started slot leave the list, with no change in the database', async () => {
+  it('lets an expired hold free its place and a started slot leave the list, with no database change', async () => {
     const b = await setupBooking(t);
     await createTimeslots(b, [{ start: '2026-06-01T10:30', end: '2026-06-01T11:30' }]);
     const [slot] = await list(b);

@@ -108,7 +108,7 @@ async function customer(b: Booking): Promise<string> {
 }
 
 describe('A1 after a change', () => {
-  it('reads only the changed appointments after bookings, holds and partner changes, and answers as a full read would', async () => {
+  it('reads only what bookings, holds and partner changes changed, answering as a full read would', async () => {
     const b = await setupBooking(t);
     await createTimeslots(b, [
       { start: '2026-06-02T09:00', end: '2026-06-02T11:00', defaultCapacity: 2 },
@@ -161,7 +161,7 @@ describe('A1 after a change', () => {
     expect((await listed(b)).read).toBe('full');
   });
 
-  it('answers a request shape asked for the first time from the data of another shape of the same resource, brought up to date', async () => {
+  it('answers a new request shape from the data of another shape of the resource, brought up to date', async () => {
     const b = await setupBooking(t);
     await createTimeslots(b, [{ start: '2026-06-02T09:00', end: '2026-06-02T11:00', defaultCapacity: 2 }]);
     expect((await listed(b)).read).toBe('full');
@@ -192,7 +192,7 @@ describe('A1 after a change', () => {
     ).toBe('Dienstag 2 Juni');
   });
 
-  it('keeps every shape of one resource up to date when they are asked for together, reading only changes', async () => {
+  it('keeps every shape of one resource up to date when they are asked together, reading changes only', async () => {
     const b = await setupBooking(t);
     await createTimeslots(b, [{ start: '2026-06-02T09:00', end: '2026-06-02T12:00', defaultCapacity: 3 }]);
     expect((await listed(b)).read).toBe('full');
@@ -219,7 +219,7 @@ describe('A1 after a change', () => {
     }
   });
 
-  it('frees the place of a hold that expired with no change in the database, then goes on reading changes', async () => {
+  it('frees the place of a hold that expired with no database change, then goes on reading changes', async () => {
     const b = await setupBooking(t);
     await createTimeslots(b, [{ start: '2026-06-02T09:00', end: '2026-06-02T10:00', defaultCapacity: 1 }]);
     const { items } = await listed(b);
@@ -252,7 +252,7 @@ describe('A1 after a change', () => {
     expect(after.items).toHaveLength(1);
   });
 
-  it('goes on reading only changes when compaction folds what was committed before its previous run (the compactor job)', async () => {
+  it('goes on reading only changes when the compactor folds what was committed before its previous run', async () => {
     const b = await setupBooking(t);
     await createTimeslots(b, [{ start: '2026-06-02T09:00', end: '2026-06-02T11:00' }]);
     const { items } = await listedAgain(b);

@@ -67,7 +67,7 @@ describe('A4 active_products', () => {
     ]);
   });
 
-  it('takes timeslots and appointments in tslRefs: a timeslot offers the resource products, an appointment its own', async () => {
+  it('tslRefs: a timeslot offers the resource products, an appointment its own', async () => {
     const b = await setupBooking(t);
     const second = await createProduct(b.p, b.provider.providerRef, { name: 'Second' });
     await b.p.call('POST', `${b.base}/resources/${encodeURIComponent(b.resource.reference)}`, {
@@ -248,7 +248,7 @@ describe('A6 CORS', () => {
 });
 
 describe('abuse limits', () => {
-  it(`rate-limits reserve and create per address to bookingRateLimitPerMinute each with 429 RATE_LIMITED and Retry-After`, async () => {
+  it(`rate-limits reserve and create per address (bookingRateLimitPerMinute): 429, Retry-After`, async () => {
     const b = await setupBooking(t);
     await createTimeslots(b, [{ start: '2026-06-02T09:00', end: '2026-06-02T12:00' }]);
     const slots = flatten(await upcoming(t, b.resource.reference));
@@ -285,7 +285,7 @@ describe('abuse limits', () => {
     ).toBe(201);
   });
 
-  it('counts a direct client by its own address, whatever X-Forwarded-For it sends (only local proxies are believed)', async () => {
+  it('counts a direct client by its own address, whatever X-Forwarded-For says (only local proxies)', async () => {
     const b = await setupBooking(t);
     await createTimeslots(b, [{ start: '2026-06-03T09:00', end: '2026-06-03T12:00' }]);
     const slots = flatten(await upcoming(t, b.resource.reference));

@@ -55,7 +55,7 @@ const ANSWER_TEXT_EN = [
 ];
 
 describe('answers in mails', () => {
-  it("reach the provider's notification and the consumer's confirmation (de, en), and no other consumer mail", async () => {
+  it("reach the provider's notification and the consumer's confirmation (de, en), no other consumer mail", async () => {
     const { b, slots } = await setupQuestions(t);
     const who = consumer({ locale: 'en' });
     const created = await bookWithAnswers(t, b, slots[0], undefined, who);

@@ -91,7 +91,7 @@ function expectExactly(capacity: number, result: Awaited<ReturnType<typeof race>
 describe(`${RACERS} concurrent requests on one slot over HTTP (${currentBackend()})`, () => {
   for (const capacity of [1, 3]) {
     for (const kind of ['reserve', 'create'] as const) {
-      it(`lets exactly ${capacity} of ${RACERS} concurrent ${kind} requests win, in each of ${ROUNDS} rounds`, async () => {
+      it(`lets exactly ${capacity} of ${RACERS} concurrent ${kind} requests win, in ${ROUNDS} rounds`, async () => {
         for (let round = 0; round < ROUNDS; round++)
           expectExactly(capacity, await race(capacity, kind, bases.slice(0, 1)));
       }, 60_000);
@@ -102,7 +102,7 @@ describe(`${RACERS} concurrent requests on one slot over HTTP (${currentBackend(
 describe.runIf(currentBackend() === 'postgres')(`two service instances on one PostgreSQL database`, () => {
   for (const capacity of [1, 3]) {
     for (const kind of ['reserve', 'create'] as const) {
-      it(`lets exactly ${capacity} of ${RACERS} concurrent ${kind} requests split over both instances win, in each of ${ROUNDS} rounds`, async () => {
+      it(`lets exactly ${capacity} of ${RACERS} ${kind} requests on two instances win, ${ROUNDS} rounds`, async () => {
         expect(bases).toHaveLength(2);
         for (let round = 0; round < ROUNDS; round++) expectExactly(capacity, await race(capacity, kind, bases));
       }, 60_000);

@@ -347,7 +347,7 @@ describe('A2 reserve_appointment', () => {
     expect(malformed.statusCode).toBe(400);
   });
 
-  it('answers 404 for an unknown resource, timeslot or appointment and 400 for a product the resource does not offer', async () => {
+  it('answers 404 for an unknown resource, timeslot or appointment, 400 for a product not offered', async () => {
     const b = await setupBooking(t);
     const { slot } = await firstSlot(b);
     const other = await createProduct(b.p, b.provider.providerRef, { name: 'Elsewhere' });
@@ -422,7 +422,7 @@ describe('A2 reserve_appointment', () => {
     expect(errorOf(res)).toMatchObject({ errorCode: 'TOO_LATE', message: expect.stringContaining('body.from') });
   });
 
-  it('counts an expired hold for nothing at once, before any sweep, and the sweeper then removes it and its empty appointment', async () => {
+  it('counts an expired hold as nothing before a sweep; the sweeper removes it and its empty appointment', async () => {
     const b = await setupBooking(t);
     const { slot } = await firstSlot(b);
     const held = await reserve(t, b.resource.reference, reserveBodyFor(slot, b.product.uuid), undefined, fromIp());
@@ -450,7 +450,7 @@ describe('A2 reserve_appointment', () => {
     }
   });
 
-  it('keeps an appointment the public flow created once somebody booked it, cancelled with its last booking, as history', async () => {
+  it('keeps a public-flow appointment once booked, cancelled with its last booking, as history', async () => {
     const b = await setupBooking(t);
     const { slot } = await firstSlot(b, { defaultCapacity: 2 });
     const created = await book(t, b.resource.reference, bookBodyFor(slot, b.product.uuid));
@@ -462,7 +462,7 @@ describe('A2 reserve_appointment', () => {
     ]);
   });
 
-  it(`caps the live holds of one address at maxHoldsPerIp with 429 HOLD_LIMIT, and frees the allowance when holds expire`, async () => {
+  it(`caps one address's live holds at maxHoldsPerIp (429 HOLD_LIMIT), freed as holds expire`, async () => {
     const b = await setupBooking(t);
     await createTimeslots(b, [{ start: '2026-06-02T09:00', end: '2026-06-02T12:00' }]);
     const slots = flatten(await upcoming(t, b.resource.reference));

@@ -68,7 +68,7 @@ function parse(ics: string): Map<string, Event> {
 }
 
 describe('partner endpoints', () => {
-  it('create a feed of the provider (no body) or of one resource, list them without URLs, keep only the token hash', async () => {
+  it('create a feed of the provider (no body) or a resource, list them without URLs, keep the token hash', async () => {
     const s = await setupScheduling(t);
     const all = await newFeed(s);
     expect(all.url).toMatch(/^https:\/\/book\.example\/feeds\/[A-Za-z0-9_-]{43}\.ics$/);
@@ -254,7 +254,7 @@ describe('the feed', () => {
     };
   }
 
-  it('has one event per shown appointment with its uuid as UID, UTC times, statuses, product, resource and names', async () => {
+  it('has an event per shown appointment: uuid as UID, UTC times, statuses, product, resource, names', async () => {
     const x = await scenario();
     const feed = await newFeed(x.s, x.s.resourceRef);
     const res = await fetchFeed(feed.path);
@@ -319,7 +319,7 @@ describe('the feed', () => {
     expect(parse((await fetchFeed(feed.path)).body).get(a.uuid)!.summary).toBe('Viewing – Flat 16 (MS1)');
   });
 
-  it('answers 304 to its ETag, and a change shows at the next request with a new ETag and a higher SEQUENCE', async () => {
+  it('answers 304 to its ETag; a change shows at the next request with a new ETag and a higher SEQUENCE', async () => {
     const s = await setupScheduling(t);
     const a = await createAppointment(s, { start: '2026-06-10T10:00', end: '2026-06-10T11:00' });
     const c = await createCustomer(s, { userName: 'Tina Tentative' });

@@ -84,7 +84,7 @@ async function run(command: string, args: string[], cwd: string): Promise<string
 }
 
 describe.skipIf(process.env.TEST_BACKEND === 'postgres')('the typed client as a package', () => {
-  it('packs built, installs from the tarball into a fresh project, type-checks there and runs against the service', async () => {
+  it('packs built, installs the tarball in a new project, type-checks there, runs against the service', async () => {
     const packs = join(dir, 'packs');
     mkdirSync(packs);
     await run('npm', ['pack', '--pack-destination', packs, '--silent'], join(ROOT, 'clients/typescript'));

@@ -73,7 +73,7 @@ async function user(p: Partner) {
 }
 
 describe('B1 POST .../products and B2 GET .../products', () => {
-  it('B1: 201 with api-info and product (uuid, reference, name, description, minDuration, maxDuration; lead and follow-up time null)', async () => {
+  it('B1: 201 with api-info and product (the PRODUCT_FIELDS; lead and follow-up time null)', async () => {
     const c = await provider();
     const body = {
       reference: 'viewing@crm',
@@ -122,7 +122,7 @@ describe('B1 POST .../products and B2 GET .../products', () => {
 });
 
 describe('B3 POST .../resources', () => {
-  it('201 with a bare resource object (reference, uuid, provider, publicName, internalName, description, contact, contactProfileReference, website, archived, products, address)', async () => {
+  it('201 with a bare resource object with the RESOURCE_FIELDS', async () => {
     const c = await provider();
     const product = await createProduct(c.p, c.f.providerRef);
     const body = {
@@ -170,7 +170,7 @@ describe('B3 POST .../resources', () => {
     expect(expectBareArray(await c.p.call('GET', `${c.base}/resources`))[0].publicName).toBe('Before');
   });
 
-  it('onDuplicateRaise=false (the default) updates the existing resource, answered as B3 answers: 201 with the bare resource', async () => {
+  it('onDuplicateRaise=false (default) updates the existing resource, answered as B3: 201, bare resource', async () => {
     const c = await provider();
     const resource = await createResource(c.p, c.f.providerRef, { publicName: 'Before', description: 'kept' });
     for (const query of [undefined, { onDuplicateRaise: 'false' }]) {
@@ -242,7 +242,7 @@ describe('B3 POST .../resources', () => {
     expect(elsewhere.statusCode).toBeLessThan(500);
   });
 
-  it('address: countryCode is optional (DE); city, street, number and zip are required when an address is given', async () => {
+  it('address: countryCode is optional (DE); city, street, number and zip are required in an address', async () => {
     const c = await provider();
     const ch = await createResource(c.p, c.f.providerRef, { address: { ...ADDRESS, countryCode: 'CH' } });
     expect(ch.address).toEqual({ ...ADDRESS, countryCode: 'CH' });
@@ -374,7 +374,7 @@ describe('B7-B10 contact profiles', () => {
     { type: 'mobile', value: '+49 170 1', label: 'Mobil' },
   ];
 
-  it('B8 creates the general profile (name and contactChannels) and B7 reads it: 200 with name and contactChannels', async () => {
+  it('B8 creates the general profile (name and contactChannels) and B7 reads it: 200 with both', async () => {
     const p = await newPartner(t);
     const anna = await user(p);
     const put = await p.call('PUT', `/user/${enc(anna)}/generalContactProfile`, {
@@ -420,7 +420,7 @@ describe('B7-B10 contact profiles', () => {
     ]);
   });
 
-  it('channel type and value are required; type is one of mobile, phone, email, video, messenger, link, location; one channel per type', async () => {
+  it('channel type and value are required; type is one of seven (mobile, phone, email, ...), one each', async () => {
     const p = await newPartner(t);
     const anna = await user(p);
     const path = `/user/${enc(anna)}/generalContactProfile`;
@@ -454,7 +454,7 @@ describe('B7-B10 contact profiles', () => {
     );
   });
 
-  it('B10 creates a provider-specific profile and B9 reads it (200); B9 is 404 when the reference is unknown', async () => {
+  it('B10 creates a provider-specific profile and B9 reads it (200); B9 is 404 for an unknown reference', async () => {
     const c = await provider();
     const anna = await user(c.p);
     const body = {
@@ -516,7 +516,7 @@ describe('B7-B10 contact profiles', () => {
     });
   });
 
-  it('fallback: no contactProfileReference uses the general profile of the contact user; no contact shows the provider', async () => {
+  it("fallback: no contactProfileReference uses the contact's general profile; no contact, the provider", async () => {
     const c = await provider();
     const anna = await user(c.p);
     await c.p.call('PUT', `/user/${enc(anna)}/generalContactProfile`, {

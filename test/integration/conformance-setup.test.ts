@@ -38,7 +38,7 @@ async function createUser(p: Partner, over: object = {}) {
 }
 
 describe('C1 POST /crms/{crmId}/user', () => {
-  it('a new user is 201 with api-info and user (reference, email, username, lastName, firstName, phone, mobile)', async () => {
+  it('a new user is 201 with api-info and user (reference, email, username, names, phone, mobile)', async () => {
     const p = await newPartner(t);
     const body = newUser({ firstName: 'Erika', phone: '+49 30 123', mobile: '+49 170 123' });
     const res = await p.call('POST', '/user', body);
@@ -70,7 +70,7 @@ describe('C1 POST /crms/{crmId}/user', () => {
     expect((await p.call('POST', '/user', newUser({ username: 'a.b-c_d+e' }))).statusCode).toBe(201);
   });
 
-  it('rule 1: a known reference returns the existing user with 200 and updates phone, mobile, lastName, firstName', async () => {
+  it('rule 1: a known reference returns the existing user (200), updating phone, mobile and the names', async () => {
     const p = await newPartner(t);
     const user = await createUser(p, { firstName: 'A', phone: '1', mobile: '2' });
     const res = await p.call('POST', '/user', {
@@ -93,7 +93,7 @@ describe('C1 POST /crms/{crmId}/user', () => {
     expect(read.json().user).toMatchObject({ lastName: 'New', firstName: 'B', phone: '3', mobile: '4' });
   });
 
-  it('rule 2: an email that exists with a different reference creates a new user with a numbered plus-suffix email', async () => {
+  it('rule 2: an email known with another reference makes a new user with a numbered plus-suffix email', async () => {
     const p = await newPartner(t);
     const first = await createUser(p);
     const res = await p.call('POST', '/user', newUser({ email: first.email }));
@@ -103,7 +103,7 @@ describe('C1 POST /crms/{crmId}/user', () => {
     expect(user.reference).not.toBe(first.reference);
   });
 
-  it('rule 3: an email that exists without a reference (a consumer who booked) is used and the reference attached', async () => {
+  it('rule 3: an email known without a reference (a consumer who booked) is used, the reference attached', async () => {
     const b = await setupBooking(t);
     await createTimeslots(b, [{}]);
     const [slot] = flatten(await upcoming(t, b.resource.reference));
@@ -147,7 +147,7 @@ describe('C2 GET /crms/{crmId}/user/{reference}', () => {
     expectError(await p.call('GET', '/user/nobody%40crm'), 404, 'NOT_FOUND');
   });
 
-  it("PUT changes the given fields only (200 with the user); another user's email is 409 'User with given email already exists.'", async () => {
+  it("PUT changes the given fields only (200); another user's email is 409 'User with given email ...'", async () => {
     const p = await newPartner(t);
     const a = await createUser(p, { firstName: 'Anna', phone: '1' });
     const b = await createUser(p);
@@ -236,7 +236,7 @@ describe('C3 POST /crms/{crmId}/account and C4 GET', () => {
     ).toMatch(/^Unable to find specified branch\. Was /);
   });
 
-  it("404 with a message beginning 'Unable to parse account reference. Was ...' for an invalid reference format", async () => {
+  it("404 with a message beginning 'Unable to parse account reference. Was ...' for a bad reference", async () => {
     const p = await newPartner(t);
     const owner = await createUser(p);
     expect(
@@ -283,7 +283,7 @@ describe('C5 POST /crms/{crmId}/provider, C6 GET, C7 staff', () => {
     };
   }
 
-  it('201 with api-info and provider (uuid, reference, name, email, mobile, phone, impressum, branch, subbranch)', async () => {
+  it('201 with api-info and provider (uuid, reference, name, email, mobile, phone, impressum, branches)', async () => {
     const p = await newPartner(t);
     const body = await providerBody(p, {
       email: 'p@example.com',
@@ -335,7 +335,7 @@ describe('C5 POST /crms/{crmId}/provider, C6 GET, C7 staff', () => {
     expect(expectEnvelope(res, 200, 'provider').provider).toEqual({ ...before, impressum: 'New imprint' });
   });
 
-  it('C7: 200 with a bare array of staff users (reference, email, username, firstName, lastName, phone, mobile), no api-info', async () => {
+  it('C7: 200 with a bare array of staff users (reference, email, username, names, phone, mobile)', async () => {
     const p = await newPartner(t);
     const f = await setupProvider(p);
     const staff = expectBareArray(await p.call('GET', `/provider/${enc(f.providerRef)}/staff`));

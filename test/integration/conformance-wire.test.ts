@@ -65,7 +65,7 @@ describe('Authentication', () => {
     }
   });
 
-  it('only X-SERVICE-CLIENT-ID carries the key: Authorization alone is 401 and is ignored next to a valid key', async () => {
+  it('only X-SERVICE-CLIENT-ID carries the key: Authorization alone is 401, ignored next to a valid key', async () => {
     const p = await newPartner(t);
     const url = `/crms/${p.crmId}/user/none%40crm`;
     expectError(await inject('GET', url, { authorization: p.key }), 401, 'UNAUTHORIZED');
@@ -285,7 +285,7 @@ describe('Errors', () => {
     }
   });
 
-  it('a date-time the service cannot store (before 1900, after 9999) is 400 naming the field, never a 500', async () => {
+  it('a date-time the service cannot store (before 1900, after 9999) is 400 naming the field, not 500', async () => {
     const s = await setupScheduling(t);
     const appointment = (start: string, end: string) =>
       s.p.call('POST', `${s.base}/appointments`, {
@@ -469,7 +469,7 @@ describe('Versioning', () => {
 });
 
 describe('Data isolation per crmId', () => {
-  it('nothing of one partner is visible or changeable through another partner key, even under the same references', async () => {
+  it('nothing of a partner is visible or changeable with another partner key, even by the same reference', async () => {
     const a = await setupScheduling(t);
     const b = await newPartner(t);
     const provider = encodeURIComponent(a.provider.providerRef);
@@ -506,7 +506,7 @@ describe('Data isolation per crmId', () => {
     expect((await a.p.call('GET', `/provider/${provider}/resources`)).json()[0].archived).toBe(false);
   });
 
-  it("references in a body never reach another partner's data: users, products and customers of another crmId are unknown", async () => {
+  it("references in a body never reach another partner's users, products or customers: they are unknown", async () => {
     const a = await setupScheduling(t);
     const b = await setupScheduling(t);
     const aCustomer = await a.p.call('POST', `${a.base}/customers`, {

@@ -245,7 +245,7 @@ describe('SEQUENCE', () => {
     expect(await sequences(b.p.crmId)).toEqual([0, 1, 2]);
   });
 
-  it('is one counter per appointment for the feed and the CalDAV write-back, raised by a change either one shows', async () => {
+  it('is one counter per appointment for feed and CalDAV write-back, raised by a change either shows', async () => {
     const b = await provider();
     const res = await bookFirst(b, consumer());
     const id: string = res.json().createdAppointment.appointment_uuid;

@@ -92,7 +92,7 @@ async function requested(
 const templates = async (r: Requested) => (await outboxOf(t, r.b.p.crmId)).map((m) => m.template).sort();
 
 describe('the decision link in the request mail', () => {
-  it('reaches the provider side only, and its page shows who asked for what and when, with the message and both buttons', async () => {
+  it('reaches the provider side only; its page shows who asked what and when, the message, two buttons', async () => {
     const r = await requested();
     const request = await mailTo(r.providerEmail, (m) => m.subject.startsWith('Bitte bestätigen'));
     const link = /https:\/\/book\.example\/requests\/\S+/.exec(request.text!)?.[0];
@@ -139,7 +139,7 @@ describe('the decision link in the request mail', () => {
     expect(confirmed.raw).not.toContain('/requests/');
   });
 
-  it("decline with a reason: CANCELED, the consumer's mail carries the reason, and the place is free again", async () => {
+  it("decline with a reason: CANCELED, the consumer's mail has the reason, and the place is free again", async () => {
     const r = await requested();
     const res = await post(
       `${r.decisionPath}?lang=en`,

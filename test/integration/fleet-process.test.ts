@@ -28,7 +28,7 @@ function statusOf(url: string): Promise<number | string> {
 }
 
 describe('drain on SIGTERM', () => {
-  it('answers /readyz 503 at once, keeps serving through SHUTDOWN_GRACE_MS, then refuses new connections, finishes the request in flight and exits 0', async () => {
+  it('on SIGTERM: /readyz 503, serves through the grace, refuses new connections, ends the last, exits 0', async () => {
     // a grace long enough that a busy machine still sees the 503 and a served /healthz inside it
     const graceMs = 8000;
     const svc = startServiceProcess({
@@ -107,7 +107,7 @@ describe.runIf(currentBackend() === 'pglite')('start-up with REDIS_URL', () => {
 const skipRedis = await skipWithoutRedis();
 
 describe.runIf(currentBackend() === 'postgres' && !skipRedis)('several instances starting at once', () => {
-  it('migrates an empty database once while four instances start together, and all four come up ready with the shared Redis', async () => {
+  it('migrates an empty database once while four instances start together; all four get ready', async () => {
     const env: Record<string, string> = {
       ...(await serviceStorageEnv(cleanups)),
       API_KEYS: 'crm1:key-one',

@@ -37,7 +37,7 @@ describe.runIf(currentBackend() === 'postgres')('migrations on PostgreSQL', () =
 });
 
 describe.runIf(currentBackend() === 'pglite')('the service process on PGlite', () => {
-  it('refuses a second process on the same data directory, keeps data across restarts and shuts down cleanly on SIGTERM', async () => {
+  it('refuses a second process on its data directory, keeps data over restarts, stops cleanly on SIGTERM', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'booking-data-'));
     dirs.push(dataDir);
     const env = { DATA_DIR: dataDir, API_KEYS: 'crm1:key-one' };

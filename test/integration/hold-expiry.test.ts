@@ -164,7 +164,7 @@ describe('book_hold in SQL: a hold is live strictly before hold_until', () => {
 });
 
 describe("A1's listing frees a hold's place exactly at hold_until", () => {
-  it('lists the group appointment with the hold counted 1 ms before and its place free at hold_until, unswept', async () => {
+  it('lists the group appointment with the hold counted 1 ms before and free at hold_until, unswept', async () => {
     t.clock.set(T0);
     const b = await setupBooking(t);
     const reference = `${uniqueId('apt')}@crm`;

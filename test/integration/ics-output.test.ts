@@ -137,7 +137,7 @@ describe('calendar feeds', () => {
     expect(eventOf(res.body, appointment.uuid).status).toBe('CONFIRMED');
   });
 
-  it("raise an event's SEQUENCE with every change, also several within one second, and keep it while nothing changes", async () => {
+  it("raise an event's SEQUENCE with every change, also several in one second, and keep it otherwise", async () => {
     const { s, appointment } = await setup();
     const path = await feedOf(s);
     const sequence = async () =>

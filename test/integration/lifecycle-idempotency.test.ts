@@ -49,7 +49,7 @@ const mailsOf = async (crmId: string) => (await t.db.query('SELECT 1 FROM outbox
 const clientIp = (n: number) => ({ 'x-forwarded-for': `10.77.0.${n}` });
 
 describe('Idempotency-Key', () => {
-  it('A3: a retry with the same key and body replays status and body with Idempotent-Replayed, and books once', async () => {
+  it('A3: a retry with the same key and body replays status and body (Idempotent-Replayed), books once', async () => {
     const { b, slots } = await offer();
     const body = bookBodyFor(slots[0], b.product.uuid, undefined, consumer());
     const k = key();
@@ -97,7 +97,7 @@ describe('Idempotency-Key', () => {
     expect(booked.headers['idempotent-replayed']).toBeUndefined();
   });
 
-  it('keeps a 412 (replayed), but not a 400 or a 429: after those the key is free for the corrected request', async () => {
+  it('keeps a 412 (replayed), not a 400 or a 429: after those the key is free for the corrected request', async () => {
     const { b, slots } = await offer();
     await bookSlot(t, b, slots[0]);
     const taken = reserveBodyFor(slots[0], b.product.uuid);
@@ -149,7 +149,7 @@ describe('Idempotency-Key', () => {
     }
   });
 
-  it('answers 409 IDEMPOTENCY_KEY_IN_USE while the first request runs, and lets the key run again once that one is taken for dead', async () => {
+  it('answers 409 IDEMPOTENCY_KEY_IN_USE while the first runs, and runs the key again once that is dead', async () => {
     const { b, slots } = await offer();
     const booked = await bookSlot(t, b, slots[0]);
     const body = moveBodyFor(slots[1]);

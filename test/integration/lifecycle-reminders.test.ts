@@ -134,7 +134,7 @@ describe('reminders', () => {
     ]);
   });
 
-  it("uses the provider's reminderMinutesBefore instead of the default, [] for none, and re-plans upcoming bookings", async () => {
+  it("uses the provider's reminderMinutesBefore over the default, [] for none, re-planning upcoming ones", async () => {
     const b = await offer();
     const [slot, other] = await slotsOf(b);
     await bookSlot(t, b, slot);

@@ -77,7 +77,7 @@ async function providerEmail(b: Booking): Promise<string> {
 }
 
 describe('reschedule through the cancel link', () => {
-  it('moves the booking in one step: same participation, new slot taken, old one free, mails with the same calendar UID and a higher SEQUENCE', async () => {
+  it('moves a booking in one step: same participation, new slot, old one free, same UID, higher SEQUENCE', async () => {
     const b = await offer();
     const who = consumer({ firstname: 'Erika', lastname: 'Muster' });
     const booked = await bookSlot(t, b, at(await listed(b), '09:00'), who);
@@ -153,7 +153,7 @@ describe('reschedule through the cancel link', () => {
     expect(res.json().createdAppointment.start).toBe('2026-06-02T09:30:00+02:00');
   });
 
-  it('leaves the booking untouched when the new slot is taken (412 "201"), outside the booking window (412 BOOKING_WINDOW) or not a slot (400)', async () => {
+  it('leaves the booking for a taken slot (412 "201"), one past the window (412) or no slot (400)', async () => {
     const b = await offer();
     const mine = await bookSlot(t, b, at(await listed(b), '09:00'));
     const target = at(await listed(b), '10:00');
@@ -182,7 +182,7 @@ describe('reschedule through the cancel link', () => {
     expect((await t.db.query('SELECT 1 FROM outbox WHERE crm_id = $1', [b.p.crmId])).length).toBe(mailsBefore);
   });
 
-  it('answers 404 for a forged token, 409 for a cancelled booking, and 200 without a mail for the slot it already has', async () => {
+  it('answers 404 to a forged token, 409 for a cancelled booking, 200 without mail for its own slot', async () => {
     const b = await offer();
     const slot = at(await listed(b), '09:00');
     const booked = await bookSlot(t, b, slot);

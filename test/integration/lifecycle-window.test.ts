@@ -38,7 +38,7 @@ async function offer(): Promise<Booking> {
 const starts = async (b: Booking) => flatten(await upcoming(t, b.resource.reference)).map((s) => s.start.slice(5, 16));
 
 describe('bookingWindow on resources', () => {
-  it('is answered with every member (null: no limit); given members replace stored ones, null clears one or all', async () => {
+  it('is answered with every member (null: no limit); given members replace stored ones, null clears', async () => {
     const b = await offer();
     const list = async () => (await b.p.call('GET', `${b.base}/resources`)).json()[0].bookingWindow;
     expect(await list()).toEqual({ minNoticeMinutes: null, maxAdvanceDays: null, cancelNoticeMinutes: null });
@@ -139,7 +139,7 @@ describe('A1, A2 and A3 inside the booking window', () => {
     }
   });
 
-  it('lists up to the end of the day maxAdvanceDays from today in the provider zone, and refuses later slots', async () => {
+  it('lists up to the end of the day maxAdvanceDays ahead in the provider zone, and refuses later slots', async () => {
     const b = await offer();
     await setWindow(b, { maxAdvanceDays: 1 });
     expect(await starts(b)).toEqual([

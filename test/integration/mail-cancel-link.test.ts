@@ -221,7 +221,7 @@ describe('forged, altered and late links', () => {
 });
 
 describe('the generated link key (no CANCEL_LINK_SECRET)', () => {
-  it('is settled when the service starts: stored once, signing every link, and shared by every instance on the database', async () => {
+  it('is settled at start: stored once, signing every link, shared by every instance on the database', async () => {
     const [stored] = await t.db.query<{ value: string }>("SELECT value FROM settings WHERE key = 'cancel_link_secret'");
     expect(stored.value).toMatch(/^[0-9a-f]{64}$/);
     const b = await booked();

@@ -37,7 +37,7 @@ describe.runIf(currentBackend() === 'postgres')('mail after a crash (PostgreSQL,
       'SELECT id, status, attempts, next_attempt_at > now() AS leased, extract(epoch FROM next_attempt_at - now())::float8 AS lease_left_s FROM outbox ORDER BY created_at',
     );
 
-  it('delivers every committed mail; the ones a killed worker held are leased for one lease (30 s), not more', async () => {
+  it('delivers every committed mail; those a killed worker held wait one lease (30 s), no more', async () => {
     const s = await setupScheduling(t);
     const appointment = await createAppointment(s, {
       start: '2026-06-12T10:00',

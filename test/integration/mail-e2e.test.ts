@@ -71,7 +71,7 @@ async function bookFirstSlot(b: Booking, who: object) {
 }
 
 describe('booking mails through SMTP', () => {
-  it('an IMMEDIATE booking mails the consumer a German confirmation with invite and cancel link, and the provider side a notification', async () => {
+  it('IMMEDIATE: consumer gets a German confirmation with invite and cancel link, the provider a notice', async () => {
     const b = await offer();
     const who = consumer({ firstname: 'Erika', lastname: 'Muster', message: 'Bitte <unten> klingeln' });
     const created = await bookFirstSlot(b, who);
@@ -125,7 +125,7 @@ describe('booking mails through SMTP', () => {
     await bookFirstSlot(b, consumer());
   });
 
-  it('a REQUESTED booking in English: request received without invite, request for confirmation to the provider side', async () => {
+  it('REQUESTED in English: request received without invite, a request for confirmation to the provider', async () => {
     const b = await offer({ resource: { channels: { RESOURCE_PUBLIC: { bookingProcess: 'REQUESTED' } } } });
     const who = consumer({ firstname: 'Jane', lastname: 'Doe', locale: 'en' });
     const created = await bookFirstSlot(b, who);
@@ -138,7 +138,7 @@ describe('booking mails through SMTP', () => {
     expect(toConfirm.subject).toBe('Bitte bestätigen: Anfrage für Besichtigung am 2. Juni 2026 (Jane Doe)');
   });
 
-  it("the provider's confirmation and cancellation carry its message, an invite and then a CANCEL for the same entry", async () => {
+  it("the provider's confirmation and cancellation carry its message, an invite, then a CANCEL of it", async () => {
     const s = await setupScheduling(t);
     const appointment = await createAppointment(s, { start: '2026-07-01T10:00', end: '2026-07-01T11:00' });
     const customer = await createCustomer(s, { language: 'en', userName: 'Jane Doe' });

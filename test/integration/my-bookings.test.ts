@@ -61,7 +61,7 @@ const pageOf = (link: string, lang = 'en') =>
   publicCall(t, 'GET', `/my-bookings/${tokenOf(link)}`, undefined, { lang });
 
 describe('my bookings', () => {
-  it("lists the person's own bookings at the provider, never another person's, also one sharing their phone", async () => {
+  it("lists the person's own bookings at the provider, never another's, also one sharing their phone", async () => {
     const b = await provider();
     const anna = consumer({ firstname: 'Anna', mobile: '+49 170 5550123' });
     const ben = consumer({ firstname: 'Ben', mobile: '0170 5550123' });

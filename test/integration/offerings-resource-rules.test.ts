@@ -172,7 +172,7 @@ describe('resource contact and contact profile', () => {
     expect(unknownProfile.json().errors[0].message).toContain('ghost@crm');
   });
 
-  it('drops the profile when B4 names another contact, keeps it for the same contact, and clears both with contact null', async () => {
+  it('drops the profile when B4 names another contact, keeps it for the same one, clears both with null', async () => {
     const s = await provider();
     const u = await user(s.p);
     await profile(s, u);

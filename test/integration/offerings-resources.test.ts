@@ -56,7 +56,7 @@ describe('B3 create resource', () => {
     });
   });
 
-  it('stores products, address (countryCode DE by default), contact, website, channels and the public-data fields', async () => {
+  it('stores products, address (countryCode DE by default), contact, website, channels, public data', async () => {
     const { p, providerRef, ownerRef, base } = await provider();
     const a = await createProduct(p, providerRef);
     const b = await createProduct(p, providerRef);
@@ -97,7 +97,7 @@ describe('B3 create resource', () => {
     expect(r.address.countryCode).toBe('AT');
   });
 
-  it('updates an existing reference with 201 (the B3 status) when onDuplicateRaise is false (the default)', async () => {
+  it('updates an existing reference with 201 (as B3) when onDuplicateRaise is false (the default)', async () => {
     const { p, providerRef, base } = await provider();
     const first = await createResource(p, providerRef, {
       reference: 'dup@crm',

@@ -125,7 +125,7 @@ const mentions = (text: string, who: Person) =>
   needlesOf(who).filter((n) => text.toLowerCase().includes(n.toLowerCase()));
 
 describe('consumer data: export', () => {
-  it('lists the users, customers, participations with appointment, product, resource and answers, and the mails of a person', async () => {
+  it("lists a person's users, customers, participations (appointment, product, resource, answers), mails", async () => {
     const b = await offer();
     const who = person();
     const booked = await bookAs(b, who);

@@ -132,7 +132,7 @@ describe('retention', () => {
 });
 
 describe('logs', () => {
-  it('show no consumer e-mail, mobile or name at any level while booking, cancelling, exporting and erasing', async () => {
+  it('show no consumer e-mail, mobile or name at any level while booking, cancelling, exporting, erasing', async () => {
     const b = await setupBooking(t);
     await createTimeslots(b, [{ start: `${day(3)}T09:00`, end: `${day(3)}T10:00`, raster: 30 }]);
     const id = uniqueId('l').slice(2);

@@ -99,7 +99,7 @@ describe('D6 create a single appointment', () => {
     expect(res.json().appointments[0].address).toBe('https://meet.example/abc');
   });
 
-  it('refuses an appointment that overlaps another on the resource with 409 naming it, and allows touching ones', async () => {
+  it('refuses an appointment overlapping another on the resource (409 naming it); allows touching ones', async () => {
     const s = await setupScheduling(t);
     const first = await createAppointment(s, { start: '2026-07-01T10:00', end: '2026-07-01T11:00' });
     const clash = await post(s, single(s, { start: '2026-07-01T10:30', end: '2026-07-01T11:30' }));

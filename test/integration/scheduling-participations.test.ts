@@ -366,7 +366,7 @@ describe('D10 change the state of a participation', () => {
     expect(res.json().participation.state).toBe('BOOKED');
   });
 
-  it('refuses to book an expired reservation whose place another customer took, with 409 CAPACITY_EXHAUSTED', async () => {
+  it('refuses to book an expired reservation whose place another took, with 409 CAPACITY_EXHAUSTED', async () => {
     t.clock.set('2026-06-01T08:00:00Z');
     const { s, apt, reference } = await inState('RESERVED', 1);
     t.clock.advance(10 * 60_000);
@@ -381,7 +381,7 @@ describe('D10 change the state of a participation', () => {
     expect((await change(s, reference, { state: 'RESERVED' })).json().participation.state).toBe('RESERVED');
   });
 
-  it("counts another customer's live hold against an expired reservation being booked, and an expired one not", async () => {
+  it("counts another customer's live hold against a booked expired reservation, an expired one not", async () => {
     t.clock.set('2026-06-01T08:00:00Z');
     const { s, apt, reference } = await inState('RESERVED', 2);
     const early = await createCustomer(s);

@@ -51,7 +51,7 @@ async function states(s: Scheduling) {
 }
 
 describe('D8 cancel appointments', () => {
-  it('cancels the appointment and each participation, mailing the message to requested and booked participants only', async () => {
+  it('cancels the appointment and its participations, mailing the message to requested and booked ones', async () => {
     const s = await setupScheduling(t);
     const apt = await createAppointment(s, { capacity: 5 });
     const booked = await createCustomer(s);

@@ -82,7 +82,7 @@ describe('the one rule for a live participation', () => {
     }
   });
 
-  it('is inlined: the count of an appointment’s live places is an index-only scan with the rule spelt out', async () => {
+  it('is inlined: counting an appointment’s live places is an index-only scan with the rule spelt out', async () => {
     const plan = await database.db.transaction(async (tx) => {
       await tx.query('SET LOCAL enable_seqscan = off');
       await tx.query('SET LOCAL enable_bitmapscan = off');

@@ -48,7 +48,7 @@ async function concurrentWork(db: Db): Promise<PromiseSettledResult<unknown>[]> 
 }
 
 describe.runIf(run)('PostgreSQL behind PgBouncer in transaction pooling', () => {
-  it('with DATABASE_PREPARED_STATEMENTS=false migrates, answers concurrent statements and transactions, and serves the API', async () => {
+  it('DATABASE_PREPARED_STATEMENTS=false: migrates, runs concurrent statements and transactions, serves', async () => {
     const db = await throughBouncer(false);
     await migrate(db);
     const results = await concurrentWork(db);
@@ -75,7 +75,7 @@ describe.runIf(run)('PostgreSQL behind PgBouncer in transaction pooling', () => 
     }
   });
 
-  it('with named prepared statements (the default) the same work fails there: the switch is what makes it work', async () => {
+  it('with named prepared statements (the default) the same work fails: the switch is what makes it work', async () => {
     const results = await concurrentWork(await throughBouncer(true));
     const errors = results.flatMap((r) => (r.status === 'rejected' ? [String((r.reason as Error).message)] : []));
     expect(errors.length).toBeGreaterThan(0);

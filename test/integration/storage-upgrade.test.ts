@@ -53,7 +53,7 @@ describe.each(['d5910a4', '69e5c5c', '60cdfba'])('a database left by %s', (commi
     await sink?.close();
   });
 
-  it('is migrated to the current schema: every migration recorded with its checksum, every definition current', async () => {
+  it('is migrated to the current schema: each migration recorded with its checksum, definitions current', async () => {
     const migrations = await t.db.query<{ version: string; checksum: string }>(
       'SELECT version, checksum FROM schema_migrations ORDER BY version',
     );
@@ -80,7 +80,7 @@ describe.each(['d5910a4', '69e5c5c', '60cdfba'])('a database left by %s', (commi
     expect(moved).toBeGreaterThanOrEqual(0);
   });
 
-  it('lists the old bookings as taken, and the time of the one the partner cancelled before the upgrade as free', async () => {
+  it('lists the old bookings as taken, and the time of the one cancelled before the upgrade as free', async () => {
     // 06-01: BOOKED 09:00 (its 15-minute buffer takes 09:30) and REQUESTED 11:00 (and so 11:30)
     const first = await berlinSlots(t, '2027-06-01');
     expect(first).not.toContain('09:00');

@@ -104,7 +104,7 @@ describe('ListingCache', () => {
       return compute;
     }
 
-    it('lets requests for the same versions wait for the computation in flight instead of starting their own', async () => {
+    it('lets requests for the same versions wait for the computation in flight, not start their own', async () => {
       const cache = new ListingCache();
       const c = gated();
       const first = cache.answer('k', 'v1', 1_500, c.run);

@@ -96,7 +96,7 @@ describe('computeListing from an earlier computation (its days)', () => {
     ).toBeUndefined(); // full
   });
 
-  it('takes the bytes of a day whose slots did not change from the earlier computation, and serializes the others anew', () => {
+  it('takes the bytes of an unchanged day from the earlier computation, and serializes the others anew', () => {
     const first = listingData();
     const before = computeListing(first, request);
     // a stand-in for the first day's bytes proves they are taken, not computed again

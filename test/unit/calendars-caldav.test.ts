@@ -94,7 +94,7 @@ describe.skipIf(skipWithoutRadicale())('a CalDAV calendar (Radicale)', () => {
     expect(read.syncToken).toMatch(/\S/);
   });
 
-  it('answers unchanged after one request when the sync-token or ctag is the known one, and reads again after a change', async () => {
+  it('answers unchanged after one request for the known sync-token or ctag, reads again after a change', async () => {
     const relay = await countingRelay(radicale.base);
     try {
       const relayed = { ...account, url: account.url.replace(radicale.base, relay.url) };
@@ -122,7 +122,7 @@ describe.skipIf(skipWithoutRadicale())('a CalDAV calendar (Radicale)', () => {
     }
   });
 
-  it('writes an event, replaces it, writes it again harmlessly, and removes it; removing it twice is fine', async () => {
+  it('writes an event, replaces it, writes it again harmlessly, removes it; removing it twice is fine', async () => {
     const uid = '0b6f7c1e-8c1d-4f7e-9a43-3f2a1c9d5e10';
     const objectsWith = async () => {
       const read = await readCalDav(account, {}, RANGE, open);

@@ -257,7 +257,7 @@ describe('the address guard for calendars (CALENDAR_ALLOW_PRIVATE_NETWORKS unset
     }
   });
 
-  it('refuses a loopback address at registration with 400 CALENDAR_URL_NOT_ALLOWED, and passes a public one', async () => {
+  it('refuses a loopback address at registration (400 CALENDAR_URL_NOT_ALLOWED), passes a public one', async () => {
     const refused = await assertCalendarUrl('webcal://calendar.test/x.ics', false, 'body.url', fakeDns).catch(
       (e: unknown) => e,
     );

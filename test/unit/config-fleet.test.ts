@@ -4,7 +4,7 @@ import { loadConfig } from '../../src/config.js';
 const load = (env: Record<string, string>) => loadConfig({ DATABASE_URL: 'memory://', ...env });
 
 describe('fleet configuration', () => {
-  it('defaults to in-process counters, 7 + 2 connections, named statements, a 15 s hold sweep and a 2 s drain grace', () => {
+  it('defaults to in-process counters, 7 + 2 connections, named statements, 15 s hold sweep, 2 s grace', () => {
     expect(load({})).toMatchObject({
       redisUrl: undefined,
       databasePoolSize: 7,

@@ -98,7 +98,7 @@ describe('resolveContact', () => {
     );
   });
 
-  it('falls back to the provider email when neither profile nor user has one, so provider-side mail has a recipient', () => {
+  it('falls back to the provider email when neither profile nor user has one, so provider mail has a recipient', () => {
     const noEmail = { name: 'P', channels: [{ type: 'phone' as const, value: '1' }] };
     expect(resolveContact(sources({ profile: noEmail, contactUser: { ...user, email: null } })).email).toBe(
       'info@acme.example',

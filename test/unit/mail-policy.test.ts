@@ -42,7 +42,7 @@ describe('mail languages', () => {
 });
 
 describe('calendar parts', () => {
-  it('invite on confirmed bookings and reminders, an update on a moved booking, cancel on every cancellation, nothing otherwise', () => {
+  it('invite on confirmed bookings and reminders, update on a move, cancel on every cancellation, else nothing', () => {
     const byMethod = (m: string | null, state?: string) =>
       MAIL_TEMPLATES.filter((t) => calendarMethodFor(t, state) === m).sort();
     expect(byMethod('REQUEST')).toEqual(['booking-confirmed', 'booking-reminder', 'participation-booked']);

@@ -157,7 +157,7 @@ describe('mail templates', () => {
       expect(mail.html).toContain('<html lang="en">');
     });
 
-    it(`${template} ${expected.calendar ? `carries an ICS with METHOD:${expected.calendar}` : 'carries no calendar part'}`, () => {
+    it(`${template} ${expected.calendar ? `has an ICS, METHOD:${expected.calendar}` : 'has no calendar part'}`, () => {
       const mail = render(template, 'de');
       if (!expected.calendar) {
         expect(mail.calendar).toBeNull();

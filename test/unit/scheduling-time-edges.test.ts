@@ -217,7 +217,7 @@ describe('booking window edges', () => {
     );
   });
 
-  it('is within the cancel notice from the minute after start - notice on, and with a notice of 0 only once started', () => {
+  it('is within the cancel notice from the minute after start - notice on; with a notice of 0 once started', () => {
     const start = new Date('2026-06-01T12:00:00Z');
     expect(withinCancelNotice(60, start, new Date('2026-06-01T11:00:00.000Z'))).toBe(false);
     expect(withinCancelNotice(60, start, new Date('2026-06-01T11:00:00.001Z'))).toBe(true);

@@ -45,7 +45,7 @@ describe('parseInstant', () => {
     expect(parseInstant('2026-10-25', BERLIN, 'f').toISOString()).toBe('2026-10-24T22:00:00.000Z');
   });
 
-  it('reads a value again the same way: a wall-clock time per zone, an instant whatever the zone, a Date of its own each time', () => {
+  it('reads a value again alike: a wall-clock time per zone, an instant whatever the zone, a new Date', () => {
     for (let i = 0; i < 2; i++) {
       expect(parseInstant('2026-07-01T10:00', BERLIN, 'f').toISOString()).toBe('2026-07-01T08:00:00.000Z');
       expect(parseInstant('2026-07-01T10:00', 'America/New_York', 'f').toISOString()).toBe('2026-07-01T14:00:00.000Z');
