@@ -69,8 +69,8 @@ export interface Config {
   /** REMINDER_MINUTES_BEFORE: reminder offsets before an appointment's start; [] = no reminders */
   reminderMinutesBefore: number[];
   /**
-   * PERSONAL_DATA_RETENTION_DAYS: personal data of participations whose appointment ended longer ago is erased;
-   * undefined: kept
+   * PERSONAL_DATA_RETENTION_DAYS: personal data of participations
+   * whose appointment ended longer ago is erased; undefined: kept
    */
   personalDataRetentionDays: number | undefined;
   /** how often the retention job looks (RETENTION_SWEEP_SECONDS) */

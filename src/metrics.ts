@@ -1,6 +1,6 @@
 /**
- * Prometheus metrics of the default registry, shared by every app in the process (several workers and test files build
- * their own).
+ * Prometheus metrics of the default registry, shared by every app
+ * in the process (several workers and test files build their own).
  */
 import { Counter, Gauge, register } from 'prom-client';
 

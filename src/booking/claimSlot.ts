@@ -51,8 +51,8 @@ export const slotText = (start: Date, end: Date, zone: string) =>
   `the slot ${zonedIso(start, zone)} to ${zonedIso(end, zone)} (${zone})`;
 
 /**
- * The slot engine's own rule: is [start, end) a candidate of this timeslot for this product (ignoring other
- * appointments)?
+ * The slot engine's own rule: is [start, end) a candidate of
+ * this timeslot for this product (ignoring other appointments)?
  */
 function isCandidate(ts: EngineTimeslot, product: ProductRow, start: Date, end: Date): boolean {
   const s = start.getTime();

@@ -252,8 +252,8 @@ const CACHE_LIMIT = 256;
 const cache = new Map<string, CompiledPattern>();
 
 /**
- * Compiles a Java-style pattern into a formatter; throws PatternError naming the bad letter for unsupported/invalid
- * patterns.
+ * Compiles a Java-style pattern into a formatter; throws PatternError
+ * naming the bad letter for unsupported/invalid patterns.
  */
 export function compilePattern(pattern: string): (dt: DateTime) => string {
   const hit = cache.get(pattern);

@@ -31,8 +31,8 @@ export async function sweepExpiredHolds(
 }
 
 /**
- * Runs the sweeper every `intervalMs` (HOLD_SWEEP_SECONDS) until stopped; a failed sweep is logged and retried next
- * time.
+ * Runs the sweeper every `intervalMs` (HOLD_SWEEP_SECONDS)
+ * until stopped; a failed sweep is logged and retried next time.
  */
 export function startHoldSweeper(
   db: Queryable,

@@ -146,8 +146,8 @@ export function refsValuesSql(refs: { ref: string }[], param: AddParam, uuidsAsI
 }
 
 /**
- * The ids the references resolved to (their matches per reference, in order), duplicates dropped; errors as
- * resolveResource.
+ * The ids the references resolved to (their matches per reference,
+ * in order), duplicates dropped; errors as resolveResource.
  */
 export function resolvedIds(refs: { ref: string; field: string }[], matches: string[][]): string[] {
   refs.forEach(({ ref, field }, i) => {

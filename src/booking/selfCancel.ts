@@ -97,8 +97,8 @@ export function assertStillChangeable(deps: Deps, view: CancelView): void {
 }
 
 /**
- * Whether the link may still cancel (and move) the booking now: a live state, before the start, outside the cancel
- * notice.
+ * Whether the link may still cancel (and move) the booking now:
+ * a live state, before the start, outside the cancel notice.
  */
 export function changeableByLink(deps: Deps, view: CancelView): boolean {
   if (!CANCELABLE.has(view.state)) return false;

@@ -62,8 +62,8 @@ export interface EngineAppointment {
 }
 
 /**
- * A time the resource is busy outside this service's appointments: it blocks as an appointment does, but is never
- * listed.
+ * A time the resource is busy outside this service's appointments:
+ * it blocks as an appointment does, but is never listed.
  */
 export interface EngineBusy {
   resourceId: string;

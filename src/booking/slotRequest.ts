@@ -129,8 +129,8 @@ export interface SlotRequestInput {
 }
 
 /**
- * A slot request with everything read: the resource and slot, the product, the times in the provider's zone, and the
- * place to take.
+ * A slot request with everything read: the resource and slot, the
+ * product, the times in the provider's zone, and the place to take.
  */
 export interface SlotRequest extends BookableResource {
   hold: HoldRow | null;

@@ -202,8 +202,8 @@ export async function putEvent(account: CalDavAccount, uid: string, ics: string,
 }
 
 /**
- * Removes the event `uid`; one that is not there (404, 410) counts as removed. Throws CalendarUnreadable to retry
- * later.
+ * Removes the event `uid`; one that is not there (404, 410)
+ * counts as removed. Throws CalendarUnreadable to retry later.
  */
 export async function deleteEvent(account: CalDavAccount, uid: string, opts: CalDavOptions): Promise<void> {
   await operation(opts, async (signal) => {

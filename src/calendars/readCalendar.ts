@@ -1,8 +1,8 @@
 /**
  * One read of a subscribed calendar, whatever its kind, turned into busy intervals: the I/O
  * (fetchIcs.ts for iCalendar URLs, caldav.ts for CalDAV collections) and the expansion
- * (busyIntervals.ts) behind one call, so the first read (before the 201), POST sync and the refresh
- * job read alike.
+ * (busyIntervals.ts) behind one call, so the first read
+ * (before the 201), POST sync and the refresh job read alike.
  */
 import type { Queryable } from '../storage/db.js';
 import { busyIntervals, CalendarFormatError } from './busyIntervals.js';

@@ -130,8 +130,8 @@ async function sourceFrom(deps: Deps, input: SubscriptionInput): Promise<Calenda
 }
 
 /**
- * Writes the busy intervals of a subscription in place of its earlier ones (the listing versions move once, by
- * trigger).
+ * Writes the busy intervals of a subscription in place of its
+ * earlier ones (the listing versions move once, by trigger).
  */
 async function replaceBusy(
   tx: Queryable,

@@ -19,8 +19,8 @@ const MAX_BACKOFF_MS = 3_600_000;
 const BATCH = 20;
 
 /**
- * Marks every appointment of the subscription's resources that has a REQUESTED or BOOKED participation (a new CalDAV
- * subscription).
+ * Marks every appointment of the subscription's resources that has
+ * a REQUESTED or BOOKED participation (a new CalDAV subscription).
  */
 export async function enqueueWriteBacksOf(tx: Queryable, subscriptionId: string, now: Date): Promise<void> {
   await tx.query(

@@ -38,8 +38,8 @@ const bookingsJson = (list: MyBookings) =>
   }));
 
 /**
- * "My bookings" for the widget (DESIGN 7.12): ask for the link by e-mail, read the list by its token. CORS as the
- * booking flow.
+ * "My bookings" for the widget (DESIGN 7.12): ask for the link by
+ * e-mail, read the list by its token. CORS as the booking flow.
  */
 export const myBookingsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
   publicCors(app, PATHS);

@@ -35,8 +35,8 @@ export const bookingErrors = errorReplies(400, 404, 409, 412, 422, 429, ...BODY_
 export const scopeErrors = errorReplies(400, 404, ...BODY_ERRORS);
 
 /**
- * A languageTag the server takes: language, optional script, optional region (de, de_DE, en-US, zh_Hant_TW); blank: the
- * default.
+ * A languageTag the server takes: language, optional script,
+ * optional region (de, de_DE, en-US, zh_Hant_TW); blank: the default.
  */
 export const LANGUAGE_TAG_PATTERN = '^\\s*(?:[A-Za-z]{2,3}(?:[_-][A-Za-z]{4})?(?:[_-](?:[A-Za-z]{2}|[0-9]{3}))?)?\\s*$';
 

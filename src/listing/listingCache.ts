@@ -30,13 +30,13 @@ export interface ListingBase {
   total: string;
   snapshot: string;
   /**
-   * its timeslots and appointments reach far enough for a listing computed before this (the window moves with the
-   * clock)
+   * its timeslots and appointments reach far enough for a listing
+   * computed before this (the window moves with the clock)
    */
   windowEndsMs: number;
   /**
-   * the data stays true at any time before this (windowEndsMs, or a hold in it expires), but for the changes committed
-   * since its snapshot
+   * the data stays true at any time before this (windowEndsMs, or a hold
+   * in it expires), but for the changes committed since its snapshot
    */
   reusableUntilMs: number;
 }
@@ -48,8 +48,8 @@ export interface CachedListing {
   validUntilMs: number;
   base?: ListingBase;
   /**
-   * the answer's days, so a computation of the same shape from its data brought up to date serializes only the days
-   * that changed
+   * the answer's days, so a computation of the same shape from its
+   * data brought up to date serializes only the days that changed
    */
   days?: SerializedDays;
 }
@@ -179,8 +179,8 @@ export class ListingCache {
 }
 
 /**
- * An entry's bytes: its JSON and key, a rough measure of its data's objects, and of its days' slots (their bytes are
- * the JSON's).
+ * An entry's bytes: its JSON and key, a rough measure of its data's
+ * objects, and of its days' slots (their bytes are the JSON's).
  */
 function sizeOf(key: string, e: CachedListing): number {
   let size = (e.json?.length ?? 0) + key.length;

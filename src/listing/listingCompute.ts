@@ -173,8 +173,8 @@ export function computeListing(
 }
 
 /**
- * A listed slot before it becomes its item: what the item shows (it is kept with the listing's days, its formatter is
- * not).
+ * A listed slot before it becomes its item: what the item shows
+ * (it is kept with the listing's days, its formatter is not).
  */
 interface ListedSlot extends SlotFacts {
   view: ResourceView;

@@ -28,8 +28,8 @@ export interface ListingState {
   /** per request shape (references, channel, product, formats, locale) */
   shapes: Map<string, ShapeState>;
   /**
-   * per references, channel and product: the data key they resolved to last (what a shape asked for the first time may
-   * start from)
+   * per references, channel and product: the data key they resolved
+   * to last (what a shape asked for the first time may start from)
    */
   dataKeys: Map<string, string>;
 }

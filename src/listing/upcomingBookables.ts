@@ -52,8 +52,8 @@ export async function upcomingBookables(listing: ListingState, q: UpcomingQuery)
     locale: localeOf(q.languageTag),
   };
   // Identical requests arriving together share one answer, read after each of them arrived (FreshReads):
-  // while the listing changes with every booking of a rush, it is read at most once per round trip, not once per
-  // viewer.
+  // while the listing changes with every booking of a rush, it
+  // is read at most once per round trip, not once per viewer.
   const shapeKey = shapeKeyOf(shape);
   const last = listing.shapes.get(shapeKey);
   const delay = last?.changing && last.shared ? CHANGING_READ_DELAY_MS : 0;

@@ -115,8 +115,8 @@ export async function assertDestination(
 }
 
 /**
- * Throws RefusedDestination when a connection to this URL's host must not even be tried (checked again on connect by
- * `guardedLookup`).
+ * Throws RefusedDestination when a connection to this URL's host must
+ * not even be tried (checked again on connect by `guardedLookup`).
  */
 export function assertDeliverable(url: URL, allowPrivate: boolean): void {
   if (allowPrivate) return;

@@ -30,8 +30,8 @@ export interface AppointmentMailPayload {
   /** booking-rescheduled*: the time before the move (ISO 8601 with offset) */
   previous?: { start: string; end: string } | null;
   /**
-   * the consumer's answers to the booking questions (provider-side mails and the consumer's confirmations only);
-   * absent: none
+   * the consumer's answers to the booking questions (provider-side
+   * mails and the consumer's confirmations only); absent: none
    */
   answers?: StoredAnswer[];
   /** ICS UID, stable per participation (also when it is moved), so updates and cancellations match */

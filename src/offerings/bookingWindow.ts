@@ -60,8 +60,8 @@ export function startBounds(window: BookingWindow, nowMs: number, zone: string):
 }
 
 /**
- * When the bounds of a window next move on their own: the next midnight in the zone (maxAdvanceDays); minNotice moves
- * continuously.
+ * When the bounds of a window next move on their own: the next
+ * midnight in the zone (maxAdvanceDays); minNotice moves continuously.
  */
 export function nextDayStartMs(nowMs: number, zone: string): number {
   return DateTime.fromMillis(nowMs, { zone }).startOf('day').plus({ days: 1 }).startOf('day').toMillis();

@@ -105,8 +105,8 @@ const CONTACT_COLUMNS = `p.name AS provider_name, p.email AS provider_email, p.p
   LEFT JOIN contact_profiles gp ON gp.user_id = u.id AND gp.provider_id IS NULL`;
 
 /**
- * The sources of resolveContact for the resource `resourceId` (an SQL expression), as one JSON value (null: no such
- * resource).
+ * The sources of resolveContact for the resource `resourceId` (an
+ * SQL expression), as one JSON value (null: no such resource).
  */
 export const resourceContactJsonSql = (resourceId: string) =>
   `(SELECT row_to_json(x) FROM (SELECT ${CONTACT_COLUMNS} WHERE cr.id = ${resourceId}) x)`;

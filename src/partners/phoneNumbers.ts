@@ -63,8 +63,8 @@ interface Unread {
 }
 
 /**
- * Reads and stores one batch of a table's unread numbers after `after` (by id); returns the last id, or null at the
- * end.
+ * Reads and stores one batch of a table's unread numbers after
+ * `after` (by id); returns the last id, or null at the end.
  */
 async function fillBatch(db: Queryable, table: 'users' | 'customers', after: string | null): Promise<string | null> {
   const country = table === 'customers' ? 'provider_country(x.provider_id, NULL)' : 'crm_country(x.crm_id)';

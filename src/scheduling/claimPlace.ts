@@ -91,8 +91,8 @@ export interface PlaceClaim {
   /** count the address's live holds first (public reservations) */
   holdLimit?: { ip: string; max: number };
   /**
-   * who takes the place, for the webhook events written in the same statement; null: no events (a stand-in the caller
-   * reports itself)
+   * who takes the place, for the webhook events written in the same
+   * statement; null: no events (a stand-in the caller reports itself)
    */
   source: EventSource | null;
   /**

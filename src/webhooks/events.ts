@@ -32,8 +32,8 @@ export type CalendarEventType = (typeof CALENDAR_EVENT_TYPES)[number];
 export type EventType = (typeof EVENT_TYPES)[number];
 
 /**
- * Who made the change: the public booking flow, the partner API, a consumer's cancel link, a provider's decision link,
- * hold expiry.
+ * Who made the change: the public booking flow, the partner API, a
+ * consumer's cancel link, a provider's decision link, hold expiry.
  */
 export type EventSource = 'public' | 'partner' | 'cancel-link' | 'decision-link' | 'expiry';
 
