@@ -417,7 +417,8 @@ describe.skipIf(skipBrowserTests)('booking in the browser', () => {
         { name: 'Consultation', description: 'Questions about the lease', minDuration: 30 },
       ],
     });
-    const host = await startHostPage(`<!doctype html>
+    const host = await startHostPage(
+      `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Partner site</title>
 <style>
   :root { --bw-accent: #7a1fa2; }
@@ -425,8 +426,10 @@ describe.skipIf(skipBrowserTests)('booking in the browser', () => {
 </style></head>
 <body><h1>Partner Estates</h1><p>Book a viewing:</p>
 <div id="calendar"></div>
-<script src="${svc.baseUrl}/widget.js" data-ref="${r.resource.reference}" data-target="#calendar" data-lang="en"></script>
-</body></html>`);
+<script src="${svc.baseUrl}/widget.js" data-ref="${r.resource.reference}" data-target="#calendar" ` +
+        `data-lang="en"></script>
+</body></html>`,
+    );
     try {
       const { page, errors } = await newPage();
       const requests: string[] = [];

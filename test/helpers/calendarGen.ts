@@ -7,7 +7,7 @@
  * floating series (the provider's zone); all-day series; EXDATEs; RECURRENCE-ID overrides that
  * move an instance, cancel it or mark it free; and cancelled or transparent series.
  *
- *   fc.assert(fc.property(calendarArb(), (cal) => { busyIntervals(cal.ics, …) equals cal.expectedBusy(from, to, zone) }))
+ * fc.assert(fc.property(calendarArb(), (cal) => { busyIntervals(cal.ics, …) equals cal.expectedBusy(from, to, zone) }))
  *
  * Kept out of the instants where the oracle would need RFC 5545's rules for wall times that occur
  * twice or never: timed instances start and end between 06:00 and 24:00.
@@ -260,7 +260,8 @@ function instant(w: Wall, zone: string): number {
 function busyOf(s: Series, providerZone: string, fromMs: number, toMs: number): BusyInterval[] {
   const zone = s.zone === 'floating' ? providerZone : s.zone;
   const list = instances(s, toMs);
-  const before = (w: Wall, days: number) => roughMs(w) + (days + 2) * DAY < fromMs; // ends before the window, surely (luxon is slow)
+  // ends before the window, surely (luxon is slow)
+  const before = (w: Wall, days: number) => roughMs(w) + (days + 2) * DAY < fromMs;
   const out: BusyInterval[] = [];
   const span = (w: Wall, length: number): BusyInterval =>
     s.allDay
@@ -399,9 +400,12 @@ function ruleText(s: Series): string {
   if (r.end === 'until') {
     const until = untilOf(s);
     // RFC 5545: UTC when DTSTART has a zone; a DATE for all-day series; a wall time when floating
-    parts.push(
-      `UNTIL=${s.allDay ? dateText(until.day) : s.zone === 'floating' ? wallText(until) : utcText(instant(until, s.zone))}`,
-    );
+    const end = s.allDay
+      ? dateText(until.day)
+      : s.zone === 'floating'
+        ? wallText(until)
+        : utcText(instant(until, s.zone));
+    parts.push(`UNTIL=${end}`);
   }
   return parts.join(';');
 }

@@ -88,7 +88,8 @@ export class ContractCheck {
     payload: unknown,
   ): void {
     if (UNDOCUMENTED(method, url)) return;
-    // CANONICAL_HOST's 301 to the canonical host name is the deployment's, for every path alike, not an operation's answer
+    // CANONICAL_HOST's 301 to the canonical host name is the
+    // deployment's, for every path alike, not an operation's answer
     if (status === 301) return;
     const where = `${method} ${openapiPath(url)}`;
     const op = this.operation(method, url);
@@ -127,7 +128,8 @@ export class ContractCheck {
     }
     if (!validate(body)) {
       this.violations.push(
-        `${where} ${status}: the body does not match the documented schema: ${this.ajv.errorsText(validate.errors)}\n  ${text.slice(0, 300)}`,
+        `${where} ${status}: the body does not match the documented schema: ` +
+          `${this.ajv.errorsText(validate.errors)}\n  ${text.slice(0, 300)}`,
       );
     }
     const errors = (body as { errors?: { message?: unknown }[] }).errors;

@@ -29,7 +29,8 @@ export const ARTIFACTS = 'test-artifacts';
 export const skipBrowserTests = !existsSync(CHROMIUM) && !process.env.CI;
 if (skipBrowserTests) {
   console.warn(
-    `\n*** ${CHROMIUM} not found: the browser (e2e) tests are SKIPPED. Install it with: apt-get install -y chromium ***\n`,
+    `\n*** ${CHROMIUM} not found: the browser (e2e) tests are SKIPPED. Install it with: ` +
+      `apt-get install -y chromium ***\n`,
   );
 }
 
@@ -123,7 +124,9 @@ export function partnerOverHttp(baseUrl: string, crmId: string, key: string): Pa
   };
 }
 
-/** `clock`: the service's clock (default the system's); a TestClock lets a test move the server's time without waiting. */
+/**
+ * `clock`: the service's clock (default the system's); a TestClock lets a test move the server's time without waiting.
+ */
 export async function startService(overrides: Partial<Config> = {}, clock?: Clock): Promise<E2EService> {
   const smtp = await SmtpSink.start();
   const database = await createTestDatabase();
@@ -260,7 +263,10 @@ export async function axeViolations(page: Page, label: string, moderate = false)
   return all.filter((v) => counted.has(v.impact ?? ''));
 }
 
-/** Fails with axe's findings when the page has a serious or critical (with `moderate`, also a moderate) accessibility violation. */
+/**
+ * Fails with axe's findings when the page has a serious or critical
+ * (with `moderate`, also a moderate) accessibility violation.
+ */
 export async function expectAccessible(page: Page, label: string, moderate = false): Promise<void> {
   const serious = await axeViolations(page, label, moderate);
   expect(serious, `${label}: ${JSON.stringify(serious, null, 2)}`).toEqual([]);

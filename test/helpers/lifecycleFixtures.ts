@@ -47,7 +47,8 @@ export async function participationOfToken(t: TestApp, token: string) {
     appointment_id: string;
     start_at: Date;
   }>(
-    `SELECT p.id, p.reference, p.state, p.appointment_id, a.start_at FROM participations p JOIN appointments a ON a.id = p.appointment_id WHERE p.id = $1`,
+    `SELECT p.id, p.reference, p.state, p.appointment_id, a.start_at FROM participations p JOIN appointments a
+       ON a.id = p.appointment_id WHERE p.id = $1`,
     [token.split('.')[0]],
   );
   return row;

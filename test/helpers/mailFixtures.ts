@@ -73,7 +73,8 @@ export async function bookedParticipant(
     expect(del.statusCode, del.body).toBe(200);
   }
   const [row] = await t.db.query<{ id: string; provider_email: string }>(
-    'SELECT pa.id, pv.email AS provider_email FROM participations pa JOIN providers pv ON pv.id = pa.provider_id WHERE pa.crm_id = $1 AND pa.reference = $2',
+    `SELECT pa.id, pv.email AS provider_email FROM participations pa JOIN providers pv ON pv.id = pa.provider_id
+       WHERE pa.crm_id = $1 AND pa.reference = $2`,
     [s.p.crmId, participationReference],
   );
   const cancelLink = await cancelLinkFor(t.db, t.config, row.id);

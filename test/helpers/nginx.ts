@@ -30,7 +30,9 @@ export interface EdgeValues {
   EDGE_CACHE_DIR: string;
 }
 
-/** The recipe with its placeholders filled; a placeholder left without a value is an error, nginx's own $variables stay. */
+/**
+ * The recipe with its placeholders filled; a placeholder left without a value is an error, nginx's own $variables stay.
+ */
 export function renderEdgeConf(template: string, values: EdgeValues): string {
   return template.replace(/\$\{([A-Z_]+)\}/g, (_, name: string) => {
     const value = (values as unknown as Record<string, string | undefined>)[name];
@@ -48,7 +50,10 @@ export interface Edge {
   close(): Promise<void>;
 }
 
-/** Starts nginx with deploy/nginx.conf in front of `upstream` (http://host:port), in the foreground, as a child of this process. */
+/**
+ * Starts nginx with deploy/nginx.conf in front of `upstream`
+ * (http://host:port), in the foreground, as a child of this process.
+ */
 export async function startEdge(upstream: string): Promise<Edge> {
   // nginx makes its cache and temporary directories in it, for its workers' user (nobody) when we
   // are root: they must be able to reach them

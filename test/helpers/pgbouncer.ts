@@ -14,7 +14,8 @@ export const PGBOUNCER = '/usr/sbin/pgbouncer';
 export function skipWithoutPgbouncer(): boolean {
   if (existsSync(PGBOUNCER) || process.env.CI) return false;
   console.warn(
-    `\n*** ${PGBOUNCER} not found: the PgBouncer (transaction pooling) test is SKIPPED. Install it with: apt-get install -y pgbouncer ***\n`,
+    `\n*** ${PGBOUNCER} not found: the PgBouncer (transaction pooling) test is SKIPPED. Install it with: ` +
+      `apt-get install -y pgbouncer ***\n`,
   );
   return true;
 }

@@ -22,7 +22,8 @@ const binDir = () => {
 export function skipWithoutPostgresBinaries(): boolean {
   if (binDir() || process.env.CI) return false;
   console.warn(
-    '\n*** PostgreSQL server binaries (/usr/lib/postgresql/*/bin) not found: the crash test is SKIPPED. Install them with: apt-get install -y postgresql ***\n',
+    '\n*** PostgreSQL server binaries (/usr/lib/postgresql/*/bin) not found: the crash test is SKIPPED. ' +
+      'Install them with: apt-get install -y postgresql ***\n',
   );
   return true;
 }
@@ -102,7 +103,8 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     }
     return true;
   };
-  // after a crash the dead backends' shared memory may linger a moment: the server refuses to start, and is started again
+  // after a crash the dead backends' shared memory may linger
+  // a moment: the server refuses to start, and is started again
   const start = async () => {
     const until = Date.now() + 60_000;
     while (!(await spawnServer(until))) {

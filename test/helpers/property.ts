@@ -22,7 +22,8 @@ export const PROPERTY_SEED: number = (() => {
 /** fc.assert's parameters with the seed, printing it under the property's name. */
 export function seeded<T>(name: string, params: Parameters<T> = {}): Parameters<T> {
   console.info(
-    `[property] ${name}: seed ${PROPERTY_SEED}${process.env.PROPERTY_SEED ? ' (from PROPERTY_SEED)' : ''}; replay with PROPERTY_SEED=${PROPERTY_SEED}`,
+    `[property] ${name}: seed ${PROPERTY_SEED}${process.env.PROPERTY_SEED ? ' (from PROPERTY_SEED)' : ''}; ` +
+      `replay with PROPERTY_SEED=${PROPERTY_SEED}`,
   );
   return {
     ...params,

@@ -27,7 +27,8 @@ export async function skipWithoutRedis(): Promise<boolean> {
   if (await redisAnswersPing(REDIS_URL)) return false;
   if (process.env.CI) return false;
   console.warn(
-    `\n*** No Redis answers at ${REDIS_URL}: the shared-limit (REDIS_URL) tests are SKIPPED. Start one with: redis-server --daemonize yes ***\n`,
+    `\n*** No Redis answers at ${REDIS_URL}: the shared-limit (REDIS_URL) tests are SKIPPED. ` +
+      `Start one with: redis-server --daemonize yes ***\n`,
   );
   return true;
 }

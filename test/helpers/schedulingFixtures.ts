@@ -102,7 +102,8 @@ export interface OutboxRow {
 /** The partner's outbox rows in the order they were written. */
 export function outboxOf(t: TestApp, crmId: string): Promise<OutboxRow[]> {
   return t.db.query<OutboxRow>(
-    'SELECT template, recipient, locale, payload FROM outbox WHERE crm_id = $1 ORDER BY created_at, recipient, template',
+    `SELECT template, recipient, locale, payload FROM outbox WHERE crm_id = $1
+       ORDER BY created_at, recipient, template`,
     [crmId],
   );
 }

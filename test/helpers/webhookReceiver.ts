@@ -103,7 +103,10 @@ export async function startReceiver(): Promise<Receiver> {
   return receiver;
 }
 
-/** Verifies a received request with the Standard Webhooks reference implementation; throws when the signature does not match. */
+/**
+ * Verifies a received request with the Standard Webhooks reference
+ * implementation; throws when the signature does not match.
+ */
 export function verify(secret: string, r: Received): unknown {
   return new Webhook(secret).verify(r.body, {
     'webhook-id': String(r.headers['webhook-id']),

@@ -214,7 +214,8 @@ describe('A1 upcoming_bookables', () => {
     await providerAppointment(b, { start: '2026-06-02T11:30', end: '2026-06-02T12:00', capacity: 1 });
     for (const prdRef of [long.reference, long.uuid]) {
       const list = flatten(await upcoming(t, b.resource.reference, { prdRef }));
-      // 60-minute slots on the 30-minute raster; 10:00-11:00 would end its follow-up at 11:30: fine; 10:30-11:30 would not be.
+      // 60-minute slots on the 30-minute raster; 10:00-11:00 would
+      // end its follow-up at 11:30: fine; 10:30-11:30 would not be.
       expect(list.map((x) => `${x.start.slice(11, 16)}-${x.end.slice(11, 16)}`)).toEqual([
         '08:00-09:00',
         '08:30-09:30',

@@ -115,7 +115,10 @@ async function reserveAndBook(resource: (typeof resources)[number], hhmm: string
   return [held.statusCode, booked.statusCode];
 }
 
-/** Runs `requests` while the blocker's transaction (after `hold`) is open; asserts no lock request of the service waited meanwhile. */
+/**
+ * Runs `requests` while the blocker's transaction (after `hold`)
+ * is open; asserts no lock request of the service waited meanwhile.
+ */
 async function whileUncommitted<T>(hold: (q: Queryable) => Promise<unknown>, requests: () => Promise<T>): Promise<T> {
   await blocker.query('BEGIN');
   try {
@@ -125,7 +128,8 @@ async function whileUncommitted<T>(hold: (q: Queryable) => Promise<unknown>, req
     const sampler = (async () => {
       while (sampling) {
         const [{ n }] = await t.db.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE NOT l.granted AND a.datname = current_database()`,
+          `SELECT count(*)::int AS n FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid WHERE NOT l.granted
+             AND a.datname = current_database()`,
         );
         waits = Math.max(waits, n);
         await new Promise((r) => setTimeout(r, 2));

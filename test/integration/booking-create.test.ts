@@ -46,7 +46,8 @@ function participationsOf(appointmentId: string) {
     message: string | null;
     locale: string | null;
   }>(
-    'SELECT id, state, hold_until, customer_id, message, locale FROM participations WHERE appointment_id = $1 ORDER BY created_at',
+    `SELECT id, state, hold_until, customer_id, message, locale FROM participations WHERE appointment_id = $1
+       ORDER BY created_at`,
     [appointmentId],
   );
 }
@@ -158,7 +159,8 @@ describe('A3 create_appointment_with_consumer', () => {
       language: 'en',
     });
     const customers = await t.db.query<Record<string, unknown>>(
-      `SELECT c.reference, c.user_name, c.email, c.mobile, c.language, c.provider_id FROM customers c JOIN users u ON u.id = c.user_id WHERE u.email = $1`,
+      `SELECT c.reference, c.user_name, c.email, c.mobile, c.language, c.provider_id FROM customers c JOIN users u
+         ON u.id = c.user_id WHERE u.email = $1`,
       [who.email],
     );
     expect(customers).toEqual([

@@ -151,7 +151,8 @@ async function expectedListing(w: World & { lead: number; followUp: number }): P
     state: string;
     hold_until: Date | null;
   }>(
-    `SELECT a.id, a.timeslot_id, a.product_id, a.start_at, a.end_at, a.blocked_from, a.blocked_until, a.capacity, a.accept_bookings, p.state, p.hold_until
+    `SELECT a.id, a.timeslot_id, a.product_id, a.start_at, a.end_at, a.blocked_from, a.blocked_until, a.capacity,
+       a.accept_bookings, p.state, p.hold_until
        FROM appointments a JOIN participations p ON p.appointment_id = a.id WHERE a.resource_id = $1`,
     [w.b.resource.uuid],
   );

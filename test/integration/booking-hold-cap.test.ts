@@ -150,7 +150,8 @@ describe('IPv6 clients are counted per network of IPV6_PREFIX_LENGTH bits (defau
     expect(third.json().errors[0].errorCode).toBe('HOLD_LIMIT');
     expect((await at(2, '2001:db8:38:2::a')).statusCode).toBe(201);
     const rows = await v6.db.query<{ client_ip: string }>(
-      `SELECT DISTINCT p.client_ip FROM participations p JOIN appointments a ON a.id = p.appointment_id WHERE a.resource_id = $1 ORDER BY 1`,
+      `SELECT DISTINCT p.client_ip FROM participations p JOIN appointments a ON a.id = p.appointment_id
+         WHERE a.resource_id = $1 ORDER BY 1`,
       [b.resource.uuid],
     );
     expect(rows.map((r) => r.client_ip)).toEqual(['2001:db8:38:1::/64', '2001:db8:38:2::/64']);

@@ -72,7 +72,10 @@ async function listed(b: Booking): Promise<{ items: ListedBookable[]; read: stri
   return { items: res.statusCode === 204 ? [] : flatten(res), read: read[0] };
 }
 
-/** A listing asked for again after a change, so the instance keeps its data (it keeps none for a listing asked for once). */
+/**
+ * A listing asked for again after a change, so the instance
+ * keeps its data (it keeps none for a listing asked for once).
+ */
 async function listedAgain(b: Booking): Promise<{ items: ListedBookable[]; read: string }> {
   await listed(b);
   await createTimeslots(b, [{ start: '2026-06-20T09:00', end: '2026-06-20T09:30' }]);
@@ -167,7 +170,8 @@ describe('A1 after a change', () => {
     expect((await listed(b)).read).toBe('full');
     const { items } = await listed(b);
     expect((await book(t, b.resource.uuid, bookBodyFor(items[0], b.product.uuid))).statusCode).toBe(201);
-    // other formats and another language: no answer of their own yet, the data of the default shape and the booking since
+    // other formats and another language: no answer of their own
+    // yet, the data of the default shape and the booking since
     const shapes: Record<string, string>[] = [
       { timeFormat: 'HH:mm' },
       { groupFormat: 'EEEE d MMMM', languageTag: 'de-DE' },

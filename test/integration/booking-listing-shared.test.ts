@@ -150,7 +150,8 @@ describe('A1 reads on connections of their own', () => {
           await gate;
         }),
       );
-      await expect.poll(() => holding, { timeout: 25_000, interval: 10 }).toBe(20); // every blocker holds its connection
+      // every blocker holds its connection
+      await expect.poll(() => holding, { timeout: 25_000, interval: 10 }).toBe(20);
       const booked = book(t, b.resource.uuid, bookBodyFor(slot, b.product.uuid)); // queues for a request connection
       const listing = await a1(b); // on a shared pool, this would wait for the gate, which opens only below: a timeout
       expect(listing.statusCode).toBe(200);
@@ -174,7 +175,8 @@ describe('A1 references, resolved on every request', () => {
     const cached = await byRef();
     expect(cached.statusCode).toBe(200);
     const before = await answersBySource();
-    expect((await byRef({ 'if-none-match': String(cached.headers.etag) })).statusCode).toBe(304); // served from the cache
+    // served from the cache
+    expect((await byRef({ 'if-none-match': String(cached.headers.etag) })).statusCode).toBe(304);
     expect((await answersBySource()).cache - before.cache).toBe(1);
 
     await setupBooking(t, { resource: { reference: b.resource.reference } }); // nothing of b's listing changed

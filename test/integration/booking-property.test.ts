@@ -168,7 +168,8 @@ async function check(s: Schedule): Promise<void> {
         const clear = to <= b.startMs - leadMs || from >= b.endMs + followMs;
         expect(
           clear,
-          `listed ${x.start}-${x.end} with its buffers overlaps the buffers of the booked ${new Date(b.startMs).toISOString()}-${new Date(b.endMs).toISOString()}`,
+          `listed ${x.start}-${x.end} with its buffers overlaps the buffers of the booked ` +
+            `${new Date(b.startMs).toISOString()}-${new Date(b.endMs).toISOString()}`,
         ).toBe(true);
       }
     }

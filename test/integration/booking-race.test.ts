@@ -71,7 +71,8 @@ async function race(capacity: number, kind: 'reserve' | 'create', instances: str
     Array.from({ length: RACERS }, (_, i) => post(instances[i % instances.length], path, body())),
   );
   const appointments = await t.db.query<{ id: string; capacity: number; taken: number }>(
-    `SELECT a.id, a.capacity, (SELECT count(*)::int FROM participations p WHERE p.appointment_id = a.id AND p.state IN ('RESERVED', 'REQUESTED', 'BOOKED')) AS taken
+    `SELECT a.id, a.capacity, (SELECT count(*)::int FROM participations p WHERE p.appointment_id = a.id
+       AND p.state IN ('RESERVED', 'REQUESTED', 'BOOKED')) AS taken
        FROM appointments a JOIN resources r ON r.id = a.resource_id WHERE r.id = $1`,
     [b.resource.uuid],
   );

@@ -23,9 +23,8 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 /** Each test reserves from its own address, so the per-IP cap of one test does not touch another. */
-const fromIp = () => ({
-  'x-forwarded-for': `10.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`,
-});
+const octet = () => Math.floor(Math.random() * 250);
+const fromIp = () => ({ 'x-forwarded-for': `10.${octet()}.${octet()}.${octet()}` });
 
 async function firstSlot(b: Booking, over: object = {}) {
   const [ts] = await createTimeslots(b, [{ start: '2026-06-02T09:00', end: '2026-06-02T10:00', ...over }]);
@@ -102,7 +101,8 @@ describe('A2 reserve_appointment', () => {
     });
     expect(slot.start).toBe('2026-06-02T09:00:00+02:00');
     const [row] = await t.db.query<{ hold_until: Date; placeholder_id: string; timeslot_id: string; capacity: number }>(
-      `SELECT pa.hold_until, pa.placeholder_id, a.timeslot_id, a.capacity FROM participations pa JOIN appointments a ON a.id = pa.appointment_id WHERE pa.id = $1`,
+      `SELECT pa.hold_until, pa.placeholder_id, a.timeslot_id, a.capacity FROM participations pa JOIN appointments a
+         ON a.id = pa.appointment_id WHERE pa.id = $1`,
       [p.uuid],
     );
     expect(row).toEqual({

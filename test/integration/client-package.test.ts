@@ -25,10 +25,17 @@ const api: BookingClient = createBookingClient({ baseUrl, apiKey });
 
 const created = await api.POST('/crms/{crmId}/user', {
   params: { path: { crmId } },
-  body: { reference, email: \`\${reference.split('@')[0]}@example.com\`, username: reference.split('@')[0], lastName: 'Owner' },
+  body: {
+    reference,
+    email: \`\${reference.split('@')[0]}@example.com\`,
+    username: reference.split('@')[0],
+    lastName: 'Owner',
+  },
 });
 const read = await api.GET('/crms/{crmId}/user/{reference}', { params: { path: { crmId, reference } } });
-const missing = await api.GET('/crms/{crmId}/user/{reference}', { params: { path: { crmId, reference: 'nobody@crm' } } });
+const missing = await api.GET('/crms/{crmId}/user/{reference}', {
+  params: { path: { crmId, reference: 'nobody@crm' } },
+});
 console.log(JSON.stringify({
   created: created.response.status,
   lastName: read.data?.user.lastName,

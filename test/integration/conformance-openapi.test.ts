@@ -1,6 +1,6 @@
 /**
- * The OpenAPI document covers every operation of groups B, C and D (and the staff and update operations docs/api.md lists)
- * with its request schema, its query parameters and the response shape the spec gives it.
+ * The OpenAPI document covers every operation of groups B, C and D (and the staff and update operations docs/api.md
+ * lists) with its request schema, its query parameters and the response shape the spec gives it.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';

@@ -1,6 +1,6 @@
 /**
- * Conformance of group D (scheduling) with the statuses docs/api.md (Operations) gives it, statement by statement,
- * through HTTP only.
+ * Conformance of group D (scheduling) with the statuses docs/api.md
+ * (Operations) gives it, statement by statement, through HTTP only.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, uniqueId, type TestApp } from '../helpers/app.js';

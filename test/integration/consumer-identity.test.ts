@@ -123,7 +123,8 @@ describe('a shared phone', () => {
     // the next person with that number but their own e-mail is someone else
     expect((await bookFirst(b, consumer({ mobile: '+491703333333' }))).statusCode).toBe(201);
     const [{ n }] = await t.db.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM customers WHERE provider_id = (SELECT provider_id FROM customers WHERE reference = $1)',
+      `SELECT count(*)::int AS n FROM customers WHERE provider_id = (SELECT provider_id FROM customers
+         WHERE reference = $1)`,
       [reference],
     );
     expect(n).toBe(2);

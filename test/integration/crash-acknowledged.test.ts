@@ -199,7 +199,8 @@ describe.runIf(currentBackend() === 'postgres' && !skipWithoutPostgresBinaries()
       await db.connect();
       try {
         const { rows } = await db.query<{ email: string; id: string; state: string }>(
-          `SELECT c.email, p.id, p.state FROM participations p JOIN customers c ON c.id = p.customer_id WHERE c.email = ANY($1::text[])`,
+          `SELECT c.email, p.id, p.state FROM participations p JOIN customers c ON c.id = p.customer_id
+             WHERE c.email = ANY($1::text[])`,
           [acknowledged],
         );
         expect(rows.map((r) => r.email).sort(), 'every booking answered 201 is there after the crash').toEqual(
@@ -230,7 +231,9 @@ describe.runIf(currentBackend() === 'postgres' && !skipWithoutPostgresBinaries()
 
         const lost = holds.filter((id) => !existing.has(id)).length;
         console.info(
-          `crash: ${acknowledged.length} bookings answered 201, all kept, mailed and announced; ${holds.length} holds answered 201, ${lost} lost in the crash (asynchronous commit); ${named.length} participations named by webhooks before it, all kept`,
+          `crash: ${acknowledged.length} bookings answered 201, all kept, mailed and announced; ` +
+            `${holds.length} holds answered 201, ${lost} lost in the crash (asynchronous commit); ` +
+            `${named.length} participations named by webhooks before it, all kept`,
         );
       } finally {
         await db.end();

@@ -235,7 +235,8 @@ describe('docs/api.md, Worked example', () => {
     expect(ran).toBeGreaterThanOrEqual(11);
     // the booking is there, tomorrow at 09:00 in the provider's zone, as the example says
     const [row] = await t.db.query<{ start_at: Date; state: string }>(
-      `SELECT a.start_at, p.state FROM participations p JOIN appointments a ON a.id = p.appointment_id WHERE p.crm_id = 'acme'`,
+      `SELECT a.start_at, p.state FROM participations p JOIN appointments a ON a.id = p.appointment_id
+         WHERE p.crm_id = 'acme'`,
     );
     expect(row.state).toBe('BOOKED');
     expect(DateTime.fromJSDate(row.start_at, { zone: 'Europe/Berlin' }).toFormat("yyyy-MM-dd'T'HH:mm")).toBe(

@@ -48,10 +48,8 @@ afterAll(async () => {
 /** Requests the service answered on a route so far (its /metrics, every status). */
 async function served(route: string, method = 'GET'): Promise<number> {
   const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
-  const line = new RegExp(
-    `^http_request_duration_seconds_count\\{method="${method}",route="${route.replace(/[/:]/g, '\\$&')}",status="\\d+"\\} (\\d+)$`,
-    'gm',
-  );
+  const labels = `method="${method}",route="${route.replace(/[/:]/g, '\\$&')}",status="\\d+"`;
+  const line = new RegExp(`^http_request_duration_seconds_count\\{${labels}\\} (\\d+)$`, 'gm');
   return [...text.matchAll(line)].reduce((sum, m) => sum + Number(m[1]), 0);
 }
 
@@ -62,7 +60,9 @@ async function listing(slots: number, capacity = 3): Promise<{ b: Booking; path:
   await createTimeslots(b, [{ start: '2026-06-02T09:00', end, defaultCapacity: capacity }]);
   return {
     b,
-    path: `/resources/${encodeURIComponent(b.resource.reference)}/upcoming_bookables?prdRef=${encodeURIComponent(b.product.reference)}`,
+    path:
+      `/resources/${encodeURIComponent(b.resource.reference)}/upcoming_bookables` +
+      `?prdRef=${encodeURIComponent(b.product.reference)}`,
   };
 }
 

@@ -48,7 +48,8 @@ describe('a taken slot (412, errorCode "201")', () => {
       {
         errorCode: '201',
         message:
-          'body.start: the slot 2026-06-02T09:30:00+02:00 to 2026-06-02T10:00:00+02:00 (Europe/Berlin) is taken: it overlaps another appointment of this resource; choose another slot',
+          'body.start: the slot 2026-06-02T09:30:00+02:00 to 2026-06-02T10:00:00+02:00 (Europe/Berlin) ' +
+          'is taken: it overlaps another appointment of this resource; choose another slot',
       },
     ]);
   });

@@ -76,7 +76,8 @@ describe('drain on SIGTERM', () => {
     expect(await svc.exited).toBe(0);
     const drainMs = Date.now() - sigterm;
     console.log(
-      `[fleet] drain on ${currentBackend()}: SIGTERM to exit ${drainMs} ms (grace ${graceMs} ms, request in flight until the grace was over)`,
+      `[fleet] drain on ${currentBackend()}: SIGTERM to exit ${drainMs} ms (grace ${graceMs} ms, ` +
+        `request in flight until the grace was over)`,
     );
   }, 90_000);
 });

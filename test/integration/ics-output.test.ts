@@ -26,7 +26,8 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 /** A name whose lines need folding, with characters of 2, 3 and 4 octets: ä, –, 🏠. */
-const LONG_NAME = `Ferienwohnung „Über den Dächern“ – Dachgeschoss links 🏠 mit Blick auf den Fluss – ${'äöü–'.repeat(12)}`;
+const WIDE = 'äöü–'.repeat(12);
+const LONG_NAME = `Ferienwohnung „Über den Dächern“ – Dachgeschoss links 🏠 mit Blick auf den Fluss – ${WIDE}`;
 
 /** Every physical line of the iCalendar bytes: at most 75 octets, and whole UTF-8 characters only. */
 function expectFoldedByOctets(bytes: Buffer): void {

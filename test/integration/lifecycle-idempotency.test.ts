@@ -41,7 +41,8 @@ async function offer() {
 const participationsOf = async (resourceId: string) =>
   (
     await t.db.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM participations p JOIN appointments a ON a.id = p.appointment_id WHERE a.resource_id = $1',
+      `SELECT count(*)::int AS n FROM participations p JOIN appointments a ON a.id = p.appointment_id
+         WHERE a.resource_id = $1`,
       [resourceId],
     )
   )[0].n;
@@ -58,7 +59,8 @@ describe('Idempotency-Key', () => {
     expect(first.headers['idempotent-replayed']).toBeUndefined();
     const mails = await mailsOf(b.p.crmId);
 
-    const again = await book(t, b.resource.reference, body, undefined, { 'idempotency-key': `"${k}"` }); // the structured-field form is the same key
+    // the structured-field form is the same key
+    const again = await book(t, b.resource.reference, body, undefined, { 'idempotency-key': `"${k}"` });
     expect(again.statusCode).toBe(201);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.headers['content-type']).toMatch(/^application\/json/);
@@ -198,7 +200,8 @@ describe('Idempotency-Key', () => {
       });
       expect(reused.statusCode).toBe(422);
       t.clock.advance(61_000);
-      await t.db.query("DELETE FROM participations WHERE client_ip = '10.77.0.3'"); // the first hold's place, so this address may hold again
+      // the first hold's place, so this address may hold again
+      await t.db.query("DELETE FROM participations WHERE client_ip = '10.77.0.3'");
       // a day later the slots are in the past: what matters is that the key runs anew (no 422, no replay)
       const fresh = await reserve(t, b.resource.reference, reserveBodyFor(slots[1], b.product.uuid), undefined, {
         'idempotency-key': k,
@@ -261,7 +264,8 @@ describe.runIf(currentBackend() === 'postgres')('Idempotency-Key across instance
     const waiting = async () =>
       (
         await blocker.query(
-          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database()
+             AND wait_event_type = 'Lock'`,
         )
       ).rows[0].n;
     await expect.poll(waiting, { timeout: 25_000, interval: 20 }).toBeGreaterThanOrEqual(1);

@@ -145,7 +145,8 @@ describe('reminders', () => {
     expect(put.json().provider.reminderMinutesBefore).toEqual([120, 30]);
     await bookSlot(t, b, other);
     const offsets = await t.db.query<{ minutes_before: number }>(
-      'SELECT DISTINCT minutes_before FROM reminders r JOIN participations p ON p.id = r.participation_id WHERE p.crm_id = $1 ORDER BY 1',
+      `SELECT DISTINCT minutes_before FROM reminders r JOIN participations p ON p.id = r.participation_id
+         WHERE p.crm_id = $1 ORDER BY 1`,
       [b.p.crmId],
     );
     expect(offsets.map((o) => o.minutes_before)).toEqual([30, 120]);

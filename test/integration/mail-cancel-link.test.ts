@@ -227,7 +227,8 @@ describe('the generated link key (no CANCEL_LINK_SECRET)', () => {
     const b = await booked();
     const token = b.cancelPath.split('/').pop()!;
     expect(token).toBe(signCancelToken(stored.value, b.participationId));
-    // another instance started on the same database (a config of its own, no key in it) reads the stored key and honours the link
+    // another instance started on the same database (a config of its
+    // own, no key in it) reads the stored key and honours the link
     const config = { ...t.config, cancelLinkSecret: undefined };
     const second = await buildApp({ config, db: t.db, clock: t.clock, logger: false });
     expect(config.cancelLinkSecret).toBe(stored.value);

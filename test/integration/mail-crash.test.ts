@@ -34,7 +34,9 @@ describe.runIf(currentBackend() === 'postgres')('mail after a crash (PostgreSQL,
   };
   const outbox = () =>
     t.db.query<{ id: string; status: string; attempts: number; leased: boolean; lease_left_s: number }>(
-      'SELECT id, status, attempts, next_attempt_at > now() AS leased, extract(epoch FROM next_attempt_at - now())::float8 AS lease_left_s FROM outbox ORDER BY created_at',
+      `SELECT id, status, attempts, next_attempt_at > now() AS leased,
+              extract(epoch FROM next_attempt_at - now())::float8 AS lease_left_s
+         FROM outbox ORDER BY created_at`,
     );
 
   it('delivers every committed mail; those a killed worker held wait one lease (30 s), no more', async () => {
@@ -76,7 +78,8 @@ describe.runIf(currentBackend() === 'postgres')('mail after a crash (PostgreSQL,
     await expect.poll(() => committed.every((r) => delivered(r.id)), { timeout: 150_000, interval: 200 }).toBe(true);
     const took = Date.now() - restartedAt;
     console.info(
-      `mail after a crash: ${committed.length} mails, ${stranded.length} held by the killed worker, all delivered ${took} ms after the restart`,
+      `mail after a crash: ${committed.length} mails, ${stranded.length} held by the killed worker, ` +
+        `all delivered ${took} ms after the restart`,
     );
     expect((await outbox()).every((r) => r.status === 'SENT')).toBe(true);
     // at least once, and at most one extra copy: the mail in flight when the worker died

@@ -46,7 +46,8 @@ const ask = (ref: string, body: object) => publicCall(t, 'POST', '/rest/1/my-boo
 /** The links of the crm's my-bookings mails to this address, oldest first. */
 async function mailedLinks(crmId: string, address: string): Promise<string[]> {
   const rows = await t.db.query<{ template: string; locale: string; recipient: string; payload: unknown }>(
-    `SELECT template, locale, recipient, payload FROM outbox WHERE crm_id = $1 AND template = 'my-bookings' AND lower(recipient) = lower($2) ORDER BY created_at`,
+    `SELECT template, locale, recipient, payload FROM outbox WHERE crm_id = $1 AND template = 'my-bookings'
+       AND lower(recipient) = lower($2) ORDER BY created_at`,
     [crmId, address],
   );
   return rows.map((m) => {

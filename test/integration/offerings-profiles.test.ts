@@ -314,7 +314,8 @@ describe('concurrent B8 for one user', () => {
     );
     expect(results.map((r) => r.statusCode).sort()).toEqual([200, 200, 200, 201]);
     const [{ n }] = await t.db.query<{ n: number }>(
-      'SELECT count(*)::int AS n FROM contact_profiles cp JOIN users u ON u.id = cp.user_id WHERE u.crm_id = $1 AND cp.provider_id IS NULL',
+      `SELECT count(*)::int AS n FROM contact_profiles cp JOIN users u ON u.id = cp.user_id WHERE u.crm_id = $1
+         AND cp.provider_id IS NULL`,
       [p.crmId],
     );
     expect(n).toBe(1);

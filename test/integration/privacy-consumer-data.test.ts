@@ -99,20 +99,24 @@ async function waitUntil(what: string, check: () => boolean | Promise<boolean>, 
 async function databaseMentions(needles: string[]): Promise<string[]> {
   const columns = await t.db.query<{ table_name: string; column_name: string }>(
     `SELECT c.table_name, c.column_name FROM information_schema.columns c
-       JOIN information_schema.tables tb ON tb.table_schema = c.table_schema AND tb.table_name = c.table_name AND tb.table_type = 'BASE TABLE'
-      WHERE c.table_schema = current_schema() AND c.data_type IN ('text', 'character varying', 'character', 'json', 'jsonb', 'ARRAY')`,
+       JOIN information_schema.tables tb ON tb.table_schema = c.table_schema AND tb.table_name = c.table_name
+         AND tb.table_type = 'BASE TABLE'
+      WHERE c.table_schema = current_schema() AND c.data_type IN ('text', 'character varying', 'character', 'json',
+        'jsonb', 'ARRAY')`,
   );
   expect(columns.length).toBeGreaterThan(30);
   const found: string[] = [];
   for (const { table_name, column_name } of columns) {
     const rows = await t.db
       .query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM "${table_name}" WHERE strpos(lower("${column_name}"::text), ANY (SELECT lower(x) FROM unnest($1::text[]) x)) > 0`,
+        `SELECT count(*)::int AS n FROM "${table_name}" WHERE strpos(lower("${column_name}"::text), ANY (SELECT lower(x)
+           FROM unnest($1::text[]) x)) > 0`,
         [needles],
       )
       .catch(async () =>
         t.db.query<{ n: number }>(
-          `SELECT count(*)::int AS n FROM "${table_name}" x, unnest($1::text[]) nd WHERE strpos(lower(x."${column_name}"::text), lower(nd)) > 0`,
+          `SELECT count(*)::int AS n FROM "${table_name}" x, unnest($1::text[]) nd
+             WHERE strpos(lower(x."${column_name}"::text), lower(nd)) > 0`,
           [needles],
         ),
       );
@@ -250,7 +254,8 @@ describe('consumer data: erasure', () => {
       async () =>
         (
           await t.db.query(
-            `SELECT 1 FROM outbox WHERE crm_id = $1 AND status = 'PENDING' AND attempts >= 2 AND next_attempt_at > now() + interval '2500 milliseconds'`,
+            `SELECT 1 FROM outbox WHERE crm_id = $1 AND status = 'PENDING' AND attempts >= 2
+               AND next_attempt_at > now() + interval '2500 milliseconds'`,
             [b.p.crmId],
           )
         ).length >= 2,

@@ -84,10 +84,12 @@ describe('retention', () => {
     expect(
       (await s.p.call('GET', `${s.base}/customers/${encodeURIComponent(kept.customerReference)}`)).json().customer,
     ).toMatchObject({ userName: 'Karl Kept' });
-    // the mails and webhook events about the old bookings are scrubbed, each of its own person; the recent one's keep Karl
+    // the mails and webhook events about the old bookings are
+    // scrubbed, each of its own person; the recent one's keep Karl
     const mentions = async (text: string) => {
       const [row] = await t.db.query<{ mails: number; events: number }>(
-        `SELECT (SELECT count(*)::int FROM outbox WHERE crm_id = $1 AND (payload::text ILIKE $2 OR recipient ILIKE $2)) AS mails,
+        `SELECT (SELECT count(*)::int FROM outbox WHERE crm_id = $1 AND (payload::text ILIKE $2
+           OR recipient ILIKE $2)) AS mails,
                 (SELECT count(*)::int FROM webhook_events WHERE crm_id = $1 AND body ILIKE $2) AS events`,
         [s.p.crmId, `%${text}%`],
       );

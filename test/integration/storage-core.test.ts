@@ -52,7 +52,8 @@ describe('migrations and definitions at start', () => {
   it('apply a definition again when it differs from the one recorded, and only that one', async () => {
     const db = database.db;
     // a stale body, as an older release would have left it
-    await db.exec(`CREATE OR REPLACE FUNCTION participation_is_live(p_state text, p_hold_until timestamptz, p_at timestamptz) RETURNS boolean
+    await db.exec(`CREATE OR REPLACE FUNCTION participation_is_live(p_state text, p_hold_until timestamptz,
+                     p_at timestamptz) RETURNS boolean
                    LANGUAGE sql IMMUTABLE AS $$ SELECT false $$`);
     await db.query(
       `UPDATE schema_definitions SET checksum = 'older' WHERE name = 'scheduling/participation_is_live.sql'`,
@@ -88,7 +89,8 @@ describe('the one rule for a live participation', () => {
       await tx.query('SET LOCAL enable_bitmapscan = off');
       const rows = await tx.query<{ 'QUERY PLAN': string }>(
         `EXPLAIN (VERBOSE, COSTS OFF) SELECT count(*) FROM participations
-          WHERE appointment_id = '00000000-0000-0000-0000-000000000000' AND participation_is_live(state, hold_until, now())`,
+          WHERE appointment_id = '00000000-0000-0000-0000-000000000000'
+            AND participation_is_live(state, hold_until, now())`,
       );
       return rows.map((r) => r['QUERY PLAN']).join('\n');
     });

@@ -144,7 +144,8 @@ describe.each(['d5910a4', '69e5c5c', '60cdfba'])('a database left by %s', (commi
   it("carries each booking's SEQUENCE over from its old mails, so calendars take the next update", async () => {
     const rows = await t.db.query<{ carried: string; sent: string }>(
       `SELECT m.sequence::text AS carried, max((o.payload ->> 'sequence')::bigint)::text AS sent
-         FROM outbox o JOIN mail_calendar_sequences m ON m.participation_id::text = o.payload -> 'participation' ->> 'uuid'
+         FROM outbox o JOIN mail_calendar_sequences m
+           ON m.participation_id::text = o.payload -> 'participation' ->> 'uuid'
         WHERE o.crm_id = 'fix' AND o.payload ? 'icsUid' GROUP BY m.participation_id, m.sequence`,
     );
     expect(rows.length).toBeGreaterThan(0);

@@ -149,7 +149,8 @@ describe('webhooks across a crash', () => {
     const committed = new Set(
       appointments.flatMap((a) => a.participations.filter((p) => p.state === 'BOOKED').map((p) => p.uuid)),
     );
-    expect(committed.size).toBeGreaterThanOrEqual(booked); // every 201 was committed (some in flight may have committed too)
+    // every 201 was committed (some in flight may have committed too)
+    expect(committed.size).toBeGreaterThanOrEqual(booked);
 
     const accepted = () => receiver.received.filter((r) => r.at > restartedAt);
     const reported = () => new Set(accepted().map((r) => JSON.parse(r.body).data.participation.uuid as string));

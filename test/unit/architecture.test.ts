@@ -59,8 +59,14 @@ function allowed(from: Place, to: Place): boolean {
   return layerOf(to.module) > layerOf(from.module);
 }
 
-const IMPORT =
-  /\b(?:import|export)\s[^'";]*?\bfrom\s*['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s*['"]([^'"]+)['"]/gm;
+const IMPORT = new RegExp(
+  [
+    /\b(?:import|export)\s[^'";]*?\bfrom\s*['"]([^'"]+)['"]/.source, // static import or re-export
+    /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/.source, // dynamic import
+    /^\s*import\s*['"]([^'"]+)['"]/.source, // side-effect import
+  ].join('|'),
+  'gm',
+);
 
 /** The relative specifiers a TypeScript source imports or re-exports (static, side-effect or dynamic). */
 function importsOf(source: string): string[] {
@@ -83,7 +89,9 @@ function sqlFunctions(sources: Source[]): Map<string, string> {
   return defined;
 }
 
-/** The SQL functions a source calls (in SQL text, or in a TypeScript file's SQL strings), less those it defines itself. */
+/**
+ * The SQL functions a source calls (in SQL text, or in a TypeScript file's SQL strings), less those it defines itself.
+ */
 function sqlCallsOf(source: Source, functions: Map<string, string>): string[] {
   const called = new Set<string>();
   for (const m of source.source.matchAll(/\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\s*\(/gi)) {
@@ -242,7 +250,8 @@ describe('module dependencies', () => {
       {
         path: 'notifications/a.ts',
         source:
-          "import { x } from './outbox.js';\nimport type { Queryable } from '../storage/db.js';\nimport { DateTime } from 'luxon';",
+          "import { x } from './outbox.js';\nimport type { Queryable } " +
+          "from '../storage/db.js';\nimport { DateTime } from 'luxon';",
       },
       {
         path: 'booking/b.ts',
@@ -251,7 +260,8 @@ describe('module dependencies', () => {
       {
         path: 'listing/c.ts',
         source:
-          "import { y } from '../booking/slotEngine.js';\nimport { z } from '../config.js';\nimport type { Clock } from '../context.js';",
+          "import { y } from '../booking/slotEngine.js';\nimport { z } " +
+          "from '../config.js';\nimport type { Clock } from '../context.js';",
       },
       { path: 'app.ts', source: "import { y } from './http/public.js';\nimport { s } from './jobs.js';" },
       { path: 'config.ts', source: "import type { Db } from './storage/db.js';" },

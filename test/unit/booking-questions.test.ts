@@ -1,4 +1,7 @@
-/** Booking questions' pure rules (DESIGN 7.7): the questions a product stores, the answers A3 keeps, and how mails word them. */
+/**
+ * Booking questions' pure rules (DESIGN 7.7): the questions a
+ * product stores, the answers A3 keeps, and how mails word them.
+ */
 import { describe, expect, it } from 'vitest';
 import { checkAnswers } from '../../src/booking/answers.js';
 import { answerLine } from '../../src/notifications/answers.js';
@@ -62,7 +65,8 @@ describe('checkAnswers', () => {
 
   it('names every key that breaks a rule in one message', () => {
     expect(() => checkAnswers(questions, { plate: 'x'.repeat(501), ok: 'yes', extra: 1 }, 'DE')).toThrow(
-      'body.answers.extra is not a question of this product; body.answers.size is required; body.answers.plate must have at most 500 characters; body.answers.ok must be true or false',
+      'body.answers.extra is not a question of this product; body.answers.size is required; ' +
+        'body.answers.plate must have at most 500 characters; body.answers.ok must be true or false',
     );
   });
 
@@ -130,7 +134,8 @@ describe('answers in mails', () => {
     expect(render('de').text).toContain('Angaben zur Buchung:\n- Kennzeichen: <B-1>\n- Einverstanden: Ja');
     expect(render('en').text).toContain('Answers to the booking questions:\n- Plate: <B-1>\n- Agreed: Yes');
     expect(render('en').html).toContain(
-      '<th align="left" valign="top" style="padding:4px 16px 4px 0;font-weight:600">Plate</th><td style="padding:4px 0">&lt;B-1&gt;</td>',
+      '<th align="left" valign="top" style="padding:4px 16px 4px 0;font-weight:600">Plate</th>' +
+        '<td style="padding:4px 0">&lt;B-1&gt;</td>',
     );
     expect(render('de').text).not.toContain('Angaben zur Buchung:\n\n');
   });

@@ -81,7 +81,8 @@ describe.each(ZONES)('with the process in %s', (tz) => {
   it('reads an Outlook export: Windows zones with VTIMEZONE, a moved instance, free, tentative, no VTIMEZONE', () => {
     expect(read(fixture('outlook.ics'), 'Europe/Berlin', '2026-10-01T00:00Z', '2026-12-01T00:00Z')).toEqual([
       '2026-10-20T12:00:00.000Z / 2026-10-20T13:00:00.000Z', // Tuesday 14:00 CEST
-      '2026-10-22T08:00:00.000Z / 2026-10-22T09:00:00.000Z', // tentative (OPAQUE) blocks; the free one of the 21st does not
+      // tentative (OPAQUE) blocks; the free one of the 21st does not
+      '2026-10-22T08:00:00.000Z / 2026-10-22T09:00:00.000Z',
       '2026-10-25T23:00:00.000Z / 2026-10-26T23:00:00.000Z', // all-day out of office, Berlin's day
       '2026-10-27T13:00:00.000Z / 2026-10-27T14:00:00.000Z', // Tuesday 14:00 CET
       '2026-10-29T13:00:00.000Z / 2026-10-29T14:00:00.000Z', // "Eastern Standard Time", no VTIMEZONE: New York (EDT)
@@ -109,7 +110,8 @@ describe.each(ZONES)('with the process in %s', (tz) => {
       '2026-06-19T22:00:00.000Z / 2026-06-21T22:00:00.000Z', // all-day with DURATION:P2D
       '2026-06-22T08:00:00.000Z / 2026-06-22T09:00:00.000Z', // floating weekly; the 29th is an EXDATE
       '2026-07-06T08:00:00.000Z / 2026-07-06T09:00:00.000Z',
-      '2026-10-24T10:00:00.000Z / 2026-10-25T11:00:00.000Z', // DURATION:P1D over the autumn change: a wall-clock day, 25 hours
+      // DURATION:P1D over the autumn change: a wall-clock day, 25 hours
+      '2026-10-24T10:00:00.000Z / 2026-10-25T11:00:00.000Z',
     ]);
   });
 
@@ -522,7 +524,8 @@ describe('busyIntervals, lengths and series', () => {
 
   it('gives timed events weeks, days in wall time, hours, minutes, seconds; a negative or reversed length none', () => {
     const ics = calendar(
-      ...event('UID:a', 'DTSTART;TZID=Europe/Berlin:20261019T100000', 'DURATION:P1W'), // over the autumn change: 7 wall days
+      // over the autumn change: 7 wall days
+      ...event('UID:a', 'DTSTART;TZID=Europe/Berlin:20261019T100000', 'DURATION:P1W'),
       ...event('UID:b', 'DTSTART:20260601T080000Z', 'DURATION:P1DT2H3M4S'),
       ...event('UID:c', 'DTSTART:20260603T080000Z', 'DURATION:-PT1H'),
       ...event('UID:d', 'DTSTART:20260604T080000Z', 'DTEND:20260604T070000Z'),
@@ -631,9 +634,12 @@ describe('busyIntervals, series begun years before the window', () => {
 
   it('ends COUNT series begun years ago at their last instance: biweekly, monthly on the 31st, two weekdays', () => {
     const ics = calendar(
-      ...event('UID:i', 'DTSTART:20200106T090000Z', 'DURATION:PT1H', 'RRULE:FREQ=WEEKLY;INTERVAL=2;COUNT=169'), // the last: 2026-06-15
-      ...event('UID:m', 'DTSTART:20200131T100000Z', 'DURATION:PT1H', 'RRULE:FREQ=MONTHLY;COUNT=46'), // months with a 31st: the 46th is 2026-07-31
-      ...event('UID:t', 'DTSTART:20200107T110000Z', 'DURATION:PT1H', 'RRULE:FREQ=WEEKLY;BYDAY=TU,TH;COUNT=672'), // the last: 2026-06-11
+      // the last: 2026-06-15
+      ...event('UID:i', 'DTSTART:20200106T090000Z', 'DURATION:PT1H', 'RRULE:FREQ=WEEKLY;INTERVAL=2;COUNT=169'),
+      // months with a 31st: the 46th is 2026-07-31
+      ...event('UID:m', 'DTSTART:20200131T100000Z', 'DURATION:PT1H', 'RRULE:FREQ=MONTHLY;COUNT=46'),
+      // the last: 2026-06-11
+      ...event('UID:t', 'DTSTART:20200107T110000Z', 'DURATION:PT1H', 'RRULE:FREQ=WEEKLY;BYDAY=TU,TH;COUNT=672'),
     );
     expect(read(ics, 'UTC', '2026-06-10T12:00Z', '2026-08-10T00:00Z')).toEqual([
       '2026-06-11T11:00:00.000Z / 2026-06-11T12:00:00.000Z',
@@ -740,9 +746,12 @@ describe('busyIntervals, what mutation testing asked for', () => {
 
   it('ends monthly and yearly COUNT series at their last instance, and a daily one limited to a weekday', () => {
     const ics = calendar(
-      ...event('UID:m', 'DTSTART:20200315T080000Z', 'DURATION:PT1H', 'RRULE:FREQ=MONTHLY;COUNT=80'), // the last: 2026-10-15
-      ...event('UID:y', 'DTSTART:20170620T090000Z', 'DURATION:PT1H', 'RRULE:FREQ=YEARLY;COUNT=10'), // the last: 2026-06-20
-      ...event('UID:d', 'DTSTART:20260601T100000Z', 'DURATION:PT1H', 'RRULE:FREQ=DAILY;BYDAY=MO;COUNT=3'), // three Mondays
+      // the last: 2026-10-15
+      ...event('UID:m', 'DTSTART:20200315T080000Z', 'DURATION:PT1H', 'RRULE:FREQ=MONTHLY;COUNT=80'),
+      // the last: 2026-06-20
+      ...event('UID:y', 'DTSTART:20170620T090000Z', 'DURATION:PT1H', 'RRULE:FREQ=YEARLY;COUNT=10'),
+      // three Mondays
+      ...event('UID:d', 'DTSTART:20260601T100000Z', 'DURATION:PT1H', 'RRULE:FREQ=DAILY;BYDAY=MO;COUNT=3'),
     );
     expect(busyOf(ics, '2026-06-01T00:00Z', '2026-12-31T00:00Z')).toEqual([
       '2026-06-01T10:00:00.000Z / 2026-06-01T11:00:00.000Z',
@@ -867,7 +876,8 @@ describe('busyIntervals, time zones', () => {
       ...event('UID:b', 'DTSTART;TZID=Europe/Berlin:20260329T015900', 'DURATION:PT1M'), // the last minute of CET
       ...event('UID:c', 'DTSTART;TZID=America/New_York:20261101T010000', 'DURATION:PT10M'), // twice: the first, EDT
       ...event('UID:d', 'DTSTART;TZID=America/New_York:20261101T020000', 'DURATION:PT10M'), // once, EST
-      ...event('UID:e', 'DTSTART;TZID=Australia/Lord_Howe:20261004T021500', 'DURATION:PT10M'), // a 30-minute gap: +10:30 before it
+      // a 30-minute gap: +10:30 before it
+      ...event('UID:e', 'DTSTART;TZID=Australia/Lord_Howe:20261004T021500', 'DURATION:PT10M'),
       ...event('UID:f', 'DTSTART;VALUE=DATE:20261025'),
     );
     expect(read(ics, 'Europe/Berlin', '2026-03-28T00:00Z', '2026-11-02T00:00Z')).toEqual([

@@ -15,7 +15,9 @@ import { DomainError } from '../../src/errors.js';
 import { refusedRange, type Lookup } from '../../src/net/destination.js';
 
 const ICS =
-  'BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\nUID:a@test\r\nDTSTART:20270105T090000Z\r\nDTEND:20270105T100000Z\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n';
+  'BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n' +
+  'BEGIN:VEVENT\r\nUID:a@test\r\nDTSTART:20270105T090000Z\r\nDTEND:20270105T100000Z\r\nEND:VEVENT\r\n' +
+  'END:VCALENDAR\r\n';
 const ETAG = '"v1"';
 const MODIFIED = 'Tue, 05 Jan 2027 08:00:00 GMT';
 
@@ -176,7 +178,8 @@ describe('reading an iCalendar URL', () => {
     );
     expect(calendarUrl('WEBCALS://example.org/x.ics')).toBe('https://example.org/x.ics');
     expect(calendarUrl('http://example.org/x.ics')).toBe('http://example.org/x.ics');
-    // webcal to this plain-http test server is therefore a TLS handshake with a plain-http server: it fails, it is not read as http
+    // webcal to this plain-http test server is therefore a TLS handshake
+    // with a plain-http server: it fails, it is not read as http
     const port = new URL(base).port;
     await expect(fetchIcs(`webcal://127.0.0.1:${port}/cal.ics`, {}, open)).rejects.toBeInstanceOf(CalendarUnreadable);
     await expect(fetchIcs('ftp://example.org/cal.ics', {}, open)).rejects.toEqual(

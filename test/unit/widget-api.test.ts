@@ -32,9 +32,12 @@ describe('widget API client', () => {
     await api.book({ email: 'a@b.de' });
     expect(f.calls.map((c) => `${c.init.method} ${c.url}`)).toEqual([
       'POST https://svc.example/booking/resources/public_data?ref=flat+1%40acme&channelKey=RESOURCE_PUBLIC',
-      'POST https://svc.example/booking/products/active_products?ref=flat+1%40acme&channelKey=RESOURCE_PUBLIC&languageTag=en_GB',
-      'GET https://svc.example/booking/resources/flat%201%40acme/upcoming_bookables?channelKey=RESOURCE_PUBLIC&groupFormat=yyyy-MM-dd&timeFormat=HH%3Amm&languageTag=de_DE',
-      'POST https://svc.example/booking/rest/1/resources/flat%201%40acme/reserve_appointment?channelKey=RESOURCE_PUBLIC',
+      'POST https://svc.example/booking/products/active_products' +
+        '?ref=flat+1%40acme&channelKey=RESOURCE_PUBLIC&languageTag=en_GB',
+      'GET https://svc.example/booking/resources/flat%201%40acme/upcoming_bookables' +
+        '?channelKey=RESOURCE_PUBLIC&groupFormat=yyyy-MM-dd&timeFormat=HH%3Amm&languageTag=de_DE',
+      'POST https://svc.example/booking/rest/1/resources/flat%201%40acme/reserve_appointment' +
+        '?channelKey=RESOURCE_PUBLIC',
       'POST https://svc.example/booking/resources/flat%201%40acme/create_appointment_with_consumer?timeFormat=HH%3Amm',
     ]);
     expect(f.calls[3].init).toMatchObject({ body: '{"timeslot_uuid":"t"}', mode: 'cors', credentials: 'omit' });

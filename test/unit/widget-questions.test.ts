@@ -1,4 +1,7 @@
-/** The widget's booking questions, pure (widget/src/questions.js): which product asks, the form's checks, A3's body and its 400s per field. */
+/**
+ * The widget's booking questions, pure (widget/src/questions.js): which product asks, the form's checks, A3's body and
+ * its 400s per field.
+ */
 import { describe, expect, it } from 'vitest';
 import { TEXT } from '../../widget/src/i18n.js';
 import { answerErrorsOf, answerRows, answersBody, questionsOf, validateAnswers } from '../../widget/src/questions.js';
@@ -69,7 +72,8 @@ describe("A3's answers", () => {
     const errors = [
       {
         message:
-          'body.answers.persons is required; body.answers.plate must have at most 5 characters; body.answers.other is not a question of this product',
+          'body.answers.persons is required; body.answers.plate must have at most 5 characters; ' +
+          'body.answers.other is not a question of this product',
       },
       { message: 'body.answers.mail must be an email address' },
     ];
