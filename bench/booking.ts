@@ -165,22 +165,29 @@ export async function bookingRun(serverUrl: string, data: BookingData, load: Boo
   };
 }
 
-/** No appointment over its capacity, no two live appointments of a resource overlapping (as the database sees it afterwards). */
+/**
+ * No appointment over its capacity, no two live appointments of
+ * a resource overlapping (as the database sees it afterwards).
+ */
 export async function overbookingCheck(db: Db, resourceUuids: string[]) {
   const [over] = await db.query<{ appointments: number; overbooked: number; booked: number }>(
     `SELECT count(*)::int AS appointments,
             count(*) FILTER (WHERE taken > capacity)::int AS overbooked,
             COALESCE(sum(booked), 0)::int AS booked
        FROM (SELECT a.capacity,
-                    (SELECT count(*) FROM participations p WHERE p.appointment_id = a.id AND (p.state IN ('REQUESTED', 'BOOKED') OR (p.state = 'RESERVED' AND p.hold_until > now()))) AS taken,
-                    (SELECT count(*) FROM participations p WHERE p.appointment_id = a.id AND p.state = 'BOOKED') AS booked
+                    (SELECT count(*) FROM participations p WHERE p.appointment_id = a.id
+                      AND (p.state IN ('REQUESTED', 'BOOKED') OR (p.state = 'RESERVED'
+                      AND p.hold_until > now()))) AS taken,
+                    (SELECT count(*) FROM participations p WHERE p.appointment_id = a.id
+                      AND p.state = 'BOOKED') AS booked
                FROM appointments a WHERE a.resource_id = ANY($1::uuid[])) x`,
     [resourceUuids],
   );
   // an appointment starting before the latest end among those starting earlier overlaps one of them
   const [overlaps] = await db.query<{ n: number }>(
     `SELECT count(*) FILTER (WHERE start_at < earlier_end)::int AS n
-       FROM (SELECT start_at, max(end_at) OVER (PARTITION BY resource_id ORDER BY start_at, id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS earlier_end
+       FROM (SELECT start_at, max(end_at) OVER (PARTITION BY resource_id
+         ORDER BY start_at, id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS earlier_end
                FROM appointments WHERE resource_id = ANY($1::uuid[]) AND state = 'ACTIVE' AND NOT archived) x`,
     [resourceUuids],
   );

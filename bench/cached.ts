@@ -1,8 +1,8 @@
 /**
  * W1-CACHED: W1's listing served from the cache to 50 connections in closed loop, uncompressed (no
  * Accept-Encoding) and br, each against a plain node:http server sending the same bytes in the
- * same run, the two taking turns in slices. Besides req/s and p99, what does not depend on the machine's phase: the service's CPU
- * per request, its database's backends' CPU per request, and statements per request (the
+ * same run, the two taking turns in slices. Besides req/s and p99, what does not depend on the machine's phase: the
+ * service's CPU per request, its database's backends' CPU per request, and statements per request (the
  * database's committed transactions: every statement outside a transaction is one).
  *
  * It needs nothing of this checkout's code but the bench: it starts the build in BENCH_SERVICE_DIR
@@ -129,7 +129,9 @@ export async function cachedRun(adminUrl: string): Promise<void> {
     const ceiling = await startCeiling(base, path);
     const shortCeiling = await startCeiling(base, shortPath);
     console.log(
-      `    service : ${serviceDir} (status ${ceiling.status}); answer ${ceiling.identityBytes} bytes uncompressed, ${ceiling.brBytes} bytes br (Content-Encoding: ${ceiling.encoding}); over ${SHORT_DAYS} days ${shortCeiling.identityBytes} bytes uncompressed`,
+      `    service : ${serviceDir} (status ${ceiling.status}); answer ${ceiling.identityBytes} ` +
+        `bytes uncompressed, ${ceiling.brBytes} bytes br (Content-Encoding: ${ceiling.encoding}); ` +
+        `over ${SHORT_DAYS} days ${shortCeiling.identityBytes} bytes uncompressed`,
     );
     const peakRss = sampleRss(spawned.pid!);
     try {
@@ -146,13 +148,21 @@ export async function cachedRun(adminUrl: string): Promise<void> {
         );
         const share = service.rps / bare.rps;
         console.log(
-          `    ${variant.padEnd(12)} service : p50 ${service.p50.toFixed(1)} ms  p99 ${service.p99.toFixed(1)} ms  ${service.rps.toFixed(0)} req/s  CPU ${service.cpuUsPerRequest.toFixed(0)} µs per request, PostgreSQL ${service.pgCpuUsPerRequest.toFixed(0)} µs per request, ${service.statementsPerRequest.toFixed(3)} statements per request (non-2xx ${service.non2xx}, errors ${service.errors})`,
+          `    ${variant.padEnd(12)} service : p50 ${service.p50.toFixed(1)} ` +
+            `ms  p99 ${service.p99.toFixed(1)} ms  ${service.rps.toFixed(0)} ` +
+            `req/s  CPU ${service.cpuUsPerRequest.toFixed(0)} µs per request, ` +
+            `PostgreSQL ${service.pgCpuUsPerRequest.toFixed(0)} µs per request, ` +
+            `${service.statementsPerRequest.toFixed(3)} statements per request (non-2xx ${service.non2xx}, ` +
+            `errors ${service.errors})`,
         );
         console.log(
-          `    ${variant.padEnd(12)} ceiling : p50 ${bare.p50.toFixed(1)} ms  p99 ${bare.p99.toFixed(1)} ms  ${bare.rps.toFixed(0)} req/s  CPU ${bare.cpuUsPerRequest.toFixed(0)} µs per request (plain node:http, same bytes)`,
+          `    ${variant.padEnd(12)} ceiling : p50 ${bare.p50.toFixed(1)} ms  p99 ${bare.p99.toFixed(1)} ` +
+            `ms  ${bare.rps.toFixed(0)} req/s  CPU ${bare.cpuUsPerRequest.toFixed(0)} ` +
+            `µs per request (plain node:http, same bytes)`,
         );
         console.log(
-          `    ${variant.padEnd(12)} share   : ${share.toFixed(2)} of the ceiling (target >= 0.85: ${share >= 0.85 ? 'met' : 'MISSED'})`,
+          `    ${variant.padEnd(12)} share   : ${share.toFixed(2)} of the ceiling (target >= 0.85: ` +
+            `${share >= 0.85 ? 'met' : 'MISSED'})`,
         );
       }
       console.log(`    service RSS: peak ${peakRss().toFixed(0)} MiB during W1-CACHED`);

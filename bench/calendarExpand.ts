@@ -32,7 +32,8 @@ function random(seed: number): () => number {
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 const local = (ms: number) => {
   const d = new Date(ms);
-  return `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}T${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}00`;
+  const day = `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}`;
+  return `${day}T${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}00`;
 };
 const date = (ms: number) => local(ms).slice(0, 8);
 
@@ -130,7 +131,8 @@ export function largeCalendar(): { ics: string; events: number; recurring: numbe
   const size = [...bodies.map(bare), ...overrides].reduce((n, b) => n + b.join('\r\n').length + 2, 0) + 200;
   const perEvent = Math.max(0, Math.floor((TARGET_BYTES - size) / EVENTS) - 16);
   const filler = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit; sed do eiusmod tempor. ';
-  const description = `DESCRIPTION:${filler.repeat(Math.ceil(perEvent / filler.length)).slice(0, Math.floor(perEvent * 0.985))}`;
+  const text = filler.repeat(Math.ceil(perEvent / filler.length)).slice(0, Math.floor(perEvent * 0.985));
+  const description = `DESCRIPTION:${text}`;
   const events = bodies.map((body) => [...body, fold(description), 'END:VEVENT'].join('\r\n'));
   const ics = [
     'BEGIN:VCALENDAR',
@@ -177,16 +179,19 @@ export function calendarExpand(runs = RUNS): CalendarExpandResult {
 /** The phase as bench/run.ts prints its workloads. */
 export function calendarExpandPhase(): CalendarExpandResult {
   console.log(
-    `\nCALENDAR  read and expand a ${(TARGET_BYTES / 1048576).toFixed(0)} MiB iCalendar text (${EVENTS} events, ${RECURRING} recurring), 400 days ahead, ${RUNS} times in this process`,
+    `\nCALENDAR  read and expand a ${(TARGET_BYTES / 1048576).toFixed(0)} MiB iCalendar text (${EVENTS} ` +
+      `events, ${RECURRING} recurring), 400 days ahead, ${RUNS} times in this process`,
   );
   const r = calendarExpand();
   const [first, ...later] = r.cpuMs;
   const warm = later.sort((a, b) => a - b)[Math.floor(later.length / 2)];
   console.log(
-    `    calendar: ${(r.bytes / 1048576).toFixed(2)} MiB, ${r.events} VEVENTs (${r.recurring} series), ${r.intervals} busy intervals after merging`,
+    `    calendar: ${(r.bytes / 1048576).toFixed(2)} MiB, ${r.events} VEVENTs (${r.recurring} series), ` +
+      `${r.intervals} busy intervals after merging`,
   );
   console.log(
-    `    CPU     : first read ${first.toFixed(0)} ms (the process's first: ical.js and luxon not yet compiled), then ${later.map((ms) => `${ms.toFixed(0)} ms`).join(', ')}`,
+    `    CPU     : first read ${first.toFixed(0)} ms (the process's first: ` +
+      `ical.js and luxon not yet compiled), then ${later.map((ms) => `${ms.toFixed(0)} ms`).join(', ')}`,
   );
   // the sync job reads calendars all day in one process: its reads are the warm ones
   console.log(

@@ -42,7 +42,10 @@ function parseArgs(argv: string[]) {
   return { commit, workloads: workloads.length ? workloads : ['W1-CACHED'], runs };
 }
 
-/** A worktree of `hash` with its build, made once per commit and kept in the temporary directory for the next comparison. */
+/**
+ * A worktree of `hash` with its build, made once per commit
+ * and kept in the temporary directory for the next comparison.
+ */
 function buildOther(hash: string): string {
   const dir = join(tmpdir(), `bench-compare-${hash.slice(0, 12)}`);
   const built = () =>
@@ -109,8 +112,14 @@ function bench(harness: string, serviceDir: string, workloads: string[], log: st
   });
 }
 
-const UNIT =
-  /(?:\b(p50|p90|p99|longest|service|PostgreSQL|bench client|CPU)\s+)?(\d[\d,]*(?:\.\d+)?)\s*(ms|req\/s|bookings\/s|µs per request|statements per request|of the ceiling|bytes per answer|MiB)/g;
+const UNIT = new RegExp(
+  [
+    /(?:\b(p50|p90|p99|longest|service|PostgreSQL|bench client|CPU)\s+)?/.source, // the figure's label, if any
+    /(\d[\d,]*(?:\.\d+)?)\s*/.source, // the number
+    /(ms|req\/s|bookings\/s|µs per request|statements per request|of the ceiling|bytes per answer|MiB)/.source,
+  ].join(''),
+  'g',
+);
 
 /**
  * The figures of a bench output, by name: `<workload> <line label> <figure>`, e.g.
@@ -126,7 +135,8 @@ export function figuresOf(output: string): Map<string, number> {
       continue;
     }
     const labelled = /^\s+([^:]+?)\s*:\s*(.*)$/.exec(line);
-    if (!workload || !labelled || labelled[1] === 'targets') continue; // targets repeat the figures and name the thresholds
+    // targets repeat the figures and name the thresholds
+    if (!workload || !labelled || labelled[1] === 'targets') continue;
     for (const m of labelled[2].matchAll(UNIT)) {
       let name = `${workload} ${labelled[1]} ${m[1] ? `${m[1]} ` : ''}${m[3]}`;
       for (let i = 2; figures.has(name); i++) name = `${name.replace(/ #\d+$/, '')} #${i}`;
@@ -151,7 +161,8 @@ async function main(): Promise<void> {
   const newHash = git('rev-parse', 'HEAD');
   const dirty = git('status', '--porcelain', '--untracked-files=no') !== '';
   console.log(
-    `# old: ${oldHash.slice(0, 12)} (${commit}); new: this checkout, ${newHash.slice(0, 12)}${dirty ? ' with uncommitted changes' : ''}`,
+    `# old: ${oldHash.slice(0, 12)} (${commit}); new: this checkout, ` +
+      `${newHash.slice(0, 12)}${dirty ? ' with uncommitted changes' : ''}`,
   );
   const other = buildOther(oldHash);
   console.log('# building this checkout');
@@ -160,7 +171,8 @@ async function main(): Promise<void> {
   const ownHarness = !sameMigrations(oldHash) && workloads.some((w) => !PORTABLE.has(w));
   if (ownHarness)
     console.log(
-      `# the migrations differ: ${workloads.filter((w) => !PORTABLE.has(w)).join(', ')} run with each checkout's own bench`,
+      `# the migrations differ: ${workloads.filter((w) => !PORTABLE.has(w)).join(', ')} ` +
+        `run with each checkout's own bench`,
     );
   const groups = ownHarness
     ? [workloads.filter((w) => PORTABLE.has(w)), workloads.filter((w) => !PORTABLE.has(w))].filter((g) => g.length)
@@ -180,9 +192,10 @@ async function main(): Promise<void> {
         const out = await bench(harness, serviceDir, group, join(logs, `${side}-${i}-${group.join('+')}.txt`));
         for (const [k, v] of figuresOf(out)) figures.set(k, v);
         console.log(
-          `# run ${i} ${side}: ${group.join(' ')} in ${((Date.now() - started) / 1000).toFixed(0)} s, load average ${loadavg()
-            .map((l) => l.toFixed(1))
-            .join(' ')}`,
+          `# run ${i} ${side}: ${group.join(' ')} in ${((Date.now() - started) / 1000).toFixed(0)} s, ` +
+            `load average ${loadavg()
+              .map((l) => l.toFixed(1))
+              .join(' ')}`,
         );
       }
       results[side].push(figures);
@@ -206,11 +219,13 @@ async function main(): Promise<void> {
     const n = news.every((v) => v !== undefined) ? median(news as number[]) : undefined;
     const ratio = o !== undefined && n !== undefined && o !== 0 ? (n / o).toFixed(2) : '-';
     console.log(
-      `${name.padEnd(width)}  ${[...olds, ...news, o, n].map((v) => fmt(v).padStart(9)).join(' ')} ${ratio.padStart(9)}`,
+      `${name.padEnd(width)}  ${[...olds, ...news, o, n].map((v) => fmt(v).padStart(9)).join(' ')} ` +
+        `${ratio.padStart(9)}`,
     );
   }
   console.log(
-    '\nms, µs and MiB: lower is better; /s and "of the ceiling": higher is better. The machine is shared: medians of alternating runs.',
+    '\nms, µs and MiB: lower is better; /s and "of the ceiling": higher is better. The machine is shared: ' +
+      'medians of alternating runs.',
   );
 }
 

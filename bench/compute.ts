@@ -113,7 +113,8 @@ const oneStringOnly = msPer(400, () => JSON.stringify(answer).length);
 console.log(`  from scratch                      ${scratch.toFixed(2)} ms`);
 console.log(`  after one change, from the last   ${changed.toFixed(2)} ms`);
 console.log(
-  `  reference: the whole answer as one JSON.stringify: ${oneStringOnly.toFixed(2)} ms, and encoded to bytes: ${oneString.toFixed(2)} ms`,
+  `  reference: the whole answer as one JSON.stringify: ${oneStringOnly.toFixed(2)} ms, ` +
+    `and encoded to bytes: ${oneString.toFixed(2)} ms`,
 );
 
 // The slot engine alone (was a wall-clock assertion in test/unit/slotEngine.test.ts, issue 40): 28 days of

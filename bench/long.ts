@@ -76,13 +76,16 @@ export async function statementStats(
     read: async () => {
       const [sum] = (
         await client.query<{ calls: number; exec: number; buffers: number }>(
-          `SELECT sum(calls)::float8 AS calls, sum(total_exec_time)::float8 AS exec, sum(shared_blks_hit + shared_blks_read)::float8 AS buffers
-             FROM pg_stat_statements WHERE dbid = ${db} AND toplevel AND query !~* 'pg_stat_statements|pg_stat_activity'`,
+          `SELECT sum(calls)::float8 AS calls, sum(total_exec_time)::float8 AS exec,
+             sum(shared_blks_hit + shared_blks_read)::float8 AS buffers
+             FROM pg_stat_statements WHERE dbid = ${db} AND toplevel
+               AND query !~* 'pg_stat_statements|pg_stat_activity'`,
         )
       ).rows;
       const top = (
         await client.query<{ query: string; calls: number; exec: number; buffers: number; toplevel: boolean }>(
-          `SELECT regexp_replace(query, '\\s+', ' ', 'g') AS query, toplevel, sum(calls)::float8 AS calls, sum(total_exec_time)::float8 AS exec,
+          `SELECT regexp_replace(query, '\\s+', ' ', 'g') AS query, toplevel, sum(calls)::float8 AS calls,
+             sum(total_exec_time)::float8 AS exec,
                   sum(shared_blks_hit + shared_blks_read)::float8 AS buffers
              FROM pg_stat_statements WHERE dbid = ${db} AND query !~* 'pg_stat_statements|pg_stat_activity'
             GROUP BY 1, 2 ORDER BY 4 DESC LIMIT 30`,
@@ -105,7 +108,10 @@ export async function statementStats(
   };
 }
 
-/** A run's wall time inside the service, from its metrics: requests, their time, and the requests pool's waits and statements. */
+/**
+ * A run's wall time inside the service, from its metrics: requests,
+ * their time, and the requests pool's waits and statements.
+ */
 export interface ServiceTime {
   requests: number;
   requestMs: number;
@@ -116,8 +122,10 @@ export interface ServiceTime {
   statements: number;
 }
 
-const BOOKING_ROUTES =
-  /^http_request_duration_seconds_(sum|count)\{method="POST",route="[^"]*(reserve_appointment|create_appointment_with_consumer)"/;
+const BOOKING_ROUTES = new RegExp(
+  /^http_request_duration_seconds_(sum|count)\{method="POST",/.source +
+    /route="[^"]*(reserve_appointment|create_appointment_with_consumer)"/.source,
+);
 
 export function serviceTime(before: Map<string, number>, after: Map<string, number>): ServiceTime {
   const d = grown(before, after);
@@ -184,22 +192,29 @@ export function printWallTime({ run, time }: LongRun): void {
   const rest = per(time.requestMs) - per(time.poolWaitMs) - per(time.statementMs);
   console.log(`    a request's wall time (reserve and create alike; ${time.requests} in the service's metrics):`);
   console.log(
-    `      at the client ${ms(run.mean)} mean; in the service ${ms(per(time.requestMs))} = pool wait ${ms(per(time.poolWaitMs))} + PostgreSQL ${ms(per(time.statementMs))} (${per(time.statements).toFixed(1)} statements, round trips included) + the rest ${ms(rest)} (this process: JavaScript, and waiting for its event loop)`,
+    `      at the client ${ms(run.mean)} mean; in the service ${ms(per(time.requestMs))} ` +
+      `= pool wait ${ms(per(time.poolWaitMs))} + PostgreSQL ${ms(per(time.statementMs))} ` +
+      `(${per(time.statements).toFixed(1)} statements, round trips included) + the rest ${ms(rest)} ` +
+      `(this process: JavaScript, and waiting for its event loop)`,
   );
   console.log(`      in the service by step: reserve ${ms(time.meanMs.reserve)}, create ${ms(time.meanMs.create)}`);
   console.log(
-    `      outside the service: ${ms(run.mean - per(time.requestMs))} (sockets, the kernel, the bench client on the same cores)`,
+    `      outside the service: ${ms(run.mean - per(time.requestMs))} (sockets, the kernel, ` +
+      `the bench client on the same cores)`,
   );
 }
 
 export function printStatements(label: string, stats: StatementStats, bookings: number, nested = 4): void {
   const per = (x: number) => (bookings ? x / bookings : NaN);
   console.log(
-    `    statements ${label}: ${per(stats.calls).toFixed(1)} top-level per booking, ${ms(per(stats.execMs))} executing, ${per(stats.buffers).toFixed(0)} buffers; heaviest top-level, then nested (per booking calls / ms / buffers):`,
+    `    statements ${label}: ${per(stats.calls).toFixed(1)} top-level per booking, ` +
+      `${ms(per(stats.execMs))} executing, ${per(stats.buffers).toFixed(0)} buffers; heaviest top-level, ` +
+      `then nested (per booking calls / ms / buffers):`,
   );
   const line = (t: StatementStats['top'][number]) =>
     console.log(
-      `      ${per(t.calls).toFixed(2).padStart(6)} ${per(t.execMs).toFixed(3).padStart(7)} ${per(t.buffers).toFixed(0).padStart(5)}  ${t.query.slice(0, 110)}`,
+      `      ${per(t.calls).toFixed(2).padStart(6)} ${per(t.execMs).toFixed(3).padStart(7)} ` +
+        `${per(t.buffers).toFixed(0).padStart(5)}  ${t.query.slice(0, 110)}`,
     );
   stats.top
     .filter((t) => t.toplevel)

@@ -118,80 +118,104 @@ const met = (ok: boolean) => (ok ? 'met' : 'MISSED');
 /** Peak RSS targets of the service per phase, MiB (issue 37). */
 const RSS_TARGETS_MIB: Record<string, number> = { W1: 150, RUSH: 200 };
 
-/** Runs a phase while sampling the service's RSS every 100 ms, then prints the peak (against the phase's target, if it has one). */
+/**
+ * Runs a phase while sampling the service's RSS every 100 ms, then
+ * prints the peak (against the phase's target, if it has one).
+ */
 async function rssDuring<T>(service: Child, phase: string, run: () => Promise<T>): Promise<T> {
   const peakRss = sampleRss(service.child.pid!);
   const result = await run();
   const rss = peakRss();
   const target = RSS_TARGETS_MIB[phase];
   console.log(
-    `    service RSS: peak ${rss.toFixed(0)} MiB during ${phase}${target ? `; target < ${target} (MiB): ${met(rss < target)}` : ''}`,
+    `    service RSS: peak ${rss.toFixed(0)} ` +
+      `MiB during ${phase}${target ? `; target < ${target} (MiB): ${met(rss < target)}` : ''}`,
   );
   return result;
 }
 
 async function runW1(service: Child, data: Awaited<ReturnType<typeof seedW1>>) {
   console.log(
-    `\nW1  GET upcoming_bookables?prdRef (28 days 08:00-18:00, raster 30, 150 appointments), ${W1_CONNECTIONS} connections, ${W1_SECONDS} s`,
+    `\nW1  GET upcoming_bookables?prdRef (28 days 08:00-18:00, raster 30, 150 appointments), ` +
+      `${W1_CONNECTIONS} connections, ${W1_SECONDS} s`,
   );
   const r = await w1(service.url, service.child.pid!, data);
   console.log(
     `    response: ${r.status}, ${r.items} bookables (${r.lots} LotAppointments), ${(r.bytes / 1024).toFixed(0)} KiB`,
   );
   console.log(
-    `    service : p50 ${ms(r.service.p50)}  p99 ${ms(r.service.p99)}  ${r.service.rps.toFixed(0)} req/s  (non-2xx ${r.service.non2xx}, errors ${r.service.errors}); CPU ${(r.service.cpuMsPerRequest * 1000).toFixed(0)} µs per request`,
+    `    service : p50 ${ms(r.service.p50)}  p99 ${ms(r.service.p99)}  ${r.service.rps.toFixed(0)} ` +
+      `req/s  (non-2xx ${r.service.non2xx}, errors ${r.service.errors}); ` +
+      `CPU ${(r.service.cpuMsPerRequest * 1000).toFixed(0)} µs per request`,
   );
   console.log(
-    `    uncached: p50 ${ms(r.computed.p50)}  p99 ${ms(r.computed.p99)}  ${r.computed.rps.toFixed(0)} req/s  (every request computes the listing: cache miss forced); CPU ${(r.computed.cpuMsPerRequest * 1000).toFixed(0)} µs per request`,
+    `    uncached: p50 ${ms(r.computed.p50)}  p99 ${ms(r.computed.p99)}  ${r.computed.rps.toFixed(0)} ` +
+      `req/s  (every request computes the listing: cache miss forced); ` +
+      `CPU ${(r.computed.cpuMsPerRequest * 1000).toFixed(0)} µs per request`,
   );
   console.log(
-    `    ceiling : p50 ${ms(r.ceiling.p50)}  p99 ${ms(r.ceiling.p99)}  ${r.ceiling.rps.toFixed(0)} req/s  (bare Fastify, same bytes); CPU ${(r.ceiling.cpuMsPerRequest * 1000).toFixed(0)} µs per request`,
+    `    ceiling : p50 ${ms(r.ceiling.p50)}  p99 ${ms(r.ceiling.p99)}  ${r.ceiling.rps.toFixed(0)} ` +
+      `req/s  (bare Fastify, same bytes); CPU ${(r.ceiling.cpuMsPerRequest * 1000).toFixed(0)} µs per request`,
   );
   const share = r.service.rps / r.ceiling.rps;
   console.log(
-    `    targets : p99 <= 20 ms: ${met(r.service.p99 <= 20)}; >= 70 % of ceiling: ${(share * 100).toFixed(0)} % ${met(share >= 0.7)}`,
+    `    targets : p99 <= 20 ms: ${met(r.service.p99 <= 20)}; >= 70 % of ceiling: ` +
+      `${(share * 100).toFixed(0)} % ${met(share >= 0.7)}`,
   );
 }
 
 async function runBusy(service: Child, data: BusyData) {
   console.log(
-    `\nBUSY  ${BUSY_ROUNDS} times each, taking turns: a change to the listing, then ONE cold A1 of a W1-shaped resource (28 days 08:00-18:00, raster 30, 150 appointments), without and with ${data.busyIntervals} busy times (closures at night)`,
+    `\nBUSY  ${BUSY_ROUNDS} times each, taking turns: a change to the listing, ` +
+      `then ONE cold A1 of a W1-shaped resource (28 days 08:00-18:00, raster 30, 150 appointments), ` +
+      `without and with ${data.busyIntervals} busy times (closures at night)`,
   );
   for (const kind of ['appointment', 'closure'] as const) {
     const [plain, busy] = await busyRun(service.url, data, kind);
-    console.log(
-      `  after ${kind === 'appointment' ? 'an appointment (as after a booking: the changed appointments are read)' : 'a closure (nothing named: everything is read again)'}`,
-    );
+    const after =
+      kind === 'appointment'
+        ? 'an appointment (as after a booking: the changed appointments are read)'
+        : 'a closure (nothing named: everything is read again)';
+    console.log(`  after ${after}`);
     for (const side of [plain, busy])
       console.log(
-        `    ${side.name.padEnd(24)}: p50 ${ms(side.p50)}  p99 ${ms(side.p99)}  (non-200 ${side.failed}; ${(side.bytes / 1024).toFixed(0)} KiB)`,
+        `    ${side.name.padEnd(24)}: p50 ${ms(side.p50)}  p99 ${ms(side.p99)}  (non-200 ${side.failed}; ` +
+          `${(side.bytes / 1024).toFixed(0)} KiB)`,
       );
     const ratio = busy.p50 / plain.p50;
     console.log(
-      `    ${kind === 'appointment' ? 'targets ' : 'figure  '}: p50 with busy times ${ratio.toFixed(2)}x without${kind === 'appointment' ? ` (within 20 %: ${met(ratio <= 1.2)})` : ''}`,
+      `    ${kind === 'appointment' ? 'targets ' : 'figure  '}: ` +
+        `p50 with busy times ${ratio.toFixed(2)}x ` +
+        `without${kind === 'appointment' ? ` (within 20 %: ${met(ratio <= 1.2)})` : ''}`,
     );
   }
 }
 
 async function runFeed(service: Child, data: Awaited<ReturnType<typeof seedW1>>) {
   console.log(
-    `\nFEED  GET the calendar feed of W1's resource (28 days, 150 appointments), ${FEED_CONNECTIONS} connections, ${FEED_SECONDS} s`,
+    `\nFEED  GET the calendar feed of W1's resource (28 days, 150 appointments), ${FEED_CONNECTIONS} ` +
+      `connections, ${FEED_SECONDS} s`,
   );
   const r = await feedRun(service.url, data);
   console.log(
-    `    response: ${r.status}, ${r.events} events, ${(r.bytes / 1024).toFixed(0)} KiB; first request (renders): ${ms(r.coldMs)}`,
+    `    response: ${r.status}, ${r.events} events, ${(r.bytes / 1024).toFixed(0)} KiB; ` +
+      `first request (renders): ${ms(r.coldMs)}`,
   );
   console.log(
-    `    full    : p50 ${ms(r.full.p50)}  p99 ${ms(r.full.p99)}  ${r.full.rps.toFixed(0)} req/s  (non-2xx ${r.full.non2xx}, errors ${r.full.errors})`,
+    `    full    : p50 ${ms(r.full.p50)}  p99 ${ms(r.full.p99)}  ${r.full.rps.toFixed(0)} ` +
+      `req/s  (non-2xx ${r.full.non2xx}, errors ${r.full.errors})`,
   );
   console.log(
-    `    304     : p50 ${ms(r.notModified.p50)}  p99 ${ms(r.notModified.p99)}  ${r.notModified.rps.toFixed(0)} req/s  (If-None-Match with the ETag; non-2xx here are the 304s: ${r.notModified.non2xx})`,
+    `    304     : p50 ${ms(r.notModified.p50)}  p99 ` +
+      `${ms(r.notModified.p99)}  ${r.notModified.rps.toFixed(0)} req/s  (If-None-Match with the ETag; ` +
+      `non-2xx here are the 304s: ${r.notModified.non2xx})`,
   );
 }
 
 function printBooked(r: BookingRun) {
   console.log(
-    `    completed bookings: ${r.booked} in ${r.seconds.toFixed(1)} s = ${r.perSecond.toFixed(0)} bookings/s  (requests p50 ${ms(r.p50)}, p99 ${ms(r.p99)}, longest ${ms(r.max)}; errors ${r.errors})`,
+    `    completed bookings: ${r.booked} in ${r.seconds.toFixed(1)} s = ${r.perSecond.toFixed(0)} ` +
+      `bookings/s  (requests p50 ${ms(r.p50)}, p99 ${ms(r.p99)}, longest ${ms(r.max)}; errors ${r.errors})`,
   );
   console.log(`    failed steps: ${JSON.stringify(r.failures)}`);
 }
@@ -200,7 +224,8 @@ function printBooked(r: BookingRun) {
 async function printOverbooking(db: Db, data: BookingData): Promise<boolean> {
   const check = await overbookingCheck(db, data.resourceUuids);
   console.log(
-    `    overbooking check: ${check.appointments} appointments, ${check.booked} BOOKED participations, ${check.overbooked} over capacity, ${check.overlapping} overlapping appointments`,
+    `    overbooking check: ${check.appointments} appointments, ${check.booked} BOOKED participations, ` +
+      `${check.overbooked} over capacity, ${check.overlapping} overlapping appointments`,
   );
   return check.overbooked === 0 && check.overlapping === 0;
 }
@@ -210,11 +235,14 @@ async function printBookings(db: Db, [r, cpu]: [BookingRun, CpuSpent], data: Boo
   const per = (spent: number) => (r.booked ? spent / r.booked : NaN);
   const total = per(cpu.serviceMs) + per(cpu.postgresMs) + per(cpu.benchMs);
   console.log(
-    `    CPU per booking: service ${ms(per(cpu.serviceMs))}, PostgreSQL ${ms(per(cpu.postgresMs))}, bench client ${ms(per(cpu.benchMs))} = ${ms(total)} (${cpus().length} cores: at most ${((cpus().length * 1000) / total).toFixed(0)} bookings/s with the client on the same machine)`,
+    `    CPU per booking: service ${ms(per(cpu.serviceMs))}, PostgreSQL ${ms(per(cpu.postgresMs))}, ` +
+      `bench client ${ms(per(cpu.benchMs))} = ${ms(total)} (${cpus().length} cores: ` +
+      `at most ${((cpus().length * 1000) / total).toFixed(0)} bookings/s with the client on the same machine)`,
   );
   const clean = await printOverbooking(db, data);
   console.log(
-    `    targets : ${target ? `>= ${target} bookings/s: ${met(r.perSecond >= target)}; ` : ''}zero overbookings: ${met(clean)}`,
+    `    targets : ${target ? `>= ${target} bookings/s: ${met(r.perSecond >= target)}; ` : ''}zero ` +
+      `overbookings: ${met(clean)}`,
   );
 }
 
@@ -222,21 +250,32 @@ type Take = ReturnType<typeof slotCounter>;
 
 async function runCold(service: Child, data: BookingData, take: Take) {
   console.log(
-    `\nCOLD  ${COLD_BOOKINGS} times in a row: one booking (reserve + create) on ONE resource (28 days 08:00-18:00, raster 30, 20 places a slot), then ONE A1 (accept-encoding: br, gzip)`,
+    `\nCOLD  ${COLD_BOOKINGS} times in a row: one booking (reserve + create) ` +
+      `on ONE resource (28 days 08:00-18:00, raster 30, 20 places a slot), then ONE A1 (accept-encoding: br, gzip)`,
   );
   const r = await coldRun(service.url, data, take);
   console.log(
-    `    cold A1 : p50 ${ms(r.p50)}  p99 ${ms(r.p99)}  longest ${ms(r.max)}  (non-200 ${r.failed}; Content-Encoding seen: ${r.encodings.join(', ')})`,
+    `    cold A1 : p50 ${ms(r.p50)}  p99 ${ms(r.p99)}  longest ${ms(r.max)}  (non-200 ${r.failed}; ` +
+      `Content-Encoding seen: ${r.encodings.join(', ')})`,
   );
+  const comparedBy =
+    r.withETag === r.n
+      ? 'ETag'
+      : r.withETag
+        ? `ETag, by body where it had none (${r.n - r.withETag})`
+        : 'body: no ETag';
   console.log(
-    `    changed : ${r.differed} of ${r.n} answers differed from the previous one (compared by ${r.withETag === r.n ? 'ETag' : r.withETag ? `ETag, by body where it had none (${r.n - r.withETag})` : 'body: no ETag'}); failed bookings ${r.failedBookings}`,
+    `    changed : ${r.differed} of ${r.n} answers differed from the previous one (compared by ${comparedBy}); ` +
+      `failed bookings ${r.failedBookings}`,
   );
   console.log(`    targets : cold A1 p50 <= 10 ms: ${met(r.p50 <= 10)}`);
 }
 
 async function runRush(db: Db, service: Child, data: BookingData, take: Take) {
   console.log(
-    `\nRUSH  A1 of ONE resource (28 days 08:00-18:00, raster 30, 20 places a slot) polled by ${RUSH_VIEWERS} viewers (accept-encoding: br, gzip) while ${RUSH_BOOKERS} consumers book its places, ${RUSH_SECONDS} s`,
+    `\nRUSH  A1 of ONE resource (28 days 08:00-18:00, raster 30, 20 places a slot) ` +
+      `polled by ${RUSH_VIEWERS} viewers (accept-encoding: br, gzip) while ${RUSH_BOOKERS} ` +
+      `consumers book its places, ${RUSH_SECONDS} s`,
   );
   await metricsOf(service.url); // prom-client's event-loop lag histogram restarts at each read: measured from here
   const spent = cpuMeter(service.child.pid!);
@@ -248,11 +287,13 @@ async function runRush(db: Db, service: Child, data: BookingData, take: Take) {
       .map(([e, n]) => `${e} ${n}`)
       .join(', ') || 'none';
   console.log(
-    `    A1      : p50 ${ms(a1.p50)}  p99 ${ms(a1.p99)}  longest ${ms(a1.max)}  ${a1.perSecond.toFixed(0)} req/s  (non-2xx ${a1.non2xx}, errors ${a1.errors})`,
+    `    A1      : p50 ${ms(a1.p50)}  p99 ${ms(a1.p99)}  longest ${ms(a1.max)}  ${a1.perSecond.toFixed(0)} ` +
+      `req/s  (non-2xx ${a1.non2xx}, errors ${a1.errors})`,
   );
   console.log(`    viewers : in a worker thread of their own; its event-loop lag p99 ${ms(a1.viewerLagP99)}`);
   console.log(
-    `    on wire : ${a1.wireMean.toFixed(0)} bytes per answer (largest ${a1.wireMax}), Content-Encoding seen: ${encodings}`,
+    `    on wire : ${a1.wireMean.toFixed(0)} bytes per answer (largest ${a1.wireMax}), ` +
+      `Content-Encoding seen: ${encodings}`,
   );
   const contents = (c: NonNullable<typeof a1.last>) =>
     `${c.bytes} bytes (${(c.bytes / 1024).toFixed(0)} KiB), ${c.items} bookables (${c.lots} LotAppointments)`;
@@ -264,7 +305,8 @@ async function runRush(db: Db, service: Child, data: BookingData, take: Take) {
   const share = (spentMs: number) =>
     `${(spentMs / 1000).toFixed(1)} s (${((100 * spentMs) / 1000 / available).toFixed(0)} %)`;
   console.log(
-    `    CPU     : service ${share(cpu.serviceMs)}, PostgreSQL ${share(cpu.postgresMs)}, bench client ${share(cpu.benchMs)} of ${available.toFixed(0)} core-seconds`,
+    `    CPU     : service ${share(cpu.serviceMs)}, PostgreSQL ${share(cpu.postgresMs)}, ` +
+      `bench client ${share(cpu.benchMs)} of ${available.toFixed(0)} core-seconds`,
   );
   console.log(`    service : A1 reads (so far) ${await countedOf(service.url, 'booking_listing_reads_total')}`);
   // prom-client samples the lag with a 10 ms timer, and Node's histogram includes that interval
@@ -273,13 +315,16 @@ async function runRush(db: Db, service: Child, data: BookingData, take: Take) {
   console.log(`    service event-loop lag: p50 ${lagMs(50)}  p90 ${lagMs(90)}  p99 ${lagMs(99)}`);
   const clean = await printOverbooking(db, data);
   console.log(
-    `    targets : A1 p99 <= 50 ms: ${met(a1.p99 <= 50)}; answer <= 30 KB on the wire: ${met(a1.wireMax <= 30_000)}; zero overbookings: ${met(clean)}`,
+    `    targets : A1 p99 <= 50 ms: ${met(a1.p99 <= 50)}; answer <= 30 KB on the wire: ` +
+      `${met(a1.wireMax <= 30_000)}; zero overbookings: ${met(clean)}`,
   );
 }
 
 async function runEdge(db: Db, service: Child, data: BookingData, take: Take) {
   console.log(
-    `\nEDGE  A1 of RUSH's listing through nginx (deploy/nginx.conf): ${EDGE_VIEWERS} viewers (accept-encoding: br, gzip; each polling again ${EDGE_POLL_MS} ms after an answer) while ${EDGE_BOOKERS} consumers book its places at the service, ${EDGE_SECONDS} s`,
+    `\nEDGE  A1 of RUSH's listing through nginx (deploy/nginx.conf): ${EDGE_VIEWERS} ` +
+      `viewers (accept-encoding: br, gzip; each polling again ${EDGE_POLL_MS} ms after an answer) ` +
+      `while ${EDGE_BOOKERS} consumers book its places at the service, ${EDGE_SECONDS} s`,
   );
   const spent = cpuMeter(service.child.pid!);
   const r = await edgeRun(service.url, data, take);
@@ -289,25 +334,34 @@ async function runEdge(db: Db, service: Child, data: BookingData, take: Take) {
       .map(([e, n]) => `${e} ${n}`)
       .join(', ') || 'none';
   console.log(
-    `    edge A1 : p50 ${ms(r.a1.p50)}  p99 ${ms(r.a1.p99)}  longest ${ms(r.a1.max)}  ${r.a1.perSecond.toFixed(0)} req/s  (non-2xx ${r.a1.non2xx}, errors ${r.a1.errors}; Content-Encoding seen: ${encodings}); viewers' event-loop lag p99 ${ms(r.a1.viewerLagP99)}`,
+    `    edge A1 : p50 ${ms(r.a1.p50)}  p99 ${ms(r.a1.p99)}  longest ` +
+      `${ms(r.a1.max)}  ${r.a1.perSecond.toFixed(0)} req/s  (non-2xx ${r.a1.non2xx}, errors ${r.a1.errors}; ` +
+      `Content-Encoding seen: ${encodings}); viewers' event-loop lag p99 ${ms(r.a1.viewerLagP99)}`,
   );
   const perVariant = r.originPerSecond / Math.max(1, r.variants);
   console.log(
-    `    origin  : ${r.originPerSecond.toFixed(2)} A1 requests/s reached the service (its /metrics), ${r.variants} listing variant(s): ${perVariant.toFixed(2)} per variant`,
+    `    origin  : ${r.originPerSecond.toFixed(2)} A1 requests/s reached the service (its /metrics), ` +
+      `${r.variants} listing variant(s): ${perVariant.toFixed(2)} per variant`,
   );
   console.log(
-    `    age     : p50 ${ms(r.age.p50)}  p99 ${ms(r.age.p99)}  oldest ${ms(r.age.max)}  over 2 s: ${r.age.over2s} of ${r.age.n} answers; ${r.age.versions} distinct listings seen (age: time since the earliest acknowledged hold the answer does not show)`,
+    `    age     : p50 ${ms(r.age.p50)}  p99 ${ms(r.age.p99)}  oldest ${ms(r.age.max)}  over 2 s: ` +
+      `${r.age.over2s} of ${r.age.n} answers; ${r.age.versions} distinct listings seen (age: ` +
+      `time since the earliest acknowledged hold the answer does not show)`,
   );
   printBooked(r.bookings);
   const available = cpus().length * r.bookings.seconds;
   const share = (spentMs: number) =>
     `${(spentMs / 1000).toFixed(1)} s (${((100 * spentMs) / 1000 / available).toFixed(0)} %)`;
   console.log(
-    `    CPU     : service ${share(cpu.serviceMs)}, PostgreSQL ${share(cpu.postgresMs)}, bench client ${share(cpu.benchMs)}, nginx ${share(r.nginxMs)} of ${available.toFixed(0)} core-seconds; nginx ${((1000 * r.nginxMs) / Math.max(1, r.a1.n)).toFixed(0)} µs per edge answer`,
+    `    CPU     : service ${share(cpu.serviceMs)}, PostgreSQL ${share(cpu.postgresMs)}, ` +
+      `bench client ${share(cpu.benchMs)}, nginx ${share(r.nginxMs)} of ${available.toFixed(0)} core-seconds; ` +
+      `nginx ${((1000 * r.nginxMs) / Math.max(1, r.a1.n)).toFixed(0)} µs per edge answer`,
   );
   const clean = await printOverbooking(db, data);
   console.log(
-    `    targets : edge A1 p99 <= 20 ms: ${met(r.a1.p99 <= 20)}; origin <= 2 A1 requests/s per listing variant: ${met(perVariant <= 2)}; zero overbookings: ${met(clean)}; no listing older than 2 s: ${met(r.age.over2s === 0)}`,
+    `    targets : edge A1 p99 <= 20 ms: ${met(r.a1.p99 <= 20)}; ` +
+      `origin <= 2 A1 requests/s per listing variant: ${met(perVariant <= 2)}; zero overbookings: ` +
+      `${met(clean)}; no listing older than 2 s: ${met(r.age.over2s === 0)}`,
   );
 }
 
@@ -334,12 +388,16 @@ const pct = (share: number) => `${(share * 100).toFixed(1)} %`;
 function printWaits(counts: WaitCounts) {
   const w = waitShares(counts);
   console.log(
-    `    PostgreSQL waits: lock ${pct(w.lock)} of busy backend samples (advisory ${pct(w.advisory)}), WAL ${pct(w.wal)}; ${w.samples} samples every 100 ms, ${w.busyMean.toFixed(1)} busy backends on average`,
+    `    PostgreSQL waits: lock ${pct(w.lock)} of busy backend samples (advisory ${pct(w.advisory)}), ` +
+      `WAL ${pct(w.wal)}; ${w.samples} samples every 100 ms, ${w.busyMean.toFixed(1)} busy backends on average`,
   );
   console.log(`    most sampled: ${w.top.map(([k, share]) => `${k} ${pct(share)}`).join(', ')}`);
 }
 
-/** W2-hot's workload (50 consumers, distinct slots of one resource), each consumer on its own address or all on oneAddress. */
+/**
+ * W2-hot's workload (50 consumers, distinct slots of one
+ * resource), each consumer on its own address or all on oneAddress.
+ */
 interface HotPhase {
   data: BookingData;
   take: Take;
@@ -411,11 +469,17 @@ async function printHotPhase(db: Db, phase: HotPhase, target: number | null): Pr
   return run;
 }
 
-/** RETENTION: past participations to erase, the service's PERSONAL_DATA_RETENTION_DAYS, and how long before that the latest of them ended */
+/**
+ * RETENTION: past participations to erase, the service's PERSONAL_DATA_RETENTION_DAYS, and how long before that the
+ * latest of them ended
+ */
 const RETENTION_OLD = 100_000;
 const RETENTION_DAYS = 30;
 const RETENTION_MARGIN_DAYS = 10;
-/** RETENTION's slices of booking: this long each, QUIET of them without the job before it and as many after, at most BUSY_CAP seconds of them while it erases */
+/**
+ * RETENTION's slices of booking: this long each, QUIET of them without the job before it and as many after, at most
+ * BUSY_CAP seconds of them while it erases
+ */
 const RETENTION_SLICE_SECONDS = 4;
 const RETENTION_QUIET_SLICES = 3;
 const RETENTION_BUSY_CAP_SECONDS = 300;
@@ -423,7 +487,8 @@ const RETENTION_BUSY_CAP_SECONDS = 300;
 /** Participations whose appointment ended before the retention cutoff and whose personal data is still there. */
 async function unerased(db: Db): Promise<number> {
   const [{ n }] = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM appointments a JOIN participations p ON p.appointment_id = a.id AND p.erased_at IS NULL
+    `SELECT count(*)::int AS n FROM appointments a JOIN participations p ON p.appointment_id = a.id
+       AND p.erased_at IS NULL
       WHERE a.end_at < now() - $1::int * interval '1 day'`,
     [RETENTION_DAYS],
   );
@@ -455,7 +520,11 @@ async function runRetention(
 ) {
   const old = await unerased(db);
   console.log(
-    `\nRETENTION  ${old} participations that ended over ${RETENTION_DAYS} days ago (on the booked resource; each with its customer, user, 2 mails and a webhook event) erased by the retention job (PERSONAL_DATA_RETENTION_DAYS=${RETENTION_DAYS}, RETENTION_SWEEP_SECONDS=1) while 50 consumers book distinct slots of ONE resource, in slices of ${RETENTION_SLICE_SECONDS} s; without the job: ${RETENTION_QUIET_SLICES} slices before and ${RETENTION_QUIET_SLICES} after`,
+    `\nRETENTION  ${old} participations that ended over ${RETENTION_DAYS} days ago (on the booked resource; ` +
+      `each with its customer, user, 2 mails and a webhook event) ` +
+      `erased by the retention job (PERSONAL_DATA_RETENTION_DAYS=${RETENTION_DAYS}, RETENTION_SWEEP_SECONDS=1) ` +
+      `while 50 consumers book distinct slots of ONE resource, in slices of ${RETENTION_SLICE_SECONDS} s; ` +
+      `without the job: ${RETENTION_QUIET_SLICES} slices before and ${RETENTION_QUIET_SLICES} after`,
   );
   const quiet = hotPhase(data);
   const busy: HotPhase = { ...hotPhase(data), take: quiet.take };
@@ -473,7 +542,9 @@ async function runRetention(
   for (let i = 0; i < RETENTION_QUIET_SLICES; i++) await hotSlice(after, databaseUrl, quiet, RETENTION_SLICE_SECONDS);
 
   console.log(
-    `    erased  : ${old} in ${seconds.toFixed(1)} s from the service's start (its first sweep 1 s in) = ${(old / seconds).toFixed(0)} participations/s; left ${await unerased(db)}; booking went on for ${bookedFor.toFixed(1)} s of it (${busy.runs.length} slices)`,
+    `    erased  : ${old} in ${seconds.toFixed(1)} s from the service's start (its first sweep 1 s in) ` +
+      `= ${(old / seconds).toFixed(0)} participations/s; left ${await unerased(db)}; ` +
+      `booking went on for ${bookedFor.toFixed(1)} s of it (${busy.runs.length} slices)`,
   );
   console.log(`\n  without the job (${quiet.runs.length} slices, before and after):`);
   const q = await printHotPhase(db, quiet, null);
@@ -482,11 +553,15 @@ async function runRetention(
   const p99s = (phase: HotPhase) => median(phase.runs.map((r) => r.p99));
   const ratio = p99s(busy) / p99s(quiet);
   console.log(
-    `\n    slices' median p99: ${ms(p99s(busy))} with the job, ${ms(p99s(quiet))} without = ${ratio.toFixed(2)}x; bookings/s ${b.perSecond.toFixed(0)} / ${q.perSecond.toFixed(0)} = ${(b.perSecond / q.perSecond).toFixed(2)}x; longest request ${ms(b.max)} / ${ms(q.max)}`,
+    `\n    slices' median p99: ${ms(p99s(busy))} with the job, ${ms(p99s(quiet))} ` +
+      `without = ${ratio.toFixed(2)}x; bookings/s ${b.perSecond.toFixed(0)} / ${q.perSecond.toFixed(0)} ` +
+      `= ${(b.perSecond / q.perSecond).toFixed(2)}x; longest request ${ms(b.max)} / ${ms(q.max)}`,
   );
   const locks = waitShares(busy.waits).lock;
   console.log(
-    `    targets : median p99 within 1.5x: ${met(ratio <= 1.5)}; longest request within 1.5x: ${met(b.max <= 1.5 * q.max)}; bookings waiting on locks under 1 % of busy samples while erasing (${pct(locks)}): ${met(locks < 0.01)}`,
+    `    targets : median p99 within 1.5x: ${met(ratio <= 1.5)}; longest request within 1.5x: ` +
+      `${met(b.max <= 1.5 * q.max)}; bookings waiting on locks under 1 % of busy samples while erasing ` +
+      `(${pct(locks)}): ${met(locks < 0.01)}`,
   );
 }
 
@@ -495,7 +570,9 @@ async function runLong(db: Db, databaseUrl: string, service: Child, data: LongDa
   const stats = await statementStats(databaseUrl);
   const days = data.main.dayStartsMs.length;
   console.log(
-    `\nW2-long  ${LONG_CONSUMERS} concurrent consumers, reserve + create on distinct slots of ONE resource with ${longSlots(data.main)} capacity-1 slots over ${days} days, ${LONG_SECONDS} s (after ${WARM_UP_SECONDS} s unmeasured)`,
+    `\nW2-long  ${LONG_CONSUMERS} concurrent consumers, ` +
+      `reserve + create on distinct slots of ONE resource with ${longSlots(data.main)} ` +
+      `capacity-1 slots over ${days} days, ${LONG_SECONDS} s (after ${WARM_UP_SECONDS} s unmeasured)`,
   );
   const take = slotCounter(data.main);
   await bookingRun(service.url, data.main, { consumers: LONG_CONSUMERS, length: WARM_UP_SECONDS, take });
@@ -507,7 +584,8 @@ async function runLong(db: Db, databaseUrl: string, service: Child, data: LongDa
   await printBookings(db, [main.run, main.cpu], data.main, 400);
   printWaits(waits);
   console.log(
-    `    WAL: ${(wal.flushes / main.run.booked).toFixed(2)} flushes (fsync) and ${(wal.bytes / main.run.booked / 1024).toFixed(1)} KiB per booking, background work included`,
+    `    WAL: ${(wal.flushes / main.run.booked).toFixed(2)} flushes (fsync) ` +
+      `and ${(wal.bytes / main.run.booked / 1024).toFixed(1)} KiB per booking, background work included`,
   );
   printWallTime(main);
   if (main.stats) printStatements('(pg_stat_statements)', main.stats, main.run.booked, 14);
@@ -517,7 +595,8 @@ async function runLong(db: Db, databaseUrl: string, service: Child, data: LongDa
     );
 
   console.log(
-    `\n  by calendar size: ${SIZE_BOOKINGS} bookings each, ${SIZE_ROUNDS} rounds taking turns (${LONG_SIZES.join(', ')} slots, then back), each on a fresh resource`,
+    `\n  by calendar size: ${SIZE_BOOKINGS} bookings each, ${SIZE_ROUNDS} ` +
+      `rounds taking turns (${LONG_SIZES.join(', ')} slots, then back), each on a fresh resource`,
   );
   const bySize = LONG_SIZES.map(() => [] as LongRun[]);
   for (let r = 0; r < SIZE_ROUNDS; r++) {
@@ -544,11 +623,21 @@ async function runLong(db: Db, databaseUrl: string, service: Child, data: LongDa
     };
   });
   console.log(
-    '    slots   bookings  bookings/s  CPU per booking: service  PostgreSQL   statements  executing  buffers (top-level, per booking)',
+    '    slots   bookings  bookings/s  CPU per booking: ' +
+      'service  PostgreSQL   statements  executing  buffers (top-level, per booking)',
   );
   for (const r of rows)
     console.log(
-      `    ${String(r.slots).padStart(6)}  ${String(r.booked).padStart(8)}  ${r.perSecond.toFixed(0).padStart(10)}  ${ms(r.service).padStart(24)}  ${ms(r.postgres).padStart(10)}  ${r.statements.toFixed(1).padStart(11)}  ${ms(r.execMs).padStart(9)}  ${r.buffers.toFixed(0).padStart(7)}`,
+      [
+        `    ${String(r.slots).padStart(6)}`,
+        String(r.booked).padStart(8),
+        r.perSecond.toFixed(0).padStart(10),
+        ms(r.service).padStart(24),
+        ms(r.postgres).padStart(10),
+        r.statements.toFixed(1).padStart(11),
+        ms(r.execMs).padStart(9),
+        r.buffers.toFixed(0).padStart(7),
+      ].join('  '),
     );
   for (const r of [rows[0], rows[rows.length - 1]])
     if (r.last.stats) printStatements(`at ${r.slots} slots, last round`, r.last.stats, r.last.run.booked);
@@ -557,7 +646,9 @@ async function runLong(db: Db, databaseUrl: string, service: Child, data: LongDa
   let clean = true;
   for (const round of data.rounds) for (const d of round) clean = (await printOverbooking(db, d)) && clean;
   console.log(
-    `    targets : >= 400 bookings/s on W2-long: ${main.run.perSecond.toFixed(0)} ${met(main.run.perSecond >= 400)}; PostgreSQL CPU per booking within 20 % across the sizes: largest ${spread.toFixed(2)}x the smallest ${met(spread <= 1.2)}; zero overbookings: ${met(clean)}`,
+    `    targets : >= 400 bookings/s on W2-long: ${main.run.perSecond.toFixed(0)} ` +
+      `${met(main.run.perSecond >= 400)}; PostgreSQL CPU per booking within 20 % across the sizes: ` +
+      `largest ${spread.toFixed(2)}x the smallest ${met(spread <= 1.2)}; zero overbookings: ${met(clean)}`,
   );
   await stats?.close();
 }
@@ -579,7 +670,8 @@ async function main(): Promise<void> {
   }
   if (chosen.includes('W1-CACHED')) {
     console.log(
-      `\nW1-CACHED  GET upcoming_bookables?prdRef (W1's listing) from the cache, ${CACHED_CONNECTIONS} connections, ${CACHED_SECONDS} s each: no Accept-Encoding, then br`,
+      `\nW1-CACHED  GET upcoming_bookables?prdRef (W1's listing) from the cache, ${CACHED_CONNECTIONS} ` +
+        `connections, ${CACHED_SECONDS} s each: no Accept-Encoding, then br`,
     );
     await cachedRun(ADMIN_URL);
     if (chosen.length === 1) return;
@@ -647,7 +739,8 @@ async function main(): Promise<void> {
     await db.exec('CHECKPOINT');
     // Between workloads, what autovacuum does on a server in service: the CI machine's PostgreSQL runs
     // with autovacuum off, and without it the dead rows a workload leaves (the listing change log
-    // folds ~200 rows a second) slow every later one (COLD's p50 was 57-66 ms after the booking workloads, 4-5 ms alone).
+    // folds ~200 rows a second) slow every later one (COLD's p50
+    // was 57-66 ms after the booking workloads, 4-5 ms alone).
     const settle = () => db.exec('VACUUM ANALYZE');
     // As in production: a configured cancel-link secret. The hold cap and the booking rate limit
     // raised as an operator would for audiences behind one address (docs/deploy.md), so W2-ONEIP
@@ -670,7 +763,8 @@ async function main(): Promise<void> {
       );
     service = await startService();
     console.log(
-      `\nservice: node ${startFlags(process.env.BENCH_SERVICE_DIR ?? '.').join(' ') || '(no flags)'}; RSS ${rssMiB(service.child.pid!).toFixed(0)} MiB at start (idle)`,
+      `\nservice: node ${startFlags(process.env.BENCH_SERVICE_DIR ?? '.').join(' ') || '(no flags)'}; ` +
+        `RSS ${rssMiB(service.child.pid!).toFixed(0)} MiB at start (idle)`,
     );
 
     if (w1Data && chosen.includes('W1')) await rssDuring(service, 'W1', () => runW1(service!, w1Data));
@@ -697,7 +791,9 @@ async function main(): Promise<void> {
     const hot = hotData && hotPhase(hotData);
     const one = oneIpData && hotPhase(oneIpData, ONE_ADDRESS);
     const HOT_TITLE = 'W2-hot  50 concurrent consumers, reserve + create on distinct slots of ONE resource';
-    const ONE_TITLE = `W2-ONEIP  as W2-hot, every consumer on ONE address (${ONE_ADDRESS}; MAX_HOLDS_PER_IP and BOOKING_RATE_LIMIT_PER_MINUTE raised)`;
+    const ONE_TITLE =
+      `W2-ONEIP  as W2-hot, every consumer on ONE address (${ONE_ADDRESS}; ` +
+      `MAX_HOLDS_PER_IP and BOOKING_RATE_LIMIT_PER_MINUTE raised)`;
     if (hot && !one) {
       await settle();
       console.log(`\n${HOT_TITLE}, 20 s`);
@@ -739,7 +835,8 @@ async function main(): Promise<void> {
       const oneRun = await printHotPhase(db, one, null);
       const ratio = oneRun.perSecond / hotRun.perSecond;
       console.log(
-        `\nW2-ONEIP against W2-hot: ${oneRun.perSecond.toFixed(0)} / ${hotRun.perSecond.toFixed(0)} bookings/s = ${ratio.toFixed(2)}x  (target >= 0.9x: ${met(ratio >= 0.9)})`,
+        `\nW2-ONEIP against W2-hot: ${oneRun.perSecond.toFixed(0)} / ${hotRun.perSecond.toFixed(0)} ` +
+          `bookings/s = ${ratio.toFixed(2)}x  (target >= 0.9x: ${met(ratio >= 0.9)})`,
       );
     }
     if (longData) {
@@ -749,14 +846,16 @@ async function main(): Promise<void> {
     if (w3Data) {
       await settle();
       console.log(
-        '\nW3  12 partner clients (provider PUT, product update, profile PUT, resource update, timeslot create) on one provider with 25 resources, while 25 consumers book, 20 s',
+        '\nW3  12 partner clients (provider PUT, product update, profile PUT, resource update, ' +
+          'timeslot create) on one provider with 25 resources, while 25 consumers book, 20 s',
       );
       const r = await rssDuring(service, 'W3', () => mixedRun(service!.url, w3Data, 12, 25, 20));
       let worstP99 = 0;
       let longest = 0;
       for (const [op, s] of Object.entries(r.operations)) {
         console.log(
-          `    ${op.padEnd(16)} n ${String(s.n).padStart(6)}  p50 ${ms(s.p50).padStart(9)}  p99 ${ms(s.p99).padStart(9)}  longest ${ms(s.max).padStart(9)}  failed ${s.failed}`,
+          `    ${op.padEnd(16)} n ${String(s.n).padStart(6)}  p50 ${ms(s.p50).padStart(9)}  p99 ` +
+            `${ms(s.p99).padStart(9)}  longest ${ms(s.max).padStart(9)}  failed ${s.failed}`,
         );
         if (op !== 'reserve' && op !== 'create') {
           worstP99 = Math.max(worstP99, s.p99);
@@ -771,7 +870,8 @@ async function main(): Promise<void> {
         `    overbooking check: ${check.overbooked} over capacity, ${check.overlapping} overlapping appointments`,
       );
       console.log(
-        `    targets : partner writes p99 <= 100 ms: ${ms(worstP99)} ${met(worstP99 <= 100)}; no answer over 1 s: ${ms(longest)} ${met(longest <= 1000)}`,
+        `    targets : partner writes p99 <= 100 ms: ${ms(worstP99)} ${met(worstP99 <= 100)}; ` +
+          `no answer over 1 s: ${ms(longest)} ${met(longest <= 1000)}`,
       );
     }
     if (rushData) {

@@ -1,6 +1,7 @@
 /**
  * Bench data, set up through the partner API (in-process, app.inject) as a partner would:
- * W1 (and FEED, the same resource's calendar feed): one resource, 28 days of availability 08:00-18:00 at raster 30 (560 slots), 150 existing
+ * W1 (and FEED, the same resource's calendar feed): one resource, 28 days of availability 08:00-18:00 at raster 30 (560
+ * slots), 150 existing
  *     appointments (100 single, booked full; 50 groups of 3 with one participant).
  * Booking workloads (W2, W2-hot, W3): a provider with some resources and long days of
  *     availability, far more slots than a run can book.
@@ -162,7 +163,10 @@ export async function seedW1Resource(call: Call, providerRef: string, resourceRe
   return resource.uuid;
 }
 
-/** BUSY: two W1-shaped resources of one provider, the second with `busyIntervals` closures of its own at night (01:00-07:00), so both list the same slots. */
+/**
+ * BUSY: two W1-shaped resources of one provider, the second with `busyIntervals` closures of its own at night
+ * (01:00-07:00), so both list the same slots.
+ */
 export interface BusyData {
   partner: PartnerAccess;
   productUuid: string;
@@ -225,7 +229,9 @@ export interface BookingData {
   capacity: number;
 }
 
-/** A provider whose resources share one product and one contact (with a general profile), each with long bookable days. */
+/**
+ * A provider whose resources share one product and one contact (with a general profile), each with long bookable days.
+ */
 export async function seedBooking(app: App, db: Db, shape: BookingShape): Promise<BookingData> {
   const [from, to] = shape.hours ?? [6, 22];
   const capacity = shape.capacity ?? 1;
@@ -319,7 +325,10 @@ export function nthSlot(data: BookingData, n: number): Slot {
   };
 }
 
-/** Where seedHistory puts the past bookings; default: an archive resource of their own, the latest ending 10 minutes ago. */
+/**
+ * Where seedHistory puts the past bookings; default: an archive
+ * resource of their own, the latest ending 10 minutes ago.
+ */
 export interface HistoryPlace {
   /** the data's resource to put them on instead (their appointments end before any of its slots) */
   resourceUuid?: string;
@@ -356,15 +365,20 @@ export async function seedHistory(
   await db.query(
     `WITH prov AS (SELECT id FROM providers WHERE crm_id = $1 AND reference = $2),
           u AS (INSERT INTO users (crm_id, email, username, first_name, last_name, language)
-                SELECT $1, 'past-' || g || '@bench.example', 'past-' || g || '@bench.example', 'Past', 'Consumer ' || g, 'de'
+                SELECT $1, 'past-' || g || '@bench.example', 'past-' || g || '@bench.example', 'Past', 'Consumer ' || g,
+                  'de'
                   FROM generate_series(1, $4::int) g RETURNING id, email, last_name),
           c AS (INSERT INTO customers (crm_id, provider_id, user_id, reference, user_name, email, language)
-                SELECT $1, prov.id, u.id, 'customer-' || u.id, 'Past ' || u.last_name, u.email, 'de' FROM u, prov RETURNING id),
-          numbered AS (SELECT id, now() - $6::int * interval '1 day' - row_number() OVER () * interval '30 min' AS start_at,
+                SELECT $1, prov.id, u.id, 'customer-' || u.id, 'Past ' || u.last_name, u.email, 'de' FROM u, prov
+                  RETURNING id),
+          numbered AS (SELECT id, now() - $6::int * interval '1 day' - row_number() OVER () * interval '30 min' AS
+            start_at,
                               row_number() OVER () AS n FROM c),
-          a AS (INSERT INTO appointments (crm_id, provider_id, resource_id, product_id, reference, start_at, end_at, blocked_from, blocked_until,
+          a AS (INSERT INTO appointments (crm_id, provider_id, resource_id, product_id, reference, start_at, end_at,
+            blocked_from, blocked_until,
                                           capacity, accept_bookings, created_by_public_flow)
-                SELECT $1, prov.id, $3::uuid, $5::uuid, 'past-' || n || '@bench', start_at, start_at + interval '20 min',
+                SELECT $1, prov.id, $3::uuid, $5::uuid, 'past-' || n || '@bench', start_at,
+                  start_at + interval '20 min',
                        start_at, start_at + interval '20 min', 1, true, true
                   FROM numbered, prov RETURNING id, reference)
      INSERT INTO participations (crm_id, provider_id, appointment_id, reference, customer_id, state, channel_key)
@@ -388,7 +402,8 @@ export async function seedTraces(db: Db, crmId: string): Promise<void> {
   await db.query(
     `INSERT INTO outbox (crm_id, template, recipient, locale, payload, status, sent_at)
      SELECT $1, 'provider-booking-notification', 'provider@bench.example', 'de',
-            jsonb_build_object('participation', jsonb_build_object('uuid', p.id), 'participant', jsonb_build_object('name', c.user_name, 'email', c.email),
+            jsonb_build_object('participation', jsonb_build_object('uuid', p.id), 'participant',
+              jsonb_build_object('name', c.user_name, 'email', c.email),
                                'message', 'Hello from ' || c.user_name),
             'SENT', now()
        FROM participations p JOIN customers c ON c.id = p.customer_id WHERE p.crm_id = $1`,
@@ -398,8 +413,10 @@ export async function seedTraces(db: Db, crmId: string): Promise<void> {
     `INSERT INTO webhook_events (crm_id, type, body)
      SELECT $1, 'participation.booked',
             json_build_object('type', 'participation.booked', 'timestamp', now(),
-                              'data', json_build_object('participation', json_build_object('uuid', p.id, 'message', 'Hello from ' || c.user_name),
-                                                        'customer', json_build_object('name', c.user_name, 'email', c.email)))::text
+                              'data', json_build_object('participation', json_build_object('uuid', p.id, 'message',
+                                'Hello from ' || c.user_name),
+                                                        'customer', json_build_object('name', c.user_name, 'email',
+                                                          c.email)))::text
        FROM participations p JOIN customers c ON c.id = p.customer_id WHERE p.crm_id = $1`,
     [crmId],
   );

@@ -22,7 +22,9 @@ export interface ViewRun {
   last: { wire: Uint8Array; encoding: string | undefined } | null;
   /** the viewers' own event loop lag at p99, ms */
   lagP99: number;
-  /** with `versions`: each 2xx answer's arrival (ms since the epoch) and ETag, and each ETag's first answer as received */
+  /**
+   * with `versions`: each 2xx answer's arrival (ms since the epoch) and ETag, and each ETag's first answer as received
+   */
   answers?: { at: number[]; etag: string[] };
   firstOf?: Record<string, { wire: Uint8Array; encoding: string | undefined }>;
 }

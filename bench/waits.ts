@@ -52,7 +52,8 @@ export function waitShares(w: WaitCounts) {
 const SAMPLE = `
   SELECT COALESCE(wait_event_type || ':' || wait_event, 'running') AS event, count(*)::int AS n
     FROM pg_stat_activity
-   WHERE datname = current_database() AND backend_type = 'client backend' AND state = 'active' AND pid <> pg_backend_pid()
+   WHERE datname = current_database() AND backend_type = 'client backend' AND state = 'active'
+     AND pid <> pg_backend_pid()
    GROUP BY 1`;
 
 /** Starts sampling the database at `url`; the returned function stops and gives the sums. */

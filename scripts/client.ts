@@ -99,7 +99,8 @@ async function main(mode: string | undefined): Promise<number> {
       return 0;
     }
     console.error(
-      `client: ${stale.map(([n]) => join(DIR, n)).join(', ')} differ from what the routes generate; run npm run client:generate and commit`,
+      `client: ${stale.map(([n]) => join(DIR, n)).join(', ')} differ from what the routes generate; ` +
+        `run npm run client:generate and commit`,
     );
     return 1;
   }

@@ -1,5 +1,7 @@
 /* Inside an iframe: tells the parent page the content height, so it can size the frame:
-   window.addEventListener('message', (e) => { if (e.data && e.data.type === 'booking-widget:height') frame.style.height = e.data.height + 'px'; }); */
+   window.addEventListener('message', (e) => {
+     if (e.data && e.data.type === 'booking-widget:height') frame.style.height = e.data.height + 'px';
+   }); */
 (() => {
   'use strict';
   if (window.parent === window || typeof ResizeObserver !== 'function') return;

@@ -35,7 +35,10 @@ export function createActions(w) {
   let holdTimer = null;
   let announcedMinute = false;
 
-  /** A failure while loading: the error step with a retry (none for 404). @param {ApiError} err @param {() => void} retry */
+  /**
+   * A failure while loading: the error step with a retry (none
+   * for 404). @param {ApiError} err @param {() => void} retry
+   */
   function fail(err, retry) {
     s.step = 'error';
     s.notFound = err.status === 404;
@@ -227,7 +230,10 @@ export function createActions(w) {
     w.render('heading');
   }
 
-  /** Typing into a field keeps the state; only the message's counter is redrawn. @param {string} name @param {string} value */
+  /**
+   * Typing into a field keeps the state; only the message's
+   * counter is redrawn. @param {string} name @param {string} value
+   */
   function input(name, value) {
     s.form[name] = value;
     if (name !== 'message') return;
@@ -235,7 +241,9 @@ export function createActions(w) {
     if (count) count.textContent = charsLeftText(w);
   }
 
-  /** An answer to a question: kept in the state, nothing redrawn. @param {string} key @param {string | boolean} value */
+  /**
+   * An answer to a question: kept in the state, nothing redrawn. @param {string} key @param {string | boolean} value
+   */
   function answer(key, value) {
     s.answers[key] = value;
   }

@@ -3,7 +3,9 @@
  * as the service sends them; names of days and months come from Intl in the widget's language.
  */
 
-/** yyyy-MM-dd of a group key or of an ISO timestamp in its own offset (the provider's wall clock). @param {unknown} text */
+/**
+ * yyyy-MM-dd of a group key or of an ISO timestamp in its own offset (the provider's wall clock). @param {unknown} text
+ */
 export function dayOf(text) {
   const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(String(text || ''));
   return m ? `${m[1]}-${m[2]}-${m[3]}` : null;

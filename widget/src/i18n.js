@@ -17,7 +17,8 @@ export const TEXT = {
     doneRequested: 'Request sent — the provider will confirm',
     doneBookedText: 'We have sent a confirmation to {email}.',
     doneRequestedText:
-      'Your appointment is not confirmed yet. You will receive an email at {email} as soon as the provider has confirmed it.',
+      'Your appointment is not confirmed yet. You will receive an email at {email} ' +
+      'as soon as the provider has confirmed it.',
     cancelLink: 'Cancel this appointment',
     bookAnother: 'Book another appointment',
     emptyTitle: 'No free appointments at the moment',
@@ -84,7 +85,8 @@ export const TEXT = {
     manageOpen: 'Manage my bookings',
     manageTitle: 'Manage my bookings',
     manageText:
-      'Enter the email address you booked with. We will send you a link to your bookings, where you can move or cancel them.',
+      'Enter the email address you booked with. We will send you a link to your bookings, ' +
+      'where you can move or cancel them.',
     manageSend: 'Send me the link',
     manageBack: 'Back',
     manageSentTitle: 'Check your email',
@@ -100,7 +102,8 @@ export const TEXT = {
     doneRequested: 'Anfrage gesendet – der Anbieter bestätigt sie',
     doneBookedText: 'Wir haben eine Bestätigung an {email} gesendet.',
     doneRequestedText:
-      'Ihr Termin ist noch nicht bestätigt. Sie erhalten eine E-Mail an {email}, sobald der Anbieter ihn bestätigt hat.',
+      'Ihr Termin ist noch nicht bestätigt. Sie erhalten eine E-Mail an {email}, ' +
+      'sobald der Anbieter ihn bestätigt hat.',
     cancelLink: 'Diesen Termin stornieren',
     bookAnother: 'Weiteren Termin buchen',
     emptyTitle: 'Zurzeit keine freien Termine',
@@ -114,13 +117,15 @@ export const TEXT = {
     retry: 'Erneut versuchen',
     tooMany: 'Zu viele Versuche. Bitte warten Sie eine Minute und versuchen Sie es dann erneut.',
     slotTaken:
-      'Diese Zeit wurde leider gerade von jemand anderem gebucht. Die Liste ist aktualisiert; bitte wählen Sie eine andere Zeit.',
+      'Diese Zeit wurde leider gerade von jemand anderem gebucht. Die Liste ist aktualisiert; ' +
+      'bitte wählen Sie eine andere Zeit.',
     alreadyBooked: 'Sie haben diesen Termin bereits gebucht.',
     reserved: 'Die Zeit ist für Sie reserviert. Bitte schließen Sie die Buchung innerhalb von {min} Minuten ab.',
     holdLeft: 'Für Sie reserviert: noch {time}',
     holdOneMinute: 'Noch eine Minute, um die Buchung abzuschließen.',
     holdExpired:
-      'Ihre Reservierung ist abgelaufen; die Zeit ist nicht mehr für Sie reserviert. Reservieren Sie sie erneut oder wählen Sie eine andere Zeit.',
+      'Ihre Reservierung ist abgelaufen; die Zeit ist nicht mehr für Sie reserviert. ' +
+      'Reservieren Sie sie erneut oder wählen Sie eine andere Zeit.',
     reserveAgain: 'Diese Zeit erneut reservieren',
     pickAgain: 'Andere Zeit wählen',
     change: 'Ändern',
@@ -167,7 +172,8 @@ export const TEXT = {
     manageOpen: 'Meine Buchungen verwalten',
     manageTitle: 'Meine Buchungen verwalten',
     manageText:
-      'Geben Sie die E-Mail-Adresse ein, mit der Sie gebucht haben. Wir senden Ihnen einen Link zu Ihren Buchungen, wo Sie sie verschieben oder stornieren können.',
+      'Geben Sie die E-Mail-Adresse ein, mit der Sie gebucht haben. ' +
+      'Wir senden Ihnen einen Link zu Ihren Buchungen, wo Sie sie verschieben oder stornieren können.',
     manageSend: 'Link zusenden',
     manageBack: 'Zurück',
     manageSentTitle: 'Bitte sehen Sie in Ihr Postfach',

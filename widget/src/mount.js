@@ -57,7 +57,8 @@ const VIEWS = {
  * @property {(focus?: string) => void} render 'heading': focus the step heading; a data-key: focus that control
  * @property {() => void} renderHeader
  * @property {(text: string) => void} announce
- * @property {(text: string | null, o?: { retry?: () => void, kind?: 'error' | 'info', actionLabel?: string }) => void} showAlert
+ * @property {(text: string | null, o?: { retry?: () => void, kind?:
+ * 'error' | 'info', actionLabel?: string }) => void} showAlert
  * @property {() => void} updateBusy
  * @property {() => void} renderFieldErrors
  * @property {(key: string) => void} focusKey

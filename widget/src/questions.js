@@ -5,7 +5,10 @@
 import { fill } from './i18n.js';
 import { PHONE_SHAPE, productUuidOf } from './state.js';
 
-/** @typedef {{ key: string, type: string, required: boolean, label: string, options?: { value: string, label: string }[], maxLength?: number }} Question */
+/**
+ * @typedef {{ key: string, type: string, required: boolean, label: string, options?: { value: string, label: string
+ * }[], maxLength?: number }} Question
+ */
 /** @typedef {import('./state.js').State} State */
 /** @typedef {import('./i18n.js').Dict} Dict */
 

@@ -9,7 +9,9 @@ export const DAYS_PER_PAGE = 7;
 export const MESSAGE_MAX = 1024;
 export const FIELDS = /** @type {const} */ (['firstname', 'lastname', 'email', 'mobile', 'message']);
 
-/** @typedef {'loading' | 'products' | 'slots' | 'details' | 'done' | 'empty' | 'error' | 'manage' | 'manageSent'} Step */
+/**
+ * @typedef {'loading' | 'products' | 'slots' | 'details' | 'done' | 'empty' | 'error' | 'manage' | 'manageSent'} Step
+ */
 /** @typedef {{ day: string, items: any[] }} Day */
 /** @typedef {ReturnType<typeof initialState>} State */
 /** @typedef {import('./api.js').ApiError} ApiError */
@@ -201,7 +203,9 @@ export function validate(f, t) {
   return errs;
 }
 
-/** A3's 400 items ("body.email must match format ...") as texts per form field. @param {ApiError} err @param {Dict} t */
+/**
+ * A3's 400 items ("body.email must match format ...") as texts per form field. @param {ApiError} err @param {Dict} t
+ */
 export function fieldErrorsOf(err, t) {
   /** @type {Record<string, string>} */
   const out = {};

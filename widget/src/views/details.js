@@ -7,7 +7,10 @@ import { button, stepHeading, stepInfo, summary } from './parts.js';
 import { viewQuestions } from './questions.js';
 
 /** @typedef {import('../mount.js').Widget} Widget */
-/** @typedef {{ required?: boolean, type?: string, autocomplete?: string, inputmode?: string, hint?: string | null, maxlength?: number }} FieldOptions */
+/**
+ * @typedef {{ required?: boolean, type?: string, autocomplete?: string, inputmode?: string, hint?: string | null,
+ * maxlength?: number }} FieldOptions
+ */
 
 /** Label of the submit button: booking or request. @param {Widget} w */
 export const submitLabel = (w) => (bookingProcess(w.s) === 'REQUESTED' ? w.t.submitRequest : w.t.submitBook);

@@ -12,7 +12,10 @@ import { choosesProduct, stepNumber } from '../state.js';
  */
 export const heading = (w, extra, attrs, ...children) => h(`h${Math.min(6, w.level + extra)}`, attrs, ...children);
 
-/** The step's heading; focus moves here on every step change after the consumer's first action. @param {Widget} w @param {string} text */
+/**
+ * The step's heading; focus moves here on every step change after
+ * the consumer's first action. @param {Widget} w @param {string} text
+ */
 export const stepHeading = (w, text) => heading(w, 1, { class: 'bw-step-heading', tabindex: '-1' }, text);
 
 /** "Step 2 of 3", on the steps that count. @param {Widget} w */
@@ -56,7 +59,10 @@ export function contactBlock(w) {
   );
 }
 
-/** A button; `primary` false gives the secondary style. @param {string} key @param {string} label @param {() => void} onclick */
+/**
+ * A button; `primary` false gives the secondary style. @param
+ * {string} key @param {string} label @param {() => void} onclick
+ */
 export const button = (key, label, onclick, primary = true) =>
   h(
     'button',

@@ -1,4 +1,7 @@
-/** The product's booking questions in the details form: one control per type, required marks, errors tied to their fields. */
+/**
+ * The product's booking questions in the details form: one
+ * control per type, required marks, errors tied to their fields.
+ */
 import { h } from '../dom.js';
 import { fieldOf, questionsOf } from '../questions.js';
 

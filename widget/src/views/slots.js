@@ -10,7 +10,8 @@ import { heading, stepHeading, stepInfo } from './parts.js';
 /**
  * A day button. Its accessible name is its visible text ("Mo. 20 Juli") plus the number of free
  * times for screen readers only, so voice control users can say what they see (WCAG 2.5.3).
- * @param {Widget} w @param {import('../state.js').Day} d @param {boolean} selected @param {string} timesId @param {() => void} onclick
+ * @param {Widget} w @param {import('../state.js').Day} d @param
+ * {boolean} selected @param {string} timesId @param {() => void} onclick
  */
 function dayButton(w, d, selected, timesId, onclick) {
   return h(
