@@ -4,7 +4,8 @@ const pgUrl = process.env.TEST_DATABASE_URL;
 if (!pgUrl && process.env.CI) {
   // under CI a missing database URL must not silently drop the PostgreSQL project (~800 runs)
   throw new Error(
-    'CI is set but TEST_DATABASE_URL is not: the PostgreSQL-backed integration tests cannot run. Set TEST_DATABASE_URL (see .ci/run).',
+    'CI is set but TEST_DATABASE_URL is not: the PostgreSQL-backed integration tests cannot run. ' +
+      'Set TEST_DATABASE_URL (see .ci/run).',
   );
 }
 if (!pgUrl) {
