@@ -3,10 +3,15 @@ import { defineConfig } from 'vitest/config';
 const pgUrl = process.env.TEST_DATABASE_URL;
 if (!pgUrl && process.env.CI) {
   // under CI a missing database URL must not silently drop the PostgreSQL project (~800 runs)
-  throw new Error('CI is set but TEST_DATABASE_URL is not: the PostgreSQL-backed integration tests cannot run. Set TEST_DATABASE_URL (see .ci/run).');
+  throw new Error(
+    'CI is set but TEST_DATABASE_URL is not: the PostgreSQL-backed integration tests cannot run. ' +
+      'Set TEST_DATABASE_URL (see .ci/run).',
+  );
 }
 if (!pgUrl) {
-  console.warn('\n*** TEST_DATABASE_URL is not set: the PostgreSQL-backed integration tests are SKIPPED (PGlite only). ***\n');
+  console.warn(
+    '\n*** TEST_DATABASE_URL is not set: the PostgreSQL-backed integration tests are SKIPPED (PGlite only). ***\n',
+  );
 }
 
 // ceilings, not expectations: a file's app and database start in ~2 s, but on two shared, busy cores
@@ -19,9 +24,25 @@ export default defineConfig({
     globalSetup: ['test/helpers/buildDist.ts'],
     projects: [
       { test: { ...shared, name: 'unit', include: ['test/unit/**/*.test.ts'] } },
-      { test: { ...shared, name: 'pglite', include: ['test/integration/**/*.test.ts'], env: { TEST_BACKEND: 'pglite' } } },
+      {
+        test: {
+          ...shared,
+          name: 'pglite',
+          include: ['test/integration/**/*.test.ts'],
+          env: { TEST_BACKEND: 'pglite' },
+        },
+      },
       ...(pgUrl
-        ? [{ test: { ...shared, name: 'postgres', include: ['test/integration/**/*.test.ts'], env: { TEST_BACKEND: 'postgres' } } }]
+        ? [
+            {
+              test: {
+                ...shared,
+                name: 'postgres',
+                include: ['test/integration/**/*.test.ts'],
+                env: { TEST_BACKEND: 'postgres' },
+              },
+            },
+          ]
         : []),
       { test: { ...shared, name: 'e2e', include: ['test/e2e/**/*.test.ts'], fileParallelism: false } },
     ],

@@ -6,8 +6,9 @@ declare module 'autocannon' {
       path?: string;
       headers?: Record<string, string>;
       body?: string;
-      setupRequest?: (req: any, context: any) => any;
-      onResponse?: (status: number, body: string, context: any) => void;
+      /** the request to send next (context: the connection's own object), or null to start over */
+      setupRequest?(req: Request, context: object): Request | null;
+      onResponse?(status: number, body: string, context: object): void;
     }
     interface Options {
       url: string;

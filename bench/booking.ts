@@ -44,21 +44,44 @@ export function reserveBody(data: BookingData, slot: Slot) {
 
 export function createBody(data: BookingData, slot: Slot, n: number, placeholder: string) {
   return {
-    start: slot.from, end: slot.to, timeslot_uuid: slot.timeslotUuid, product_uuid: data.productUuid, placeholder_id: placeholder,
-    email: `consumer-${n}@bench.example`, firstname: 'Bench', lastname: `Consumer ${n}`,
+    start: slot.from,
+    end: slot.to,
+    timeslot_uuid: slot.timeslotUuid,
+    product_uuid: data.productUuid,
+    placeholder_id: placeholder,
+    email: `consumer-${n}@bench.example`,
+    firstname: 'Bench',
+    lastname: `Consumer ${n}`,
   };
 }
 
 /** A consumer's headers: its own address, or the one address given (every consumer behind one). */
-export const clientHeaders = (n: number, address = addressOf(n)) => ({ 'content-type': 'application/json', 'x-forwarded-for': address });
+export const clientHeaders = (n: number, address = addressOf(n)) => ({
+  'content-type': 'application/json',
+  'x-forwarded-for': address,
+});
 
 /** One consumer's booking through a client: reserve the place, then, when it is held, create the booking. */
-export async function bookOnce(send: Send, data: BookingData, { n, slot }: { n: number; slot: Slot }): Promise<{ reserved: Timed; created?: Timed }> {
+export async function bookOnce(
+  send: Send,
+  data: BookingData,
+  { n, slot }: { n: number; slot: Slot },
+): Promise<{ reserved: Timed; created?: Timed }> {
   const headers = clientHeaders(n);
-  const reserved = await send('POST', `/rest/1/resources/${slot.resourceUuid}/reserve_appointment`, headers, reserveBody(data, slot));
+  const reserved = await send(
+    'POST',
+    `/rest/1/resources/${slot.resourceUuid}/reserve_appointment`,
+    headers,
+    reserveBody(data, slot),
+  );
   if (reserved.status !== 201) return { reserved };
   const placeholder = JSON.parse(reserved.body).participation.customer_uuid;
-  const created = await send('POST', `/resources/${slot.resourceUuid}/create_appointment_with_consumer`, headers, createBody(data, slot, n, placeholder));
+  const created = await send(
+    'POST',
+    `/resources/${slot.resourceUuid}/create_appointment_with_consumer`,
+    headers,
+    createBody(data, slot, n, placeholder),
+  );
   return { reserved, created };
 }
 
@@ -79,7 +102,8 @@ export async function bookingRun(serverUrl: string, data: BookingData, load: Boo
   const { consumers, length, take = slotCounter(data), oneAddress, onHeld } = load;
   let booked = 0;
   const failures: Record<string, number> = {};
-  const fail = (step: string, status: number) => (failures[`${step} ${status}`] = (failures[`${step} ${status}`] ?? 0) + 1);
+  const fail = (step: string, status: number) =>
+    (failures[`${step} ${status}`] = (failures[`${step} ${status}`] ?? 0) + 1);
   type Ctx = { slot?: Slot; n?: number; placeholder?: string; headers?: Record<string, string> };
   const started = Date.now();
   const result = await autocannon({
@@ -89,10 +113,15 @@ export async function bookingRun(serverUrl: string, data: BookingData, load: Boo
     requests: [
       {
         method: 'POST',
-        setupRequest: (req: any, context: Ctx) => {
+        setupRequest: (req, context: Ctx) => {
           const { n, slot } = take();
           Object.assign(context, { n, slot, placeholder: undefined, headers: clientHeaders(n, oneAddress) });
-          return { ...req, headers: context.headers, path: `/rest/1/resources/${slot.resourceUuid}/reserve_appointment`, body: JSON.stringify(reserveBody(data, slot)) };
+          return {
+            ...req,
+            headers: context.headers,
+            path: `/rest/1/resources/${slot.resourceUuid}/reserve_appointment`,
+            body: JSON.stringify(reserveBody(data, slot)),
+          };
         },
         onResponse: (status: number, body: string, context: Ctx) => {
           if (status === 201) {
@@ -103,10 +132,15 @@ export async function bookingRun(serverUrl: string, data: BookingData, load: Boo
       },
       {
         method: 'POST',
-        setupRequest: (req: any, context: Ctx) => {
+        setupRequest: (req, context: Ctx) => {
           if (!context.placeholder || !context.slot) return null as never; // the hold failed: start over
           const s = context.slot;
-          return { ...req, headers: context.headers, path: `/resources/${s.resourceUuid}/create_appointment_with_consumer`, body: JSON.stringify(createBody(data, s, context.n!, context.placeholder)) };
+          return {
+            ...req,
+            headers: context.headers,
+            path: `/resources/${s.resourceUuid}/create_appointment_with_consumer`,
+            body: JSON.stringify(createBody(data, s, context.n!, context.placeholder)),
+          };
         },
         onResponse: (status: number) => {
           if (status === 201) booked++;
@@ -117,25 +151,43 @@ export async function bookingRun(serverUrl: string, data: BookingData, load: Boo
   });
   const elapsed = (Date.now() - started) / 1000;
   const { p50, p99, max, mean } = result.latency;
-  return { booked, seconds: elapsed, perSecond: booked / elapsed, failures, p50, p99, max, mean, requests: result.requests.total, errors: result.errors };
+  return {
+    booked,
+    seconds: elapsed,
+    perSecond: booked / elapsed,
+    failures,
+    p50,
+    p99,
+    max,
+    mean,
+    requests: result.requests.total,
+    errors: result.errors,
+  };
 }
 
-/** No appointment over its capacity, no two live appointments of a resource overlapping (as the database sees it afterwards). */
+/**
+ * No appointment over its capacity, no two live appointments of
+ * a resource overlapping (as the database sees it afterwards).
+ */
 export async function overbookingCheck(db: Db, resourceUuids: string[]) {
   const [over] = await db.query<{ appointments: number; overbooked: number; booked: number }>(
     `SELECT count(*)::int AS appointments,
             count(*) FILTER (WHERE taken > capacity)::int AS overbooked,
             COALESCE(sum(booked), 0)::int AS booked
        FROM (SELECT a.capacity,
-                    (SELECT count(*) FROM participations p WHERE p.appointment_id = a.id AND (p.state IN ('REQUESTED', 'BOOKED') OR (p.state = 'RESERVED' AND p.hold_until > now()))) AS taken,
-                    (SELECT count(*) FROM participations p WHERE p.appointment_id = a.id AND p.state = 'BOOKED') AS booked
+                    (SELECT count(*) FROM participations p WHERE p.appointment_id = a.id
+                      AND (p.state IN ('REQUESTED', 'BOOKED') OR (p.state = 'RESERVED'
+                      AND p.hold_until > now()))) AS taken,
+                    (SELECT count(*) FROM participations p WHERE p.appointment_id = a.id
+                      AND p.state = 'BOOKED') AS booked
                FROM appointments a WHERE a.resource_id = ANY($1::uuid[])) x`,
     [resourceUuids],
   );
   // an appointment starting before the latest end among those starting earlier overlaps one of them
   const [overlaps] = await db.query<{ n: number }>(
     `SELECT count(*) FILTER (WHERE start_at < earlier_end)::int AS n
-       FROM (SELECT start_at, max(end_at) OVER (PARTITION BY resource_id ORDER BY start_at, id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS earlier_end
+       FROM (SELECT start_at, max(end_at) OVER (PARTITION BY resource_id
+         ORDER BY start_at, id ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS earlier_end
                FROM appointments WHERE resource_id = ANY($1::uuid[]) AND state = 'ACTIVE' AND NOT archived) x`,
     [resourceUuids],
   );

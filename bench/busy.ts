@@ -28,22 +28,49 @@ export async function busyRun(serverUrl: string, data: BusyData, kind: Change) {
   let n = 0;
   const change = async (resourceRef: string) => {
     if (kind === 'closure') {
-      const created = await expect(201, send('POST', `${base}/closures`, partner, { resourceReference: resourceRef, start: '2030-01-01T00:00', end: '2030-01-01T01:00' }));
+      const created = await expect(
+        201,
+        send('POST', `${base}/closures`, partner, {
+          resourceReference: resourceRef,
+          start: '2030-01-01T00:00',
+          end: '2030-01-01T01:00',
+        }),
+      );
       await expect(204, send('DELETE', `${base}/closures/${JSON.parse(created).closure.id}`, partner));
     } else {
       const reference = `far-${n++}-${resourceRef}`;
-      await expect(201, send('POST', `${base}/appointments`, partner, { reference, start: '2030-01-01T10:00', end: '2030-01-01T10:30', resourceReference: resourceRef, productReference: 'viewing@bench' }));
-      await expect(200, send('DELETE', `${base}/appointments/withoutNotification`, partner, { appointmentReference: reference }));
+      await expect(
+        201,
+        send('POST', `${base}/appointments`, partner, {
+          reference,
+          start: '2030-01-01T10:00',
+          end: '2030-01-01T10:30',
+          resourceReference: resourceRef,
+          productReference: 'viewing@bench',
+        }),
+      );
+      await expect(
+        200,
+        send('DELETE', `${base}/appointments/withoutNotification`, partner, { appointmentReference: reference }),
+      );
     }
   };
   const sides = [
     { name: 'without busy times', ref: 'plain@bench', uuid: data.plainUuid, latencies: new Latencies(), bytes: 0 },
-    { name: `with ${data.busyIntervals} busy times`, ref: 'busy@bench', uuid: data.busyUuid, latencies: new Latencies(), bytes: 0 },
+    {
+      name: `with ${data.busyIntervals} busy times`,
+      ref: 'busy@bench',
+      uuid: data.busyUuid,
+      latencies: new Latencies(),
+      bytes: 0,
+    },
   ];
   for (let i = 0; i < BUSY_ROUNDS; i++) {
     for (const side of i % 2 ? [...sides].reverse() : sides) {
       await change(side.ref);
-      const r = await send('GET', `/resources/${side.uuid}/upcoming_bookables?prdRef=${data.productUuid}`, { 'accept-encoding': 'br, gzip' });
+      const r = await send('GET', `/resources/${side.uuid}/upcoming_bookables?prdRef=${data.productUuid}`, {
+        'accept-encoding': 'br, gzip',
+      });
       side.latencies.add(r.ms);
       if (r.status !== 200) side.latencies.failed++;
       side.bytes = r.body.length;

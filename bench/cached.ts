@@ -1,8 +1,8 @@
 /**
  * W1-CACHED: W1's listing served from the cache to 50 connections in closed loop, uncompressed (no
  * Accept-Encoding) and br, each against a plain node:http server sending the same bytes in the
- * same run, the two taking turns in slices. Besides req/s and p99, what does not depend on the machine's phase: the service's CPU
- * per request, its database's backends' CPU per request, and statements per request (the
+ * same run, the two taking turns in slices. Besides req/s and p99, what does not depend on the machine's phase: the
+ * service's CPU per request, its database's backends' CPU per request, and statements per request (the
  * database's committed transactions: every statement outside a transaction is one).
  *
  * It needs nothing of this checkout's code but the bench: it starts the build in BENCH_SERVICE_DIR
@@ -86,9 +86,13 @@ export async function cachedRun(adminUrl: string): Promise<void> {
   const crmId = 'bench-cached';
   const key = randomBytes(16).toString('hex');
   const port = await freePort();
-  const profile = process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF)}`] : [];
+  const profile = process.env.BENCH_CPU_PROF
+    ? ['--cpu-prof', `--cpu-prof-dir=${resolve(process.env.BENCH_CPU_PROF)}`]
+    : [];
   // before the compiled build (9267d17) `npm start` ran the sources through tsx
-  const main = existsSync(join(serviceDir, 'dist/main.js')) ? [join(serviceDir, 'dist/main.js')] : ['--import', 'tsx', join(serviceDir, 'src/main.ts')];
+  const main = existsSync(join(serviceDir, 'dist/main.js'))
+    ? [join(serviceDir, 'dist/main.js')]
+    : ['--import', 'tsx', join(serviceDir, 'src/main.ts')];
   const spawned = spawn(process.execPath, [...profile, ...startFlags(serviceDir), ...main], {
     cwd: serviceDir,
     stdio: ['ignore', 'ignore', 'inherit'],
@@ -124,7 +128,11 @@ export async function cachedRun(adminUrl: string): Promise<void> {
     const shortPath = pathOf(shortUuid);
     const ceiling = await startCeiling(base, path);
     const shortCeiling = await startCeiling(base, shortPath);
-    console.log(`    service : ${serviceDir} (status ${ceiling.status}); answer ${ceiling.identityBytes} bytes uncompressed, ${ceiling.brBytes} bytes br (Content-Encoding: ${ceiling.encoding}); over ${SHORT_DAYS} days ${shortCeiling.identityBytes} bytes uncompressed`);
+    console.log(
+      `    service : ${serviceDir} (status ${ceiling.status}); answer ${ceiling.identityBytes} ` +
+        `bytes uncompressed, ${ceiling.brBytes} bytes br (Content-Encoding: ${ceiling.encoding}); ` +
+        `over ${SHORT_DAYS} days ${shortCeiling.identityBytes} bytes uncompressed`,
+    );
     const peakRss = sampleRss(spawned.pid!);
     try {
       const variants = [
@@ -133,11 +141,29 @@ export async function cachedRun(adminUrl: string): Promise<void> {
         ['br', path, ceiling, { 'accept-encoding': 'br' }],
       ] as const;
       for (const [variant, url, plainServer, headers] of variants) {
-        const { service, bare } = await measurePair({ url: `${base}${url}`, pid: spawned.pid!, admin, db: name }, { url: `${plainServer.url}${url}`, pid: plainServer.child.pid! }, headers);
+        const { service, bare } = await measurePair(
+          { url: `${base}${url}`, pid: spawned.pid!, admin, db: name },
+          { url: `${plainServer.url}${url}`, pid: plainServer.child.pid! },
+          headers,
+        );
         const share = service.rps / bare.rps;
-        console.log(`    ${variant.padEnd(12)} service : p50 ${service.p50.toFixed(1)} ms  p99 ${service.p99.toFixed(1)} ms  ${service.rps.toFixed(0)} req/s  CPU ${service.cpuUsPerRequest.toFixed(0)} µs per request, PostgreSQL ${service.pgCpuUsPerRequest.toFixed(0)} µs per request, ${service.statementsPerRequest.toFixed(3)} statements per request (non-2xx ${service.non2xx}, errors ${service.errors})`);
-        console.log(`    ${variant.padEnd(12)} ceiling : p50 ${bare.p50.toFixed(1)} ms  p99 ${bare.p99.toFixed(1)} ms  ${bare.rps.toFixed(0)} req/s  CPU ${bare.cpuUsPerRequest.toFixed(0)} µs per request (plain node:http, same bytes)`);
-        console.log(`    ${variant.padEnd(12)} share   : ${share.toFixed(2)} of the ceiling (target >= 0.85: ${share >= 0.85 ? 'met' : 'MISSED'})`);
+        console.log(
+          `    ${variant.padEnd(12)} service : p50 ${service.p50.toFixed(1)} ` +
+            `ms  p99 ${service.p99.toFixed(1)} ms  ${service.rps.toFixed(0)} ` +
+            `req/s  CPU ${service.cpuUsPerRequest.toFixed(0)} µs per request, ` +
+            `PostgreSQL ${service.pgCpuUsPerRequest.toFixed(0)} µs per request, ` +
+            `${service.statementsPerRequest.toFixed(3)} statements per request (non-2xx ${service.non2xx}, ` +
+            `errors ${service.errors})`,
+        );
+        console.log(
+          `    ${variant.padEnd(12)} ceiling : p50 ${bare.p50.toFixed(1)} ms  p99 ${bare.p99.toFixed(1)} ` +
+            `ms  ${bare.rps.toFixed(0)} req/s  CPU ${bare.cpuUsPerRequest.toFixed(0)} ` +
+            `µs per request (plain node:http, same bytes)`,
+        );
+        console.log(
+          `    ${variant.padEnd(12)} share   : ${share.toFixed(2)} of the ceiling (target >= 0.85: ` +
+            `${share >= 0.85 ? 'met' : 'MISSED'})`,
+        );
       }
       console.log(`    service RSS: peak ${peakRss().toFixed(0)} MiB during W1-CACHED`);
     } finally {
@@ -162,8 +188,17 @@ async function startCeiling(base: string, path: string) {
   const dir = mkdtempSync(join(tmpdir(), 'bench-'));
   writeFileSync(join(dir, 'identity'), identity);
   writeFileSync(join(dir, 'br'), br.body);
-  const child = await startChild([join(import.meta.dirname, 'nodeCeiling.mjs'), join(dir, 'identity'), join(dir, 'br'), br.encoding ?? 'identity'], {});
-  return { ...child, status: plain.status, identityBytes: identity.length, brBytes: br.body.length, encoding: br.encoding ?? 'none' };
+  const child = await startChild(
+    [join(import.meta.dirname, 'nodeCeiling.mjs'), join(dir, 'identity'), join(dir, 'br'), br.encoding ?? 'identity'],
+    {},
+  );
+  return {
+    ...child,
+    status: plain.status,
+    identityBytes: identity.length,
+    brBytes: br.body.length,
+    encoding: br.encoding ?? 'none',
+  };
 }
 
 function wireBytes(url: string, headers: Record<string, string>): Promise<{ body: Buffer; encoding?: string }> {
@@ -181,11 +216,16 @@ function wireBytes(url: string, headers: Record<string, string>): Promise<{ body
 
 /** The backends connected to the database `name`, by pid. */
 async function backends(admin: pg.Client, name: string): Promise<number[]> {
-  return (await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [name])).rows.map((r) => r.pid);
+  return (await admin.query<{ pid: number }>('SELECT pid FROM pg_stat_activity WHERE datname = $1', [name])).rows.map(
+    (r) => r.pid,
+  );
 }
 
 async function committed(admin: pg.Client, name: string): Promise<number> {
-  const { rows } = await admin.query<{ n: string }>('SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = $1', [name]);
+  const { rows } = await admin.query<{ n: string }>(
+    'SELECT xact_commit + xact_rollback AS n FROM pg_stat_database WHERE datname = $1',
+    [name],
+  );
   return Number(rows[0].n);
 }
 
@@ -201,10 +241,24 @@ const SLICE_SECONDS = (CACHED_SECONDS * 2) / SLICE_ORDER.length;
  * Warm-up of both, then CACHED_SECONDS of each in slices taking turns (SLICE_ORDER); for the
  * service, its database's backends' CPU and its statements too. Latencies are the slices' medians.
  */
-async function measurePair(service: { url: string; pid: number; admin: pg.Client; db: string }, ceiling: { url: string; pid: number }, headers: Record<string, string>): Promise<{ service: Measured; bare: Measured }> {
-  for (const url of [service.url, ceiling.url]) await autocannon({ url, headers, connections: CACHED_CONNECTIONS, duration: WARMUP_SECONDS });
+async function measurePair(
+  service: { url: string; pid: number; admin: pg.Client; db: string },
+  ceiling: { url: string; pid: number },
+  headers: Record<string, string>,
+): Promise<{ service: Measured; bare: Measured }> {
+  for (const url of [service.url, ceiling.url])
+    await autocannon({ url, headers, connections: CACHED_CONNECTIONS, duration: WARMUP_SECONDS });
 
-  const tally = (): Tally => ({ requests: 0, seconds: 0, ticks: 0, pgTicks: 0, non2xx: 0, errors: 0, p50s: [], p99s: [] });
+  const tally = (): Tally => ({
+    requests: 0,
+    seconds: 0,
+    ticks: 0,
+    pgTicks: 0,
+    non2xx: 0,
+    errors: 0,
+    p50s: [],
+    p99s: [],
+  });
   const tallies = { S: tally(), C: tally() };
   const statementsBefore = await committed(service.admin, service.db);
   for (const slice of SLICE_ORDER) {
@@ -215,7 +269,9 @@ async function measurePair(service: { url: string; pid: number; admin: pg.Client
     const r = await autocannon({ url, headers, connections: CACHED_CONNECTIONS, duration: SLICE_SECONDS });
     t.ticks += processTicks(pid) - before.own;
     // a backend that exited during the slice reads 0: its ticks are lost, never subtracted
-    pids.forEach((p, i) => (t.pgTicks += Math.max(0, processTicks(p) - before.pg[i])));
+    pids.forEach((p, i) => {
+      t.pgTicks += Math.max(0, processTicks(p) - before.pg[i]);
+    });
     t.requests += r.requests.total;
     t.seconds += r.duration;
     t.non2xx += r.non2xx;

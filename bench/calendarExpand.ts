@@ -32,7 +32,8 @@ function random(seed: number): () => number {
 const pad = (n: number, width = 2) => String(n).padStart(width, '0');
 const local = (ms: number) => {
   const d = new Date(ms);
-  return `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}T${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}00`;
+  const day = `${d.getUTCFullYear()}${pad(d.getUTCMonth() + 1)}${pad(d.getUTCDate())}`;
+  return `${day}T${pad(d.getUTCHours())}${pad(d.getUTCMinutes())}00`;
 };
 const date = (ms: number) => local(ms).slice(0, 8);
 
@@ -55,9 +56,20 @@ function rule(next: () => number, weekday: string, start: number): string {
 }
 
 const BERLIN = [
-  'BEGIN:VTIMEZONE', 'TZID:W. Europe Standard Time',
-  'BEGIN:STANDARD', 'DTSTART:16010101T030000', 'TZOFFSETFROM:+0200', 'TZOFFSETTO:+0100', 'RRULE:FREQ=YEARLY;INTERVAL=1;BYDAY=-1SU;BYMONTH=10', 'END:STANDARD',
-  'BEGIN:DAYLIGHT', 'DTSTART:16010101T020000', 'TZOFFSETFROM:+0100', 'TZOFFSETTO:+0200', 'RRULE:FREQ=YEARLY;INTERVAL=1;BYDAY=-1SU;BYMONTH=3', 'END:DAYLIGHT',
+  'BEGIN:VTIMEZONE',
+  'TZID:W. Europe Standard Time',
+  'BEGIN:STANDARD',
+  'DTSTART:16010101T030000',
+  'TZOFFSETFROM:+0200',
+  'TZOFFSETTO:+0100',
+  'RRULE:FREQ=YEARLY;INTERVAL=1;BYDAY=-1SU;BYMONTH=10',
+  'END:STANDARD',
+  'BEGIN:DAYLIGHT',
+  'DTSTART:16010101T020000',
+  'TZOFFSETFROM:+0100',
+  'TZOFFSETTO:+0200',
+  'RRULE:FREQ=YEARLY;INTERVAL=1;BYDAY=-1SU;BYMONTH=3',
+  'END:DAYLIGHT',
   'END:VTIMEZONE',
 ];
 
@@ -79,11 +91,19 @@ export function largeCalendar(): { ics: string; events: number; recurring: numbe
     } else if (recurring) {
       const start = NOW - Math.floor(next() * 6 * 365) * DAY + hour * 3_600_000 - 6 * 3_600_000;
       const weekday = WEEKDAYS[new Date(start).getUTCDay()];
-      lines.push(`DTSTART;TZID=W. Europe Standard Time:${local(start)}`, `DTEND;TZID=W. Europe Standard Time:${local(start + minutes * 60_000)}`, `RRULE:${rule(next, weekday, start)}`);
-      if (next() < 0.3) lines.push(`EXDATE;TZID=W. Europe Standard Time:${local(start + 7 * DAY * (1 + Math.floor(next() * 50)))}`);
+      lines.push(
+        `DTSTART;TZID=W. Europe Standard Time:${local(start)}`,
+        `DTEND;TZID=W. Europe Standard Time:${local(start + minutes * 60_000)}`,
+        `RRULE:${rule(next, weekday, start)}`,
+      );
+      if (next() < 0.3)
+        lines.push(`EXDATE;TZID=W. Europe Standard Time:${local(start + 7 * DAY * (1 + Math.floor(next() * 50)))}`);
     } else if (next() < 0.15) {
       const day = NOW + Math.floor(next() * 400) * DAY;
-      lines.push(`DTSTART;VALUE=DATE:${date(day)}`, `DTEND;VALUE=DATE:${date(day + (1 + Math.floor(next() * 3)) * DAY)}`);
+      lines.push(
+        `DTSTART;VALUE=DATE:${date(day)}`,
+        `DTEND;VALUE=DATE:${date(day + (1 + Math.floor(next() * 3)) * DAY)}`,
+      );
     } else {
       const start = NOW + Math.floor(next() * 420 - 20) * DAY + (hour - 1) * 3_600_000;
       lines.push(`DTSTART:${local(start)}Z`, `DTEND:${local(start + minutes * 60_000)}Z`);
@@ -97,16 +117,34 @@ export function largeCalendar(): { ics: string; events: number; recurring: numbe
     const master = bodies[i];
     if (!master.some((l) => l.startsWith('DTSTART;TZID'))) continue;
     const start = master.find((l) => l.startsWith('DTSTART'))!.split(':')[1];
-    overrides.push(['BEGIN:VEVENT', `UID:bench-${i}@example.org`, 'DTSTAMP:20261101T000000Z', `RECURRENCE-ID;TZID=W. Europe Standard Time:${start}`,
-      `DTSTART;TZID=W. Europe Standard Time:${start.slice(0, 9)}200000`, `DTEND;TZID=W. Europe Standard Time:${start.slice(0, 9)}210000`, 'END:VEVENT']);
+    overrides.push([
+      'BEGIN:VEVENT',
+      `UID:bench-${i}@example.org`,
+      'DTSTAMP:20261101T000000Z',
+      `RECURRENCE-ID;TZID=W. Europe Standard Time:${start}`,
+      `DTSTART;TZID=W. Europe Standard Time:${start.slice(0, 9)}200000`,
+      `DTEND;TZID=W. Europe Standard Time:${start.slice(0, 9)}210000`,
+      'END:VEVENT',
+    ]);
   }
   const bare = (body: string[]) => [...body, 'END:VEVENT'];
   const size = [...bodies.map(bare), ...overrides].reduce((n, b) => n + b.join('\r\n').length + 2, 0) + 200;
   const perEvent = Math.max(0, Math.floor((TARGET_BYTES - size) / EVENTS) - 16);
   const filler = 'Lorem ipsum dolor sit amet, consectetur adipiscing elit; sed do eiusmod tempor. ';
-  const description = `DESCRIPTION:${filler.repeat(Math.ceil(perEvent / filler.length)).slice(0, Math.floor(perEvent * 0.985))}`;
+  const text = filler.repeat(Math.ceil(perEvent / filler.length)).slice(0, Math.floor(perEvent * 0.985));
+  const description = `DESCRIPTION:${text}`;
   const events = bodies.map((body) => [...body, fold(description), 'END:VEVENT'].join('\r\n'));
-  const ics = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:Microsoft Exchange Server 2010', 'METHOD:PUBLISH', ...BERLIN, ...events, ...overrides.map((o) => o.join('\r\n')), 'END:VCALENDAR', ''].join('\r\n');
+  const ics = [
+    'BEGIN:VCALENDAR',
+    'VERSION:2.0',
+    'PRODID:Microsoft Exchange Server 2010',
+    'METHOD:PUBLISH',
+    ...BERLIN,
+    ...events,
+    ...overrides.map((o) => o.join('\r\n')),
+    'END:VCALENDAR',
+    '',
+  ].join('\r\n');
   return { ics, events: EVENTS + overrides.length, recurring: RECURRING };
 }
 
@@ -126,7 +164,12 @@ export function calendarExpand(runs = RUNS): CalendarExpandResult {
   let intervals = 0;
   for (let i = 0; i < runs; i++) {
     const started = process.cpuUsage();
-    intervals = busyIntervals(ics, { providerZone: 'Europe/Berlin', fromMs: NOW, toMs: NOW + 400 * DAY, isOwnUid: (uid) => uid.endsWith('@booking.invalid') }).length;
+    intervals = busyIntervals(ics, {
+      providerZone: 'Europe/Berlin',
+      fromMs: NOW,
+      toMs: NOW + 400 * DAY,
+      isOwnUid: (uid) => uid.endsWith('@booking.invalid'),
+    }).length;
     const spent = process.cpuUsage(started);
     cpuMs.push((spent.user + spent.system) / 1000);
   }
@@ -135,14 +178,25 @@ export function calendarExpand(runs = RUNS): CalendarExpandResult {
 
 /** The phase as bench/run.ts prints its workloads. */
 export function calendarExpandPhase(): CalendarExpandResult {
-  console.log(`\nCALENDAR  read and expand a ${(TARGET_BYTES / 1048576).toFixed(0)} MiB iCalendar text (${EVENTS} events, ${RECURRING} recurring), 400 days ahead, ${RUNS} times in this process`);
+  console.log(
+    `\nCALENDAR  read and expand a ${(TARGET_BYTES / 1048576).toFixed(0)} MiB iCalendar text (${EVENTS} ` +
+      `events, ${RECURRING} recurring), 400 days ahead, ${RUNS} times in this process`,
+  );
   const r = calendarExpand();
   const [first, ...later] = r.cpuMs;
   const warm = later.sort((a, b) => a - b)[Math.floor(later.length / 2)];
-  console.log(`    calendar: ${(r.bytes / 1048576).toFixed(2)} MiB, ${r.events} VEVENTs (${r.recurring} series), ${r.intervals} busy intervals after merging`);
-  console.log(`    CPU     : first read ${first.toFixed(0)} ms (the process's first: ical.js and luxon not yet compiled), then ${later.map((ms) => `${ms.toFixed(0)} ms`).join(', ')}`);
+  console.log(
+    `    calendar: ${(r.bytes / 1048576).toFixed(2)} MiB, ${r.events} VEVENTs (${r.recurring} series), ` +
+      `${r.intervals} busy intervals after merging`,
+  );
+  console.log(
+    `    CPU     : first read ${first.toFixed(0)} ms (the process's first: ` +
+      `ical.js and luxon not yet compiled), then ${later.map((ms) => `${ms.toFixed(0)} ms`).join(', ')}`,
+  );
   // the sync job reads calendars all day in one process: its reads are the warm ones
-  console.log(`    targets : <= 1 s CPU per read (warm, median): ${warm.toFixed(0)} ms ${warm <= 1000 ? 'met' : 'MISSED'}`);
+  console.log(
+    `    targets : <= 1 s CPU per read (warm, median): ${warm.toFixed(0)} ms ${warm <= 1000 ? 'met' : 'MISSED'}`,
+  );
   return r;
 }
 

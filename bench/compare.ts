@@ -24,7 +24,8 @@ const HERE = resolve(import.meta.dirname, '..');
 const PORTABLE = new Set(['W1-CACHED']);
 
 const git = (...args: string[]) => execFileSync('git', args, { cwd: HERE, encoding: 'utf8' }).trim();
-const run = (cmd: string, args: string[], cwd: string) => execFileSync(cmd, args, { cwd, stdio: ['ignore', 'inherit', 'inherit'] });
+const run = (cmd: string, args: string[], cwd: string) =>
+  execFileSync(cmd, args, { cwd, stdio: ['ignore', 'inherit', 'inherit'] });
 
 function parseArgs(argv: string[]) {
   const rest: string[] = [];
@@ -41,10 +42,14 @@ function parseArgs(argv: string[]) {
   return { commit, workloads: workloads.length ? workloads : ['W1-CACHED'], runs };
 }
 
-/** A worktree of `hash` with its build, made once per commit and kept in the temporary directory for the next comparison. */
+/**
+ * A worktree of `hash` with its build, made once per commit
+ * and kept in the temporary directory for the next comparison.
+ */
 function buildOther(hash: string): string {
   const dir = join(tmpdir(), `bench-compare-${hash.slice(0, 12)}`);
-  const built = () => existsSync(join(dir, 'dist', 'main.js')) || (existsSync(join(dir, 'node_modules')) && !hasBuild(dir));
+  const built = () =>
+    existsSync(join(dir, 'dist', 'main.js')) || (existsSync(join(dir, 'node_modules')) && !hasBuild(dir));
   if (existsSync(dir) && built()) {
     console.log(`# ${hash.slice(0, 12)}: reusing the build in ${dir}`);
     return dir;
@@ -78,7 +83,10 @@ function sameLockFile(hash: string): boolean {
 
 function sameMigrations(hash: string): boolean {
   try {
-    execFileSync('git', ['diff', '--quiet', hash, 'HEAD', '--', 'src/storage/migrations'], { cwd: HERE, stdio: 'ignore' });
+    execFileSync('git', ['diff', '--quiet', hash, 'HEAD', '--', 'src/storage/migrations'], {
+      cwd: HERE,
+      stdio: 'ignore',
+    });
     return true;
   } catch {
     return false;
@@ -88,7 +96,11 @@ function sameMigrations(hash: string): boolean {
 /** One bench run; resolves with its output. */
 function bench(harness: string, serviceDir: string, workloads: string[], log: string): Promise<string> {
   return new Promise((done, fail) => {
-    const child = spawn('npx', ['tsx', 'bench/run.ts', ...workloads], { cwd: harness, env: { ...process.env, BENCH_SERVICE_DIR: serviceDir }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn('npx', ['tsx', 'bench/run.ts', ...workloads], {
+      cwd: harness,
+      env: { ...process.env, BENCH_SERVICE_DIR: serviceDir },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (c) => (out += c));
     child.stderr.on('data', (c) => (out += c));
@@ -100,7 +112,14 @@ function bench(harness: string, serviceDir: string, workloads: string[], log: st
   });
 }
 
-const UNIT = /(?:\b(p50|p90|p99|longest|service|PostgreSQL|bench client|CPU)\s+)?(\d[\d,]*(?:\.\d+)?)\s*(ms|req\/s|bookings\/s|µs per request|statements per request|of the ceiling|bytes per answer|MiB)/g;
+const UNIT = new RegExp(
+  [
+    /(?:\b(p50|p90|p99|longest|service|PostgreSQL|bench client|CPU)\s+)?/.source, // the figure's label, if any
+    /(\d[\d,]*(?:\.\d+)?)\s*/.source, // the number
+    /(ms|req\/s|bookings\/s|µs per request|statements per request|of the ceiling|bytes per answer|MiB)/.source,
+  ].join(''),
+  'g',
+);
 
 /**
  * The figures of a bench output, by name: `<workload> <line label> <figure>`, e.g.
@@ -116,7 +135,8 @@ export function figuresOf(output: string): Map<string, number> {
       continue;
     }
     const labelled = /^\s+([^:]+?)\s*:\s*(.*)$/.exec(line);
-    if (!workload || !labelled || labelled[1] === 'targets') continue; // targets repeat the figures and name the thresholds
+    // targets repeat the figures and name the thresholds
+    if (!workload || !labelled || labelled[1] === 'targets') continue;
     for (const m of labelled[2].matchAll(UNIT)) {
       let name = `${workload} ${labelled[1]} ${m[1] ? `${m[1]} ` : ''}${m[3]}`;
       for (let i = 2; figures.has(name); i++) name = `${name.replace(/ #\d+$/, '')} #${i}`;
@@ -126,21 +146,37 @@ export function figuresOf(output: string): Map<string, number> {
   return figures;
 }
 
-const fmt = (n: number | undefined) => (n === undefined || Number.isNaN(n) ? '-' : Math.abs(n) >= 100 ? n.toFixed(0) : Math.abs(n) >= 1 ? n.toFixed(1) : n.toFixed(3));
+const fmt = (n: number | undefined) =>
+  n === undefined || Number.isNaN(n)
+    ? '-'
+    : Math.abs(n) >= 100
+      ? n.toFixed(0)
+      : Math.abs(n) >= 1
+        ? n.toFixed(1)
+        : n.toFixed(3);
 
 async function main(): Promise<void> {
   const { commit, workloads, runs } = parseArgs(process.argv.slice(2));
   const oldHash = git('rev-parse', '--verify', `${commit}^{commit}`);
   const newHash = git('rev-parse', 'HEAD');
   const dirty = git('status', '--porcelain', '--untracked-files=no') !== '';
-  console.log(`# old: ${oldHash.slice(0, 12)} (${commit}); new: this checkout, ${newHash.slice(0, 12)}${dirty ? ' with uncommitted changes' : ''}`);
+  console.log(
+    `# old: ${oldHash.slice(0, 12)} (${commit}); new: this checkout, ` +
+      `${newHash.slice(0, 12)}${dirty ? ' with uncommitted changes' : ''}`,
+  );
   const other = buildOther(oldHash);
   console.log('# building this checkout');
   run('npm', ['run', 'build'], HERE);
   // workloads seeded in-process need the other commit's schema: its own bench when the migrations differ
   const ownHarness = !sameMigrations(oldHash) && workloads.some((w) => !PORTABLE.has(w));
-  if (ownHarness) console.log(`# the migrations differ: ${workloads.filter((w) => !PORTABLE.has(w)).join(', ')} run with each checkout's own bench`);
-  const groups = ownHarness ? [workloads.filter((w) => PORTABLE.has(w)), workloads.filter((w) => !PORTABLE.has(w))].filter((g) => g.length) : [workloads];
+  if (ownHarness)
+    console.log(
+      `# the migrations differ: ${workloads.filter((w) => !PORTABLE.has(w)).join(', ')} ` +
+        `run with each checkout's own bench`,
+    );
+  const groups = ownHarness
+    ? [workloads.filter((w) => PORTABLE.has(w)), workloads.filter((w) => !PORTABLE.has(w))].filter((g) => g.length)
+    : [workloads];
   const logs = join(tmpdir(), `bench-compare-logs-${Date.now()}`);
   mkdirSync(logs);
   console.log(`# ${workloads.join(' ')}: ${runs} runs each, alternating old, new; full outputs in ${logs}`);
@@ -155,7 +191,12 @@ async function main(): Promise<void> {
         const started = Date.now();
         const out = await bench(harness, serviceDir, group, join(logs, `${side}-${i}-${group.join('+')}.txt`));
         for (const [k, v] of figuresOf(out)) figures.set(k, v);
-        console.log(`# run ${i} ${side}: ${group.join(' ')} in ${((Date.now() - started) / 1000).toFixed(0)} s, load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+        console.log(
+          `# run ${i} ${side}: ${group.join(' ')} in ${((Date.now() - started) / 1000).toFixed(0)} s, ` +
+            `load average ${loadavg()
+              .map((l) => l.toFixed(1))
+              .join(' ')}`,
+        );
       }
       results[side].push(figures);
     }
@@ -163,7 +204,13 @@ async function main(): Promise<void> {
 
   const names = [...new Set([...results.old, ...results.new].flatMap((m) => [...m.keys()]))];
   const width = Math.max(...names.map((n) => n.length));
-  const head = [...Array.from({ length: runs }, (_, i) => `old ${i + 1}`), ...Array.from({ length: runs }, (_, i) => `new ${i + 1}`), 'old med', 'new med', 'new/old'];
+  const head = [
+    ...Array.from({ length: runs }, (_, i) => `old ${i + 1}`),
+    ...Array.from({ length: runs }, (_, i) => `new ${i + 1}`),
+    'old med',
+    'new med',
+    'new/old',
+  ];
   console.log(`\n${'figure'.padEnd(width)}  ${head.map((h) => h.padStart(9)).join(' ')}`);
   for (const name of names) {
     const olds = results.old.map((m) => m.get(name));
@@ -171,9 +218,15 @@ async function main(): Promise<void> {
     const o = olds.every((v) => v !== undefined) ? median(olds as number[]) : undefined;
     const n = news.every((v) => v !== undefined) ? median(news as number[]) : undefined;
     const ratio = o !== undefined && n !== undefined && o !== 0 ? (n / o).toFixed(2) : '-';
-    console.log(`${name.padEnd(width)}  ${[...olds, ...news, o, n].map((v) => fmt(v).padStart(9)).join(' ')} ${ratio.padStart(9)}`);
+    console.log(
+      `${name.padEnd(width)}  ${[...olds, ...news, o, n].map((v) => fmt(v).padStart(9)).join(' ')} ` +
+        `${ratio.padStart(9)}`,
+    );
   }
-  console.log('\nms, µs and MiB: lower is better; /s and "of the ceiling": higher is better. The machine is shared: medians of alternating runs.');
+  console.log(
+    '\nms, µs and MiB: lower is better; /s and "of the ceiling": higher is better. The machine is shared: ' +
+      'medians of alternating runs.',
+  );
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === resolve(import.meta.filename)) {

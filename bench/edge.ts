@@ -48,12 +48,24 @@ function nginxTicks(master: number): number {
 /** A1 requests the service has answered so far, every status. */
 async function a1Served(serviceUrl: string): Promise<number> {
   let n = 0;
-  for (const [key, value] of await metricsOf(serviceUrl)) if (key.startsWith('http_request_duration_seconds_count{') && key.includes(A1_ROUTE) && key.includes('method="GET"')) n += value;
+  for (const [key, value] of await metricsOf(serviceUrl))
+    if (
+      key.startsWith('http_request_duration_seconds_count{') &&
+      key.includes(A1_ROUTE) &&
+      key.includes('method="GET"')
+    )
+      n += value;
   return n;
 }
 
 export interface EdgeRun {
-  a1: ReturnType<Latencies['summary']> & { perSecond: number; non2xx: number; errors: number; encodings: Record<string, number>; viewerLagP99: number };
+  a1: ReturnType<Latencies['summary']> & {
+    perSecond: number;
+    non2xx: number;
+    errors: number;
+    encodings: Record<string, number>;
+    viewerLagP99: number;
+  };
   /** A1 requests the service answered during the run, per second */
   originPerSecond: number;
   /** listing variants the viewers saw (Content-Encodings): the edge keeps one entry per each */
@@ -65,27 +77,46 @@ export interface EdgeRun {
   nginxMs: number;
 }
 
-export async function edgeRun(serviceUrl: string, data: BookingData, take: () => { n: number; slot: Slot }): Promise<EdgeRun> {
+export async function edgeRun(
+  serviceUrl: string,
+  data: BookingData,
+  take: () => { n: number; slot: Slot },
+): Promise<EdgeRun> {
   const edge = await startEdge(serviceUrl);
   try {
     const path = a1Path(data);
     const warm = await client(serviceUrl, 1)('GET', path, A1_HEADERS); // straight from the service, nobody booking yet
     if (warm.status !== 200) throw new Error(`A1 before EDGE: ${warm.status} ${warm.body}`);
     const takenBefore = taken(warm.body);
-    const viewers = await viewersInWorker({ serverUrl: edge.url, path, headers: A1_HEADERS, viewers: EDGE_VIEWERS, pauseMs: EDGE_POLL_MS, versions: true });
+    const viewers = await viewersInWorker({
+      serverUrl: edge.url,
+      path,
+      headers: A1_HEADERS,
+      viewers: EDGE_VIEWERS,
+      pauseMs: EDGE_POLL_MS,
+      versions: true,
+    });
     const held: number[] = [];
     const servedBefore = await a1Served(serviceUrl);
     const nginxBefore = nginxTicks(edge.pid);
     const started = performance.now();
     const onHeld = () => held.push(performance.timeOrigin + performance.now());
-    const [bookings, seen] = await Promise.all([bookingRun(serviceUrl, data, { consumers: EDGE_BOOKERS, length: EDGE_SECONDS, take, onHeld }), viewers.start(EDGE_SECONDS)]);
+    const [bookings, seen] = await Promise.all([
+      bookingRun(serviceUrl, data, { consumers: EDGE_BOOKERS, length: EDGE_SECONDS, take, onHeld }),
+      viewers.start(EDGE_SECONDS),
+    ]);
     const seconds = (performance.now() - started) / 1000;
     const origin = (await a1Served(serviceUrl)) - servedBefore;
     const nginxMs = (nginxTicks(edge.pid) - nginxBefore) * TICK_MS;
 
     const latencies = new Latencies();
     for (const ms of seen.ms) latencies.add(ms);
-    const shows = new Map(Object.entries(seen.firstOf!).map(([etag, first]) => [etag, taken(decoded(Buffer.from(first.wire), first.encoding).toString('utf8')) - takenBefore]));
+    const shows = new Map(
+      Object.entries(seen.firstOf!).map(([etag, first]) => [
+        etag,
+        taken(decoded(Buffer.from(first.wire), first.encoding).toString('utf8')) - takenBefore,
+      ]),
+    );
     const ages = new Latencies();
     let over2s = 0;
     const { at, etag } = seen.answers!;
@@ -98,7 +129,14 @@ export async function edgeRun(serviceUrl: string, data: BookingData, take: () =>
     }
     const a1 = latencies.summary();
     return {
-      a1: { ...a1, perSecond: a1.n / seconds, non2xx: seen.non2xx, errors: seen.errors, encodings: seen.encodings, viewerLagP99: seen.lagP99 },
+      a1: {
+        ...a1,
+        perSecond: a1.n / seconds,
+        non2xx: seen.non2xx,
+        errors: seen.errors,
+        encodings: seen.encodings,
+        viewerLagP99: seen.lagP99,
+      },
       originPerSecond: origin / seconds,
       variants: Object.keys(seen.encodings).length,
       age: { ...ages.summary(), over2s, versions: shows.size },

@@ -14,7 +14,11 @@ export interface Timed {
 
 export type Send = ReturnType<typeof client>;
 
-const DECODERS: Record<string, (wire: Buffer) => Buffer> = { br: brotliDecompressSync, gzip: gunzipSync, deflate: inflateSync };
+const DECODERS: Record<string, (wire: Buffer) => Buffer> = {
+  br: brotliDecompressSync,
+  gzip: gunzipSync,
+  deflate: inflateSync,
+};
 
 /** A body as sent, its Content-Encoding undone. */
 export function decoded(wire: Buffer, encoding: string | undefined): Buffer {
@@ -32,7 +36,16 @@ export function client(baseUrl: string, connections: number) {
       const payload = body === undefined ? undefined : JSON.stringify(body);
       const started = performance.now();
       const req = request(
-        { agent, host: base.hostname, port: base.port, method, path, headers: payload ? { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) } : headers },
+        {
+          agent,
+          host: base.hostname,
+          port: base.port,
+          method,
+          path,
+          headers: payload
+            ? { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(payload) }
+            : headers,
+        },
         (res) => {
           const chunks: Buffer[] = [];
           res.on('data', (c: Buffer) => chunks.push(c));
@@ -46,7 +59,8 @@ export function client(baseUrl: string, connections: number) {
               headers: res.headers,
               wire,
               get body() {
-                return (text ??= decoded(wire, res.headers['content-encoding']).toString('utf8'));
+                text ??= decoded(wire, res.headers['content-encoding']).toString('utf8');
+                return text;
               },
             });
           });

@@ -56,10 +56,14 @@ export interface StatementStats {
  * reset before a run, read after it; nested statements (inside claim_place, book_hold, triggers)
  * are tracked too.
  */
-export async function statementStats(databaseUrl: string): Promise<{ reset(): Promise<void>; read(): Promise<StatementStats>; close(): Promise<void> } | null> {
+export async function statementStats(
+  databaseUrl: string,
+): Promise<{ reset(): Promise<void>; read(): Promise<StatementStats>; close(): Promise<void> } | null> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
-  const { rows } = await client.query<{ loaded: string }>(`SELECT current_setting('shared_preload_libraries') AS loaded`);
+  const { rows } = await client.query<{ loaded: string }>(
+    `SELECT current_setting('shared_preload_libraries') AS loaded`,
+  );
   if (!/pg_stat_statements/.test(rows[0].loaded)) {
     await client.end();
     return null;
@@ -72,25 +76,42 @@ export async function statementStats(databaseUrl: string): Promise<{ reset(): Pr
     read: async () => {
       const [sum] = (
         await client.query<{ calls: number; exec: number; buffers: number }>(
-          `SELECT sum(calls)::float8 AS calls, sum(total_exec_time)::float8 AS exec, sum(shared_blks_hit + shared_blks_read)::float8 AS buffers
-             FROM pg_stat_statements WHERE dbid = ${db} AND toplevel AND query !~* 'pg_stat_statements|pg_stat_activity'`,
+          `SELECT sum(calls)::float8 AS calls, sum(total_exec_time)::float8 AS exec,
+             sum(shared_blks_hit + shared_blks_read)::float8 AS buffers
+             FROM pg_stat_statements WHERE dbid = ${db} AND toplevel
+               AND query !~* 'pg_stat_statements|pg_stat_activity'`,
         )
       ).rows;
       const top = (
         await client.query<{ query: string; calls: number; exec: number; buffers: number; toplevel: boolean }>(
-          `SELECT regexp_replace(query, '\\s+', ' ', 'g') AS query, toplevel, sum(calls)::float8 AS calls, sum(total_exec_time)::float8 AS exec,
+          `SELECT regexp_replace(query, '\\s+', ' ', 'g') AS query, toplevel, sum(calls)::float8 AS calls,
+             sum(total_exec_time)::float8 AS exec,
                   sum(shared_blks_hit + shared_blks_read)::float8 AS buffers
              FROM pg_stat_statements WHERE dbid = ${db} AND query !~* 'pg_stat_statements|pg_stat_activity'
             GROUP BY 1, 2 ORDER BY 4 DESC LIMIT 30`,
         )
       ).rows;
-      return { calls: sum.calls ?? 0, execMs: sum.exec ?? 0, buffers: sum.buffers ?? 0, top: top.map((t) => ({ query: t.query, calls: t.calls, execMs: t.exec, buffers: t.buffers, toplevel: t.toplevel })) };
+      return {
+        calls: sum.calls ?? 0,
+        execMs: sum.exec ?? 0,
+        buffers: sum.buffers ?? 0,
+        top: top.map((t) => ({
+          query: t.query,
+          calls: t.calls,
+          execMs: t.exec,
+          buffers: t.buffers,
+          toplevel: t.toplevel,
+        })),
+      };
     },
     close: () => client.end(),
   };
 }
 
-/** A run's wall time inside the service, from its metrics: requests, their time, and the requests pool's waits and statements. */
+/**
+ * A run's wall time inside the service, from its metrics: requests,
+ * their time, and the requests pool's waits and statements.
+ */
 export interface ServiceTime {
   requests: number;
   requestMs: number;
@@ -101,7 +122,10 @@ export interface ServiceTime {
   statements: number;
 }
 
-const BOOKING_ROUTES = /^http_request_duration_seconds_(sum|count)\{method="POST",route="[^"]*(reserve_appointment|create_appointment_with_consumer)"/;
+const BOOKING_ROUTES = new RegExp(
+  /^http_request_duration_seconds_(sum|count)\{method="POST",/.source +
+    /route="[^"]*(reserve_appointment|create_appointment_with_consumer)"/.source,
+);
 
 export function serviceTime(before: Map<string, number>, after: Map<string, number>): ServiceTime {
   const d = grown(before, after);
@@ -112,12 +136,27 @@ export function serviceTime(before: Map<string, number>, after: Map<string, numb
     const m = BOOKING_ROUTES.exec(k);
     if (!m) continue;
     const r = route[m[2] === 'reserve_appointment' ? 'reserve' : 'create'];
-    if (m[1] === 'count') (requests += v), (r.n += v);
-    else (requestS += v), (r.s += v);
+    if (m[1] === 'count') {
+      requests += v;
+      r.n += v;
+    } else {
+      requestS += v;
+      r.s += v;
+    }
   }
-  const meanMs = { reserve: (1000 * route.reserve.s) / Math.max(1, route.reserve.n), create: (1000 * route.create.s) / Math.max(1, route.create.n) };
+  const meanMs = {
+    reserve: (1000 * route.reserve.s) / Math.max(1, route.reserve.n),
+    create: (1000 * route.create.s) / Math.max(1, route.create.n),
+  };
   const pool = (name: string) => d.get(`${name}{pool="requests"}`) ?? 0;
-  return { requests, requestMs: requestS * 1000, meanMs, poolWaitMs: pool('db_pool_wait_seconds_total') * 1000, statementMs: pool('db_query_seconds_total') * 1000, statements: pool('db_statements_total') };
+  return {
+    requests,
+    requestMs: requestS * 1000,
+    meanMs,
+    poolWaitMs: pool('db_pool_wait_seconds_total') * 1000,
+    statementMs: pool('db_query_seconds_total') * 1000,
+    statements: pool('db_statements_total'),
+  };
 }
 
 export interface LongRun {
@@ -128,7 +167,14 @@ export interface LongRun {
 }
 
 /** One measured run: bookings for `length`, with the service's CPU, its timers and PostgreSQL's statements. */
-export async function longRun(url: string, servicePid: number, stats: Awaited<ReturnType<typeof statementStats>>, data: BookingData, length: number | { bookings: number }, take = slotCounter(data)): Promise<LongRun> {
+export async function longRun(
+  url: string,
+  servicePid: number,
+  stats: Awaited<ReturnType<typeof statementStats>>,
+  data: BookingData,
+  length: number | { bookings: number },
+  take = slotCounter(data),
+): Promise<LongRun> {
   await stats?.reset();
   const before = await metricsOf(url);
   const spent = cpuMeter(servicePid);
@@ -145,18 +191,40 @@ export function printWallTime({ run, time }: LongRun): void {
   const per = (x: number) => x / Math.max(1, time.requests);
   const rest = per(time.requestMs) - per(time.poolWaitMs) - per(time.statementMs);
   console.log(`    a request's wall time (reserve and create alike; ${time.requests} in the service's metrics):`);
-  console.log(`      at the client ${ms(run.mean)} mean; in the service ${ms(per(time.requestMs))} = pool wait ${ms(per(time.poolWaitMs))} + PostgreSQL ${ms(per(time.statementMs))} (${per(time.statements).toFixed(1)} statements, round trips included) + the rest ${ms(rest)} (this process: JavaScript, and waiting for its event loop)`);
+  console.log(
+    `      at the client ${ms(run.mean)} mean; in the service ${ms(per(time.requestMs))} ` +
+      `= pool wait ${ms(per(time.poolWaitMs))} + PostgreSQL ${ms(per(time.statementMs))} ` +
+      `(${per(time.statements).toFixed(1)} statements, round trips included) + the rest ${ms(rest)} ` +
+      `(this process: JavaScript, and waiting for its event loop)`,
+  );
   console.log(`      in the service by step: reserve ${ms(time.meanMs.reserve)}, create ${ms(time.meanMs.create)}`);
-  console.log(`      outside the service: ${ms(run.mean - per(time.requestMs))} (sockets, the kernel, the bench client on the same cores)`);
+  console.log(
+    `      outside the service: ${ms(run.mean - per(time.requestMs))} (sockets, the kernel, ` +
+      `the bench client on the same cores)`,
+  );
 }
 
 export function printStatements(label: string, stats: StatementStats, bookings: number, nested = 4): void {
   const per = (x: number) => (bookings ? x / bookings : NaN);
-  console.log(`    statements ${label}: ${per(stats.calls).toFixed(1)} top-level per booking, ${ms(per(stats.execMs))} executing, ${per(stats.buffers).toFixed(0)} buffers; heaviest top-level, then nested (per booking calls / ms / buffers):`);
-  const line = (t: StatementStats['top'][number]) => console.log(`      ${per(t.calls).toFixed(2).padStart(6)} ${per(t.execMs).toFixed(3).padStart(7)} ${per(t.buffers).toFixed(0).padStart(5)}  ${t.query.slice(0, 110)}`);
-  stats.top.filter((t) => t.toplevel).slice(0, 4).forEach(line);
+  console.log(
+    `    statements ${label}: ${per(stats.calls).toFixed(1)} top-level per booking, ` +
+      `${ms(per(stats.execMs))} executing, ${per(stats.buffers).toFixed(0)} buffers; heaviest top-level, ` +
+      `then nested (per booking calls / ms / buffers):`,
+  );
+  const line = (t: StatementStats['top'][number]) =>
+    console.log(
+      `      ${per(t.calls).toFixed(2).padStart(6)} ${per(t.execMs).toFixed(3).padStart(7)} ` +
+        `${per(t.buffers).toFixed(0).padStart(5)}  ${t.query.slice(0, 110)}`,
+    );
+  stats.top
+    .filter((t) => t.toplevel)
+    .slice(0, 4)
+    .forEach(line);
   console.log('      nested:');
-  stats.top.filter((t) => !t.toplevel).slice(0, nested).forEach(line);
+  stats.top
+    .filter((t) => !t.toplevel)
+    .slice(0, nested)
+    .forEach(line);
 }
 
 /**
@@ -168,12 +236,18 @@ export async function walMeter(databaseUrl: string): Promise<() => Promise<{ byt
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   const read = async () =>
-    (await client.query<{ lsn: string; flushes: number }>(`SELECT pg_current_wal_lsn()::text AS lsn, wal_sync::float8 AS flushes FROM pg_stat_wal`)).rows[0];
+    (
+      await client.query<{ lsn: string; flushes: number }>(
+        `SELECT pg_current_wal_lsn()::text AS lsn, wal_sync::float8 AS flushes FROM pg_stat_wal`,
+      )
+    ).rows[0];
   const before = await read();
   return async () => {
     await new Promise((r) => setTimeout(r, 11_000));
     const after = await read();
-    const [{ bytes }] = (await client.query<{ bytes: number }>(`SELECT pg_wal_lsn_diff($1, $2)::float8 AS bytes`, [after.lsn, before.lsn])).rows;
+    const [{ bytes }] = (
+      await client.query<{ bytes: number }>(`SELECT pg_wal_lsn_diff($1, $2)::float8 AS bytes`, [after.lsn, before.lsn])
+    ).rows;
     await client.end();
     return { bytes, flushes: after.flushes - before.flushes };
   };

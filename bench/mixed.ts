@@ -18,18 +18,36 @@ function partnerOps(data: BookingData): Record<string, PartnerOp> {
   // new timeslots far beyond the booked days, each its own hour
   const farDay = DateTime.fromMillis(data.dayStartsMs[data.dayStartsMs.length - 1]).plus({ days: 30 });
   return {
-    'provider PUT': (send, i) => send('PUT', `/crms/${crmId}/provider/${encodeURIComponent(providerRef)}`, headers, { name: `Bench Estates ${i}` }),
-    'product update': (send, i) => send('POST', `${base}/products/${encodeURIComponent(data.productRef)}`, headers, { description: `version ${i}` }),
+    'provider PUT': (send, i) =>
+      send('PUT', `/crms/${crmId}/provider/${encodeURIComponent(providerRef)}`, headers, {
+        name: `Bench Estates ${i}`,
+      }),
+    'product update': (send, i) =>
+      send('POST', `${base}/products/${encodeURIComponent(data.productRef)}`, headers, { description: `version ${i}` }),
     'profile PUT': (send, i) =>
       send('PUT', `/crms/${crmId}/user/${encodeURIComponent(data.contactRef)}/generalContactProfile`, headers, {
         name: `Bench Contact ${i}`,
-        contactChannels: [{ type: 'email', value: 'contact@bench.example' }, { type: 'phone', value: `+49 30 ${100000 + i}` }],
+        contactChannels: [
+          { type: 'email', value: 'contact@bench.example' },
+          { type: 'phone', value: `+49 30 ${100000 + i}` },
+        ],
       }),
-    'resource update': (send, i) => send('POST', `${base}/resources/${resource(i)}`, headers, { description: `version ${i}` }),
+    'resource update': (send, i) =>
+      send('POST', `${base}/resources/${resource(i)}`, headers, { description: `version ${i}` }),
     'timeslot create': (send, i) => {
       const start = farDay.plus({ hours: i });
       return send('POST', `${base}/timeslots`, headers, {
-        timeslots: [{ resourceReference: data.resourceRefs[i % data.resourceRefs.length], start: start.toISO(), end: start.plus({ minutes: 50 }).toISO(), raster: 10, defaultCapacity: 1, defaultAcceptBookings: true, state: 'BOOKABLE' }],
+        timeslots: [
+          {
+            resourceReference: data.resourceRefs[i % data.resourceRefs.length],
+            start: start.toISO(),
+            end: start.plus({ minutes: 50 }).toISO(),
+            raster: 10,
+            defaultCapacity: 1,
+            defaultAcceptBookings: true,
+            state: 'BOOKABLE',
+          },
+        ],
       });
     },
   };
@@ -41,10 +59,18 @@ export interface MixedRun {
   seconds: number;
 }
 
-export async function mixedRun(serverUrl: string, data: BookingData, partners: number, consumers: number, seconds: number): Promise<MixedRun> {
+export async function mixedRun(
+  serverUrl: string,
+  data: BookingData,
+  partners: number,
+  consumers: number,
+  seconds: number,
+): Promise<MixedRun> {
   const ops = partnerOps(data);
   const names = Object.keys(ops);
-  const stats: Record<string, Latencies> = Object.fromEntries([...names, 'reserve', 'create'].map((n) => [n, new Latencies()]));
+  const stats: Record<string, Latencies> = Object.fromEntries(
+    [...names, 'reserve', 'create'].map((n) => [n, new Latencies()]),
+  );
   const send = client(serverUrl, partners + consumers);
   const deadline = Date.now() + seconds * 1000;
   let counter = 0;
@@ -72,6 +98,13 @@ export async function mixedRun(serverUrl: string, data: BookingData, partners: n
     }
   };
   const started = Date.now();
-  await Promise.all([...Array.from({ length: partners }, (_, p) => partner(p)), ...Array.from({ length: consumers }, () => consumer())]);
-  return { operations: Object.fromEntries(Object.entries(stats).map(([n, l]) => [n, l.summary()])), booked, seconds: (Date.now() - started) / 1000 };
+  await Promise.all([
+    ...Array.from({ length: partners }, (_, p) => partner(p)),
+    ...Array.from({ length: consumers }, () => consumer()),
+  ]);
+  return {
+    operations: Object.fromEntries(Object.entries(stats).map(([n, l]) => [n, l.summary()])),
+    booked,
+    seconds: (Date.now() - started) / 1000,
+  };
 }

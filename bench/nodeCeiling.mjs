@@ -8,7 +8,12 @@ const br = readFileSync(process.argv[3]);
 const brEncoding = process.argv[4] === 'br' ? { 'content-encoding': 'br' } : {};
 const server = createServer((req, res) => {
   const encoded = /\bbr\b/.test(req.headers['accept-encoding'] ?? '');
-  res.writeHead(200, encoded ? { 'content-type': 'application/json; charset=utf-8', ...brEncoding, 'content-length': br.length } : { 'content-type': 'application/json; charset=utf-8', 'content-length': identity.length });
+  res.writeHead(
+    200,
+    encoded
+      ? { 'content-type': 'application/json; charset=utf-8', ...brEncoding, 'content-length': br.length }
+      : { 'content-type': 'application/json; charset=utf-8', 'content-length': identity.length },
+  );
   res.end(encoded ? br : identity);
 });
 server.listen(0, '127.0.0.1', () => process.stdout.write(`LISTENING http://127.0.0.1:${server.address().port}\n`));

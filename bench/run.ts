@@ -46,19 +46,59 @@ import { BUSY_ROUNDS, busyRun } from './busy.js';
 import { calendarExpandPhase } from './calendarExpand.js';
 import { FEED_CONNECTIONS, FEED_SECONDS, feedRun } from './feed.js';
 import { mixedRun } from './mixed.js';
-import { LONG_CONSUMERS, LONG_SECONDS, LONG_SIZES, longRun, longSlots, printStatements, printWallTime, seedLong, SIZE_BOOKINGS, SIZE_ROUNDS, statementStats, walMeter, type LongData, type LongRun } from './long.js';
+import {
+  LONG_CONSUMERS,
+  LONG_SECONDS,
+  LONG_SIZES,
+  longRun,
+  longSlots,
+  printStatements,
+  printWallTime,
+  seedLong,
+  SIZE_BOOKINGS,
+  SIZE_ROUNDS,
+  statementStats,
+  walMeter,
+  type LongData,
+  type LongRun,
+} from './long.js';
 import { RUSH_BOOKERS, RUSH_SECONDS, RUSH_VIEWERS, rushRun } from './rush.js';
 import { EDGE_BOOKERS, EDGE_POLL_MS, EDGE_SECONDS, EDGE_VIEWERS, edgeRun } from './edge.js';
-import { seedBooking, seedBusy, seedHistory, seedRush, seedTraces, seedW1, type BookingData, type BusyData } from './seed.js';
+import {
+  seedBooking,
+  seedBusy,
+  seedHistory,
+  seedRush,
+  seedTraces,
+  seedW1,
+  type BookingData,
+  type BusyData,
+} from './seed.js';
 import { rssMiB, sampleRss, startChild, startFlags, stop, type Child } from './service.js';
 import { W1_CONNECTIONS, W1_SECONDS, w1 } from './w1.js';
 import { CACHED_CONNECTIONS, CACHED_SECONDS, cachedRun } from './cached.js';
 import { median } from './stats.js';
 
-const ADMIN_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
+const ADMIN_URL =
+  process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 /** past consumers (and bookings) each booking workload's provider has, as in a database in service */
 const HISTORY = 20_000;
-const WORKLOADS = ['W1', 'W1-CACHED', 'W2', 'W2-hot', 'W2-long', 'W2-ONEIP', 'W3', 'FEED', 'COLD', 'RUSH', 'EDGE', 'BUSY', 'CALENDAR', 'RETENTION'];
+const WORKLOADS = [
+  'W1',
+  'W1-CACHED',
+  'W2',
+  'W2-hot',
+  'W2-long',
+  'W2-ONEIP',
+  'W3',
+  'FEED',
+  'COLD',
+  'RUSH',
+  'EDGE',
+  'BUSY',
+  'CALENDAR',
+  'RETENTION',
+];
 /** seconds of unmeasured booking before W2-hot and W2-ONEIP taking turns, when no workload booked before */
 const WARM_UP_SECONDS = 5;
 /** W2-ONEIP's one client address */
@@ -78,55 +118,115 @@ const met = (ok: boolean) => (ok ? 'met' : 'MISSED');
 /** Peak RSS targets of the service per phase, MiB (issue 37). */
 const RSS_TARGETS_MIB: Record<string, number> = { W1: 150, RUSH: 200 };
 
-/** Runs a phase while sampling the service's RSS every 100 ms, then prints the peak (against the phase's target, if it has one). */
+/**
+ * Runs a phase while sampling the service's RSS every 100 ms, then
+ * prints the peak (against the phase's target, if it has one).
+ */
 async function rssDuring<T>(service: Child, phase: string, run: () => Promise<T>): Promise<T> {
   const peakRss = sampleRss(service.child.pid!);
   const result = await run();
   const rss = peakRss();
   const target = RSS_TARGETS_MIB[phase];
-  console.log(`    service RSS: peak ${rss.toFixed(0)} MiB during ${phase}${target ? `; target < ${target} (MiB): ${met(rss < target)}` : ''}`);
+  console.log(
+    `    service RSS: peak ${rss.toFixed(0)} ` +
+      `MiB during ${phase}${target ? `; target < ${target} (MiB): ${met(rss < target)}` : ''}`,
+  );
   return result;
 }
 
 async function runW1(service: Child, data: Awaited<ReturnType<typeof seedW1>>) {
-  console.log(`\nW1  GET upcoming_bookables?prdRef (28 days 08:00-18:00, raster 30, 150 appointments), ${W1_CONNECTIONS} connections, ${W1_SECONDS} s`);
+  console.log(
+    `\nW1  GET upcoming_bookables?prdRef (28 days 08:00-18:00, raster 30, 150 appointments), ` +
+      `${W1_CONNECTIONS} connections, ${W1_SECONDS} s`,
+  );
   const r = await w1(service.url, service.child.pid!, data);
-  console.log(`    response: ${r.status}, ${r.items} bookables (${r.lots} LotAppointments), ${(r.bytes / 1024).toFixed(0)} KiB`);
-  console.log(`    service : p50 ${ms(r.service.p50)}  p99 ${ms(r.service.p99)}  ${r.service.rps.toFixed(0)} req/s  (non-2xx ${r.service.non2xx}, errors ${r.service.errors}); CPU ${(r.service.cpuMsPerRequest * 1000).toFixed(0)} µs per request`);
-  console.log(`    uncached: p50 ${ms(r.computed.p50)}  p99 ${ms(r.computed.p99)}  ${r.computed.rps.toFixed(0)} req/s  (every request computes the listing: cache miss forced); CPU ${(r.computed.cpuMsPerRequest * 1000).toFixed(0)} µs per request`);
-  console.log(`    ceiling : p50 ${ms(r.ceiling.p50)}  p99 ${ms(r.ceiling.p99)}  ${r.ceiling.rps.toFixed(0)} req/s  (bare Fastify, same bytes); CPU ${(r.ceiling.cpuMsPerRequest * 1000).toFixed(0)} µs per request`);
+  console.log(
+    `    response: ${r.status}, ${r.items} bookables (${r.lots} LotAppointments), ${(r.bytes / 1024).toFixed(0)} KiB`,
+  );
+  console.log(
+    `    service : p50 ${ms(r.service.p50)}  p99 ${ms(r.service.p99)}  ${r.service.rps.toFixed(0)} ` +
+      `req/s  (non-2xx ${r.service.non2xx}, errors ${r.service.errors}); ` +
+      `CPU ${(r.service.cpuMsPerRequest * 1000).toFixed(0)} µs per request`,
+  );
+  console.log(
+    `    uncached: p50 ${ms(r.computed.p50)}  p99 ${ms(r.computed.p99)}  ${r.computed.rps.toFixed(0)} ` +
+      `req/s  (every request computes the listing: cache miss forced); ` +
+      `CPU ${(r.computed.cpuMsPerRequest * 1000).toFixed(0)} µs per request`,
+  );
+  console.log(
+    `    ceiling : p50 ${ms(r.ceiling.p50)}  p99 ${ms(r.ceiling.p99)}  ${r.ceiling.rps.toFixed(0)} ` +
+      `req/s  (bare Fastify, same bytes); CPU ${(r.ceiling.cpuMsPerRequest * 1000).toFixed(0)} µs per request`,
+  );
   const share = r.service.rps / r.ceiling.rps;
-  console.log(`    targets : p99 <= 20 ms: ${met(r.service.p99 <= 20)}; >= 70 % of ceiling: ${(share * 100).toFixed(0)} % ${met(share >= 0.7)}`);
+  console.log(
+    `    targets : p99 <= 20 ms: ${met(r.service.p99 <= 20)}; >= 70 % of ceiling: ` +
+      `${(share * 100).toFixed(0)} % ${met(share >= 0.7)}`,
+  );
 }
 
 async function runBusy(service: Child, data: BusyData) {
-  console.log(`\nBUSY  ${BUSY_ROUNDS} times each, taking turns: a change to the listing, then ONE cold A1 of a W1-shaped resource (28 days 08:00-18:00, raster 30, 150 appointments), without and with ${data.busyIntervals} busy times (closures at night)`);
+  console.log(
+    `\nBUSY  ${BUSY_ROUNDS} times each, taking turns: a change to the listing, ` +
+      `then ONE cold A1 of a W1-shaped resource (28 days 08:00-18:00, raster 30, 150 appointments), ` +
+      `without and with ${data.busyIntervals} busy times (closures at night)`,
+  );
   for (const kind of ['appointment', 'closure'] as const) {
     const [plain, busy] = await busyRun(service.url, data, kind);
-    console.log(`  after ${kind === 'appointment' ? 'an appointment (as after a booking: the changed appointments are read)' : 'a closure (nothing named: everything is read again)'}`);
-    for (const side of [plain, busy]) console.log(`    ${side.name.padEnd(24)}: p50 ${ms(side.p50)}  p99 ${ms(side.p99)}  (non-200 ${side.failed}; ${(side.bytes / 1024).toFixed(0)} KiB)`);
+    const after =
+      kind === 'appointment'
+        ? 'an appointment (as after a booking: the changed appointments are read)'
+        : 'a closure (nothing named: everything is read again)';
+    console.log(`  after ${after}`);
+    for (const side of [plain, busy])
+      console.log(
+        `    ${side.name.padEnd(24)}: p50 ${ms(side.p50)}  p99 ${ms(side.p99)}  (non-200 ${side.failed}; ` +
+          `${(side.bytes / 1024).toFixed(0)} KiB)`,
+      );
     const ratio = busy.p50 / plain.p50;
-    console.log(`    ${kind === 'appointment' ? 'targets ' : 'figure  '}: p50 with busy times ${ratio.toFixed(2)}x without${kind === 'appointment' ? ` (within 20 %: ${met(ratio <= 1.2)})` : ''}`);
+    console.log(
+      `    ${kind === 'appointment' ? 'targets ' : 'figure  '}: ` +
+        `p50 with busy times ${ratio.toFixed(2)}x ` +
+        `without${kind === 'appointment' ? ` (within 20 %: ${met(ratio <= 1.2)})` : ''}`,
+    );
   }
 }
 
 async function runFeed(service: Child, data: Awaited<ReturnType<typeof seedW1>>) {
-  console.log(`\nFEED  GET the calendar feed of W1's resource (28 days, 150 appointments), ${FEED_CONNECTIONS} connections, ${FEED_SECONDS} s`);
+  console.log(
+    `\nFEED  GET the calendar feed of W1's resource (28 days, 150 appointments), ${FEED_CONNECTIONS} ` +
+      `connections, ${FEED_SECONDS} s`,
+  );
   const r = await feedRun(service.url, data);
-  console.log(`    response: ${r.status}, ${r.events} events, ${(r.bytes / 1024).toFixed(0)} KiB; first request (renders): ${ms(r.coldMs)}`);
-  console.log(`    full    : p50 ${ms(r.full.p50)}  p99 ${ms(r.full.p99)}  ${r.full.rps.toFixed(0)} req/s  (non-2xx ${r.full.non2xx}, errors ${r.full.errors})`);
-  console.log(`    304     : p50 ${ms(r.notModified.p50)}  p99 ${ms(r.notModified.p99)}  ${r.notModified.rps.toFixed(0)} req/s  (If-None-Match with the ETag; non-2xx here are the 304s: ${r.notModified.non2xx})`);
+  console.log(
+    `    response: ${r.status}, ${r.events} events, ${(r.bytes / 1024).toFixed(0)} KiB; ` +
+      `first request (renders): ${ms(r.coldMs)}`,
+  );
+  console.log(
+    `    full    : p50 ${ms(r.full.p50)}  p99 ${ms(r.full.p99)}  ${r.full.rps.toFixed(0)} ` +
+      `req/s  (non-2xx ${r.full.non2xx}, errors ${r.full.errors})`,
+  );
+  console.log(
+    `    304     : p50 ${ms(r.notModified.p50)}  p99 ` +
+      `${ms(r.notModified.p99)}  ${r.notModified.rps.toFixed(0)} req/s  (If-None-Match with the ETag; ` +
+      `non-2xx here are the 304s: ${r.notModified.non2xx})`,
+  );
 }
 
 function printBooked(r: BookingRun) {
-  console.log(`    completed bookings: ${r.booked} in ${r.seconds.toFixed(1)} s = ${r.perSecond.toFixed(0)} bookings/s  (requests p50 ${ms(r.p50)}, p99 ${ms(r.p99)}, longest ${ms(r.max)}; errors ${r.errors})`);
+  console.log(
+    `    completed bookings: ${r.booked} in ${r.seconds.toFixed(1)} s = ${r.perSecond.toFixed(0)} ` +
+      `bookings/s  (requests p50 ${ms(r.p50)}, p99 ${ms(r.p99)}, longest ${ms(r.max)}; errors ${r.errors})`,
+  );
   console.log(`    failed steps: ${JSON.stringify(r.failures)}`);
 }
 
 /** Prints the overbooking check of the data's resources; true when clean. */
 async function printOverbooking(db: Db, data: BookingData): Promise<boolean> {
   const check = await overbookingCheck(db, data.resourceUuids);
-  console.log(`    overbooking check: ${check.appointments} appointments, ${check.booked} BOOKED participations, ${check.overbooked} over capacity, ${check.overlapping} overlapping appointments`);
+  console.log(
+    `    overbooking check: ${check.appointments} appointments, ${check.booked} BOOKED participations, ` +
+      `${check.overbooked} over capacity, ${check.overlapping} overlapping appointments`,
+  );
   return check.overbooked === 0 && check.overlapping === 0;
 }
 
@@ -134,62 +234,135 @@ async function printBookings(db: Db, [r, cpu]: [BookingRun, CpuSpent], data: Boo
   printBooked(r);
   const per = (spent: number) => (r.booked ? spent / r.booked : NaN);
   const total = per(cpu.serviceMs) + per(cpu.postgresMs) + per(cpu.benchMs);
-  console.log(`    CPU per booking: service ${ms(per(cpu.serviceMs))}, PostgreSQL ${ms(per(cpu.postgresMs))}, bench client ${ms(per(cpu.benchMs))} = ${ms(total)} (${cpus().length} cores: at most ${((cpus().length * 1000) / total).toFixed(0)} bookings/s with the client on the same machine)`);
+  console.log(
+    `    CPU per booking: service ${ms(per(cpu.serviceMs))}, PostgreSQL ${ms(per(cpu.postgresMs))}, ` +
+      `bench client ${ms(per(cpu.benchMs))} = ${ms(total)} (${cpus().length} cores: ` +
+      `at most ${((cpus().length * 1000) / total).toFixed(0)} bookings/s with the client on the same machine)`,
+  );
   const clean = await printOverbooking(db, data);
-  console.log(`    targets : ${target ? `>= ${target} bookings/s: ${met(r.perSecond >= target)}; ` : ''}zero overbookings: ${met(clean)}`);
+  console.log(
+    `    targets : ${target ? `>= ${target} bookings/s: ${met(r.perSecond >= target)}; ` : ''}zero ` +
+      `overbookings: ${met(clean)}`,
+  );
 }
 
 type Take = ReturnType<typeof slotCounter>;
 
 async function runCold(service: Child, data: BookingData, take: Take) {
-  console.log(`\nCOLD  ${COLD_BOOKINGS} times in a row: one booking (reserve + create) on ONE resource (28 days 08:00-18:00, raster 30, 20 places a slot), then ONE A1 (accept-encoding: br, gzip)`);
+  console.log(
+    `\nCOLD  ${COLD_BOOKINGS} times in a row: one booking (reserve + create) ` +
+      `on ONE resource (28 days 08:00-18:00, raster 30, 20 places a slot), then ONE A1 (accept-encoding: br, gzip)`,
+  );
   const r = await coldRun(service.url, data, take);
-  console.log(`    cold A1 : p50 ${ms(r.p50)}  p99 ${ms(r.p99)}  longest ${ms(r.max)}  (non-200 ${r.failed}; Content-Encoding seen: ${r.encodings.join(', ')})`);
-  console.log(`    changed : ${r.differed} of ${r.n} answers differed from the previous one (compared by ${r.withETag === r.n ? 'ETag' : r.withETag ? `ETag, by body where it had none (${r.n - r.withETag})` : 'body: no ETag'}); failed bookings ${r.failedBookings}`);
+  console.log(
+    `    cold A1 : p50 ${ms(r.p50)}  p99 ${ms(r.p99)}  longest ${ms(r.max)}  (non-200 ${r.failed}; ` +
+      `Content-Encoding seen: ${r.encodings.join(', ')})`,
+  );
+  const comparedBy =
+    r.withETag === r.n
+      ? 'ETag'
+      : r.withETag
+        ? `ETag, by body where it had none (${r.n - r.withETag})`
+        : 'body: no ETag';
+  console.log(
+    `    changed : ${r.differed} of ${r.n} answers differed from the previous one (compared by ${comparedBy}); ` +
+      `failed bookings ${r.failedBookings}`,
+  );
   console.log(`    targets : cold A1 p50 <= 10 ms: ${met(r.p50 <= 10)}`);
 }
 
 async function runRush(db: Db, service: Child, data: BookingData, take: Take) {
-  console.log(`\nRUSH  A1 of ONE resource (28 days 08:00-18:00, raster 30, 20 places a slot) polled by ${RUSH_VIEWERS} viewers (accept-encoding: br, gzip) while ${RUSH_BOOKERS} consumers book its places, ${RUSH_SECONDS} s`);
+  console.log(
+    `\nRUSH  A1 of ONE resource (28 days 08:00-18:00, raster 30, 20 places a slot) ` +
+      `polled by ${RUSH_VIEWERS} viewers (accept-encoding: br, gzip) while ${RUSH_BOOKERS} ` +
+      `consumers book its places, ${RUSH_SECONDS} s`,
+  );
   await metricsOf(service.url); // prom-client's event-loop lag histogram restarts at each read: measured from here
   const spent = cpuMeter(service.child.pid!);
   const { a1, bookings } = await rushRun(service.url, data, take);
   const lag = await metricsOf(service.url);
   const cpu = spent();
-  const encodings = Object.entries(a1.encodings).map(([e, n]) => `${e} ${n}`).join(', ') || 'none';
-  console.log(`    A1      : p50 ${ms(a1.p50)}  p99 ${ms(a1.p99)}  longest ${ms(a1.max)}  ${a1.perSecond.toFixed(0)} req/s  (non-2xx ${a1.non2xx}, errors ${a1.errors})`);
+  const encodings =
+    Object.entries(a1.encodings)
+      .map(([e, n]) => `${e} ${n}`)
+      .join(', ') || 'none';
+  console.log(
+    `    A1      : p50 ${ms(a1.p50)}  p99 ${ms(a1.p99)}  longest ${ms(a1.max)}  ${a1.perSecond.toFixed(0)} ` +
+      `req/s  (non-2xx ${a1.non2xx}, errors ${a1.errors})`,
+  );
   console.log(`    viewers : in a worker thread of their own; its event-loop lag p99 ${ms(a1.viewerLagP99)}`);
-  console.log(`    on wire : ${a1.wireMean.toFixed(0)} bytes per answer (largest ${a1.wireMax}), Content-Encoding seen: ${encodings}`);
-  const contents = (c: NonNullable<typeof a1.last>) => `${c.bytes} bytes (${(c.bytes / 1024).toFixed(0)} KiB), ${c.items} bookables (${c.lots} LotAppointments)`;
-  console.log(`    uncompressed: before the rush ${contents(a1.first)}; last answer ${a1.last ? contents(a1.last) : 'none'}`);
+  console.log(
+    `    on wire : ${a1.wireMean.toFixed(0)} bytes per answer (largest ${a1.wireMax}), ` +
+      `Content-Encoding seen: ${encodings}`,
+  );
+  const contents = (c: NonNullable<typeof a1.last>) =>
+    `${c.bytes} bytes (${(c.bytes / 1024).toFixed(0)} KiB), ${c.items} bookables (${c.lots} LotAppointments)`;
+  console.log(
+    `    uncompressed: before the rush ${contents(a1.first)}; last answer ${a1.last ? contents(a1.last) : 'none'}`,
+  );
   printBooked(bookings);
   const available = cpus().length * bookings.seconds;
-  const share = (spentMs: number) => `${(spentMs / 1000).toFixed(1)} s (${((100 * spentMs) / 1000 / available).toFixed(0)} %)`;
-  console.log(`    CPU     : service ${share(cpu.serviceMs)}, PostgreSQL ${share(cpu.postgresMs)}, bench client ${share(cpu.benchMs)} of ${available.toFixed(0)} core-seconds`);
+  const share = (spentMs: number) =>
+    `${(spentMs / 1000).toFixed(1)} s (${((100 * spentMs) / 1000 / available).toFixed(0)} %)`;
+  console.log(
+    `    CPU     : service ${share(cpu.serviceMs)}, PostgreSQL ${share(cpu.postgresMs)}, ` +
+      `bench client ${share(cpu.benchMs)} of ${available.toFixed(0)} core-seconds`,
+  );
   console.log(`    service : A1 reads (so far) ${await countedOf(service.url, 'booking_listing_reads_total')}`);
   // prom-client samples the lag with a 10 ms timer, and Node's histogram includes that interval
-  const lagMs = (p: number) => ms(Math.max(0, (lag.get(`nodejs_eventloop_lag_p${p}_seconds`) ?? NaN) * 1000 - LAG_SAMPLING_MS));
+  const lagMs = (p: number) =>
+    ms(Math.max(0, (lag.get(`nodejs_eventloop_lag_p${p}_seconds`) ?? NaN) * 1000 - LAG_SAMPLING_MS));
   console.log(`    service event-loop lag: p50 ${lagMs(50)}  p90 ${lagMs(90)}  p99 ${lagMs(99)}`);
   const clean = await printOverbooking(db, data);
-  console.log(`    targets : A1 p99 <= 50 ms: ${met(a1.p99 <= 50)}; answer <= 30 KB on the wire: ${met(a1.wireMax <= 30_000)}; zero overbookings: ${met(clean)}`);
+  console.log(
+    `    targets : A1 p99 <= 50 ms: ${met(a1.p99 <= 50)}; answer <= 30 KB on the wire: ` +
+      `${met(a1.wireMax <= 30_000)}; zero overbookings: ${met(clean)}`,
+  );
 }
 
 async function runEdge(db: Db, service: Child, data: BookingData, take: Take) {
-  console.log(`\nEDGE  A1 of RUSH's listing through nginx (deploy/nginx.conf): ${EDGE_VIEWERS} viewers (accept-encoding: br, gzip; each polling again ${EDGE_POLL_MS} ms after an answer) while ${EDGE_BOOKERS} consumers book its places at the service, ${EDGE_SECONDS} s`);
+  console.log(
+    `\nEDGE  A1 of RUSH's listing through nginx (deploy/nginx.conf): ${EDGE_VIEWERS} ` +
+      `viewers (accept-encoding: br, gzip; each polling again ${EDGE_POLL_MS} ms after an answer) ` +
+      `while ${EDGE_BOOKERS} consumers book its places at the service, ${EDGE_SECONDS} s`,
+  );
   const spent = cpuMeter(service.child.pid!);
   const r = await edgeRun(service.url, data, take);
   const cpu = spent();
-  const encodings = Object.entries(r.a1.encodings).map(([e, n]) => `${e} ${n}`).join(', ') || 'none';
-  console.log(`    edge A1 : p50 ${ms(r.a1.p50)}  p99 ${ms(r.a1.p99)}  longest ${ms(r.a1.max)}  ${r.a1.perSecond.toFixed(0)} req/s  (non-2xx ${r.a1.non2xx}, errors ${r.a1.errors}; Content-Encoding seen: ${encodings}); viewers' event-loop lag p99 ${ms(r.a1.viewerLagP99)}`);
+  const encodings =
+    Object.entries(r.a1.encodings)
+      .map(([e, n]) => `${e} ${n}`)
+      .join(', ') || 'none';
+  console.log(
+    `    edge A1 : p50 ${ms(r.a1.p50)}  p99 ${ms(r.a1.p99)}  longest ` +
+      `${ms(r.a1.max)}  ${r.a1.perSecond.toFixed(0)} req/s  (non-2xx ${r.a1.non2xx}, errors ${r.a1.errors}; ` +
+      `Content-Encoding seen: ${encodings}); viewers' event-loop lag p99 ${ms(r.a1.viewerLagP99)}`,
+  );
   const perVariant = r.originPerSecond / Math.max(1, r.variants);
-  console.log(`    origin  : ${r.originPerSecond.toFixed(2)} A1 requests/s reached the service (its /metrics), ${r.variants} listing variant(s): ${perVariant.toFixed(2)} per variant`);
-  console.log(`    age     : p50 ${ms(r.age.p50)}  p99 ${ms(r.age.p99)}  oldest ${ms(r.age.max)}  over 2 s: ${r.age.over2s} of ${r.age.n} answers; ${r.age.versions} distinct listings seen (age: time since the earliest acknowledged hold the answer does not show)`);
+  console.log(
+    `    origin  : ${r.originPerSecond.toFixed(2)} A1 requests/s reached the service (its /metrics), ` +
+      `${r.variants} listing variant(s): ${perVariant.toFixed(2)} per variant`,
+  );
+  console.log(
+    `    age     : p50 ${ms(r.age.p50)}  p99 ${ms(r.age.p99)}  oldest ${ms(r.age.max)}  over 2 s: ` +
+      `${r.age.over2s} of ${r.age.n} answers; ${r.age.versions} distinct listings seen (age: ` +
+      `time since the earliest acknowledged hold the answer does not show)`,
+  );
   printBooked(r.bookings);
   const available = cpus().length * r.bookings.seconds;
-  const share = (spentMs: number) => `${(spentMs / 1000).toFixed(1)} s (${((100 * spentMs) / 1000 / available).toFixed(0)} %)`;
-  console.log(`    CPU     : service ${share(cpu.serviceMs)}, PostgreSQL ${share(cpu.postgresMs)}, bench client ${share(cpu.benchMs)}, nginx ${share(r.nginxMs)} of ${available.toFixed(0)} core-seconds; nginx ${((1000 * r.nginxMs) / Math.max(1, r.a1.n)).toFixed(0)} µs per edge answer`);
+  const share = (spentMs: number) =>
+    `${(spentMs / 1000).toFixed(1)} s (${((100 * spentMs) / 1000 / available).toFixed(0)} %)`;
+  console.log(
+    `    CPU     : service ${share(cpu.serviceMs)}, PostgreSQL ${share(cpu.postgresMs)}, ` +
+      `bench client ${share(cpu.benchMs)}, nginx ${share(r.nginxMs)} of ${available.toFixed(0)} core-seconds; ` +
+      `nginx ${((1000 * r.nginxMs) / Math.max(1, r.a1.n)).toFixed(0)} µs per edge answer`,
+  );
   const clean = await printOverbooking(db, data);
-  console.log(`    targets : edge A1 p99 <= 20 ms: ${met(r.a1.p99 <= 20)}; origin <= 2 A1 requests/s per listing variant: ${met(perVariant <= 2)}; zero overbookings: ${met(clean)}; no listing older than 2 s: ${met(r.age.over2s === 0)}`);
+  console.log(
+    `    targets : edge A1 p99 <= 20 ms: ${met(r.a1.p99 <= 20)}; ` +
+      `origin <= 2 A1 requests/s per listing variant: ${met(perVariant <= 2)}; zero overbookings: ` +
+      `${met(clean)}; no listing older than 2 s: ${met(r.age.over2s === 0)}`,
+  );
 }
 
 /** prom-client's event-loop monitoring resolution (its default) */
@@ -214,11 +387,17 @@ const pct = (share: number) => `${(share * 100).toFixed(1)} %`;
 
 function printWaits(counts: WaitCounts) {
   const w = waitShares(counts);
-  console.log(`    PostgreSQL waits: lock ${pct(w.lock)} of busy backend samples (advisory ${pct(w.advisory)}), WAL ${pct(w.wal)}; ${w.samples} samples every 100 ms, ${w.busyMean.toFixed(1)} busy backends on average`);
+  console.log(
+    `    PostgreSQL waits: lock ${pct(w.lock)} of busy backend samples (advisory ${pct(w.advisory)}), ` +
+      `WAL ${pct(w.wal)}; ${w.samples} samples every 100 ms, ${w.busyMean.toFixed(1)} busy backends on average`,
+  );
   console.log(`    most sampled: ${w.top.map(([k, share]) => `${k} ${pct(share)}`).join(', ')}`);
 }
 
-/** W2-hot's workload (50 consumers, distinct slots of one resource), each consumer on its own address or all on oneAddress. */
+/**
+ * W2-hot's workload (50 consumers, distinct slots of one
+ * resource), each consumer on its own address or all on oneAddress.
+ */
 interface HotPhase {
   data: BookingData;
   take: Take;
@@ -228,15 +407,33 @@ interface HotPhase {
   waits: WaitCounts;
 }
 
-const hotPhase = (data: BookingData, oneAddress?: string): HotPhase => ({ data, take: slotCounter(data), oneAddress, runs: [], cpu: { serviceMs: 0, postgresMs: 0, benchMs: 0 }, waits: noWaits() });
+const hotPhase = (data: BookingData, oneAddress?: string): HotPhase => ({
+  data,
+  take: slotCounter(data),
+  oneAddress,
+  runs: [],
+  cpu: { serviceMs: 0, postgresMs: 0, benchMs: 0 },
+  waits: noWaits(),
+});
 
 /** One measured slice of a phase, its figures added to the phase's. */
 async function hotSlice(service: Child, databaseUrl: string, phase: HotPhase, seconds: number): Promise<void> {
   const stopWaits = await sampleWaits(databaseUrl);
-  const [r, cpu] = await measured(service, () => bookingRun(service.url, phase.data, { consumers: 50, length: seconds, take: phase.take, oneAddress: phase.oneAddress }));
+  const [r, cpu] = await measured(service, () =>
+    bookingRun(service.url, phase.data, {
+      consumers: 50,
+      length: seconds,
+      take: phase.take,
+      oneAddress: phase.oneAddress,
+    }),
+  );
   phase.waits = addWaits(phase.waits, await stopWaits());
   phase.runs.push(r);
-  phase.cpu = { serviceMs: phase.cpu.serviceMs + cpu.serviceMs, postgresMs: phase.cpu.postgresMs + cpu.postgresMs, benchMs: phase.cpu.benchMs + cpu.benchMs };
+  phase.cpu = {
+    serviceMs: phase.cpu.serviceMs + cpu.serviceMs,
+    postgresMs: phase.cpu.postgresMs + cpu.postgresMs,
+    benchMs: phase.cpu.benchMs + cpu.benchMs,
+  };
 }
 
 /** A phase's slices as one run: counts added up; latency the slices' mean p50 and largest p99. */
@@ -247,12 +444,20 @@ function phaseRun(phase: HotPhase): BookingRun {
   const failures: Record<string, number> = {};
   for (const r of runs) for (const [k, n] of Object.entries(r.failures)) failures[k] = (failures[k] ?? 0) + n;
   return {
-    booked, seconds, perSecond: booked / seconds, failures,
+    booked,
+    seconds,
+    perSecond: booked / seconds,
+    failures,
     p50: runs.reduce((n, r) => n + r.p50, 0) / runs.length,
     p99: Math.max(...runs.map((r) => r.p99)),
     max: Math.max(...runs.map((r) => r.max)),
     requests: runs.reduce((n, r) => n + r.requests, 0),
-    mean: runs.reduce((n, r) => n + r.mean * r.requests, 0) / Math.max(1, runs.reduce((n, r) => n + r.requests, 0)),
+    mean:
+      runs.reduce((n, r) => n + r.mean * r.requests, 0) /
+      Math.max(
+        1,
+        runs.reduce((n, r) => n + r.requests, 0),
+      ),
     errors: runs.reduce((n, r) => n + r.errors, 0),
   };
 }
@@ -264,11 +469,17 @@ async function printHotPhase(db: Db, phase: HotPhase, target: number | null): Pr
   return run;
 }
 
-/** RETENTION: past participations to erase, the service's PERSONAL_DATA_RETENTION_DAYS, and how long before that the latest of them ended */
+/**
+ * RETENTION: past participations to erase, the service's PERSONAL_DATA_RETENTION_DAYS, and how long before that the
+ * latest of them ended
+ */
 const RETENTION_OLD = 100_000;
 const RETENTION_DAYS = 30;
 const RETENTION_MARGIN_DAYS = 10;
-/** RETENTION's slices of booking: this long each, QUIET of them without the job before it and as many after, at most BUSY_CAP seconds of them while it erases */
+/**
+ * RETENTION's slices of booking: this long each, QUIET of them without the job before it and as many after, at most
+ * BUSY_CAP seconds of them while it erases
+ */
 const RETENTION_SLICE_SECONDS = 4;
 const RETENTION_QUIET_SLICES = 3;
 const RETENTION_BUSY_CAP_SECONDS = 300;
@@ -276,7 +487,8 @@ const RETENTION_BUSY_CAP_SECONDS = 300;
 /** Participations whose appointment ended before the retention cutoff and whose personal data is still there. */
 async function unerased(db: Db): Promise<number> {
   const [{ n }] = await db.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM appointments a JOIN participations p ON p.appointment_id = a.id AND p.erased_at IS NULL
+    `SELECT count(*)::int AS n FROM appointments a JOIN participations p ON p.appointment_id = a.id
+       AND p.erased_at IS NULL
       WHERE a.end_at < now() - $1::int * interval '1 day'`,
     [RETENTION_DAYS],
   );
@@ -294,22 +506,34 @@ function watchErasure(db: Db) {
   return { finished, done: () => doneAt !== undefined, seconds: () => ((doneAt ?? Date.now()) - started) / 1000 };
 }
 
-
 /**
  * RETENTION (see the top): W2-hot's workload in slices, without the job (the service as started),
  * then on a service started with PERSONAL_DATA_RETENTION_DAYS while its job erases (until done, at
  * most BUSY_CAP s), then again without it (restarted, warmed up).
  */
-async function runRetention(db: Db, databaseUrl: string, first: Child, data: BookingData, restart: (env: Record<string, string>) => Promise<Child>) {
+async function runRetention(
+  db: Db,
+  databaseUrl: string,
+  first: Child,
+  data: BookingData,
+  restart: (env: Record<string, string>) => Promise<Child>,
+) {
   const old = await unerased(db);
-  console.log(`\nRETENTION  ${old} participations that ended over ${RETENTION_DAYS} days ago (on the booked resource; each with its customer, user, 2 mails and a webhook event) erased by the retention job (PERSONAL_DATA_RETENTION_DAYS=${RETENTION_DAYS}, RETENTION_SWEEP_SECONDS=1) while 50 consumers book distinct slots of ONE resource, in slices of ${RETENTION_SLICE_SECONDS} s; without the job: ${RETENTION_QUIET_SLICES} slices before and ${RETENTION_QUIET_SLICES} after`);
+  console.log(
+    `\nRETENTION  ${old} participations that ended over ${RETENTION_DAYS} days ago (on the booked resource; ` +
+      `each with its customer, user, 2 mails and a webhook event) ` +
+      `erased by the retention job (PERSONAL_DATA_RETENTION_DAYS=${RETENTION_DAYS}, RETENTION_SWEEP_SECONDS=1) ` +
+      `while 50 consumers book distinct slots of ONE resource, in slices of ${RETENTION_SLICE_SECONDS} s; ` +
+      `without the job: ${RETENTION_QUIET_SLICES} slices before and ${RETENTION_QUIET_SLICES} after`,
+  );
   const quiet = hotPhase(data);
   const busy: HotPhase = { ...hotPhase(data), take: quiet.take };
   await bookingRun(first.url, data, { consumers: 50, length: WARM_UP_SECONDS, take: quiet.take });
   for (let i = 0; i < RETENTION_QUIET_SLICES; i++) await hotSlice(first, databaseUrl, quiet, RETENTION_SLICE_SECONDS);
   const withJob = await restart({ PERSONAL_DATA_RETENTION_DAYS: String(RETENTION_DAYS), RETENTION_SWEEP_SECONDS: '1' });
   const erasure = watchErasure(db);
-  while (!erasure.done() && erasure.seconds() < RETENTION_BUSY_CAP_SECONDS) await hotSlice(withJob, databaseUrl, busy, RETENTION_SLICE_SECONDS);
+  while (!erasure.done() && erasure.seconds() < RETENTION_BUSY_CAP_SECONDS)
+    await hotSlice(withJob, databaseUrl, busy, RETENTION_SLICE_SECONDS);
   const bookedFor = erasure.seconds();
   await erasure.finished;
   const seconds = erasure.seconds();
@@ -317,23 +541,39 @@ async function runRetention(db: Db, databaseUrl: string, first: Child, data: Boo
   await bookingRun(after.url, data, { consumers: 50, length: WARM_UP_SECONDS, take: quiet.take });
   for (let i = 0; i < RETENTION_QUIET_SLICES; i++) await hotSlice(after, databaseUrl, quiet, RETENTION_SLICE_SECONDS);
 
-  console.log(`    erased  : ${old} in ${seconds.toFixed(1)} s from the service's start (its first sweep 1 s in) = ${(old / seconds).toFixed(0)} participations/s; left ${await unerased(db)}; booking went on for ${bookedFor.toFixed(1)} s of it (${busy.runs.length} slices)`);
+  console.log(
+    `    erased  : ${old} in ${seconds.toFixed(1)} s from the service's start (its first sweep 1 s in) ` +
+      `= ${(old / seconds).toFixed(0)} participations/s; left ${await unerased(db)}; ` +
+      `booking went on for ${bookedFor.toFixed(1)} s of it (${busy.runs.length} slices)`,
+  );
   console.log(`\n  without the job (${quiet.runs.length} slices, before and after):`);
   const q = await printHotPhase(db, quiet, null);
   console.log(`\n  while the job erases (${busy.runs.length} slices):`);
   const b = await printHotPhase(db, busy, null);
   const p99s = (phase: HotPhase) => median(phase.runs.map((r) => r.p99));
   const ratio = p99s(busy) / p99s(quiet);
-  console.log(`\n    slices' median p99: ${ms(p99s(busy))} with the job, ${ms(p99s(quiet))} without = ${ratio.toFixed(2)}x; bookings/s ${b.perSecond.toFixed(0)} / ${q.perSecond.toFixed(0)} = ${(b.perSecond / q.perSecond).toFixed(2)}x; longest request ${ms(b.max)} / ${ms(q.max)}`);
+  console.log(
+    `\n    slices' median p99: ${ms(p99s(busy))} with the job, ${ms(p99s(quiet))} ` +
+      `without = ${ratio.toFixed(2)}x; bookings/s ${b.perSecond.toFixed(0)} / ${q.perSecond.toFixed(0)} ` +
+      `= ${(b.perSecond / q.perSecond).toFixed(2)}x; longest request ${ms(b.max)} / ${ms(q.max)}`,
+  );
   const locks = waitShares(busy.waits).lock;
-  console.log(`    targets : median p99 within 1.5x: ${met(ratio <= 1.5)}; longest request within 1.5x: ${met(b.max <= 1.5 * q.max)}; bookings waiting on locks under 1 % of busy samples while erasing (${pct(locks)}): ${met(locks < 0.01)}`);
+  console.log(
+    `    targets : median p99 within 1.5x: ${met(ratio <= 1.5)}; longest request within 1.5x: ` +
+      `${met(b.max <= 1.5 * q.max)}; bookings waiting on locks under 1 % of busy samples while erasing ` +
+      `(${pct(locks)}): ${met(locks < 0.01)}`,
+  );
 }
 
 /** W2-long (see the top and bench/long.ts). */
 async function runLong(db: Db, databaseUrl: string, service: Child, data: LongData) {
   const stats = await statementStats(databaseUrl);
   const days = data.main.dayStartsMs.length;
-  console.log(`\nW2-long  ${LONG_CONSUMERS} concurrent consumers, reserve + create on distinct slots of ONE resource with ${longSlots(data.main)} capacity-1 slots over ${days} days, ${LONG_SECONDS} s (after ${WARM_UP_SECONDS} s unmeasured)`);
+  console.log(
+    `\nW2-long  ${LONG_CONSUMERS} concurrent consumers, ` +
+      `reserve + create on distinct slots of ONE resource with ${longSlots(data.main)} ` +
+      `capacity-1 slots over ${days} days, ${LONG_SECONDS} s (after ${WARM_UP_SECONDS} s unmeasured)`,
+  );
   const take = slotCounter(data.main);
   await bookingRun(service.url, data.main, { consumers: LONG_CONSUMERS, length: WARM_UP_SECONDS, take });
   const stopWaits = await sampleWaits(databaseUrl);
@@ -343,36 +583,73 @@ async function runLong(db: Db, databaseUrl: string, service: Child, data: LongDa
   const wal = await stopWal();
   await printBookings(db, [main.run, main.cpu], data.main, 400);
   printWaits(waits);
-  console.log(`    WAL: ${(wal.flushes / main.run.booked).toFixed(2)} flushes (fsync) and ${(wal.bytes / main.run.booked / 1024).toFixed(1)} KiB per booking, background work included`);
+  console.log(
+    `    WAL: ${(wal.flushes / main.run.booked).toFixed(2)} flushes (fsync) ` +
+      `and ${(wal.bytes / main.run.booked / 1024).toFixed(1)} KiB per booking, background work included`,
+  );
   printWallTime(main);
   if (main.stats) printStatements('(pg_stat_statements)', main.stats, main.run.booked, 14);
-  else console.log('    statements: pg_stat_statements is not loaded (shared_preload_libraries): no per-statement figures');
+  else
+    console.log(
+      '    statements: pg_stat_statements is not loaded (shared_preload_libraries): no per-statement figures',
+    );
 
-  console.log(`\n  by calendar size: ${SIZE_BOOKINGS} bookings each, ${SIZE_ROUNDS} rounds taking turns (${LONG_SIZES.join(', ')} slots, then back), each on a fresh resource`);
+  console.log(
+    `\n  by calendar size: ${SIZE_BOOKINGS} bookings each, ${SIZE_ROUNDS} ` +
+      `rounds taking turns (${LONG_SIZES.join(', ')} slots, then back), each on a fresh resource`,
+  );
   const bySize = LONG_SIZES.map(() => [] as LongRun[]);
   for (let r = 0; r < SIZE_ROUNDS; r++) {
     const order = LONG_SIZES.map((_, i) => i);
-    for (const i of r % 2 ? order.reverse() : order) bySize[i].push(await longRun(service.url, service.child.pid!, stats, data.rounds[r][i], { bookings: SIZE_BOOKINGS }));
+    for (const i of r % 2 ? order.reverse() : order)
+      bySize[i].push(
+        await longRun(service.url, service.child.pid!, stats, data.rounds[r][i], { bookings: SIZE_BOOKINGS }),
+      );
   }
   const rows = bySize.map((runs, i) => {
     const booked = runs.reduce((n, x) => n + x.run.booked, 0);
     const seconds = runs.reduce((n, x) => n + x.run.seconds, 0);
     const sum = (f: (x: LongRun) => number) => runs.reduce((n, x) => n + f(x), 0) / Math.max(1, booked);
     return {
-      slots: longSlots(data.rounds[0][i]), booked, perSecond: booked / seconds,
-      service: sum((x) => x.cpu.serviceMs), postgres: sum((x) => x.cpu.postgresMs),
-      statements: runs[0].stats ? sum((x) => x.stats!.calls) : NaN, execMs: runs[0].stats ? sum((x) => x.stats!.execMs) : NaN, buffers: runs[0].stats ? sum((x) => x.stats!.buffers) : NaN,
+      slots: longSlots(data.rounds[0][i]),
+      booked,
+      perSecond: booked / seconds,
+      service: sum((x) => x.cpu.serviceMs),
+      postgres: sum((x) => x.cpu.postgresMs),
+      statements: runs[0].stats ? sum((x) => x.stats!.calls) : NaN,
+      execMs: runs[0].stats ? sum((x) => x.stats!.execMs) : NaN,
+      buffers: runs[0].stats ? sum((x) => x.stats!.buffers) : NaN,
       last: runs[runs.length - 1],
     };
   });
-  console.log('    slots   bookings  bookings/s  CPU per booking: service  PostgreSQL   statements  executing  buffers (top-level, per booking)');
-  for (const r of rows) console.log(`    ${String(r.slots).padStart(6)}  ${String(r.booked).padStart(8)}  ${r.perSecond.toFixed(0).padStart(10)}  ${ms(r.service).padStart(24)}  ${ms(r.postgres).padStart(10)}  ${r.statements.toFixed(1).padStart(11)}  ${ms(r.execMs).padStart(9)}  ${r.buffers.toFixed(0).padStart(7)}`);
-  for (const r of [rows[0], rows[rows.length - 1]]) if (r.last.stats) printStatements(`at ${r.slots} slots, last round`, r.last.stats, r.last.run.booked);
+  console.log(
+    '    slots   bookings  bookings/s  CPU per booking: ' +
+      'service  PostgreSQL   statements  executing  buffers (top-level, per booking)',
+  );
+  for (const r of rows)
+    console.log(
+      [
+        `    ${String(r.slots).padStart(6)}`,
+        String(r.booked).padStart(8),
+        r.perSecond.toFixed(0).padStart(10),
+        ms(r.service).padStart(24),
+        ms(r.postgres).padStart(10),
+        r.statements.toFixed(1).padStart(11),
+        ms(r.execMs).padStart(9),
+        r.buffers.toFixed(0).padStart(7),
+      ].join('  '),
+    );
+  for (const r of [rows[0], rows[rows.length - 1]])
+    if (r.last.stats) printStatements(`at ${r.slots} slots, last round`, r.last.stats, r.last.run.booked);
   const pgCpu = rows.map((r) => r.postgres);
   const spread = Math.max(...pgCpu) / Math.min(...pgCpu);
   let clean = true;
   for (const round of data.rounds) for (const d of round) clean = (await printOverbooking(db, d)) && clean;
-  console.log(`    targets : >= 400 bookings/s on W2-long: ${main.run.perSecond.toFixed(0)} ${met(main.run.perSecond >= 400)}; PostgreSQL CPU per booking within 20 % across the sizes: largest ${spread.toFixed(2)}x the smallest ${met(spread <= 1.2)}; zero overbookings: ${met(clean)}`);
+  console.log(
+    `    targets : >= 400 bookings/s on W2-long: ${main.run.perSecond.toFixed(0)} ` +
+      `${met(main.run.perSecond >= 400)}; PostgreSQL CPU per booking within 20 % across the sizes: ` +
+      `largest ${spread.toFixed(2)}x the smallest ${met(spread <= 1.2)}; zero overbookings: ${met(clean)}`,
+  );
   await stats?.close();
 }
 
@@ -380,7 +657,11 @@ async function runLong(db: Db, databaseUrl: string, service: Child, data: LongDa
 const HOT_SLICES = 4;
 
 async function main(): Promise<void> {
-  console.log(`machine: ${cpus().length} cores, load average ${loadavg().map((l) => l.toFixed(2)).join(' ')} (shared machine: figures vary with other load)`);
+  console.log(
+    `machine: ${cpus().length} cores, load average ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')} (shared machine: figures vary with other load)`,
+  );
   const unknown = chosen.filter((w) => !WORKLOADS.includes(w));
   if (unknown.length) throw new Error(`unknown workload ${unknown.join(', ')}: one of ${WORKLOADS.join(', ')}`);
   if (chosen.includes('CALENDAR')) {
@@ -388,7 +669,10 @@ async function main(): Promise<void> {
     if (chosen.length === 1) return;
   }
   if (chosen.includes('W1-CACHED')) {
-    console.log(`\nW1-CACHED  GET upcoming_bookables?prdRef (W1's listing) from the cache, ${CACHED_CONNECTIONS} connections, ${CACHED_SECONDS} s each: no Accept-Encoding, then br`);
+    console.log(
+      `\nW1-CACHED  GET upcoming_bookables?prdRef (W1's listing) from the cache, ${CACHED_CONNECTIONS} ` +
+        `connections, ${CACHED_SECONDS} s each: no Accept-Encoding, then br`,
+    );
     await cachedRun(ADMIN_URL);
     if (chosen.length === 1) return;
   }
@@ -402,7 +686,8 @@ async function main(): Promise<void> {
   try {
     await migrate(db);
     // W2-long lists the statements inside functions and triggers too (where pg_stat_statements is loaded)
-    if (chosen.includes('W2-long')) await admin(`ALTER DATABASE ${name} SET pg_stat_statements.track = 'all'`).catch(() => undefined);
+    if (chosen.includes('W2-long'))
+      await admin(`ALTER DATABASE ${name} SET pg_stat_statements.track = 'all'`).catch(() => undefined);
     if (process.env.BENCH_EXPLAIN) {
       await admin(`ALTER DATABASE ${name} SET session_preload_libraries = 'auto_explain'`);
       await admin(`ALTER DATABASE ${name} SET auto_explain.log_min_duration = '${process.env.BENCH_EXPLAIN}'`);
@@ -411,17 +696,31 @@ async function main(): Promise<void> {
     }
     const seeder = await buildApp({ config: testConfig({ databaseUrl }), db, logger: false });
     console.log('seeding through the partner API ...');
-    const w2Data = chosen.includes('W2') ? await seedBooking(seeder, db, { resources: 25, days: 30, raster: 10 }) : undefined;
-    const hotData = chosen.includes('W2-hot') ? await seedBooking(seeder, db, { resources: 1, days: 150, raster: 5 }) : undefined;
+    const w2Data = chosen.includes('W2')
+      ? await seedBooking(seeder, db, { resources: 25, days: 30, raster: 10 })
+      : undefined;
+    const hotData = chosen.includes('W2-hot')
+      ? await seedBooking(seeder, db, { resources: 1, days: 150, raster: 5 })
+      : undefined;
     const longData = chosen.includes('W2-long') ? await seedLong(seeder, db) : undefined;
     if (longData) await seedHistory(seeder, db, longData.main, HISTORY);
-    const oneIpData = chosen.includes('W2-ONEIP') ? await seedBooking(seeder, db, { resources: 1, days: 150, raster: 5 }) : undefined;
-    const w3Data = chosen.includes('W3') ? await seedBooking(seeder, db, { resources: 25, days: 30, raster: 10 }) : undefined;
+    const oneIpData = chosen.includes('W2-ONEIP')
+      ? await seedBooking(seeder, db, { resources: 1, days: 150, raster: 5 })
+      : undefined;
+    const w3Data = chosen.includes('W3')
+      ? await seedBooking(seeder, db, { resources: 25, days: 30, raster: 10 })
+      : undefined;
     const rushData = ['COLD', 'RUSH', 'EDGE'].some((w) => chosen.includes(w)) ? await seedRush(seeder, db) : undefined;
-    for (const data of [w2Data, hotData, oneIpData, w3Data, rushData]) if (data) await seedHistory(seeder, db, data, HISTORY);
-    const retentionData = chosen.includes('RETENTION') ? await seedBooking(seeder, db, { resources: 1, days: 300, raster: 5 }) : undefined;
+    for (const data of [w2Data, hotData, oneIpData, w3Data, rushData])
+      if (data) await seedHistory(seeder, db, data, HISTORY);
+    const retentionData = chosen.includes('RETENTION')
+      ? await seedBooking(seeder, db, { resources: 1, days: 300, raster: 5 })
+      : undefined;
     if (retentionData) {
-      const place = { resourceUuid: retentionData.resourceUuids[0], endedDaysAgo: RETENTION_DAYS + RETENTION_MARGIN_DAYS };
+      const place = {
+        resourceUuid: retentionData.resourceUuids[0],
+        endedDaysAgo: RETENTION_DAYS + RETENTION_MARGIN_DAYS,
+      };
       await seedHistory(seeder, db, retentionData, RETENTION_OLD, place);
       await seedTraces(db, retentionData.partner.crmId);
     }
@@ -440,7 +739,8 @@ async function main(): Promise<void> {
     await db.exec('CHECKPOINT');
     // Between workloads, what autovacuum does on a server in service: the CI machine's PostgreSQL runs
     // with autovacuum off, and without it the dead rows a workload leaves (the listing change log
-    // folds ~200 rows a second) slow every later one (COLD's p50 was 57-66 ms after the booking workloads, 4-5 ms alone).
+    // folds ~200 rows a second) slow every later one (COLD's p50
+    // was 57-66 ms after the booking workloads, 4-5 ms alone).
     const settle = () => db.exec('VACUUM ANALYZE');
     // As in production: a configured cancel-link secret. The hold cap and the booking rate limit
     // raised as an operator would for audiences behind one address (docs/deploy.md), so W2-ONEIP
@@ -454,11 +754,18 @@ async function main(): Promise<void> {
     };
     const startService = (env: Record<string, string> = {}) =>
       startChild(
-        [...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []), ...startFlags(process.env.BENCH_SERVICE_DIR ?? '.'), 'bench/server.mjs'],
+        [
+          ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${process.env.BENCH_CPU_PROF}`] : []),
+          ...startFlags(process.env.BENCH_SERVICE_DIR ?? '.'),
+          'bench/server.mjs',
+        ],
         { ...serviceEnv, ...env },
       );
     service = await startService();
-    console.log(`\nservice: node ${startFlags(process.env.BENCH_SERVICE_DIR ?? '.').join(' ') || '(no flags)'}; RSS ${rssMiB(service.child.pid!).toFixed(0)} MiB at start (idle)`);
+    console.log(
+      `\nservice: node ${startFlags(process.env.BENCH_SERVICE_DIR ?? '.').join(' ') || '(no flags)'}; ` +
+        `RSS ${rssMiB(service.child.pid!).toFixed(0)} MiB at start (idle)`,
+    );
 
     if (w1Data && chosen.includes('W1')) await rssDuring(service, 'W1', () => runW1(service!, w1Data));
     if (busyData) {
@@ -472,12 +779,21 @@ async function main(): Promise<void> {
     if (w2Data) {
       await settle();
       console.log('\nW2  50 concurrent consumers, reserve + create on distinct slots of 25 resources, 20 s');
-      await rssDuring(service, 'W2', async () => printBookings(db, await measured(service!, () => bookingRun(service!.url, w2Data, { consumers: 50, length: 20 })), w2Data, null));
+      await rssDuring(service, 'W2', async () =>
+        printBookings(
+          db,
+          await measured(service!, () => bookingRun(service!.url, w2Data, { consumers: 50, length: 20 })),
+          w2Data,
+          null,
+        ),
+      );
     }
     const hot = hotData && hotPhase(hotData);
     const one = oneIpData && hotPhase(oneIpData, ONE_ADDRESS);
     const HOT_TITLE = 'W2-hot  50 concurrent consumers, reserve + create on distinct slots of ONE resource';
-    const ONE_TITLE = `W2-ONEIP  as W2-hot, every consumer on ONE address (${ONE_ADDRESS}; MAX_HOLDS_PER_IP and BOOKING_RATE_LIMIT_PER_MINUTE raised)`;
+    const ONE_TITLE =
+      `W2-ONEIP  as W2-hot, every consumer on ONE address (${ONE_ADDRESS}; ` +
+      `MAX_HOLDS_PER_IP and BOOKING_RATE_LIMIT_PER_MINUTE raised)`;
     if (hot && !one) {
       await settle();
       console.log(`\n${HOT_TITLE}, 20 s`);
@@ -499,10 +815,17 @@ async function main(): Promise<void> {
       // machine's loaded phases. A service that has not booked yet first books 5 s unmeasured.
       const [a, b] = chosen.indexOf('W2-ONEIP') < chosen.indexOf('W2-hot') ? [one, hot] : [hot, one];
       await settle();
-      if (!w2Data) await bookingRun(service.url, a.data, { consumers: 50, length: WARM_UP_SECONDS, take: a.take, oneAddress: a.oneAddress });
+      if (!w2Data)
+        await bookingRun(service.url, a.data, {
+          consumers: 50,
+          length: WARM_UP_SECONDS,
+          take: a.take,
+          oneAddress: a.oneAddress,
+        });
       const slice = 20 / HOT_SLICES;
       const sliced = async () => {
-        for (let i = 0; i < HOT_SLICES; i++) for (const phase of i % 2 ? [b, a] : [a, b]) await hotSlice(service!, databaseUrl, phase, slice);
+        for (let i = 0; i < HOT_SLICES; i++)
+          for (const phase of i % 2 ? [b, a] : [a, b]) await hotSlice(service!, databaseUrl, phase, slice);
       };
       await rssDuring(service, 'W2-hot and W2-ONEIP', sliced);
       const turns = `${HOT_SLICES} slices of ${slice} s taking turns with`;
@@ -511,7 +834,10 @@ async function main(): Promise<void> {
       console.log(`\n${ONE_TITLE}, ${turns} W2-hot`);
       const oneRun = await printHotPhase(db, one, null);
       const ratio = oneRun.perSecond / hotRun.perSecond;
-      console.log(`\nW2-ONEIP against W2-hot: ${oneRun.perSecond.toFixed(0)} / ${hotRun.perSecond.toFixed(0)} bookings/s = ${ratio.toFixed(2)}x  (target >= 0.9x: ${met(ratio >= 0.9)})`);
+      console.log(
+        `\nW2-ONEIP against W2-hot: ${oneRun.perSecond.toFixed(0)} / ${hotRun.perSecond.toFixed(0)} ` +
+          `bookings/s = ${ratio.toFixed(2)}x  (target >= 0.9x: ${met(ratio >= 0.9)})`,
+      );
     }
     if (longData) {
       await settle();
@@ -519,21 +845,34 @@ async function main(): Promise<void> {
     }
     if (w3Data) {
       await settle();
-      console.log('\nW3  12 partner clients (provider PUT, product update, profile PUT, resource update, timeslot create) on one provider with 25 resources, while 25 consumers book, 20 s');
+      console.log(
+        '\nW3  12 partner clients (provider PUT, product update, profile PUT, resource update, ' +
+          'timeslot create) on one provider with 25 resources, while 25 consumers book, 20 s',
+      );
       const r = await rssDuring(service, 'W3', () => mixedRun(service!.url, w3Data, 12, 25, 20));
       let worstP99 = 0;
       let longest = 0;
       for (const [op, s] of Object.entries(r.operations)) {
-        console.log(`    ${op.padEnd(16)} n ${String(s.n).padStart(6)}  p50 ${ms(s.p50).padStart(9)}  p99 ${ms(s.p99).padStart(9)}  longest ${ms(s.max).padStart(9)}  failed ${s.failed}`);
+        console.log(
+          `    ${op.padEnd(16)} n ${String(s.n).padStart(6)}  p50 ${ms(s.p50).padStart(9)}  p99 ` +
+            `${ms(s.p99).padStart(9)}  longest ${ms(s.max).padStart(9)}  failed ${s.failed}`,
+        );
         if (op !== 'reserve' && op !== 'create') {
           worstP99 = Math.max(worstP99, s.p99);
           longest = Math.max(longest, s.max);
         }
       }
-      console.log(`    bookings meanwhile: ${r.booked} in ${r.seconds.toFixed(1)} s = ${(r.booked / r.seconds).toFixed(0)}/s`);
+      console.log(
+        `    bookings meanwhile: ${r.booked} in ${r.seconds.toFixed(1)} s = ${(r.booked / r.seconds).toFixed(0)}/s`,
+      );
       const check = await overbookingCheck(db, w3Data.resourceUuids);
-      console.log(`    overbooking check: ${check.overbooked} over capacity, ${check.overlapping} overlapping appointments`);
-      console.log(`    targets : partner writes p99 <= 100 ms: ${ms(worstP99)} ${met(worstP99 <= 100)}; no answer over 1 s: ${ms(longest)} ${met(longest <= 1000)}`);
+      console.log(
+        `    overbooking check: ${check.overbooked} over capacity, ${check.overlapping} overlapping appointments`,
+      );
+      console.log(
+        `    targets : partner writes p99 <= 100 ms: ${ms(worstP99)} ${met(worstP99 <= 100)}; ` +
+          `no answer over 1 s: ${ms(longest)} ${met(longest <= 1000)}`,
+      );
     }
     if (rushData) {
       const take = slotCounter(rushData); // COLD's bookings, then RUSH's, then EDGE's: the places of one listing
@@ -555,7 +894,8 @@ async function main(): Promise<void> {
       const restart = async (env: Record<string, string>) => {
         await stop(service!.child);
         service = undefined;
-        return (service = await startService(env));
+        service = await startService(env);
+        return service;
       };
       await runRetention(db, databaseUrl, service, retentionData, restart);
     }
@@ -565,7 +905,11 @@ async function main(): Promise<void> {
     if (process.env.BENCH_KEEP) console.log(`\nkept the database ${name} (BENCH_KEEP): drop it when done`);
     else await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   }
-  console.log(`\nload average after: ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `\nload average after: ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
 }
 
 main().catch((err) => {

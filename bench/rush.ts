@@ -16,15 +16,19 @@ export const RUSH_VIEWERS = 20;
 export const RUSH_BOOKERS = 20;
 
 /** A1 of the data's first resource for its product. */
-export const a1Path = (data: BookingData) => `/resources/${data.resourceUuids[0]}/upcoming_bookables?prdRef=${data.productUuid}`;
+export const a1Path = (data: BookingData) =>
+  `/resources/${data.resourceUuids[0]}/upcoming_bookables?prdRef=${data.productUuid}`;
 /** What a browser sends: compressed answers are welcome. */
 export const A1_HEADERS = { 'accept-encoding': 'br, gzip' };
-
 
 /** An A1 answer's size uncompressed and what it lists. */
 export function a1Contents(body: string) {
   const items = bookablesOf(body);
-  return { bytes: Buffer.byteLength(body), items: items.length, lots: items.filter((i) => i.kind === 'models.LotAppointment').length };
+  return {
+    bytes: Buffer.byteLength(body),
+    items: items.length,
+    lots: items.filter((i) => i.kind === 'models.LotAppointment').length,
+  };
 }
 
 export interface RushRun {
@@ -46,7 +50,11 @@ export interface RushRun {
   bookings: BookingRun;
 }
 
-export async function rushRun(serverUrl: string, data: BookingData, take: () => { n: number; slot: Slot }): Promise<RushRun> {
+export async function rushRun(
+  serverUrl: string,
+  data: BookingData,
+  take: () => { n: number; slot: Slot },
+): Promise<RushRun> {
   const path = a1Path(data);
   const send = client(serverUrl, RUSH_VIEWERS);
   const warm = await send('GET', path, A1_HEADERS); // the listing computed once before the rush
@@ -55,7 +63,10 @@ export async function rushRun(serverUrl: string, data: BookingData, take: () => 
   // is the service under the rush, not 20 TCP handshakes of the load generator in one millisecond.
   const viewers = await viewersInWorker({ serverUrl, path, headers: A1_HEADERS, viewers: RUSH_VIEWERS });
   const started = performance.now();
-  const [bookings, seen] = await Promise.all([bookingRun(serverUrl, data, { consumers: RUSH_BOOKERS, length: RUSH_SECONDS, take }), viewers.start(RUSH_SECONDS)]);
+  const [bookings, seen] = await Promise.all([
+    bookingRun(serverUrl, data, { consumers: RUSH_BOOKERS, length: RUSH_SECONDS, take }),
+    viewers.start(RUSH_SECONDS),
+  ]);
   const seconds = (performance.now() - started) / 1000;
   const latencies = new Latencies();
   for (const ms of seen.ms) latencies.add(ms);
@@ -63,7 +74,18 @@ export async function rushRun(serverUrl: string, data: BookingData, take: () => 
   const full = s.n - seen.non2xx;
   const last = seen.last && a1Contents(decoded(Buffer.from(seen.last.wire), seen.last.encoding).toString('utf8'));
   return {
-    a1: { ...s, perSecond: s.n / seconds, non2xx: seen.non2xx, errors: seen.errors, wireMean: full ? seen.wireTotal / full : NaN, wireMax: seen.wireMax, encodings: seen.encodings, first: a1Contents(warm.body), last, viewerLagP99: seen.lagP99 },
+    a1: {
+      ...s,
+      perSecond: s.n / seconds,
+      non2xx: seen.non2xx,
+      errors: seen.errors,
+      wireMean: full ? seen.wireTotal / full : NaN,
+      wireMax: seen.wireMax,
+      encodings: seen.encodings,
+      first: a1Contents(warm.body),
+      last,
+      viewerLagP99: seen.lagP99,
+    },
     bookings,
   };
 }

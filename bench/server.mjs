@@ -8,7 +8,10 @@
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
-const dist = (file) => import(pathToFileURL(join(resolve(process.env.BENCH_SERVICE_DIR ?? join(import.meta.dirname, '..')), 'dist', file)).href);
+const dist = (file) =>
+  import(
+    pathToFileURL(join(resolve(process.env.BENCH_SERVICE_DIR ?? join(import.meta.dirname, '..')), 'dist', file)).href
+  );
 const { buildApp } = await dist('app.js');
 const { startHoldSweeper } = await dist('booking/holdSweeper.js');
 const { startListingCompactor } = await dist('listing/listingCompactor.js');
@@ -24,8 +27,11 @@ const db = dbs.db;
 await migrate(db);
 const app = await buildApp({ config, db, logger: false });
 const log = { error: (obj, msg) => console.error(msg, obj), info: () => {} };
-const jobs = [startHoldSweeper(dbs.jobsDb, log, config.holdSweepMs), startListingCompactor(dbs.jobsDb, log, config.listingCompactMs),
-  startRetentionJob({ config, db: dbs.jobsDb, log })].filter((j) => j !== null);
+const jobs = [
+  startHoldSweeper(dbs.jobsDb, log, config.holdSweepMs),
+  startListingCompactor(dbs.jobsDb, log, config.listingCompactMs),
+  startRetentionJob({ config, db: dbs.jobsDb, log }),
+].filter((j) => j !== null);
 const address = await app.listen({ port: 0, host: '127.0.0.1' });
 process.stdout.write(`LISTENING ${address}\n`);
 process.on('SIGTERM', async () => {

@@ -10,7 +10,10 @@ export interface Child {
 
 /** Starts a node process (args as given) and resolves with the address it prints as `LISTENING <url>`. */
 export function startChild(args: string[], env: Record<string, string>): Promise<Child> {
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, args, {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (chunk) => {
@@ -51,7 +54,9 @@ export function sampleRss(pid: number): () => number {
  * e.g. `exec node --max-semi-space-size=8 dist/main.js`), so that the bench runs it as deployed.
  */
 export function startFlags(dir: string): string[] {
-  const start = (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { scripts?: { start?: string } }).scripts?.start ?? '';
+  const start =
+    (JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as { scripts?: { start?: string } }).scripts?.start ??
+    '';
   const m = /\bnode\s+(.*?)\s*dist\/main\.js/.exec(start);
   return m ? m[1].split(/\s+/).filter((arg) => arg.startsWith('--')) : [];
 }

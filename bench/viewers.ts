@@ -22,7 +22,9 @@ export interface ViewRun {
   last: { wire: Uint8Array; encoding: string | undefined } | null;
   /** the viewers' own event loop lag at p99, ms */
   lagP99: number;
-  /** with `versions`: each 2xx answer's arrival (ms since the epoch) and ETag, and each ETag's first answer as received */
+  /**
+   * with `versions`: each 2xx answer's arrival (ms since the epoch) and ETag, and each ETag's first answer as received
+   */
   answers?: { at: number[]; etag: string[] };
   firstOf?: Record<string, { wire: Uint8Array; encoding: string | undefined }>;
 }
@@ -42,7 +44,16 @@ interface Job {
 async function view(job: Job, go: () => Promise<number>): Promise<ViewRun> {
   const send = client(job.serverUrl, job.viewers);
   await Promise.all(Array.from({ length: job.viewers }, () => send('GET', job.path, job.headers)));
-  const run: ViewRun = { ms: [], non2xx: 0, errors: 0, wireTotal: 0, wireMax: 0, encodings: {}, last: null, lagP99: NaN };
+  const run: ViewRun = {
+    ms: [],
+    non2xx: 0,
+    errors: 0,
+    wireTotal: 0,
+    wireMax: 0,
+    encodings: {},
+    last: null,
+    lagP99: NaN,
+  };
   let last: Timed | undefined;
   const answers = { at: [] as number[], etag: [] as string[] };
   const firstOf: NonNullable<ViewRun['firstOf']> = {};

@@ -13,7 +13,9 @@ export const W1_CONNECTIONS = 10;
 /** The bookables of an A1 answer (every group of it). */
 export function bookablesOf(json: string): { kind: string }[] {
   const body = JSON.parse(json) as Record<string, unknown>;
-  return Object.entries(body).filter(([k]) => k !== 'public_visible').flatMap(([, v]) => v as { kind: string }[]);
+  return Object.entries(body)
+    .filter(([k]) => k !== 'public_visible')
+    .flatMap(([, v]) => v as { kind: string }[]);
 }
 
 /** Latency and rate of GETs of `url`; with `pid`, also that process's CPU time per request (load-independent). */
@@ -22,7 +24,14 @@ async function measureGet(url: string, pid?: number) {
   const spent = pid === undefined ? undefined : cpuMeter(pid);
   const r = await autocannon({ url, connections: W1_CONNECTIONS, duration: W1_SECONDS });
   const cpuMsPerRequest = spent ? spent().serviceMs / r.requests.total : NaN;
-  return { p50: r.latency.p50, p99: r.latency.p99, rps: r.requests.average, non2xx: r.non2xx, errors: r.errors, cpuMsPerRequest };
+  return {
+    p50: r.latency.p50,
+    p99: r.latency.p99,
+    rps: r.requests.average,
+    non2xx: r.non2xx,
+    errors: r.errors,
+    cpuMsPerRequest,
+  };
 }
 
 export async function w1(serverUrl: string, servicePid: number, data: W1Data) {
@@ -38,7 +47,15 @@ export async function w1(serverUrl: string, servicePid: number, data: W1Data) {
     url: serverUrl,
     connections: W1_CONNECTIONS,
     duration: W1_SECONDS,
-    requests: [{ method: 'GET', setupRequest: (req: any) => ({ ...req, path: `${path}&timeFormat=${encodeURIComponent(`yyyy-MM-dd HH:mm '${n++}'`)}` }) }],
+    requests: [
+      {
+        method: 'GET',
+        setupRequest: (req) => ({
+          ...req,
+          path: `${path}&timeFormat=${encodeURIComponent(`yyyy-MM-dd HH:mm '${n++}'`)}`,
+        }),
+      },
+    ],
   });
   const computedCpuMs = computedCpu().serviceMs / computed.requests.total;
   const file = join(mkdtempSync(join(tmpdir(), 'bench-')), 'w1.json');
@@ -53,6 +70,11 @@ export async function w1(serverUrl: string, servicePid: number, data: W1Data) {
     lots: items.filter((i) => i.kind === 'models.LotAppointment').length,
     service,
     ceiling,
-    computed: { p50: computed.latency.p50, p99: computed.latency.p99, rps: computed.requests.average, cpuMsPerRequest: computedCpuMs },
+    computed: {
+      p50: computed.latency.p50,
+      p99: computed.latency.p99,
+      rps: computed.requests.average,
+      cpuMsPerRequest: computedCpuMs,
+    },
   };
 }

@@ -22,20 +22,38 @@ export const noWaits = (): WaitCounts => ({ samples: 0, busy: 0, lock: 0, adviso
 export function addWaits(a: WaitCounts, b: WaitCounts): WaitCounts {
   const events = { ...a.events };
   for (const [k, n] of Object.entries(b.events)) events[k] = (events[k] ?? 0) + n;
-  return { samples: a.samples + b.samples, busy: a.busy + b.busy, lock: a.lock + b.lock, advisory: a.advisory + b.advisory, wal: a.wal + b.wal, events };
+  return {
+    samples: a.samples + b.samples,
+    busy: a.busy + b.busy,
+    lock: a.lock + b.lock,
+    advisory: a.advisory + b.advisory,
+    wal: a.wal + b.wal,
+    events,
+  };
 }
 
 /** Shares of the busy backend samples (0..1), and busy backends per sample on average. */
 export function waitShares(w: WaitCounts) {
   const share = (n: number) => (w.busy ? n / w.busy : 0);
-  const top = Object.entries(w.events).sort((x, y) => y[1] - x[1]).slice(0, 5).map(([k, n]) => [k, share(n)] as const);
-  return { samples: w.samples, busyMean: w.samples ? w.busy / w.samples : 0, lock: share(w.lock), advisory: share(w.advisory), wal: share(w.wal), top };
+  const top = Object.entries(w.events)
+    .sort((x, y) => y[1] - x[1])
+    .slice(0, 5)
+    .map(([k, n]) => [k, share(n)] as const);
+  return {
+    samples: w.samples,
+    busyMean: w.samples ? w.busy / w.samples : 0,
+    lock: share(w.lock),
+    advisory: share(w.advisory),
+    wal: share(w.wal),
+    top,
+  };
 }
 
 const SAMPLE = `
   SELECT COALESCE(wait_event_type || ':' || wait_event, 'running') AS event, count(*)::int AS n
     FROM pg_stat_activity
-   WHERE datname = current_database() AND backend_type = 'client backend' AND state = 'active' AND pid <> pg_backend_pid()
+   WHERE datname = current_database() AND backend_type = 'client backend' AND state = 'active'
+     AND pid <> pg_backend_pid()
    GROUP BY 1`;
 
 /** Starts sampling the database at `url`; the returned function stops and gives the sums. */

@@ -28,7 +28,11 @@ await build({
 const gz = (path) => gzipSync(readFileSync(path), { level: 9 }).length;
 const sizes = { 'widget.js': gz(OUTFILE), 'widget.css': gz('widget/widget.css'), 'frame.js': gz('widget/frame.js') };
 const total = Object.values(sizes).reduce((a, b) => a + b, 0);
-console.log(`widget: ${Object.entries(sizes).map(([k, v]) => `${k} ${v} B`).join(', ')} gzipped; ${total} B of ${BUDGET} B`);
+console.log(
+  `widget: ${Object.entries(sizes)
+    .map(([k, v]) => `${k} ${v} B`)
+    .join(', ')} gzipped; ${total} B of ${BUDGET} B`,
+);
 if (total > BUDGET) {
   console.error(`widget assets are ${total} B gzipped, over the budget of ${BUDGET} B`);
   process.exit(1);

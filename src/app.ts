@@ -59,7 +59,16 @@ export interface AppDeps {
 export type App = FastifyInstance;
 
 /** Builds the whole HTTP application. Never listens: main.ts and tests decide that. */
-export async function buildApp({ config, db, clock = systemClock, logger, counters, lifecycle = new Lifecycle(), instrument, listingDb = db }: AppDeps): Promise<App> {
+export async function buildApp({
+  config,
+  db,
+  clock = systemClock,
+  logger,
+  counters,
+  lifecycle = new Lifecycle(),
+  instrument,
+  listingDb = db,
+}: AppDeps): Promise<App> {
   const app = Fastify({
     logger: logger ?? loggerOptions(config.logLevel),
     bodyLimit: 1024 * 1024,
@@ -82,7 +91,11 @@ export async function buildApp({ config, db, clock = systemClock, logger, counte
   await applyDefaultReminders(db, config);
 
   // answers of 1 KiB or more in br or gzip as the client accepts; request bodies are taken as sent (no decompression)
-  await app.register(compress, { encodings: ['br', 'gzip'], threshold: COMPRESS_THRESHOLD_BYTES, globalDecompression: false });
+  await app.register(compress, {
+    encodings: ['br', 'gzip'],
+    threshold: COMPRESS_THRESHOLD_BYTES,
+    globalDecompression: false,
+  });
   await app.register(swagger, {
     openapi: {
       openapi: '3.1.0',
@@ -90,7 +103,10 @@ export async function buildApp({ config, db, clock = systemClock, logger, counte
       info: {
         title: 'Appointment booking and scheduling service',
         version: '1',
-        description: 'Partner operations under /crms/{crmId} take the API key in X-SERVICE-CLIENT-ID; the consumer booking flow, the links and the feeds are public. Every error answers {"api-info":{"version":"1"},"errors":[{"errorCode","message"}]}.',
+        description:
+          'Partner operations under /crms/{crmId} take the API key in X-SERVICE-CLIENT-ID; ' +
+          'the consumer booking flow, the links and the feeds are public. ' +
+          'Every error answers {"api-info":{"version":"1"},"errors":[{"errorCode","message"}]}.',
       },
       servers: [{ url: config.publicBaseUrl, description: 'PUBLIC_BASE_URL of this instance' }],
       security: [{ apiKey: [] }],
@@ -98,15 +114,27 @@ export async function buildApp({ config, db, clock = systemClock, logger, counte
         securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-SERVICE-CLIENT-ID' } },
       },
     },
-    transformObject: (documents) => finishDocument(('openapiObject' in documents ? documents.openapiObject : documents.swaggerObject) as Record<string, unknown>) as never,
+    transformObject: (documents) =>
+      finishDocument(
+        ('openapiObject' in documents ? documents.openapiObject : documents.swaggerObject) as Record<string, unknown>,
+      ) as never,
   });
   await app.register(swaggerUi, { routePrefix: '/docs' });
   app.get(
     '/openapi.json',
     {
       schema: {
-        tags: ['operations'], security: [], operationId: 'getOpenApiDocument', summary: 'this document (OpenAPI 3.1)',
-        response: { 200: { description: 'the document', content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } } }, ...errorReplies(400) },
+        tags: ['operations'],
+        security: [],
+        operationId: 'getOpenApiDocument',
+        summary: 'this document (OpenAPI 3.1)',
+        response: {
+          200: {
+            description: 'the document',
+            content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } },
+          },
+          ...errorReplies(400),
+        },
       },
     },
     async () => app.swagger() as unknown as Record<string, unknown>,

@@ -25,7 +25,9 @@ export interface Config {
    * so concurrent claims of one client may overshoot by those in flight (docs/deploy.md)
    */
   maxHoldsPerIp: number;
-  /** IPV6_PREFIX_LENGTH: the per-client limits count an IPv6 client by its network of this many bits (IPv4: per address) */
+  /**
+   * IPV6_PREFIX_LENGTH: the per-client limits count an IPv6 client by its network of this many bits (IPv4: per address)
+   */
   ipv6PrefixLength: number;
   mailPollMs: number;
   /**
@@ -66,7 +68,10 @@ export interface Config {
   calendarPollMs: number;
   /** REMINDER_MINUTES_BEFORE: reminder offsets before an appointment's start; [] = no reminders */
   reminderMinutesBefore: number[];
-  /** PERSONAL_DATA_RETENTION_DAYS: personal data of participations whose appointment ended longer ago is erased; undefined: kept */
+  /**
+   * PERSONAL_DATA_RETENTION_DAYS: personal data of participations
+   * whose appointment ended longer ago is erased; undefined: kept
+   */
   personalDataRetentionDays: number | undefined;
   /** how often the retention job looks (RETENTION_SWEEP_SECONDS) */
   retentionSweepMs: number;
@@ -95,13 +100,17 @@ function bool(env: Env, name: string, fallback: boolean): boolean {
 
 function parseApiKeys(raw: string | undefined): Config['apiKeys'] {
   if (!raw) return [];
-  return raw.split(',').map((pair) => pair.trim()).filter(Boolean).map((pair) => {
-    const i = pair.indexOf(':');
-    if (i <= 0 || i === pair.length - 1) {
-      throw new ConfigError(`API_KEYS must be comma-separated crmId:key pairs, got an entry without both parts`);
-    }
-    return { crmId: pair.slice(0, i), key: pair.slice(i + 1) };
-  });
+  return raw
+    .split(',')
+    .map((pair) => pair.trim())
+    .filter(Boolean)
+    .map((pair) => {
+      const i = pair.indexOf(':');
+      if (i <= 0 || i === pair.length - 1) {
+        throw new ConfigError(`API_KEYS must be comma-separated crmId:key pairs, got an entry without both parts`);
+      }
+      return { crmId: pair.slice(0, i), key: pair.slice(i + 1) };
+    });
 }
 
 function parseDatabaseUrl(raw: string | undefined): string | undefined {
@@ -138,12 +147,19 @@ const PROXY_NAMES = ['loopback', 'linklocal', 'uniquelocal'];
 function parseTrustProxy(raw: string | undefined): Config['trustProxy'] {
   if (raw === undefined || raw === '') return PROXY_NAMES;
   if (raw === 'true' || raw === 'false') return raw === 'true';
-  const entries = raw.split(',').map((e) => e.trim()).filter(Boolean);
+  const entries = raw
+    .split(',')
+    .map((e) => e.trim())
+    .filter(Boolean);
   for (const entry of entries) {
     const [address, prefix, ...rest] = entry.split('/');
-    const validPrefix = prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (isIP(address) === 4 ? 32 : 128));
+    const validPrefix =
+      prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (isIP(address) === 4 ? 32 : 128));
     if (!(PROXY_NAMES.includes(entry) || (isIP(address) && validPrefix && rest.length === 0))) {
-      throw new ConfigError(`TRUST_PROXY must be true, false or a comma-separated list of addresses, subnets or ${PROXY_NAMES.join('/')}; "${entry}" is none of them`);
+      throw new ConfigError(
+        `TRUST_PROXY must be true, false or a comma-separated list of addresses, ` +
+          `subnets or ${PROXY_NAMES.join('/')}; "${entry}" is none of them`,
+      );
     }
   }
   return entries;
@@ -154,10 +170,16 @@ export const MAX_REMINDER_MINUTES = 525_600;
 
 function parseReminderMinutes(raw: string | undefined): number[] {
   if (raw === undefined) return [1440];
-  const parts = raw.split(',').map((p) => p.trim()).filter(Boolean);
+  const parts = raw
+    .split(',')
+    .map((p) => p.trim())
+    .filter(Boolean);
   const values = parts.map(Number);
   if (values.some((v) => !Number.isInteger(v) || v < 1 || v > MAX_REMINDER_MINUTES)) {
-    throw new ConfigError(`REMINDER_MINUTES_BEFORE must be a comma-separated list of whole minutes between 1 and ${MAX_REMINDER_MINUTES} (empty: no reminders), got "${raw}"`);
+    throw new ConfigError(
+      `REMINDER_MINUTES_BEFORE must be a comma-separated list of whole minutes between 1 and ` +
+        `${MAX_REMINDER_MINUTES} (empty: no reminders), got "${raw}"`,
+    );
   }
   return [...new Set(values)].sort((a, b) => b - a);
 }
@@ -216,7 +238,9 @@ export function loadConfig(env: Env = process.env): Config {
     calendarAllowPrivateNetworks: bool(env, 'CALENDAR_ALLOW_PRIVATE_NETWORKS', false),
     calendarSyncMs: int(env, 'CALENDAR_SYNC_SECONDS', 300, 10, 86_400) * 1000,
     calendarPollMs: int(env, 'CALENDAR_POLL_MS', 5000, 10, 3_600_000),
-    personalDataRetentionDays: env.PERSONAL_DATA_RETENTION_DAYS ? int(env, 'PERSONAL_DATA_RETENTION_DAYS', 0, 1, 36_500) : undefined,
+    personalDataRetentionDays: env.PERSONAL_DATA_RETENTION_DAYS
+      ? int(env, 'PERSONAL_DATA_RETENTION_DAYS', 0, 1, 36_500)
+      : undefined,
     retentionSweepMs: int(env, 'RETENTION_SWEEP_SECONDS', 900, 1, 86_400) * 1000,
   };
 }

@@ -32,14 +32,34 @@ export interface BackgroundJobs {
  * should be a pool of the jobs' own (JOB_POOL_SIZE), so a busy job never takes the connections
  * requests wait for.
  */
-export function startBackgroundJobs(deps: { config: Config; db: Db; log: FastifyBaseLogger; clock?: Clock }): BackgroundJobs {
+export function startBackgroundJobs(deps: {
+  config: Config;
+  db: Db;
+  log: FastifyBaseLogger;
+  clock?: Clock;
+}): BackgroundJobs {
   const { config, db, log, clock = systemClock } = deps;
-  const jobs = [startMailWorker(deps), startWebhookWorker(deps), startHoldSweeper(db, log, config.holdSweepMs), startListingCompactor(db, log, config.listingCompactMs), startReminderJob(deps),
+  const jobs = [
+    startMailWorker(deps),
+    startWebhookWorker(deps),
+    startHoldSweeper(db, log, config.holdSweepMs),
+    startListingCompactor(db, log, config.listingCompactMs),
+    startReminderJob(deps),
     startCalendarJobs({ config, db, log, clock }),
-    runEvery(KEY_PURGE_INTERVAL_MS, () => purgeExpiredKeys(db, new Date()), (err) => log.error({ err }, 'idempotency key purge failed')),
+    runEvery(
+      KEY_PURGE_INTERVAL_MS,
+      () => purgeExpiredKeys(db, new Date()),
+      (err) => log.error({ err }, 'idempotency key purge failed'),
+    ),
     startRetentionJob(deps),
     startHorizonJob({ db, clock, log }),
-    runEvery(PHONE_FILL_INTERVAL_MS, () => fillPhoneNumbers(db), (err) => log.error({ err }, 'reading stored phone numbers failed'), { immediately: true })].filter((j) => j !== null);
+    runEvery(
+      PHONE_FILL_INTERVAL_MS,
+      () => fillPhoneNumbers(db),
+      (err) => log.error({ err }, 'reading stored phone numbers failed'),
+      { immediately: true },
+    ),
+  ].filter((j) => j !== null);
   return {
     async stop() {
       await Promise.all(jobs.map((j) => j.stop()));

@@ -11,7 +11,12 @@ export interface Periodic {
 export type Task = (stopping: () => boolean) => Promise<unknown>;
 
 /** `immediately`: the first run starts now rather than after the first interval. */
-export function runEvery(intervalMs: number, task: Task, onError: (err: unknown) => void, options: { immediately?: boolean } = {}): Periodic {
+export function runEvery(
+  intervalMs: number,
+  task: Task,
+  onError: (err: unknown) => void,
+  options: { immediately?: boolean } = {},
+): Periodic {
   let running: Promise<unknown> | null = null;
   let stopped = false;
   const stopping = () => stopped;

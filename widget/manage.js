@@ -1,7 +1,7 @@
 /* The manage page's "choose another time" (docs/lifecycle.md): the booking widget's slot picker
    (BookingWidget.mount with onPick), a confirmation, then POST /rest/1/bookings/{token}/reschedule.
    The token is the page's own path; nothing is moved before the consumer confirms. */
-(function () {
+(() => {
   'use strict';
   const section = document.getElementById('reschedule');
   const widget = /** @type {any} */ (window).BookingWidget;
@@ -39,10 +39,14 @@
   let attempt = null;
 
   const newKey = () =>
-    crypto.randomUUID ? crypto.randomUUID() : Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
+    crypto.randomUUID
+      ? crypto.randomUUID()
+      : Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, '0')).join('');
 
   const when = (/** @type {any} */ slot) =>
-    new Intl.DateTimeFormat(lang === 'de' ? 'de-DE' : 'en-GB', { dateStyle: 'full', timeStyle: 'short' }).format(new Date(slot.start));
+    new Intl.DateTimeFormat(lang === 'de' ? 'de-DE' : 'en-GB', { dateStyle: 'full', timeStyle: 'short' }).format(
+      new Date(slot.start),
+    );
 
   /** @param {string} tag @param {Record<string, string>} attrs @param {string} [text] */
   function el(tag, attrs, text) {
@@ -57,7 +61,15 @@
     confirmBox.replaceChildren();
     picker.hidden = false;
     if (handle) return handle.reload();
-    handle = widget.mount(picker, { ref: d.ref, prdRef: d.prdRef || undefined, channelKey: d.channelKey || undefined, lang, headingLevel: 3, baseUrl: base.toString(), onPick: choose });
+    handle = widget.mount(picker, {
+      ref: d.ref,
+      prdRef: d.prdRef || undefined,
+      channelKey: d.channelKey || undefined,
+      lang,
+      headingLevel: 3,
+      baseUrl: base.toString(),
+      onPick: choose,
+    });
   }
 
   /** @param {any} slot */
@@ -94,7 +106,8 @@
     const body = {
       start: slot.start,
       end: slot.end,
-      timeslot_uuid: slot.kind === 'models.LotAppointment' && slot.appointment_uuid ? slot.appointment_uuid : slot.timeslot_uuid,
+      timeslot_uuid:
+        slot.kind === 'models.LotAppointment' && slot.appointment_uuid ? slot.appointment_uuid : slot.timeslot_uuid,
       ...(d.prdRef ? { product_uuid: d.prdRef } : slot.product_uuid ? { product_uuid: slot.product_uuid } : {}),
     };
     let res;
@@ -113,7 +126,7 @@
       return location.replace(`${location.pathname}?${params}`);
     }
     const data = await res.json().catch(() => null);
-    const first = data && data.errors && data.errors[0] ? data.errors[0] : {};
+    const first = data?.errors?.[0] ? data.errors[0] : {};
     const message = first.message || '';
     if (res.status === 412) {
       showPicker();
@@ -121,7 +134,8 @@
       return;
     }
     // the page itself says why: too late, inside the cancel notice, cancelled meanwhile, gone
-    if (res.status === 404 || ['TOO_LATE', 'CANCEL_NOTICE', 'INVALID_TRANSITION'].includes(first.errorCode)) return location.reload();
+    if (res.status === 404 || ['TOO_LATE', 'CANCEL_NOTICE', 'INVALID_TRANSITION'].includes(first.errorCode))
+      return location.reload();
     attempt = { slot, key: newKey() };
     render(`${T.failed} ${message}`.trim());
   }

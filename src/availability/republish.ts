@@ -58,8 +58,11 @@ export async function takeBack(tx: Queryable, rule: Pick<RuleRow, 'id'>, zone: s
     `SELECT t.id, t.reference, t.start_at,
             t.id IN (SELECT m.timeslot_id FROM rule_appointments($1, $2) m
                        JOIN appointments a ON a.id = m.appointment_id
-                      WHERE ${appointmentTakesTimeSql('a', `EXISTS (SELECT 1 FROM participations p
-                                                                    WHERE p.appointment_id = a.id AND ${liveParticipationSql('$3', 'p')})`)}) AS taken
+                      WHERE ${appointmentTakesTimeSql(
+                        'a',
+                        `EXISTS (SELECT 1 FROM participations p
+                                  WHERE p.appointment_id = a.id AND ${liveParticipationSql('$3', 'p')})`,
+                      )}) AS taken
        FROM timeslots t WHERE t.rule_id = $1 AND t.start_at >= $2 ORDER BY t.start_at, t.reference`,
     [...from, now],
   );

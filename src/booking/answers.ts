@@ -18,17 +18,26 @@ function problemOf(q: Question, value: unknown, country: string): string | null 
     if (typeof value !== 'boolean') return 'must be true or false';
     return q.required && !value ? 'must be true: the question is required' : null;
   }
-  if (typeof value !== 'string') return q.type === 'select' ? `must be one of ${q.options!.map((o) => o.value).join(', ')}` : 'must be text';
-  if (q.type === 'select') return q.options!.some((o) => o.value === value) ? null : `must be one of ${q.options!.map((o) => o.value).join(', ')}`;
-  if (q.maxLength !== undefined && [...value].length > q.maxLength) return `must have at most ${q.maxLength} characters`;
+  if (typeof value !== 'string')
+    return q.type === 'select' ? `must be one of ${q.options!.map((o) => o.value).join(', ')}` : 'must be text';
+  if (q.type === 'select')
+    return q.options!.some((o) => o.value === value)
+      ? null
+      : `must be one of ${q.options!.map((o) => o.value).join(', ')}`;
+  if (q.maxLength !== undefined && [...value].length > q.maxLength)
+    return `must have at most ${q.maxLength} characters`;
   if (q.type === 'email' && !EMAIL.test(value)) return 'must be an email address, e.g. name@example.com';
   if (q.type === 'phone' && !phoneE164(value, country)) {
-    return `must be a phone number: with its area code (e.g. (030) 1234-5678) or country code (e.g. +49 30 12345678); read for ${country}`;
+    return (
+      `must be a phone number: with its area code (e.g. (030) 1234-5678) or country code (e.g. ` +
+      `+49 30 12345678); read for ${country}`
+    );
   }
   return null;
 }
 
-const blank = (value: unknown) => value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
+const blank = (value: unknown) =>
+  value === undefined || value === null || (typeof value === 'string' && value.trim() === '');
 
 /**
  * The answers to keep with the participation (phone numbers as typed), in the questions' order
@@ -36,7 +45,12 @@ const blank = (value: unknown) => value === undefined || value === null || (type
  * answer, a wrong type, a value not among the options, a key the product does not ask, an
  * over-long text, a phone number no country could have. `country`: the provider's (phoneNumbers.ts).
  */
-export function checkAnswers(questions: Question[], answers: Record<string, unknown> | undefined, country: string, field = 'body.answers'): StoredAnswer[] | null {
+export function checkAnswers(
+  questions: Question[],
+  answers: Record<string, unknown> | undefined,
+  country: string,
+  field = 'body.answers',
+): StoredAnswer[] | null {
   const given = answers ?? {};
   const problems: string[] = [];
   for (const key of Object.keys(given)) {

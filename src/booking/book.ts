@@ -74,19 +74,36 @@ interface Booked {
  * The reservation placeholder_id names, when it is still a live hold: it must be a hold of the
  * requested slot (else 400), whose appointment is still open (else 412). null: none to convert.
  */
-function liveHold(hold: HoldRow | null, slot: { start: Date; end: Date; resourceId: string; zone: string }, now: Date): HoldRow | null {
-  if (!hold || hold.participation.state !== 'RESERVED' || !holdsPlace(hold.participation, now)) return null;
+function liveHold(
+  hold: HoldRow | null,
+  slot: { start: Date; end: Date; resourceId: string; zone: string },
+  now: Date,
+): HoldRow | null {
+  if (hold?.participation.state !== 'RESERVED' || !holdsPlace(hold.participation, now)) return null;
   const a = hold.appointment;
-  if (a.resource_id !== slot.resourceId || a.start_at.getTime() !== slot.start.getTime() || a.end_at.getTime() !== slot.end.getTime()) {
+  if (
+    a.resource_id !== slot.resourceId ||
+    a.start_at.getTime() !== slot.start.getTime() ||
+    a.end_at.getTime() !== slot.end.getTime()
+  ) {
     throw invalid('body.placeholder_id belongs to a reservation of another slot');
   }
   // a hold does not outlive its appointment: cancelled or archived meanwhile, the slot is gone
-  if (!isCurrentAppointment(a)) throw slotTaken(`body.start: ${slotText(a.start_at, a.end_at, slot.zone)} is no longer bookable: its appointment was cancelled or archived; choose another slot`);
+  if (!isCurrentAppointment(a))
+    throw slotTaken(
+      `body.start: ${slotText(a.start_at, a.end_at, slot.zone)} is no longer bookable: ` +
+        `its appointment was cancelled or archived; choose another slot`,
+    );
   return hold;
 }
 
 /** What the booking's mails say, from what the booking read and wrote. */
-function mailFacts(b: Booked, resource: PublicResource, product: ProductRow, customer: Omit<ConsumerCustomer, 'id'>): ParticipationFacts {
+function mailFacts(
+  b: Booked,
+  resource: PublicResource,
+  product: ProductRow,
+  customer: Omit<ConsumerCustomer, 'id'>,
+): ParticipationFacts {
   const { appointment: a, participation: p } = b;
   return {
     crm_id: resource.crm_id,
@@ -118,7 +135,12 @@ function mailFacts(b: Booked, resource: PublicResource, product: ProductRow, cus
 }
 
 /** The country phone numbers of this booking are read for; only looked up when the booking has one. */
-async function phoneCountry(db: Queryable, resource: PublicResource, mobile: string | undefined, questions: Question[]): Promise<string> {
+async function phoneCountry(
+  db: Queryable,
+  resource: PublicResource,
+  mobile: string | undefined,
+  questions: Question[],
+): Promise<string> {
   const needed = Boolean(mobile) || questions.some((q) => q.type === 'phone');
   return needed ? providerCountry(db, resource.provider_id, resource.id) : DEFAULT_PHONE_COUNTRY;
 }
@@ -144,7 +166,12 @@ export async function createAppointmentWithConsumer(deps: Deps, input: BookInput
   const country = await phoneCountry(deps.db, resource, input.mobile?.trim(), questions);
   const answers = checkAnswers(questions, input.answers, country);
   const mobile = input.mobile?.trim() || undefined;
-  const consumer: ConsumerInput = { ...input, mobile, language, mobileE164: mobile ? possiblePhone(mobile, country, 'body.mobile') : undefined };
+  const consumer: ConsumerInput = {
+    ...input,
+    mobile,
+    language,
+    mobileE164: mobile ? possiblePhone(mobile, country, 'body.mobile') : undefined,
+  };
   const process = PROCESS[bookingProcessOf(resource.channels, input.channelKey)];
   const provider = { id: resource.provider_id, crmId: resource.crm_id };
   const templates: MailTemplate[] = [...process.templates];
@@ -153,24 +180,46 @@ export async function createAppointmentWithConsumer(deps: Deps, input: BookInput
   const enqueueBookingMails = async (tx: Queryable, booked: Booked, customer: Omit<ConsumerCustomer, 'id'>) => {
     const cancelLink = await cancelLinkFor(tx, deps.config, booked.participation.id);
     if (withCalendar) await nextCalendarSequence(tx, booked.participation.id);
-    const decisionLink = needsDecisionLink(templates) ? await decisionLinkFor(tx, deps.config, booked.participation.id) : null;
+    const decisionLink = needsDecisionLink(templates)
+      ? await decisionLinkFor(tx, deps.config, booked.participation.id)
+      : null;
     const facts = mailFacts(booked, resource, product, customer);
-    await enqueueMails(tx, participationMails({ facts, contact: request.contact, cancelLink: needsCancelLink(templates) ? cancelLink : null, decisionLink }, templates));
+    await enqueueMails(
+      tx,
+      participationMails(
+        { facts, contact: request.contact, cancelLink: needsCancelLink(templates) ? cancelLink : null, decisionLink },
+        templates,
+      ),
+    );
     return cancelLink;
   };
-  const respond = (booked: Booked, cancelLink: string) => createdAppointmentView({ ...booked, view, product, timeFormat, locale, cancelLink });
-  const changes = { state: process.state, message: input.message ?? null, locale: language ?? null, channel_key: input.channelKey, answers };
+  const respond = (booked: Booked, cancelLink: string) =>
+    createdAppointmentView({ ...booked, view, product, timeFormat, locale, cancelLink });
+  const changes = {
+    state: process.state,
+    message: input.message ?? null,
+    locale: language ?? null,
+    channel_key: input.channelKey,
+    answers,
+  };
   // the first calendar part about a new participation: SEQUENCE 0, recorded (compose.ts nextCalendarSequence)
   const withCalendar = carriesCalendar(templates, process.state);
 
-  const hold = liveHold(request.hold, { start, end, resourceId: resource.id, zone: resource.time_zone }, deps.clock.now());
+  const hold = liveHold(
+    request.hold,
+    { start, end, resourceId: resource.id, zone: resource.time_zone },
+    deps.clock.now(),
+  );
   if (hold) assertInBookingWindow(resource, start, deps.clock.now(), FIELDS.start);
   return deps.db.transaction(async (tx) => {
     const now = deps.clock.now();
     const customer = await consumerCustomer(tx, provider, consumer);
     // A live hold becomes the booking; without one (any more), a free place is taken, last in the transaction.
-    const converted = hold && (await bookHold(tx, { holdId: hold.participation.id, now, customerId: customer.id, changes }));
-    const booked: Booked = converted ? { appointment: hold.appointment, ...converted } : await claimAnew(tx, customer.id, now);
+    const converted =
+      hold && (await bookHold(tx, { holdId: hold.participation.id, now, customerId: customer.id, changes }));
+    const booked: Booked = converted
+      ? { appointment: hold.appointment, ...converted }
+      : await claimAnew(tx, customer.id, now);
     return respond(booked, await enqueueBookingMails(tx, booked, customer));
   });
 

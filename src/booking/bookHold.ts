@@ -15,7 +15,13 @@ export interface HoldBooking {
   now: Date;
   /** the customer the booking is made for (consumerCustomer) */
   customerId: string;
-  changes: { state: ParticipationRow['state']; message: string | null; locale: string | null; channel_key: string; answers: StoredAnswer[] | null };
+  changes: {
+    state: ParticipationRow['state'];
+    message: string | null;
+    locale: string | null;
+    channel_key: string;
+    answers: StoredAnswer[] | null;
+  };
 }
 
 export interface HoldBooked {
@@ -24,7 +30,8 @@ export interface HoldBooked {
   liveAfter: number;
 }
 
-export const alreadyBooked = () => new DomainError('AppointmentAlreadyBookedException', 'the consumer already participates in this appointment');
+export const alreadyBooked = () =>
+  new DomainError('AppointmentAlreadyBookedException', 'the consumer already participates in this appointment');
 
 /**
  * The booking; null when the hold is no longer live or its appointment no longer open (nothing was
@@ -33,8 +40,11 @@ export const alreadyBooked = () => new DomainError('AppointmentAlreadyBookedExce
 export async function bookHold(tx: Queryable, b: HoldBooking): Promise<HoldBooked | null> {
   try {
     // The booking's webhook event is written by the same statement, after book_hold.
-    const [r] = await tx.query<{ participation: Record<string, unknown>; live_after: number; event: string | null } | undefined>(
-      `SELECT b.*, webhook_participation_event('participation.' || lower(b.participation->>'state'), (b.participation->>'id')::uuid,
+    const [r] = await tx.query<
+      { participation: Record<string, unknown>; live_after: number; event: string | null } | undefined
+    >(
+      `SELECT b.*, webhook_participation_event('participation.' || lower(b.participation->>'state'),
+         (b.participation->>'id')::uuid,
                                                'public', 'RESERVED', b.participation->>'message') AS event
          FROM book_hold($1, $2, $3, $4) b`,
       [b.holdId, b.now, b.customerId, JSON.stringify(b.changes)],

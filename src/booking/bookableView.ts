@@ -27,15 +27,26 @@ export interface ResourceView {
 export function contactChannelOf(type: string | null, contact: ResolvedContact | null): ContactChannelView | null {
   if (!type || !contact) return null;
   const channel = contact.channels.find((c) => c.type === type);
-  const fallback = type === 'email' ? contact.email : type === 'mobile' ? contact.mobile : type === 'phone' ? contact.phone : null;
+  const fallback =
+    type === 'email' ? contact.email : type === 'mobile' ? contact.mobile : type === 'phone' ? contact.phone : null;
   const value = channel?.value ?? fallback;
   return value ? { type, value } : null;
 }
 
 /** The view of a resource whose products (all of them, channel not applied) and contact are known. */
-export function viewOf(resource: PublicResource, products: ProductRow[], channel: ChannelKey, contact: ResolvedContact | null): ResourceView {
+export function viewOf(
+  resource: PublicResource,
+  products: ProductRow[],
+  channel: ChannelKey,
+  contact: ResolvedContact | null,
+): ResourceView {
   const onKey = onChannel(products, channel);
-  return { resource, products: onKey, productRefs: onKey.map(productRef), contactChannel: contactChannelOf(resource.contact_channel_type, contact) };
+  return {
+    resource,
+    products: onKey,
+    productRefs: onKey.map(productRef),
+    contactChannel: contactChannelOf(resource.contact_channel_type, contact),
+  };
 }
 
 /** The product a slot shows when nothing more specific is known: the resource's only product. */
@@ -61,7 +72,10 @@ const TEXTS_PER_INSTANT = 4;
 function instantsIn(zone: string, locale: string): Map<number, Instant> {
   const key = `${zone}|${locale}`;
   let instants = instantsOf.get(key);
-  if (!instants) instantsOf.set(key, (instants = new Map()));
+  if (!instants) {
+    instants = new Map();
+    instantsOf.set(key, instants);
+  }
   return instants;
 }
 
@@ -96,11 +110,13 @@ export class InstantFormatter {
 
   format(ms: number, pattern: CompiledPattern): string {
     const e = this.entry(ms);
-    const texts = (e.formatted ??= new Map());
+    e.formatted ??= new Map();
+    const texts = e.formatted;
     let text = texts.get(pattern);
     if (text === undefined) {
       if (texts.size >= TEXTS_PER_INSTANT) texts.clear();
-      texts.set(pattern, (text = pattern(e.dt)));
+      text = pattern(e.dt);
+      texts.set(pattern, text);
     }
     return text;
   }
@@ -140,7 +156,12 @@ export interface SlotFacts {
  * JSON.stringify takes its fast path over a listing of hundreds; a Bookable's appointment_uuid is
  * undefined, which JSON leaves out.
  */
-export function slotItem(facts: SlotFacts, view: ResourceView, fmt: InstantFormatter, timeFormat: CompiledPattern): SlotItem {
+export function slotItem(
+  facts: SlotFacts,
+  view: ResourceView,
+  fmt: InstantFormatter,
+  timeFormat: CompiledPattern,
+): SlotItem {
   const product = facts.product;
   return {
     kind: facts.kind,

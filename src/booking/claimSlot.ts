@@ -9,7 +9,13 @@ import { randomUUID } from 'node:crypto';
 import { DateTime } from 'luxon';
 import { DomainError, invalid, notFound } from '../errors.js';
 import { assertBookable, bookingWindowOf } from '../offerings/bookingWindow.js';
-import { claimPlace, PlaceRefused, type ClaimedPlace, type PlaceClaim, type PlaceHolder } from '../scheduling/claimPlace.js';
+import {
+  claimPlace,
+  PlaceRefused,
+  type ClaimedPlace,
+  type PlaceClaim,
+  type PlaceHolder,
+} from '../scheduling/claimPlace.js';
 import type { Queryable } from '../storage/db.js';
 import { asEngineTimeslot } from './engineTimeslot.js';
 import { engineProduct, type ProductRow } from './publicProducts.js';
@@ -37,12 +43,17 @@ export interface ClaimRequest {
 export const slotTaken = (message: string) => new DomainError('SLOT_TAKEN', message);
 
 /** An instant as error messages show it: ISO 8601 in the provider's zone, e.g. 2026-11-30T09:30:00+01:00. */
-export const zonedIso = (at: Date, zone: string) => DateTime.fromJSDate(at, { zone }).toISO({ suppressMilliseconds: true }) ?? at.toISOString();
+export const zonedIso = (at: Date, zone: string) =>
+  DateTime.fromJSDate(at, { zone }).toISO({ suppressMilliseconds: true }) ?? at.toISOString();
 
 /** "the slot 2026-11-30T09:30:00+01:00 to 2026-11-30T10:00:00+01:00 (Europe/Berlin)" */
-export const slotText = (start: Date, end: Date, zone: string) => `the slot ${zonedIso(start, zone)} to ${zonedIso(end, zone)} (${zone})`;
+export const slotText = (start: Date, end: Date, zone: string) =>
+  `the slot ${zonedIso(start, zone)} to ${zonedIso(end, zone)} (${zone})`;
 
-/** The slot engine's own rule: is [start, end) a candidate of this timeslot for this product (ignoring other appointments)? */
+/**
+ * The slot engine's own rule: is [start, end) a candidate of
+ * this timeslot for this product (ignoring other appointments)?
+ */
 function isCandidate(ts: EngineTimeslot, product: ProductRow, start: Date, end: Date): boolean {
   const s = start.getTime();
   return computeBookables([ts], [], { nowMs: s - 1, untilMs: s + 1, product: engineProduct(product) }).some(
@@ -51,7 +62,8 @@ function isCandidate(ts: EngineTimeslot, product: ProductRow, start: Date, end: 
 }
 
 function assertNotStarted(startAt: Date, now: Date, field: string): void {
-  if (startAt.getTime() <= now.getTime()) throw new DomainError('TOO_LATE', `${field} lies in the past: the slot can no longer be booked`);
+  if (startAt.getTime() <= now.getTime())
+    throw new DomainError('TOO_LATE', `${field} lies in the past: the slot can no longer be booked`);
 }
 
 /** The resource's booking window (412 BOOKING_WINDOW outside it); A3 converting a hold checks it too. */
@@ -63,10 +75,13 @@ type Placement = Pick<PlaceClaim, 'join' | 'create'>;
 
 function joinExisting(appointmentId: string, req: ClaimRequest): Placement {
   const appt = req.request.slotAppointment;
-  if (!appt || appt.id !== appointmentId) throw notFound(`no appointment ${appointmentId} found on resource ${req.request.resource.reference}`);
+  if (!appt || appt.id !== appointmentId)
+    throw notFound(`no appointment ${appointmentId} found on resource ${req.request.resource.reference}`);
   const zone = req.request.resource.time_zone;
-  if (appt.start_at.getTime() !== req.request.start.getTime()) throw invalid(`${req.fields.start} must be the appointment's start ${zonedIso(appt.start_at, zone)}`);
-  if (appt.end_at.getTime() !== req.request.end.getTime()) throw invalid(`${req.fields.end} must be the appointment's end ${zonedIso(appt.end_at, zone)}`);
+  if (appt.start_at.getTime() !== req.request.start.getTime())
+    throw invalid(`${req.fields.start} must be the appointment's start ${zonedIso(appt.start_at, zone)}`);
+  if (appt.end_at.getTime() !== req.request.end.getTime())
+    throw invalid(`${req.fields.end} must be the appointment's end ${zonedIso(appt.end_at, zone)}`);
   assertNotStarted(appt.start_at, req.now, req.fields.start);
   assertInBookingWindow(req.request.resource, appt.start_at, req.now, req.fields.start);
   return { join: appt.id };
@@ -76,10 +91,12 @@ function createFromTimeslot(timeslotId: string, req: ClaimRequest): Placement {
   const row = req.request.slotTimeslot;
   const { resource } = req.request;
   const ts = row && row.id === timeslotId ? asEngineTimeslot(row) : undefined;
-  if (!ts || !isOfferingTimeslot(ts)) throw notFound(`no bookable timeslot ${timeslotId} found on resource ${resource.reference}`);
+  if (!ts || !isOfferingTimeslot(ts))
+    throw notFound(`no bookable timeslot ${timeslotId} found on resource ${resource.reference}`);
   if (!isCandidate(ts, req.request.product, req.request.start, req.request.end)) {
     throw invalid(
-      `${req.fields.start} and ${req.fields.end} must be a bookable slot of timeslot ${timeslotId}: raster ${ts.rasterMin} minutes from its start, inside it, and as long as the product needs`,
+      `${req.fields.start} and ${req.fields.end} must be a bookable slot of timeslot ${timeslotId}: ` +
+        `raster ${ts.rasterMin} minutes from its start, inside it, and as long as the product needs`,
     );
   }
   assertNotStarted(req.request.start, req.now, req.fields.start);
@@ -103,7 +120,10 @@ function createFromTimeslot(timeslotId: string, req: ClaimRequest): Placement {
         address: row!.address,
         createdByPublicFlow: true,
       },
-      buffers: { leadMin: req.request.product.lead_time_minutes ?? 0, followUpMin: req.request.product.follow_up_time_minutes ?? 0 },
+      buffers: {
+        leadMin: req.request.product.lead_time_minutes ?? 0,
+        followUpMin: req.request.product.follow_up_time_minutes ?? 0,
+      },
     },
   };
 }
@@ -142,9 +162,21 @@ function publicRefusal(err: PlaceRefused, req: ClaimRequest): DomainError {
  * (A2) the appointment's lock is never held across a round trip; A3 runs it last in its transaction.
  */
 export async function claimSlot(q: Queryable, req: ClaimRequest): Promise<ClaimedPlace> {
-  const placement = 'appointmentId' in req.request.target ? joinExisting(req.request.target.appointmentId, req) : createFromTimeslot(req.request.target.timeslotId, req);
+  const placement =
+    'appointmentId' in req.request.target
+      ? joinExisting(req.request.target.appointmentId, req)
+      : createFromTimeslot(req.request.target.timeslotId, req);
   try {
-    return await claimPlace(q, { ...placement, participation: req.participation, now: req.now, publicProduct: req.request.product.id, holdLimit: req.holdLimit, source: req.source === undefined ? 'public' : req.source, listLive: req.listLive, asyncCommit: req.asyncCommit });
+    return await claimPlace(q, {
+      ...placement,
+      participation: req.participation,
+      now: req.now,
+      publicProduct: req.request.product.id,
+      holdLimit: req.holdLimit,
+      source: req.source === undefined ? 'public' : req.source,
+      listLive: req.listLive,
+      asyncCommit: req.asyncCommit,
+    });
   } catch (err) {
     throw err instanceof PlaceRefused ? publicRefusal(err, req) : err;
   }

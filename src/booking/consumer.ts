@@ -44,7 +44,13 @@ export function consumerArgument(provider: { id: string; crmId: string }, c: Con
 }
 
 /** The customer a booking of this consumer at this provider is made for; the user row stays locked. */
-export async function consumerCustomer(tx: Queryable, provider: { id: string; crmId: string }, c: ConsumerInput): Promise<ConsumerCustomer> {
-  const [{ customer }] = await tx.query<{ customer: ConsumerCustomer }>('SELECT consumer_customer($1) AS customer', [consumerArgument(provider, c)]);
+export async function consumerCustomer(
+  tx: Queryable,
+  provider: { id: string; crmId: string },
+  c: ConsumerInput,
+): Promise<ConsumerCustomer> {
+  const [{ customer }] = await tx.query<{ customer: ConsumerCustomer }>('SELECT consumer_customer($1) AS customer', [
+    consumerArgument(provider, c),
+  ]);
   return customer;
 }

@@ -44,8 +44,8 @@ export const MAX_PATTERN_LENGTH = 200;
 function pad(n: number, width: number): string {
   const neg = n < 0;
   let s = String(Math.abs(n));
-  while (s.length < width) s = '0' + s;
-  return neg ? '-' + s : s;
+  while (s.length < width) s = `0${s}`;
+  return neg ? `-${s}` : s;
 }
 
 function num(get: (dt: DateTime) => number, width: number): Part {
@@ -53,8 +53,9 @@ function num(get: (dt: DateTime) => number, width: number): Part {
 }
 
 /**
- * Memo of locale-dependent texts. luxon builds them through Intl on every call, which is slow; they depend only on locale, calendar settings and one small value, so they are cached.
- * Bounded: cleared when it grows beyond NAME_CACHE_LIMIT entries.
+ * Memo of locale-dependent texts. luxon builds them through Intl on every call, which is slow; they depend only on
+ * locale, calendar settings and one small value, so they are cached. Bounded: cleared when it grows beyond
+ * NAME_CACHE_LIMIT entries.
  */
 const NAME_CACHE_LIMIT = 20_000;
 const names = new Map<string, string>();
@@ -84,8 +85,9 @@ const byEra = (dt: DateTime) => (dt.year > 0 ? 1 : 0);
 
 function zoneName(long: boolean): Part {
   return (dt) =>
-    memoName(`${locKey(dt)}|z${long ? 'L' : 'S'}|${dt.zoneName}|${dt.offset}`, () =>
-      (long ? dt.offsetNameLong : dt.offsetNameShort) ?? offsetGmt(dt),
+    memoName(
+      `${locKey(dt)}|z${long ? 'L' : 'S'}|${dt.zoneName}|${dt.offset}`,
+      () => (long ? dt.offsetNameLong : dt.offsetNameShort) ?? offsetGmt(dt),
     );
 }
 
@@ -133,18 +135,21 @@ const LETTERS: Record<string, LetterSpec> = {
   Y: { max: 9, build: (c) => yearPart((dt) => dt.weekYear, c) },
   M: {
     max: 5,
-    build: (c) => (c <= 2 ? num((dt) => dt.month, c) : luxonToken(c === 3 ? 'MMM' : c === 4 ? 'MMMM' : 'MMMMM', byMonth)),
+    build: (c) =>
+      c <= 2 ? num((dt) => dt.month, c) : luxonToken(c === 3 ? 'MMM' : c === 4 ? 'MMMM' : 'MMMMM', byMonth),
   },
   L: {
     max: 5,
-    build: (c) => (c <= 2 ? num((dt) => dt.month, c) : luxonToken(c === 3 ? 'LLL' : c === 4 ? 'LLLL' : 'LLLLL', byMonth)),
+    build: (c) =>
+      c <= 2 ? num((dt) => dt.month, c) : luxonToken(c === 3 ? 'LLL' : c === 4 ? 'LLLL' : 'LLLLL', byMonth),
   },
   d: { max: 2, build: (c) => num((dt) => dt.day, c) },
   D: { max: 3, build: (c) => num((dt) => dt.ordinal, c) },
   E: { max: 5, build: (c) => luxonToken(c <= 3 ? 'EEE' : c === 4 ? 'EEEE' : 'EEEEE', byWeekday) },
   e: {
     max: 5,
-    build: (c) => (c <= 2 ? num((dt) => dt.weekday, c) : luxonToken(c === 3 ? 'EEE' : c === 4 ? 'EEEE' : 'EEEEE', byWeekday)),
+    build: (c) =>
+      c <= 2 ? num((dt) => dt.weekday, c) : luxonToken(c === 3 ? 'EEE' : c === 4 ? 'EEEE' : 'EEEEE', byWeekday),
   },
   u: { max: 2, build: (c) => num((dt) => dt.weekday, c) },
   H: { max: 2, build: (c) => num((dt) => dt.hour, c) },
@@ -246,7 +251,10 @@ function parse(pattern: string): Part[] {
 const CACHE_LIMIT = 256;
 const cache = new Map<string, CompiledPattern>();
 
-/** Compiles a Java-style pattern into a formatter; throws PatternError naming the bad letter for unsupported/invalid patterns. */
+/**
+ * Compiles a Java-style pattern into a formatter; throws PatternError
+ * naming the bad letter for unsupported/invalid patterns.
+ */
 export function compilePattern(pattern: string): (dt: DateTime) => string {
   const hit = cache.get(pattern);
   if (hit) return hit;
@@ -282,8 +290,8 @@ export function localeFromLanguageTag(tag: string | undefined): string {
   if (!m) throw new PatternError(`malformed languageTag '${tag}' (expected e.g. de_DE, en_US or en)`);
   const [, lang, script, region] = m;
   let locale = lang.toLowerCase();
-  if (script) locale += '-' + script[0].toUpperCase() + script.slice(1).toLowerCase();
-  if (region) locale += '-' + region.toUpperCase();
+  if (script) locale += `-${script[0].toUpperCase()}${script.slice(1).toLowerCase()}`;
+  if (region) locale += `-${region.toUpperCase()}`;
   let canonical: string;
   try {
     canonical = Intl.getCanonicalLocales(locale)[0];

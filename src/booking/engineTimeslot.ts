@@ -2,7 +2,10 @@ import type { TimeslotRow } from '../scheduling/repo.js';
 import type { EngineTimeslot } from './slotEngine.js';
 
 /** The columns of a timeslot row (scheduling's TimeslotRow) the slot engine needs. */
-export type EngineTimeslotRow = Pick<TimeslotRow, 'id' | 'resource_id' | 'start_at' | 'end_at' | 'raster' | 'default_capacity' | 'default_accept_bookings' | 'state'>;
+export type EngineTimeslotRow = Pick<
+  TimeslotRow,
+  'id' | 'resource_id' | 'start_at' | 'end_at' | 'raster' | 'default_capacity' | 'default_accept_bookings' | 'state'
+>;
 
 export function asEngineTimeslot(t: EngineTimeslotRow): EngineTimeslot {
   return {

@@ -16,7 +16,11 @@ export interface SweepResult {
 }
 
 /** Sweeps batch after batch until a batch comes back short, or until `stopping()` says so between batches. */
-export async function sweepExpiredHolds(db: Queryable, now: Date, stopping: () => boolean = () => false): Promise<SweepResult> {
+export async function sweepExpiredHolds(
+  db: Queryable,
+  now: Date,
+  stopping: () => boolean = () => false,
+): Promise<SweepResult> {
   const total: SweepResult = { holds: 0, appointments: 0 };
   for (;;) {
     const [r] = await db.query<SweepResult>('SELECT * FROM sweep_expired_holds($1, $2)', [now, BATCH]);
@@ -26,7 +30,18 @@ export async function sweepExpiredHolds(db: Queryable, now: Date, stopping: () =
   }
 }
 
-/** Runs the sweeper every `intervalMs` (HOLD_SWEEP_SECONDS) until stopped; a failed sweep is logged and retried next time. */
-export function startHoldSweeper(db: Queryable, log: { error(obj: unknown, msg: string): void }, intervalMs: number): Periodic {
-  return runEvery(intervalMs, (stopping) => sweepExpiredHolds(db, new Date(), stopping), (err) => log.error({ err }, 'hold sweep failed'));
+/**
+ * Runs the sweeper every `intervalMs` (HOLD_SWEEP_SECONDS)
+ * until stopped; a failed sweep is logged and retried next time.
+ */
+export function startHoldSweeper(
+  db: Queryable,
+  log: { error(obj: unknown, msg: string): void },
+  intervalMs: number,
+): Periodic {
+  return runEvery(
+    intervalMs,
+    (stopping) => sweepExpiredHolds(db, new Date(), stopping),
+    (err) => log.error({ err }, 'hold sweep failed'),
+  );
 }

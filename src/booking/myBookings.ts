@@ -8,7 +8,13 @@
 import { DateTime } from 'luxon';
 import type { Deps } from '../context.js';
 import { notFound } from '../errors.js';
-import { cancelLinkFor, cancelSecret, myBookingsTokenValid, readMyBookingsToken, signMyBookingsToken } from '../notifications/cancelToken.js';
+import {
+  cancelLinkFor,
+  cancelSecret,
+  myBookingsTokenValid,
+  readMyBookingsToken,
+  signMyBookingsToken,
+} from '../notifications/cancelToken.js';
 import { DEFAULT_MAIL_LOCALE } from '../notifications/compose.js';
 import { enqueueMails } from '../notifications/outbox.js';
 import type { MyBookingsMailPayload } from '../notifications/payloads.js';
@@ -46,7 +52,8 @@ export async function providerOfRef(db: Queryable, ref: string, field = 'query.r
  * CANCELED ones (holds are no bookings; DELETED ones are gone), never an erased one.
  */
 const SHOWN = `c.provider_id = $1 AND lower(c.email) = lower($2) AND c.erased_at IS NULL AND p.customer_id = c.id
-  AND p.state IN ('REQUESTED', 'BOOKED', 'CANCELED') AND p.erased_at IS NULL AND a.id = p.appointment_id AND a.end_at >= $3`;
+  AND p.state IN ('REQUESTED', 'BOOKED', 'CANCELED') AND p.erased_at IS NULL AND a.id = p.appointment_id
+    AND a.end_at >= $3`;
 
 const earliestShown = (now: Date) => new Date(now.getTime() - PAST_DAYS * 24 * HOUR_MS);
 
@@ -79,12 +86,17 @@ export async function requestMyBookings(deps: Deps, input: MyBookingsRequest): P
     if (!anchor) return;
     const [{ n }] = await tx.query<{ n: number }>(
       `SELECT count(*)::int AS n FROM outbox
-        WHERE template = 'my-bookings' AND lower(recipient) = lower($1) AND (payload ->> 'requestedAt')::timestamptz > $2`,
+        WHERE template = 'my-bookings' AND lower(recipient) = lower($1)
+          AND (payload ->> 'requestedAt')::timestamptz > $2`,
       [email, new Date(now.getTime() - HOUR_MS)],
     );
     if (n >= MY_BOOKINGS_MAILS_PER_HOUR) return;
     const secret = await cancelSecret(tx, deps.config);
-    const token = signMyBookingsToken(secret, { customerId: anchor.id, expiresAt: new Date(now.getTime() + MY_BOOKINGS_VALID_HOURS * HOUR_MS) }, email);
+    const token = signMyBookingsToken(
+      secret,
+      { customerId: anchor.id, expiresAt: new Date(now.getTime() + MY_BOOKINGS_VALID_HOURS * HOUR_MS) },
+      email,
+    );
     const payload: MyBookingsMailPayload = {
       kind: 'my-bookings',
       link: `${deps.config.publicBaseUrl}/my-bookings/${token}`,
@@ -93,7 +105,9 @@ export async function requestMyBookings(deps: Deps, input: MyBookingsRequest): P
       requestedAt: now.toISOString(),
     };
     const locale = input.locale?.slice(0, 2).toLowerCase() ?? anchor.language ?? DEFAULT_MAIL_LOCALE;
-    await enqueueMails(tx, [{ crmId: provider.crmId, template: 'my-bookings', recipient: email, locale, payload: { ...payload } }]);
+    await enqueueMails(tx, [
+      { crmId: provider.crmId, template: 'my-bookings', recipient: email, locale, payload: { ...payload } },
+    ]);
   });
 }
 
@@ -117,7 +131,8 @@ export interface MyBookings {
   bookings: MyBooking[];
 }
 
-const invalidLink = () => notFound('the my-bookings link is not valid (forged, altered or expired), or its bookings are no longer kept');
+const invalidLink = () =>
+  notFound('the my-bookings link is not valid (forged, altered or expired), or its bookings are no longer kept');
 
 /**
  * GET on the link: the person's bookings at the provider, upcoming and of the last 30 days, by
@@ -128,25 +143,45 @@ export async function myBookingsOf(deps: Deps, token: string): Promise<MyBooking
   const read = readMyBookingsToken(token);
   const now = deps.clock.now();
   if (!read || read.expiresAt.getTime() <= now.getTime()) throw invalidLink();
-  const [anchor] = await deps.db.query<{ provider_id: string; email: string; language: string | null; provider_name: string; time_zone: string }>(
+  const [anchor] = await deps.db.query<{
+    provider_id: string;
+    email: string;
+    language: string | null;
+    provider_name: string;
+    time_zone: string;
+  }>(
     `SELECT c.provider_id, c.email, c.language, pv.name AS provider_name, pv.time_zone
        FROM customers c JOIN providers pv ON pv.id = c.provider_id
       WHERE c.id = $1 AND c.erased_at IS NULL AND c.email IS NOT NULL`,
     [read.customerId],
   );
-  if (!anchor || !myBookingsTokenValid(await cancelSecret(deps.db, deps.config), read, anchor.email)) throw invalidLink();
+  if (!anchor || !myBookingsTokenValid(await cancelSecret(deps.db, deps.config), read, anchor.email))
+    throw invalidLink();
   const rows = await deps.db.query<{ id: string }>(
-    `SELECT p.id FROM participations p, appointments a, customers c WHERE ${SHOWN} ORDER BY a.start_at, p.id LIMIT ${MAX_LISTED}`,
+    `SELECT p.id FROM participations p, appointments a, customers c WHERE ${SHOWN} ORDER BY a.start_at, p.id
+       LIMIT ${MAX_LISTED}`,
     [anchor.provider_id, anchor.email, earliestShown(now)],
   );
   const bookings: MyBooking[] = [];
   for (const { id } of rows) {
     const view = await loadView(deps.db, id);
     const canCancel = changeableByLink(deps, view);
-    bookings.push({ participationId: id, view, cancelLink: await cancelLinkFor(deps.db, deps.config, id), canCancel, canReschedule: canCancel && view.resourceId !== null });
+    bookings.push({
+      participationId: id,
+      view,
+      cancelLink: await cancelLinkFor(deps.db, deps.config, id),
+      canCancel,
+      canReschedule: canCancel && view.resourceId !== null,
+    });
   }
-  return { providerName: anchor.provider_name, timeZone: anchor.time_zone, language: bookings[0]?.view.language ?? anchor.language, bookings };
+  return {
+    providerName: anchor.provider_name,
+    timeZone: anchor.time_zone,
+    language: bookings[0]?.view.language ?? anchor.language,
+    bookings,
+  };
 }
 
 /** An instant as ISO 8601 with the offset of the provider's zone. */
-export const zonedIso = (d: Date, zone: string) => DateTime.fromJSDate(d, { zone }).toISO({ suppressMilliseconds: true })!;
+export const zonedIso = (d: Date, zone: string) =>
+  DateTime.fromJSDate(d, { zone }).toISO({ suppressMilliseconds: true })!;

@@ -22,12 +22,16 @@ interface Slotted {
 async function resolveTslRef(db: Queryable, ref: string, providerIds: string[]): Promise<Slotted> {
   const byUuid = isUuid(ref);
   const rows = await db.query<{ resource_id: string | null; product_id: string | null; provider_id: string }>(
-    `SELECT resource_id, NULL::uuid AS product_id, provider_id FROM timeslots WHERE ${byUuid ? 'id = $1::uuid' : 'reference = $1'}
+    `SELECT resource_id, NULL::uuid AS product_id, provider_id FROM timeslots
+       WHERE ${byUuid ? 'id = $1::uuid' : 'reference = $1'}
      UNION ALL
-     SELECT resource_id, product_id, provider_id FROM appointments WHERE ${byUuid ? 'id = $1::uuid' : 'reference = $1'}`,
+     SELECT resource_id, product_id, provider_id FROM appointments
+       WHERE ${byUuid ? 'id = $1::uuid' : 'reference = $1'}`,
     [ref],
   );
-  const candidates = rows.filter((r) => r.resource_id !== null && (providerIds.length === 0 || providerIds.includes(r.provider_id)));
+  const candidates = rows.filter(
+    (r) => r.resource_id !== null && (providerIds.length === 0 || providerIds.includes(r.provider_id)),
+  );
   if (candidates.length === 0) throw notFound(`no timeslot or appointment found for tslRefs ${ref}`);
   if (candidates.length > 1) throw invalid(`tslRefs ${ref} is ambiguous: pass the UUID, or a ref naming the resource`);
   return { resourceId: candidates[0].resource_id!, productId: candidates[0].product_id };
@@ -43,12 +47,16 @@ async function resolveScope(db: Queryable, q: PublicScopeQuery): Promise<Scope> 
   const refs = q.ref ?? [];
   const tslRefs = q.tslRefs ?? [];
   if (refs.length === 0 && tslRefs.length === 0) throw invalid('query.ref or query.tslRefs is required');
-  const resources = await resolveResources(db, refs.map((ref) => ({ ref, field: 'query.ref' })));
+  const resources = await resolveResources(
+    db,
+    refs.map((ref) => ({ ref, field: 'query.ref' })),
+  );
   const providerIds = [...new Set(resources.map((r) => r.provider_id))];
   const fixedProducts = new Map<string, Set<string>>();
   for (const ref of tslRefs) {
     const slotted = await resolveTslRef(db, ref, providerIds);
-    if (!resources.some((r) => r.id === slotted.resourceId)) resources.push((await resourceById(db, slotted.resourceId))!);
+    if (!resources.some((r) => r.id === slotted.resourceId))
+      resources.push((await resourceById(db, slotted.resourceId))!);
     if (slotted.productId) {
       const set = fixedProducts.get(slotted.resourceId) ?? new Set();
       fixedProducts.set(slotted.resourceId, set.add(slotted.productId));
@@ -63,7 +71,10 @@ async function resolveScope(db: Queryable, q: PublicScopeQuery): Promise<Scope> 
  */
 export async function activeProducts(deps: Deps, q: PublicScopeQuery & { language?: string }) {
   const { resources, fixedProducts } = await resolveScope(deps.db, q);
-  const byResource = await productsOfResources(deps.db, resources.map((r) => r.id));
+  const byResource = await productsOfResources(
+    deps.db,
+    resources.map((r) => r.id),
+  );
   const seen = new Map<string, ReturnType<typeof publicProduct>>();
   for (const r of resources) {
     const fixed = fixedProducts.get(r.id);
@@ -81,7 +92,12 @@ export async function publicData(deps: Deps, q: PublicScopeQuery) {
   const r = resources[0];
   const contact = await loadResourceContact(deps.db, r.id);
   return {
-    contact: { name: contact?.name ?? null, email: contact?.email ?? null, mobile: contact?.mobile ?? null, phone: contact?.phone ?? null },
+    contact: {
+      name: contact?.name ?? null,
+      email: contact?.email ?? null,
+      mobile: contact?.mobile ?? null,
+      phone: contact?.phone ?? null,
+    },
     resource: {
       uuid: r.id,
       name: r.public_name,

@@ -18,15 +18,20 @@ const COLUMNS = `pr.id, pr.provider_id, pr.reference, pr.name, pr.description, p
   pr.lead_time_minutes, pr.follow_up_time_minutes, pr.exclusive, pr.questions`;
 
 const productJson = (withQuestions = false) => `json_build_object(
-    'id', pr.id, 'provider_id', pr.provider_id, 'reference', pr.reference, 'name', pr.name, 'description', pr.description,
+    'id', pr.id, 'provider_id', pr.provider_id, 'reference', pr.reference, 'name', pr.name, 'description',
+      pr.description,
     'min_duration', pr.min_duration, 'max_duration', pr.max_duration, 'lead_time_minutes', pr.lead_time_minutes,
-    'follow_up_time_minutes', pr.follow_up_time_minutes, 'exclusive', pr.exclusive${withQuestions ? ", 'questions', pr.questions" : ''})`;
+    'follow_up_time_minutes', pr.follow_up_time_minutes, 'exclusive',
+      pr.exclusive${withQuestions ? ", 'questions', pr.questions" : ''})`;
 
 /**
  * The products of the resource `resourceId` (an SQL expression) as a JSON array of ProductRow, in
  * the resource's order; with their questions when asked.
  */
-export const productsJsonSql = (resourceId: string, withQuestions = false) => `(SELECT COALESCE(json_agg(${productJson(withQuestions)} ORDER BY rp.position, pr.name, pr.id), '[]'::json)
+export const productsJsonSql = (
+  resourceId: string,
+  withQuestions = false,
+) => `(SELECT COALESCE(json_agg(${productJson(withQuestions)} ORDER BY rp.position, pr.name, pr.id), '[]'::json)
   FROM resource_products rp JOIN products pr ON pr.id = rp.product_id WHERE rp.resource_id = ${resourceId})`;
 
 /**
@@ -40,7 +45,8 @@ function productLookup(ref: string, refParam: string, providerIds: string): stri
 }
 
 /** The product `ref` names (see productLookup) as one ProductRow JSON value, null when none. */
-export const productLookupJsonSql = (ref: string, refParam: string, providerIds: string) => `(SELECT ${productJson()} ${productLookup(ref, refParam, providerIds)})`;
+export const productLookupJsonSql = (ref: string, refParam: string, providerIds: string) =>
+  `(SELECT ${productJson()} ${productLookup(ref, refParam, providerIds)})`;
 
 /** Every product of each resource (channel not applied), in the resource's order. */
 export async function productsOfResources(db: Queryable, resourceIds: string[]): Promise<Map<string, ProductRow[]>> {
@@ -62,8 +68,16 @@ export function onChannel(products: ProductRow[], channel: ChannelKey): ProductR
 }
 
 /** A product by UUID, or by reference among the given providers' products; 404 when none. */
-export async function findProduct(db: Queryable, ref: string, providerIds: string[], field: string): Promise<ProductRow> {
-  const rows = await db.query<ProductRow>(`SELECT ${COLUMNS} ${productLookup(ref, '$1', '$2::uuid[]')}`, [ref, providerIds]);
+export async function findProduct(
+  db: Queryable,
+  ref: string,
+  providerIds: string[],
+  field: string,
+): Promise<ProductRow> {
+  const rows = await db.query<ProductRow>(`SELECT ${COLUMNS} ${productLookup(ref, '$1', '$2::uuid[]')}`, [
+    ref,
+    providerIds,
+  ]);
   if (!rows[0]) throw notFound(`no product found for ${field} ${ref}`);
   return rows[0];
 }

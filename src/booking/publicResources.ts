@@ -39,9 +39,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export const isUuid = (value: string) => UUID.test(value);
 
 /** The columns of PublicResource, of `resources r` joined with `providers p` (PUBLIC_RESOURCE_FROM). */
-export const PUBLIC_RESOURCE_COLUMNS = `r.id, r.crm_id, r.provider_id, r.reference, r.public_name, r.description, r.website, r.img_url,
-       r.msg_help_text, r.contact_channel_type, r.contact_user_id, r.archived, r.address, r.channels, r.booking_window,
-       p.time_zone, p.name AS provider_name, p.email AS provider_email, p.phone AS provider_phone, p.description AS provider_description,
+export const PUBLIC_RESOURCE_COLUMNS = `r.id, r.crm_id, r.provider_id, r.reference, r.public_name, r.description,
+       r.website, r.img_url, r.msg_help_text, r.contact_channel_type, r.contact_user_id, r.archived, r.address,
+       r.channels, r.booking_window, p.time_zone, p.name AS provider_name, p.email AS provider_email,
+       p.phone AS provider_phone, p.description AS provider_description,
        p.is_theming_allowed, p.is_localisation_allowed, p.are_custom_fields_allowed`;
 export const PUBLIC_RESOURCE_FROM = 'FROM resources r JOIN providers p ON p.id = r.provider_id';
 const SELECT = `SELECT ${PUBLIC_RESOURCE_COLUMNS} ${PUBLIC_RESOURCE_FROM}`;
@@ -66,11 +67,20 @@ function refWhere(ref: string, param: AddParam): string | null {
 function checkMatches(matches: number, ref: string, field: string): void {
   if (matches === 0) throw notFound(`no resource found for ${field} ${ref}`);
   if (matches > 1) {
-    throw invalid(`${field} ${ref} is ambiguous: several providers have a resource with this reference; use the full form resourceId@providerUuid@platform`);
+    throw invalid(
+      `${field} ${ref} is ambiguous: several providers have a resource with this reference; ` +
+        `use the full form resourceId@providerUuid@platform`,
+    );
   }
 }
 
-async function resolveWith<T>(db: Queryable, select: string, ref: string, field: string, leading: unknown[] = []): Promise<T> {
+async function resolveWith<T>(
+  db: Queryable,
+  select: string,
+  ref: string,
+  field: string,
+  leading: unknown[] = [],
+): Promise<T> {
   const params = [...leading];
   const where = refWhere(ref, (value) => `$${params.push(value)}`);
   const rows = where ? await db.query<T>(`${select} WHERE ${where} LIMIT 2`, params) : [];
@@ -90,12 +100,27 @@ export function resolveResource(db: Queryable, ref: string, field = 'ref'): Prom
  * resolveResource plus further columns computed in the same query (one round trip on hot paths);
  * `extraColumns` may use $1..$n for `leading`.
  */
-export function resolveResourceWith<T>(db: Queryable, ref: string, field: string, extraColumns: string, leading: unknown[]): Promise<PublicResource & T> {
-  return resolveWith<PublicResource & T>(db, `SELECT ${PUBLIC_RESOURCE_COLUMNS}, ${extraColumns} ${PUBLIC_RESOURCE_FROM}`, ref, field, leading);
+export function resolveResourceWith<T>(
+  db: Queryable,
+  ref: string,
+  field: string,
+  extraColumns: string,
+  leading: unknown[],
+): Promise<PublicResource & T> {
+  return resolveWith<PublicResource & T>(
+    db,
+    `SELECT ${PUBLIC_RESOURCE_COLUMNS}, ${extraColumns} ${PUBLIC_RESOURCE_FROM}`,
+    ref,
+    field,
+    leading,
+  );
 }
 
 /** Resolves several references, keeping their order and dropping duplicates. */
-export async function resolveResources(db: Queryable, refs: { ref: string; field: string }[]): Promise<PublicResource[]> {
+export async function resolveResources(
+  db: Queryable,
+  refs: { ref: string; field: string }[],
+): Promise<PublicResource[]> {
   const out = new Map<string, PublicResource>();
   for (const { ref, field } of refs) {
     const r = await resolveResource(db, ref, field);
@@ -120,9 +145,14 @@ export function refsValuesSql(refs: { ref: string }[], param: AddParam, uuidsAsI
     .join(', ');
 }
 
-/** The ids the references resolved to (their matches per reference, in order), duplicates dropped; errors as resolveResource. */
+/**
+ * The ids the references resolved to (their matches per reference,
+ * in order), duplicates dropped; errors as resolveResource.
+ */
 export function resolvedIds(refs: { ref: string; field: string }[], matches: string[][]): string[] {
-  refs.forEach(({ ref, field }, i) => checkMatches(matches[i].length, ref, field));
+  refs.forEach(({ ref, field }, i) => {
+    checkMatches(matches[i].length, ref, field);
+  });
   return [...new Set(matches.map((ids) => ids[0]))];
 }
 

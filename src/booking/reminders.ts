@@ -18,7 +18,10 @@ const BATCH = 50;
 export const REMINDER_INTERVAL_MS = 10_000;
 
 /** REMINDER_MINUTES_BEFORE of this instance becomes the default of providers without their own list. */
-export async function applyDefaultReminders(db: Queryable, config: Pick<Config, 'reminderMinutesBefore'>): Promise<void> {
+export async function applyDefaultReminders(
+  db: Queryable,
+  config: Pick<Config, 'reminderMinutesBefore'>,
+): Promise<void> {
   await db.query('SELECT set_default_reminders($1::integer[])', [config.reminderMinutesBefore]);
 }
 
@@ -29,7 +32,8 @@ export async function sendDueReminders(deps: { db: Db; config: Config }, now: Da
     const { claimed, mailed } = await deps.db.transaction(async (tx) => {
       const due = await tx.query<{ participation_id: string }>(
         `DELETE FROM reminders WHERE (participation_id, minutes_before) IN (
-           SELECT participation_id, minutes_before FROM reminders WHERE due_at <= $1 ORDER BY due_at LIMIT $2 FOR UPDATE SKIP LOCKED)
+           SELECT participation_id, minutes_before FROM reminders WHERE due_at <= $1 ORDER BY due_at LIMIT $2
+             FOR UPDATE SKIP LOCKED)
          RETURNING participation_id`,
         [now, BATCH],
       );
@@ -53,6 +57,13 @@ export async function sendDueReminders(deps: { db: Db; config: Config }, now: Da
   }
 }
 
-export function startReminderJob(deps: { db: Db; config: Config; log: { error(obj: unknown, msg: string): void } }, intervalMs = REMINDER_INTERVAL_MS): Periodic {
-  return runEvery(intervalMs, () => sendDueReminders(deps, new Date()), (err) => deps.log.error({ err }, 'reminder run failed'));
+export function startReminderJob(
+  deps: { db: Db; config: Config; log: { error(obj: unknown, msg: string): void } },
+  intervalMs = REMINDER_INTERVAL_MS,
+): Periodic {
+  return runEvery(
+    intervalMs,
+    () => sendDueReminders(deps, new Date()),
+    (err) => deps.log.error({ err }, 'reminder run failed'),
+  );
 }

@@ -42,7 +42,10 @@ type LockedParticipation = ParticipationRow & { ics_sequence: string | null };
 /** Only a booking or a request that has not started and is outside the cancel notice can move. */
 function assertMovable(deps: Deps, view: CancelView): void {
   if (!MOVABLE.has(view.state)) {
-    throw new DomainError('INVALID_TRANSITION', `only a booked or requested appointment can be moved; this one is ${view.state}`);
+    throw new DomainError(
+      'INVALID_TRANSITION',
+      `only a booked or requested appointment can be moved; this one is ${view.state}`,
+    );
   }
   assertStillChangeable(deps, view);
 }
@@ -64,7 +67,8 @@ export async function rescheduleByToken(deps: Deps, input: RescheduleInput) {
   if (!current.resourceId) throw notFound('the resource of this booking no longer exists');
 
   // The new slot is one of the same resource, read with its products and contact in one query.
-  const channelKey: ChannelKey = current.channelKey && isChannelKey(current.channelKey) ? current.channelKey : DEFAULT_CHANNEL_KEY;
+  const channelKey: ChannelKey =
+    current.channelKey && isChannelKey(current.channelKey) ? current.channelKey : DEFAULT_CHANNEL_KEY;
   const request = await readSlotRequest(deps.db, {
     ref: current.resourceId,
     slotUuid: input.timeslotUuid,
@@ -87,7 +91,8 @@ export async function rescheduleByToken(deps: Deps, input: RescheduleInput) {
     const now = deps.clock.now();
     const cancelLink = await cancelLinkFor(tx, deps.config, id);
     // Moving to where it already is changes nothing and mails nobody.
-    if (slotAppointment && slotAppointment.id === row.appointment_id) return respond(slotAppointment, await liveCount(tx, slotAppointment.id, now), cancelLink);
+    if (slotAppointment && slotAppointment.id === row.appointment_id)
+      return respond(slotAppointment, await liveCount(tx, slotAppointment.id, now), cancelLink);
 
     const [{ prepare_move: released }] = await tx.query<{ prepare_move: boolean }>('SELECT prepare_move($1)', [id]);
     const claim = await claimSlot(tx, {
@@ -95,18 +100,46 @@ export async function rescheduleByToken(deps: Deps, input: RescheduleInput) {
       now,
       fields: FIELDS,
       // a stand-in takes the place under the new appointment's lock; the participation then moves into it
-      participation: { crmId: row.crm_id, providerId: row.provider_id, reference: `${randomUUID()}@reschedule`, customerId: row.customer_id, state: 'REQUESTED', channelKey },
+      participation: {
+        crmId: row.crm_id,
+        providerId: row.provider_id,
+        reference: `${randomUUID()}@reschedule`,
+        customerId: row.customer_id,
+        state: 'REQUESTED',
+        channelKey,
+      },
       // the stand-in is no booking of its own: the move is reported below, as one event
       source: null,
     });
     // ics_sequence is no longer raised here (the mail's SEQUENCE is compose.ts nextCalendarSequence): left as it is
-    await tx.query('SELECT move_participation($1, $2, $3, $4)', [id, claim.participation.id, row.ics_sequence, released]);
+    await tx.query('SELECT move_participation($1, $2, $3, $4)', [
+      id,
+      claim.participation.id,
+      row.ics_sequence,
+      released,
+    ]);
     // The one place where a booking is moved: its webhook events, in this transaction like the mails.
-    if (claim.created) await recordAppointmentEvent(tx, { appointmentId: claim.appointment.id, type: 'appointment.created', source: 'cancel-link' });
-    await recordParticipationEvent(tx, { participationId: id, type: 'participation.rescheduled', source: 'cancel-link', previousState: row.state });
-    await enqueueParticipationMails(tx, mailSources(deps.config), id, ['booking-rescheduled', 'booking-rescheduled-notification'], {
-      previous: { start: before.start, end: before.end },
+    if (claim.created)
+      await recordAppointmentEvent(tx, {
+        appointmentId: claim.appointment.id,
+        type: 'appointment.created',
+        source: 'cancel-link',
+      });
+    await recordParticipationEvent(tx, {
+      participationId: id,
+      type: 'participation.rescheduled',
+      source: 'cancel-link',
+      previousState: row.state,
     });
+    await enqueueParticipationMails(
+      tx,
+      mailSources(deps.config),
+      id,
+      ['booking-rescheduled', 'booking-rescheduled-notification'],
+      {
+        previous: { start: before.start, end: before.end },
+      },
+    );
     return respond(claim.appointment, claim.liveBefore + 1, cancelLink);
   });
 }

@@ -34,7 +34,13 @@ export async function reserveAppointment(deps: Deps, input: ReserveInput) {
   const span = readRequestSpan(input.from, input.to, FIELDS);
   const slotUuid = input.appointmentUuid ?? input.timeslotUuid;
   if (!slotUuid) throw invalid('body.timeslot_uuid or body.appointment_uuid is required');
-  const request = await readSlotRequest(deps.db, { ref: input.ref, slotUuid, channelKey: input.channelKey, productUuid: input.productUuid, span });
+  const request = await readSlotRequest(deps.db, {
+    ref: input.ref,
+    slotUuid,
+    channelKey: input.channelKey,
+    productUuid: input.productUuid,
+    span,
+  });
   const { resource, product } = request;
   const now = deps.clock.now();
   const client = clientKey(input.clientIp, deps.config.ipv6PrefixLength);

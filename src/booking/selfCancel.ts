@@ -48,7 +48,8 @@ export class TooLateToCancel extends DomainError {
       reason === 'started' ? 'TOO_LATE' : 'CANCEL_NOTICE',
       reason === 'started'
         ? 'the appointment has already started and can no longer be cancelled online'
-        : `the appointment can no longer be cancelled or moved online less than ${view.cancelNoticeMinutes} minutes before it starts`,
+        : `the appointment can no longer be cancelled or moved online less than ${view.cancelNoticeMinutes} ` +
+            `minutes before it starts`,
     );
   }
 }
@@ -95,7 +96,10 @@ export function assertStillChangeable(deps: Deps, view: CancelView): void {
   if (withinCancelNotice(view.cancelNoticeMinutes, view.start, now)) throw new TooLateToCancel(view, 'notice');
 }
 
-/** Whether the link may still cancel (and move) the booking now: a live state, before the start, outside the cancel notice. */
+/**
+ * Whether the link may still cancel (and move) the booking now:
+ * a live state, before the start, outside the cancel notice.
+ */
 export function changeableByLink(deps: Deps, view: CancelView): boolean {
   if (!CANCELABLE.has(view.state)) return false;
   try {
@@ -119,7 +123,10 @@ export async function viewCancellation(deps: Deps, token: string): Promise<Cance
  * POST: REQUESTED/BOOKED/RESERVED -> CANCELED under the participation's row lock, with the mails to the
  * consumer and the provider side in the same transaction. Already CANCELED: nothing changes.
  */
-export async function cancelByToken(deps: Deps, token: string): Promise<{ alreadyCanceled: boolean; view: CancelView }> {
+export async function cancelByToken(
+  deps: Deps,
+  token: string,
+): Promise<{ alreadyCanceled: boolean; view: CancelView }> {
   return deps.db.transaction(async (tx) => {
     const id = await participationOf(tx, deps, token);
     // Freeing a place needs only the participation's own row; the read after the lock sees a
@@ -128,9 +135,15 @@ export async function cancelByToken(deps: Deps, token: string): Promise<{ alread
     const view = await loadView(tx, id);
     if (view.state === 'CANCELED') return { alreadyCanceled: true, view };
     assertStillChangeable(deps, view);
-    await tx.query(`UPDATE participations SET state = 'CANCELED', hold_until = NULL, updated_at = now() WHERE id = $1`, [id]);
+    await tx.query(
+      `UPDATE participations SET state = 'CANCELED', hold_until = NULL, updated_at = now() WHERE id = $1`,
+      [id],
+    );
     await recordParticipationEvent(tx, { participationId: id, source: 'cancel-link', previousState: view.state });
-    await enqueueParticipationMails(tx, mailSources(deps.config), id, ['self-cancel-confirmation', 'self-cancel-notification']);
+    await enqueueParticipationMails(tx, mailSources(deps.config), id, [
+      'self-cancel-confirmation',
+      'self-cancel-notification',
+    ]);
     return { alreadyCanceled: false, view: { ...view, state: 'CANCELED' as const } };
   });
 }

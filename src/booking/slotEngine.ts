@@ -61,7 +61,10 @@ export interface EngineAppointment {
   blockedUntilMs?: number;
 }
 
-/** A time the resource is busy outside this service's appointments: it blocks as an appointment does, but is never listed. */
+/**
+ * A time the resource is busy outside this service's appointments:
+ * it blocks as an appointment does, but is never listed.
+ */
 export interface EngineBusy {
   resourceId: string;
   startMs: number;
@@ -152,7 +155,9 @@ const blockedFrom = (a: Blocking) => a.blockedFromMs ?? a.startMs;
 const blockedUntil = (a: Blocking) => a.blockedUntilMs ?? a.endMs;
 const byBlockedFrom = (x: Blocking, y: Blocking) => blockedFrom(x) - blockedFrom(y);
 
-/** Sorts `appts` in place (the engine's own per-resource array, never the caller's) unless they come sorted, as loaded. */
+/**
+ * Sorts `appts` in place (the engine's own per-resource array, never the caller's) unless they come sorted, as loaded.
+ */
 function buildBlockIndex(appts: Blocking[]): BlockIndex {
   const n = appts.length;
   for (let i = 1; i < n; i++) {
@@ -237,7 +242,10 @@ export function computeBookables(
   for (const a of appointments) {
     if (!isBlockingAppointment(a)) continue;
     let list = blockingByResource.get(a.resourceId);
-    if (!list) blockingByResource.set(a.resourceId, (list = []));
+    if (!list) {
+      list = [];
+      blockingByResource.set(a.resourceId, list);
+    }
     list.push(a);
     const busyIndex = busyIndexes.get(a.resourceId);
 

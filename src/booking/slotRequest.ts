@@ -71,7 +71,8 @@ export async function bookableResource(
     'ref',
     `${productsJsonSql('r.id', lookup.withQuestions)} AS products,
      (SELECT row_to_json(a) FROM appointments a WHERE a.id = $1::uuid AND a.resource_id = r.id) AS slot_appointment,
-     (SELECT row_to_json(t) FROM (SELECT id, resource_id, start_at, end_at, raster, default_capacity, default_accept_bookings, state, address
+     (SELECT row_to_json(t) FROM (SELECT id, resource_id, start_at, end_at, raster, default_capacity,
+       default_accept_bookings, state, address
                                     FROM timeslots WHERE id = $1::uuid AND resource_id = r.id) t) AS slot_timeslot,
      (SELECT json_build_object('participation', row_to_json(p), 'appointment', row_to_json(a))
         FROM participations p JOIN appointments a ON a.id = p.appointment_id WHERE p.placeholder_id = $2::uuid) AS hold,
@@ -105,7 +106,9 @@ export async function requestedProduct(
   const own = b.slotAppointment?.product_id ?? undefined;
   const id = productId ?? own ?? (offered.length === 1 ? offered[0].id : undefined);
   if (!id) throw invalid('body.product_uuid is required: the resource offers several products');
-  const product = offered.find((p) => p.id === id) ?? (id === own ? await findProduct(db, id, [b.resource.provider_id], 'body.product_uuid') : undefined);
+  const product =
+    offered.find((p) => p.id === id) ??
+    (id === own ? await findProduct(db, id, [b.resource.provider_id], 'body.product_uuid') : undefined);
   if (!product || !productVisibleOn(product, channel)) {
     throw invalid(`body.product_uuid ${id} is not a product of resource ${b.resource.reference} on channel ${channel}`);
   }
@@ -125,7 +128,10 @@ export interface SlotRequestInput {
   lookup?: BookingLookup;
 }
 
-/** A slot request with everything read: the resource and slot, the product, the times in the provider's zone, and the place to take. */
+/**
+ * A slot request with everything read: the resource and slot, the
+ * product, the times in the provider's zone, and the place to take.
+ */
 export interface SlotRequest extends BookableResource {
   hold: HoldRow | null;
   contact: ResolvedContact | null;
@@ -144,6 +150,8 @@ export async function readSlotRequest(db: Queryable, r: SlotRequestInput): Promi
   const booking = await bookableResource(db, r.ref, r.slotUuid, r.lookup);
   const product = await requestedProduct(db, booking, r.channelKey, r.productUuid);
   const { start, end } = spanIn(r.span, booking.resource.time_zone);
-  const target: SlotTarget = booking.slotAppointment ? { appointmentId: booking.slotAppointment.id } : { timeslotId: r.slotUuid };
+  const target: SlotTarget = booking.slotAppointment
+    ? { appointmentId: booking.slotAppointment.id }
+    : { timeslotId: r.slotUuid };
   return { ...booking, product, start, end, target };
 }

@@ -24,7 +24,12 @@ export const calendarUrlNotAllowed = (message: string) => new DomainError('CALEN
  * host is (or resolves to) a refused address and `allowPrivate` is false. A name that does not
  * resolve now passes here; the read fails on it.
  */
-export async function assertCalendarUrl(raw: string, allowPrivate: boolean, field: string, lookup: Lookup = dnsLookup): Promise<string> {
+export async function assertCalendarUrl(
+  raw: string,
+  allowPrivate: boolean,
+  field: string,
+  lookup: Lookup = dnsLookup,
+): Promise<string> {
   const url = parseDestination(calendarUrl(raw), field, 'an https, http or webcal URL');
   if (!allowPrivate) {
     const refused = await refusedDestination(url, lookup);

@@ -44,7 +44,10 @@ export function busyIntervals(ics: string, opts: BusyOptions): Interval[] {
       const uid = String(event.getFirstPropertyValue('uid') ?? '');
       if (uid && opts.isOwnUid(uid)) continue;
       let group = byUid.get(uid);
-      if (!group) byUid.set(uid, (group = { masters: [], overrides: [] }));
+      if (!group) {
+        group = { masters: [], overrides: [] };
+        byUid.set(uid, group);
+      }
       (event.hasProperty('recurrence-id') ? group.overrides : group.masters).push(event);
     }
     for (const [uid, { masters, overrides }] of byUid) {
@@ -52,7 +55,8 @@ export function busyIntervals(ics: string, opts: BusyOptions): Interval[] {
       for (const override of overrides) {
         overridden.add(timeOf(override, 'recurrence-id', uid).toUnixTime());
         if (!blocks(override)) continue;
-        const start = (override.getFirstPropertyValue('dtstart') as ICAL.Time | null) ?? timeOf(override, 'recurrence-id', uid);
+        const start =
+          (override.getFirstPropertyValue('dtstart') as ICAL.Time | null) ?? timeOf(override, 'recurrence-id', uid);
         const span = itemSpan(override, start, window);
         if (span) out.push(span);
       }
@@ -66,20 +70,26 @@ export function busyIntervals(ics: string, opts: BusyOptions): Interval[] {
 
 /** Whether an event blocks at all: not TRANSP:TRANSPARENT, not STATUS:CANCELLED. */
 function blocks(event: ICAL.Component): boolean {
-  const transp = String(event.getFirstPropertyValue('transp') ?? '').trim().toUpperCase();
-  const status = String(event.getFirstPropertyValue('status') ?? '').trim().toUpperCase();
+  const transp = String(event.getFirstPropertyValue('transp') ?? '')
+    .trim()
+    .toUpperCase();
+  const status = String(event.getFirstPropertyValue('status') ?? '')
+    .trim()
+    .toUpperCase();
   return transp !== 'TRANSPARENT' && status !== 'CANCELLED';
 }
 
 function timeOf(event: ICAL.Component, name: string, uid: string): ICAL.Time {
   const value = event.getFirstPropertyValue(name);
-  if (!(value instanceof ICAL.Time)) throw new CalendarFormatError(`the event ${JSON.stringify(uid)} has no valid ${name.toUpperCase()}`);
+  if (!(value instanceof ICAL.Time))
+    throw new CalendarFormatError(`the event ${JSON.stringify(uid)} has no valid ${name.toUpperCase()}`);
   return value;
 }
 
 /** The text's VCALENDARs as ical.js components, their time zones made explicit. */
 function parseCalendars(ics: string, providerZone: string): ICAL.Component[] {
-  if (!/BEGIN:VCALENDAR/i.test(ics.slice(0, 4096))) throw new CalendarFormatError('not an iCalendar file (no BEGIN:VCALENDAR)');
+  if (!/BEGIN:VCALENDAR/i.test(ics.slice(0, 4096)))
+    throw new CalendarFormatError('not an iCalendar file (no BEGIN:VCALENDAR)');
   let parsed: unknown;
   try {
     parsed = ICAL.parse(ics);

@@ -32,27 +32,44 @@ interface BusyRow {
   end_at: Date;
 }
 
-const view = (zone: string) => (r: BusyRow): BusyTimeView => ({
-  start: formatInstant(r.start_at, zone),
-  end: formatInstant(r.end_at, zone),
-  source: r.source,
-  sourceId: r.source_id,
-});
+const view =
+  (zone: string) =>
+  (r: BusyRow): BusyTimeView => ({
+    start: formatInstant(r.start_at, zone),
+    end: formatInstant(r.end_at, zone),
+    source: r.source,
+    sourceId: r.source_id,
+  });
 
 /** GET busy-times: the provider's busy times in [from, to), of one resource or of all. */
-export async function listBusyTimes(deps: Deps, crmId: string, providerRef: string, q: { resourceReference?: string; from?: string; to?: string }): Promise<BusyTimeView[]> {
+export async function listBusyTimes(
+  deps: Deps,
+  crmId: string,
+  providerRef: string,
+  q: { resourceReference?: string; from?: string; to?: string },
+): Promise<BusyTimeView[]> {
   const provider = await requireProvider(deps.db, crmId, providerRef);
   const zone = provider.time_zone;
-  const resource = q.resourceReference === undefined ? null : await requireResource(deps.db, provider.id, q.resourceReference);
+  const resource =
+    q.resourceReference === undefined ? null : await requireResource(deps.db, provider.id, q.resourceReference);
   const from = q.from === undefined ? deps.clock.now() : parseInstant(q.from, zone, 'query.from');
-  const to = q.to === undefined ? new Date(from.getTime() + DEFAULT_RANGE_DAYS * DAY_MS) : parseInstant(q.to, zone, 'query.to');
+  const to =
+    q.to === undefined ? new Date(from.getTime() + DEFAULT_RANGE_DAYS * DAY_MS) : parseInstant(q.to, zone, 'query.to');
   if (to <= from) throw invalid('query.to must be after query.from');
-  if (to.getTime() - from.getTime() > MAX_RANGE_DAYS * DAY_MS) throw invalid(`query.to must be at most ${MAX_RANGE_DAYS} days after query.from`);
+  if (to.getTime() - from.getTime() > MAX_RANGE_DAYS * DAY_MS)
+    throw invalid(`query.to must be at most ${MAX_RANGE_DAYS} days after query.from`);
   return busyTimesOf(deps.db, provider.id, resource?.id ?? null, from, to, zone);
 }
 
 /** The provider's busy times in [from, until), of one resource (its own and the provider-wide ones) or of all. */
-export async function busyTimesOf(db: Queryable, providerId: string, resourceId: string | null, from: Date, until: Date, zone: string): Promise<BusyTimeView[]> {
+export async function busyTimesOf(
+  db: Queryable,
+  providerId: string,
+  resourceId: string | null,
+  from: Date,
+  until: Date,
+  zone: string,
+): Promise<BusyTimeView[]> {
   const rows = await db.query<BusyRow>(
     `SELECT source, source_id, start_at, end_at FROM busy_times b
       WHERE b.provider_id = $1 AND ($2::uuid IS NULL OR b.resource_id IS NULL OR b.resource_id = $2)
@@ -67,7 +84,12 @@ export async function busyTimesOf(db: Queryable, providerId: string, resourceId:
  * The busy times the provider's appointments with these references meet, buffers counted (D6 and
  * D9 answer them in busyOverlaps: the partner is not refused, but told). Each busy time once.
  */
-export async function busyOverlapsOf(db: Queryable, crmId: string, providerRef: string, appointmentRefs: string[]): Promise<BusyTimeView[]> {
+export async function busyOverlapsOf(
+  db: Queryable,
+  crmId: string,
+  providerRef: string,
+  appointmentRefs: string[],
+): Promise<BusyTimeView[]> {
   if (appointmentRefs.length === 0) return [];
   const rows = await db.query<BusyRow & { time_zone: string }>(
     `SELECT DISTINCT b.source, b.source_id, b.start_at, b.end_at, pv.time_zone

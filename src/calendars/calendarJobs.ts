@@ -26,7 +26,9 @@ export async function runCalendarReads(deps: CalendarDeps, stopping: () => boole
   return read;
 }
 
-export function startCalendarJobs(deps: CalendarDeps & { log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void } }): Periodic {
+export function startCalendarJobs(
+  deps: CalendarDeps & { log: { warn(obj: object, msg: string): void; error(obj: object, msg: string): void } },
+): Periodic {
   return runEvery(
     deps.config.calendarPollMs,
     async (stopping) => {

@@ -17,12 +17,17 @@ const DIGEST_COLUMN: Record<EventWriter, string> = { feed: 'content_digest', 'wr
  * Each event's SEQUENCE for this writer, raised first for the events whose digest (of what the
  * writer shows now) differs from the one it stored. Writes only for events that changed.
  */
-export async function eventSequences(db: Queryable, writer: EventWriter, events: { id: string; digest: string }[]): Promise<Map<string, number>> {
+export async function eventSequences(
+  db: Queryable,
+  writer: EventWriter,
+  events: { id: string; digest: string }[],
+): Promise<Map<string, number>> {
   if (events.length === 0) return new Map();
   const column = DIGEST_COLUMN[writer];
   const read = (ids: string[]) =>
     db.query<{ appointment_id: string; sequence: number; digest: string | null }>(
-      `SELECT appointment_id, sequence, ${column} AS digest FROM calendar_event_sequences WHERE appointment_id = ANY($1::uuid[])`,
+      `SELECT appointment_id, sequence, ${column} AS digest FROM calendar_event_sequences
+         WHERE appointment_id = ANY($1::uuid[])`,
       [ids],
     );
   const stored = new Map((await read(events.map((e) => e.id))).map((r) => [r.appointment_id, r]));

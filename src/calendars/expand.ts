@@ -34,8 +34,14 @@ export class StepBudget {
 
   step(uid: string): void {
     const { perEvent, perCalendar } = this.limits;
-    if (++this.event > perEvent) throw new CalendarFormatError(`the event ${JSON.stringify(uid)} repeats too often to read (more than ${perEvent} occurrences)`);
-    if (++this.total > perCalendar) throw new CalendarFormatError(`the calendar's events repeat too often to read (more than ${perCalendar} occurrences)`);
+    if (++this.event > perEvent)
+      throw new CalendarFormatError(
+        `the event ${JSON.stringify(uid)} repeats too often to read (more than ${perEvent} occurrences)`,
+      );
+    if (++this.total > perCalendar)
+      throw new CalendarFormatError(
+        `the calendar's events repeat too often to read (more than ${perCalendar} occurrences)`,
+      );
   }
 }
 
@@ -47,12 +53,16 @@ function lengthOf(event: ICAL.Component, start: ICAL.Time): Length | null {
   const duration = event.getFirstPropertyValue('duration');
   if (start.isDate) {
     if (end instanceof ICAL.Time) return { days: Math.max(1, Math.round((dateMs(end) - dateMs(start)) / DAY)), ms: 0 };
-    if (duration instanceof ICAL.Duration && !duration.isNegative) return { days: Math.max(1, Math.ceil(duration.toSeconds() / 86_400)), ms: 0 };
+    if (duration instanceof ICAL.Duration && !duration.isNegative)
+      return { days: Math.max(1, Math.ceil(duration.toSeconds() / 86_400)), ms: 0 };
     return { days: 1, ms: 0 };
   }
   if (end instanceof ICAL.Time) return { days: 0, ms: msOf(end) - msOf(start) };
   if (duration instanceof ICAL.Duration && !duration.isNegative) {
-    return { days: duration.weeks * 7 + duration.days, ms: ((duration.hours * 60 + duration.minutes) * 60 + duration.seconds) * 1000 };
+    return {
+      days: duration.weeks * 7 + duration.days,
+      ms: ((duration.hours * 60 + duration.minutes) * 60 + duration.seconds) * 1000,
+    };
   }
   return null; // a date-time with neither DTEND nor DURATION lasts no time: not busy
 }
@@ -60,12 +70,16 @@ function lengthOf(event: ICAL.Component, start: ICAL.Time): Length | null {
 const msOf = (t: ICAL.Time) => t.toUnixTime() * 1000;
 const dateMs = (t: ICAL.Time) => Date.UTC(t.year, t.month - 1, t.day);
 /** When an instance starts: a date at the start of that day in the provider's zone. */
-const startOf = (t: ICAL.Time, providerZone: string) => (t.isDate ? wallToMs(ianaZone(providerZone), dateMs(t)) : msOf(t));
+const startOf = (t: ICAL.Time, providerZone: string) =>
+  t.isDate ? wallToMs(ianaZone(providerZone), dateMs(t)) : msOf(t);
 
 /** The span of an instance starting at `start` with the event's length. */
 function spanOf(length: Length, start: ICAL.Time, providerZone: string): Interval | null {
   if (start.isDate) {
-    return { startMs: startOf(start, providerZone), endMs: wallToMs(ianaZone(providerZone), dateMs(start) + length.days * DAY) };
+    return {
+      startMs: startOf(start, providerZone),
+      endMs: wallToMs(ianaZone(providerZone), dateMs(start) + length.days * DAY),
+    };
   }
   const startMs = msOf(start);
   let base = startMs;
@@ -92,9 +106,17 @@ const overlaps = (span: Interval, window: Window) => span.endMs > window.fromMs 
  * Pushes the spans of a series' instances that overlap the window, except those `overridden`
  * (recurrence ids as ical.js unix seconds). Stops at the first instance starting at or after toMs.
  */
-export function expandSeries(master: ICAL.Component, uid: string, overridden: Set<number>, window: Window, budget: StepBudget, out: Interval[]): void {
+export function expandSeries(
+  master: ICAL.Component,
+  uid: string,
+  overridden: Set<number>,
+  window: Window,
+  budget: StepBudget,
+  out: Interval[],
+): void {
   const dtstart = master.getFirstPropertyValue('dtstart');
-  if (!(dtstart instanceof ICAL.Time)) throw new CalendarFormatError(`the event ${JSON.stringify(uid)} has no valid DTSTART`);
+  if (!(dtstart instanceof ICAL.Time))
+    throw new CalendarFormatError(`the event ${JSON.stringify(uid)} has no valid DTSTART`);
   const length = lengthOf(master, dtstart);
   if (!length) return;
   const emit = (t: ICAL.Time) => {
@@ -113,30 +135,36 @@ export function expandSeries(master: ICAL.Component, uid: string, overridden: Se
   const stopYear = new Date(window.toMs).getUTCFullYear() + 1;
   const iterators = rulesOf(master, uid)
     .map((rule) => countAsUntil(untilInZone(rule, dtstart), dtstart))
-    .map((rule) => guarded(iteratorOf(rule, fastForward(rule, dtstart, length, window.fromMs), uid), uid, budget, stopYear));
+    .map((rule) =>
+      guarded(iteratorOf(rule, fastForward(rule, dtstart, length, window.fromMs), uid), uid, budget, stopYear),
+    );
   const next = iterators.map((it) => nextOf(it, uid));
   for (;;) {
     // the earliest of the rules' next instances and the next RDATE (ical.js's RecurExpansion does
     // the same merge, with a Time clone per step that cost more than the rule's own step); an
     // iterator's instance is its live Time, read before the iterator moves on
     let chosen = -1;
-    for (let i = 0; i < next.length; i++) if (next[i] && (chosen < 0 || next[i]!.compare(next[chosen]!) < 0)) chosen = i;
+    for (let i = 0; i < next.length; i++)
+      if (next[i] && (chosen < 0 || next[i]!.compare(next[chosen]!) < 0)) chosen = i;
     const rdate = rdates[r];
-    const t = rdate && (chosen < 0 || rdate.compare(next[chosen]!) <= 0) ? rdate : chosen >= 0 ? next[chosen]! : undefined;
+    const t =
+      rdate && (chosen < 0 || rdate.compare(next[chosen]!) <= 0) ? rdate : chosen >= 0 ? next[chosen]! : undefined;
     if (!t) return;
     if (startOf(t, window.providerZone) >= window.toMs) return;
     const key = t.toUnixTime();
     if (key !== startKey && !exdates.instants.has(key) && !exdates.dates.has(dateMs(t))) emit(t);
     if (t === rdate) r++;
     // every rule at this instance moves on (one instance however many rules or RDATEs name it)
-    for (let i = 0; i < next.length; i++) if (next[i] && next[i]!.toUnixTime() === key) next[i] = nextOf(iterators[i], uid);
+    for (let i = 0; i < next.length; i++)
+      if (next[i] && next[i]!.toUnixTime() === key) next[i] = nextOf(iterators[i], uid);
   }
 }
 
 function rulesOf(master: ICAL.Component, uid: string): ICAL.Recur[] {
   return master.getAllProperties('rrule').map((prop) => {
     const rule = prop.getFirstValue();
-    if (!(rule instanceof ICAL.Recur) || !rule.freq) throw new CalendarFormatError(`the repeat rule of the event ${JSON.stringify(uid)} cannot be read`);
+    if (!(rule instanceof ICAL.Recur) || !rule.freq)
+      throw new CalendarFormatError(`the repeat rule of the event ${JSON.stringify(uid)} cannot be read`);
     return rule;
   });
 }
@@ -149,7 +177,18 @@ function rulesOf(master: ICAL.Component, uid: string): ICAL.Recur[] {
 function untilInZone(rule: ICAL.Recur, dtstart: ICAL.Time): ICAL.Recur {
   const until = rule.until;
   if (!until || dtstart.isDate || (!until.isDate && until.zone === ICAL.Timezone.utcTimezone)) return rule;
-  const local = new ICAL.Time({ year: until.year, month: until.month, day: until.day, hour: until.isDate ? 23 : until.hour, minute: until.isDate ? 59 : until.minute, second: until.isDate ? 59 : until.second, isDate: false }, dtstart.zone);
+  const local = new ICAL.Time(
+    {
+      year: until.year,
+      month: until.month,
+      day: until.day,
+      hour: until.isDate ? 23 : until.hour,
+      minute: until.isDate ? 59 : until.minute,
+      second: until.isDate ? 59 : until.second,
+      isDate: false,
+    },
+    dtstart.zone,
+  );
   const fixed = rule.clone();
   fixed.until = local;
   return fixed;
@@ -166,7 +205,11 @@ function countAsUntil(rule: ICAL.Recur, dtstart: ICAL.Time): ICAL.Recur {
   const period = PERIOD[rule.freq];
   if (!rule.count || !period || (period.months && dtstart.day > 28)) return rule;
   const parts = Object.entries(rule.parts ?? {}).filter(([, v]) => v !== undefined && (!Array.isArray(v) || v.length));
-  const weekdayOnly = rule.freq === 'WEEKLY' && parts.length === 1 && parts[0][0] === 'BYDAY' && String(parts[0][1]) === WEEKDAYS[dtstart.dayOfWeek() - 1];
+  const weekdayOnly =
+    rule.freq === 'WEEKLY' &&
+    parts.length === 1 &&
+    parts[0][0] === 'BYDAY' &&
+    String(parts[0][1]) === WEEKDAYS[dtstart.dayOfWeek() - 1];
   if (parts.length && !weekdayOnly) return rule;
   const plain = rule.clone();
   plain.count = null;
@@ -226,7 +269,9 @@ function nextOf(iterator: ICAL.RecurIterator, uid: string): ICAL.Time | undefine
 /** An error thrown inside ical.js's rule code as the calendar's format error (the budget's passes as it is). */
 function unexpandable(err: unknown, uid: string): CalendarFormatError {
   if (err instanceof CalendarFormatError) return err;
-  return new CalendarFormatError(`the repeat rule of the event ${JSON.stringify(uid)} cannot be expanded (${(err as Error).message})`);
+  return new CalendarFormatError(
+    `the repeat rule of the event ${JSON.stringify(uid)} cannot be expanded (${(err as Error).message})`,
+  );
 }
 
 /** The RDATEs (a PERIOD's start), sorted. */

@@ -9,7 +9,15 @@
  * rather than as an empty calendar. Everything inside the file is the parser's business.
  */
 import { calendarUrl } from './address.js';
-import { CalendarUnreadable, DEFAULT_MAX_BYTES, DEFAULT_TIMEOUT_MS, exchange, statusText, withDeadline, type ExchangeOptions } from './http.js';
+import {
+  CalendarUnreadable,
+  DEFAULT_MAX_BYTES,
+  DEFAULT_TIMEOUT_MS,
+  exchange,
+  statusText,
+  withDeadline,
+  type ExchangeOptions,
+} from './http.js';
 import type { Lookup } from '../net/destination.js';
 
 export { CalendarUnreadable } from './http.js';
@@ -31,7 +39,9 @@ export interface FetchIcsOptions {
   maxRedirects?: number;
 }
 
-export type IcsRead = { kind: 'unchanged' } | { kind: 'ok'; text: string; etag: string | null; lastModified: string | null };
+export type IcsRead =
+  | { kind: 'unchanged' }
+  | { kind: 'ok'; text: string; etag: string | null; lastModified: string | null };
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const ICALENDAR = /^\uFEFF?\s*BEGIN:VCALENDAR\b/i;
@@ -54,7 +64,8 @@ function redirectTarget(location: string | null, from: URL): URL {
   } catch {
     throw new CalendarUnreadable('the server redirected to an address that is not a URL');
   }
-  if (target.protocol !== 'http:' && target.protocol !== 'https:') throw new CalendarUnreadable(`the server redirected to a ${target.protocol} address`);
+  if (target.protocol !== 'http:' && target.protocol !== 'https:')
+    throw new CalendarUnreadable(`the server redirected to a ${target.protocol} address`);
   return target;
 }
 
@@ -68,7 +79,8 @@ export async function fetchIcs(url: string, known: IcsValidators, opts: FetchIcs
   } catch {
     throw new CalendarUnreadable('the address is not a URL');
   }
-  if (current.protocol !== 'http:' && current.protocol !== 'https:') throw new CalendarUnreadable(`${current.protocol} addresses cannot be read`);
+  if (current.protocol !== 'http:' && current.protocol !== 'https:')
+    throw new CalendarUnreadable(`${current.protocol} addresses cannot be read`);
   return withDeadline(timeoutMs, async (signal) => {
     const options: ExchangeOptions = { allowPrivate: opts.allowPrivate, lookup: opts.lookup, maxBytes, signal };
     for (let redirects = 0; ; redirects++) {
@@ -79,13 +91,21 @@ export async function fetchIcs(url: string, known: IcsValidators, opts: FetchIcs
         continue;
       }
       if (answer.status === 304) return { kind: 'unchanged' };
-      if (answer.status < 200 || answer.status >= 300) throw new CalendarUnreadable(statusText(answer.status, answer.reason));
+      if (answer.status < 200 || answer.status >= 300)
+        throw new CalendarUnreadable(statusText(answer.status, answer.reason));
       const text = answer.body.toString('utf8').replace(/^\uFEFF/, '');
       if (!ICALENDAR.test(text)) {
         const html = /html/i.test(header(answer.headers['content-type']) ?? '');
-        throw new CalendarUnreadable(html ? 'not an iCalendar file (the server sent a web page)' : 'not an iCalendar file');
+        throw new CalendarUnreadable(
+          html ? 'not an iCalendar file (the server sent a web page)' : 'not an iCalendar file',
+        );
       }
-      return { kind: 'ok', text, etag: header(answer.headers.etag), lastModified: header(answer.headers['last-modified']) };
+      return {
+        kind: 'ok',
+        text,
+        etag: header(answer.headers.etag),
+        lastModified: header(answer.headers['last-modified']),
+      };
     }
   });
 }

@@ -57,7 +57,8 @@ export function sizeText(bytes: number): string {
 }
 
 /** "HTTP 404 Not Found". */
-export const statusText = (status: number, message?: string) => `HTTP ${status} ${message || STATUS_CODES[status] || ''}`.trimEnd();
+export const statusText = (status: number, message?: string) =>
+  `HTTP ${status} ${message || STATUS_CODES[status] || ''}`.trimEnd();
 
 /**
  * Runs `work` with a signal that aborts after `timeoutMs`; an exchange cut off by it fails with
@@ -82,18 +83,25 @@ export function connectionProblem(err: unknown, url: URL): CalendarUnreadable {
   if (err instanceof RefusedDestination) return new CalendarUnreadable(`address not allowed: ${err.reason}`);
   const code = (err as NodeJS.ErrnoException).code ?? '';
   const host = url.host;
-  if (code === 'ECONNREFUSED') return new CalendarUnreadable(`the server at ${host} refused the connection (is it running?)`);
+  if (code === 'ECONNREFUSED')
+    return new CalendarUnreadable(`the server at ${host} refused the connection (is it running?)`);
   if (code === 'ENOTFOUND') return new CalendarUnreadable(`the host name ${url.hostname} was not found`);
   if (code === 'EAI_AGAIN') return new CalendarUnreadable(`the host name ${url.hostname} could not be looked up now`);
-  if (code === 'ECONNRESET' || code === 'EPIPE') return new CalendarUnreadable(`the server at ${host} closed the connection unexpectedly`);
-  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH') return new CalendarUnreadable(`the server at ${host} cannot be reached`);
-  if (/CERT|SELF_SIGNED|TLS|SSL/.test(code)) return new CalendarUnreadable(`the TLS certificate of ${host} is not valid (${code})`);
-  if (code === 'Z_DATA_ERROR' || code === 'Z_BUF_ERROR') return new CalendarUnreadable(`the server at ${host} sent a body that does not decompress`);
+  if (code === 'ECONNRESET' || code === 'EPIPE')
+    return new CalendarUnreadable(`the server at ${host} closed the connection unexpectedly`);
+  if (code === 'EHOSTUNREACH' || code === 'ENETUNREACH')
+    return new CalendarUnreadable(`the server at ${host} cannot be reached`);
+  if (/CERT|SELF_SIGNED|TLS|SSL/.test(code))
+    return new CalendarUnreadable(`the TLS certificate of ${host} is not valid (${code})`);
+  if (code === 'Z_DATA_ERROR' || code === 'Z_BUF_ERROR')
+    return new CalendarUnreadable(`the server at ${host} sent a body that does not decompress`);
   return new CalendarUnreadable(`the connection to ${host} failed: ${code || (err as Error).message}`);
 }
 
 function decoded(response: IncomingMessage): Readable {
-  const encoding = String(response.headers['content-encoding'] ?? '').trim().toLowerCase();
+  const encoding = String(response.headers['content-encoding'] ?? '')
+    .trim()
+    .toLowerCase();
   if (encoding === 'gzip' || encoding === 'x-gzip') return response.pipe(zlib.createGunzip());
   if (encoding === 'deflate') return response.pipe(zlib.createInflate());
   return response;
@@ -102,7 +110,8 @@ function decoded(response: IncomingMessage): Readable {
 /** The body, decoded, failing as soon as it passes `maxBytes`. */
 async function readBody(response: IncomingMessage, maxBytes: number): Promise<Buffer> {
   const declared = Number(response.headers['content-length']);
-  if (!response.headers['content-encoding'] && declared > maxBytes) throw new CalendarUnreadable(`larger than ${sizeText(maxBytes)}`);
+  if (!response.headers['content-encoding'] && declared > maxBytes)
+    throw new CalendarUnreadable(`larger than ${sizeText(maxBytes)}`);
   const chunks: Buffer[] = [];
   let size = 0;
   const stream = decoded(response);
@@ -129,7 +138,12 @@ export async function exchange(url: URL, request: Exchange, options: ExchangeOpt
       const client = url.protocol === 'https:' ? https : http;
       const req = client.request(url, {
         method: request.method,
-        headers: { 'user-agent': USER_AGENT, 'accept-encoding': 'gzip, deflate', ...request.headers, ...(request.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(request.body)) }) },
+        headers: {
+          'user-agent': USER_AGENT,
+          'accept-encoding': 'gzip, deflate',
+          ...request.headers,
+          ...(request.body === undefined ? {} : { 'content-length': String(Buffer.byteLength(request.body)) }),
+        },
         lookup: connectLookup(options),
         signal: options.signal,
         agent: false,

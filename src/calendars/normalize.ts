@@ -18,7 +18,8 @@ const TIMED = new Set(['date-time', 'period']);
 
 /** Returns the TZIDs the calendar's VTIMEZONEs define. */
 export function normalizeZones(vcalendar: JCal, providerZone: string): Set<string> {
-  if (!IANAZone.isValidZone(providerZone)) throw new RangeError(`providerZone ${JSON.stringify(providerZone)} is not an IANA time zone`);
+  if (!IANAZone.isValidZone(providerZone))
+    throw new RangeError(`providerZone ${JSON.stringify(providerZone)} is not an IANA time zone`);
   const components = (vcalendar[2] ?? []) as JCal[];
   const defined = new Set<string>();
   for (const c of components) {

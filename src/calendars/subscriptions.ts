@@ -86,28 +86,58 @@ export const view = (r: SubscriptionRow): SubscriptionView => ({
   failingSince: iso(r.failing_since),
 });
 
-const sourceOf = (r: Pick<SubscriptionRow, 'kind' | 'url' | 'username' | 'password'>): CalendarSource => ({ kind: r.kind, url: r.url, username: r.username, password: r.password });
-const validatorsOf = (r: SubscriptionRow): Validators => ({ etag: r.etag, lastModified: r.last_modified, ctag: r.ctag, syncToken: r.sync_token });
+const sourceOf = (r: Pick<SubscriptionRow, 'kind' | 'url' | 'username' | 'password'>): CalendarSource => ({
+  kind: r.kind,
+  url: r.url,
+  username: r.username,
+  password: r.password,
+});
+const validatorsOf = (r: SubscriptionRow): Validators => ({
+  etag: r.etag,
+  lastModified: r.last_modified,
+  ctag: r.ctag,
+  syncToken: r.sync_token,
+});
 const digestOf = (intervals: Interval[]) => createHash('sha256').update(JSON.stringify(intervals)).digest('base64url');
 
-
 function readOptions(deps: CalendarDeps, db: Queryable, zone: string, now: Date) {
-  return { allowPrivate: deps.config.calendarAllowPrivateNetworks, zone, fromMs: now.getTime(), toMs: now.getTime() + HORIZON_DAYS * DAY_MS, db };
+  return {
+    allowPrivate: deps.config.calendarAllowPrivateNetworks,
+    zone,
+    fromMs: now.getTime(),
+    toMs: now.getTime() + HORIZON_DAYS * DAY_MS,
+    db,
+  };
 }
 
 /** The calendar to read, checked: exactly one of url and caldav, an allowed address. */
 async function sourceFrom(deps: Deps, input: SubscriptionInput): Promise<CalendarSource> {
-  if ((input.url === undefined) === (input.caldav === undefined)) throw invalid('body must have exactly one of url (an iCalendar URL) and caldav (a CalDAV collection)');
+  if ((input.url === undefined) === (input.caldav === undefined))
+    throw invalid('body must have exactly one of url (an iCalendar URL) and caldav (a CalDAV collection)');
   const allowPrivate = deps.config.calendarAllowPrivateNetworks;
-  if (input.url !== undefined) return { kind: 'ics', url: await assertCalendarUrl(input.url, allowPrivate, 'body.url'), username: null, password: null };
+  if (input.url !== undefined)
+    return {
+      kind: 'ics',
+      url: await assertCalendarUrl(input.url, allowPrivate, 'body.url'),
+      username: null,
+      password: null,
+    };
   const { url, username, password } = input.caldav!;
   const checked = await assertCalendarUrl(url, allowPrivate, 'body.caldav.url');
-  if (!/^https?:/i.test(url)) throw invalid('body.caldav.url must be an https or http URL of a CalDAV calendar collection');
+  if (!/^https?:/i.test(url))
+    throw invalid('body.caldav.url must be an https or http URL of a CalDAV calendar collection');
   return { kind: 'caldav', url: checked, username, password };
 }
 
-/** Writes the busy intervals of a subscription in place of its earlier ones (the listing versions move once, by trigger). */
-async function replaceBusy(tx: Queryable, s: { id: string; crm_id: string; provider_id: string; resource_id: string | null }, intervals: Interval[]): Promise<void> {
+/**
+ * Writes the busy intervals of a subscription in place of its
+ * earlier ones (the listing versions move once, by trigger).
+ */
+async function replaceBusy(
+  tx: Queryable,
+  s: { id: string; crm_id: string; provider_id: string; resource_id: string | null },
+  intervals: Interval[],
+): Promise<void> {
   await tx.query(`DELETE FROM busy_times WHERE source_id = $1 AND source = 'subscription'`, [s.id]);
   if (intervals.length === 0) return;
   await tx.query(
@@ -118,25 +148,50 @@ async function replaceBusy(tx: Queryable, s: { id: string; crm_id: string; provi
   );
 }
 
-export async function createSubscription(deps: Deps, crmId: string, providerRef: string, input: SubscriptionInput): Promise<SubscriptionView> {
+export async function createSubscription(
+  deps: Deps,
+  crmId: string,
+  providerRef: string,
+  input: SubscriptionInput,
+): Promise<SubscriptionView> {
   const provider = await requireProvider(deps.db, crmId, providerRef);
-  const resource = input.resourceReference == null ? null : await requireResource(deps.db, provider.id, input.resourceReference);
+  const resource =
+    input.resourceReference == null ? null : await requireResource(deps.db, provider.id, input.resourceReference);
   const source = await sourceFrom(deps, input);
   const now = deps.clock.now();
   // read before anything is stored (never inside a transaction: the read may take seconds)
   const read = await readCalendar(source, null, readOptions(deps, deps.db, provider.time_zone, now));
-  if (read.kind !== 'ok') throw new DomainError('CALENDAR_UNREADABLE', 'the calendar answered "not modified" to a first read');
+  if (read.kind !== 'ok')
+    throw new DomainError('CALENDAR_UNREADABLE', 'the calendar answered "not modified" to a first read');
   const id = randomUUID();
   const host = new URL(source.url).host;
   return deps.db.transaction(async (tx) => {
     const s = { id, crm_id: crmId, provider_id: provider.id, resource_id: resource?.id ?? null };
     await tx.query(
-      `INSERT INTO calendar_subscriptions (id, crm_id, provider_id, resource_id, kind, host, url, username, password, status, last_synced_at, next_sync_at,
-                                           etag, last_modified, ctag, sync_token, busy_digest, busy_count, expanded_until)
+      `INSERT INTO calendar_subscriptions (id, crm_id, provider_id, resource_id, kind, host, url, username,
+                                           password, status, last_synced_at, next_sync_at, etag, last_modified,
+                                           ctag, sync_token, busy_digest, busy_count, expanded_until)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, 'OK', $10, $11, $12, $13, $14, $15, $16, $17, $18)`,
-      [id, crmId, provider.id, s.resource_id, source.kind, host, source.url, source.username, source.password, now, new Date(now.getTime() + deps.config.calendarSyncMs),
-       read.validators.etag, read.validators.lastModified, read.validators.ctag, read.validators.syncToken, digestOf(read.intervals), read.intervals.length,
-       new Date(now.getTime() + HORIZON_DAYS * DAY_MS)],
+      [
+        id,
+        crmId,
+        provider.id,
+        s.resource_id,
+        source.kind,
+        host,
+        source.url,
+        source.username,
+        source.password,
+        now,
+        new Date(now.getTime() + deps.config.calendarSyncMs),
+        read.validators.etag,
+        read.validators.lastModified,
+        read.validators.ctag,
+        read.validators.syncToken,
+        digestOf(read.intervals),
+        read.intervals.length,
+        new Date(now.getTime() + HORIZON_DAYS * DAY_MS),
+      ],
     );
     await replaceBusy(tx, s, read.intervals);
     if (source.kind === 'caldav') await enqueueWriteBacksOf(tx, id, now);
@@ -145,17 +200,29 @@ export async function createSubscription(deps: Deps, crmId: string, providerRef:
 }
 
 async function requireSubscription(db: Queryable, providerId: string, id: string): Promise<SubscriptionRow> {
-  const [row] = isUuid(id) ? await db.query<SubscriptionRow>(`${SUBSCRIPTION_SELECT} WHERE s.id = $1 AND s.provider_id = $2`, [id, providerId]) : [];
+  const [row] = isUuid(id)
+    ? await db.query<SubscriptionRow>(`${SUBSCRIPTION_SELECT} WHERE s.id = $1 AND s.provider_id = $2`, [id, providerId])
+    : [];
   if (!row) throw notFound(`no calendar subscription found with id ${id}`);
   return row;
 }
 
 export async function listSubscriptions(deps: Deps, crmId: string, providerRef: string): Promise<SubscriptionView[]> {
   const provider = await requireProvider(deps.db, crmId, providerRef);
-  return (await deps.db.query<SubscriptionRow>(`${SUBSCRIPTION_SELECT} WHERE s.provider_id = $1 ORDER BY s.created_at, s.id`, [provider.id])).map(view);
+  return (
+    await deps.db.query<SubscriptionRow>(
+      `${SUBSCRIPTION_SELECT} WHERE s.provider_id = $1 ORDER BY s.created_at, s.id`,
+      [provider.id],
+    )
+  ).map(view);
 }
 
-export async function getSubscription(deps: Deps, crmId: string, providerRef: string, id: string): Promise<SubscriptionView> {
+export async function getSubscription(
+  deps: Deps,
+  crmId: string,
+  providerRef: string,
+  id: string,
+): Promise<SubscriptionView> {
   const provider = await requireProvider(deps.db, crmId, providerRef);
   return view(await requireSubscription(deps.db, provider.id, id));
 }
@@ -189,19 +256,30 @@ export async function syncSubscription(deps: CalendarDeps, row: SubscriptionRow,
   const next = new Date(now.getTime() + deps.config.calendarSyncMs);
   const horizon = new Date(now.getTime() + HORIZON_DAYS * DAY_MS);
   const stale = !row.expanded_until || horizon.getTime() - row.expanded_until.getTime() > DAY_MS;
-  let read;
+  let read: Awaited<ReturnType<typeof readCalendar>>;
   try {
-    read = await readCalendar(sourceOf(row), whole || stale ? null : validatorsOf(row), readOptions(deps, deps.db, row.time_zone, now));
+    read = await readCalendar(
+      sourceOf(row),
+      whole || stale ? null : validatorsOf(row),
+      readOptions(deps, deps.db, row.time_zone, now),
+    );
   } catch (err) {
     const message = err instanceof DomainError ? err.message : 'the calendar could not be read';
-    if (!(err instanceof DomainError)) deps.log?.warn({ err, subscription: row.id }, 'calendar read failed unexpectedly');
+    if (!(err instanceof DomainError))
+      deps.log?.warn({ err, subscription: row.id }, 'calendar read failed unexpectedly');
     await deps.db.transaction(async (tx) => {
       const [failed] = await tx.query<{ id: string }>(
-        `UPDATE calendar_subscriptions SET status = 'ERROR', failing_since = $2, last_error = $3, next_sync_at = $4 WHERE id = $1 AND status = 'OK' RETURNING id`,
+        `UPDATE calendar_subscriptions SET status = 'ERROR', failing_since = $2, last_error = $3, next_sync_at = $4
+           WHERE id = $1 AND status = 'OK' RETURNING id`,
         [row.id, now, message, next],
       );
       if (failed) await recordCalendarEvent(tx, row.crm_id, 'calendar.sync_failed', eventData(row, now, message));
-      else await tx.query('UPDATE calendar_subscriptions SET last_error = $2, next_sync_at = $3 WHERE id = $1', [row.id, message, next]);
+      else
+        await tx.query('UPDATE calendar_subscriptions SET last_error = $2, next_sync_at = $3 WHERE id = $1', [
+          row.id,
+          message,
+          next,
+        ]);
     });
     return;
   }
@@ -212,16 +290,23 @@ export async function syncSubscription(deps: CalendarDeps, row: SubscriptionRow,
       const digest = digestOf(read.intervals);
       if (digest !== row.busy_digest) await replaceBusy(tx, row, read.intervals);
       const v = read.validators;
-      changes = `, etag = $4, last_modified = $5, ctag = $6, sync_token = $7, busy_digest = $8, busy_count = $9, expanded_until = $10`;
+      changes =
+        `, etag = $4, last_modified = $5, ctag = $6, sync_token = $7, busy_digest = $8, busy_count = $9, ` +
+        `expanded_until = $10`;
       set.push(v.etag, v.lastModified, v.ctag, v.syncToken, digest, read.intervals.length, horizon);
     }
     const [was] = await tx.query<{ failing_since: Date | null }>(
-      `UPDATE calendar_subscriptions s SET status = 'OK', last_error = NULL, failing_since = NULL, last_synced_at = $2, next_sync_at = $3${changes}
+      `UPDATE calendar_subscriptions s SET status = 'OK', last_error = NULL, failing_since = NULL, last_synced_at = $2,
+         next_sync_at = $3${changes}
          FROM (SELECT id, status, failing_since FROM calendar_subscriptions WHERE id = $1 FOR UPDATE) old
         WHERE s.id = old.id RETURNING CASE WHEN old.status = 'ERROR' THEN old.failing_since END AS failing_since`,
       set,
     );
-    if (was?.failing_since) await recordCalendarEvent(tx, row.crm_id, 'calendar.sync_recovered', { ...eventData(row, now, null), failingSince: was.failing_since.toISOString() });
+    if (was?.failing_since)
+      await recordCalendarEvent(tx, row.crm_id, 'calendar.sync_recovered', {
+        ...eventData(row, now, null),
+        failingSince: was.failing_since.toISOString(),
+      });
   });
 }
 
@@ -239,11 +324,14 @@ function eventData(row: SubscriptionRow, at: Date, error: string | null) {
   };
 }
 
-/** Claims up to `limit` subscriptions due for a read (pushing their next read ahead as a lease), for the refresh job. */
+/**
+ * Claims up to `limit` subscriptions due for a read (pushing their next read ahead as a lease), for the refresh job.
+ */
 export async function claimDue(db: Queryable, now: Date, leaseMs: number, limit: number): Promise<SubscriptionRow[]> {
   const claimed = await db.query<{ id: string }>(
     `UPDATE calendar_subscriptions SET next_sync_at = $2
-      WHERE id IN (SELECT id FROM calendar_subscriptions WHERE next_sync_at <= $1 ORDER BY next_sync_at LIMIT $3 FOR UPDATE SKIP LOCKED)
+      WHERE id IN (SELECT id FROM calendar_subscriptions WHERE next_sync_at <= $1 ORDER BY next_sync_at LIMIT $3
+        FOR UPDATE SKIP LOCKED)
       RETURNING id`,
     [now, new Date(now.getTime() + leaseMs), limit],
   );

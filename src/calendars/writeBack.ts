@@ -18,7 +18,10 @@ import { deleteEvent, putEvent } from './caldav.js';
 const MAX_BACKOFF_MS = 3_600_000;
 const BATCH = 20;
 
-/** Marks every appointment of the subscription's resources that has a REQUESTED or BOOKED participation (a new CalDAV subscription). */
+/**
+ * Marks every appointment of the subscription's resources that has
+ * a REQUESTED or BOOKED participation (a new CalDAV subscription).
+ */
 export async function enqueueWriteBacksOf(tx: Queryable, subscriptionId: string, now: Date): Promise<void> {
   await tx.query(
     `INSERT INTO calendar_writes (subscription_id, appointment_id)
@@ -53,7 +56,8 @@ interface Wanted {
 async function wantedEvent(db: Queryable, appointmentId: string): Promise<Wanted | null> {
   const [row] = await db.query<Wanted>(
     `SELECT a.start_at, a.end_at, COALESCE(a.product_name, pr.name, a.reference) AS title,
-            count(*) FILTER (WHERE p.state = 'BOOKED')::int AS booked, count(*) FILTER (WHERE p.state = 'REQUESTED')::int AS requested
+            count(*) FILTER (WHERE p.state = 'BOOKED')::int AS booked,
+              count(*) FILTER (WHERE p.state = 'REQUESTED')::int AS requested
        FROM appointments a LEFT JOIN products pr ON pr.id = a.product_id
        JOIN participations p ON p.appointment_id = a.id AND p.state IN ('REQUESTED', 'BOOKED')
       WHERE a.id = $1 AND ${appointmentIsCurrentSql('a')}
@@ -69,7 +73,9 @@ async function wantedEvent(db: Queryable, appointmentId: string): Promise<Wanted
  */
 export function writeBackEvent(appointmentId: string, w: Wanted, now: Date, sequence: number): string {
   const calendar = ical({ prodId: { company: 'booking-service', product: 'write-back' } });
-  const counts = [w.booked ? `${w.booked} booked` : null, w.requested ? `${w.requested} requested` : null].filter(Boolean).join(', ');
+  const counts = [w.booked ? `${w.booked} booked` : null, w.requested ? `${w.requested} requested` : null]
+    .filter(Boolean)
+    .join(', ');
   calendar.createEvent({
     id: appointmentId,
     sequence,
@@ -96,10 +102,12 @@ export async function runWriteBacks(deps: CalendarDeps, stopping: () => boolean 
   const now = deps.clock.now();
   const claimed = await db.query<Claimed>(
     `UPDATE calendar_writes w SET due_at = $2, attempts = w.attempts + 1
-       FROM (SELECT subscription_id, appointment_id FROM calendar_writes WHERE due_at <= $1 ORDER BY due_at LIMIT $3 FOR UPDATE SKIP LOCKED) c,
+       FROM (SELECT subscription_id, appointment_id FROM calendar_writes WHERE due_at <= $1 ORDER BY due_at LIMIT $3
+         FOR UPDATE SKIP LOCKED) c,
             calendar_subscriptions s
       WHERE w.subscription_id = c.subscription_id AND w.appointment_id = c.appointment_id AND s.id = w.subscription_id
-      RETURNING w.subscription_id, w.appointment_id, w.version::text AS version, w.attempts, s.url, s.username, s.password`,
+      RETURNING w.subscription_id, w.appointment_id, w.version::text AS version, w.attempts, s.url, s.username,
+        s.password`,
     [now, new Date(now.getTime() + 60_000), BATCH],
   );
   let done = 0;
@@ -109,15 +117,28 @@ export async function runWriteBacks(deps: CalendarDeps, stopping: () => boolean 
     const key = [c.subscription_id, c.appointment_id, c.version];
     try {
       const wanted = await wantedEvent(db, c.appointment_id);
-      if (wanted) await putEvent(account, c.appointment_id, await eventText(db, c.appointment_id, wanted, now), { allowPrivate: config.calendarAllowPrivateNetworks });
+      if (wanted)
+        await putEvent(account, c.appointment_id, await eventText(db, c.appointment_id, wanted, now), {
+          allowPrivate: config.calendarAllowPrivateNetworks,
+        });
       else await deleteEvent(account, c.appointment_id, { allowPrivate: config.calendarAllowPrivateNetworks });
-      await db.query('DELETE FROM calendar_writes WHERE subscription_id = $1 AND appointment_id = $2 AND version = $3', key);
+      await db.query(
+        'DELETE FROM calendar_writes WHERE subscription_id = $1 AND appointment_id = $2 AND version = $3',
+        key,
+      );
       done++;
     } catch (err) {
       const wait = Math.min(config.calendarPollMs * 2 ** Math.min(c.attempts - 1, 20), MAX_BACKOFF_MS);
       const message = err instanceof Error ? err.message : String(err);
-      deps.log?.warn({ subscription: c.subscription_id, appointment: c.appointment_id, attempts: c.attempts, error: message }, 'calendar write-back failed; retrying later');
-      await db.query('UPDATE calendar_writes SET due_at = $4, last_error = $5 WHERE subscription_id = $1 AND appointment_id = $2 AND version = $3', [...key, new Date(now.getTime() + wait), message]);
+      deps.log?.warn(
+        { subscription: c.subscription_id, appointment: c.appointment_id, attempts: c.attempts, error: message },
+        'calendar write-back failed; retrying later',
+      );
+      await db.query(
+        `UPDATE calendar_writes SET due_at = $4, last_error = $5
+          WHERE subscription_id = $1 AND appointment_id = $2 AND version = $3`,
+        [...key, new Date(now.getTime() + wait), message],
+      );
     }
   }
   return done;

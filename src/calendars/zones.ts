@@ -42,14 +42,17 @@ const tables = new Map<string, Map<number, YearTable>>();
 
 function yearTable(zone: IANAZone, year: number): YearTable {
   let years = tables.get(zone.name);
-  if (!years) tables.set(zone.name, (years = new Map()));
+  if (!years) {
+    years = new Map();
+    tables.set(zone.name, years);
+  }
   let table = years.get(year);
   if (table) return table;
   const start = Date.UTC(year, 0, 1);
   const end = Date.UTC(year + 1, 0, 1);
   table = { first: zone.offset(start), at: [], offset: [] };
   let before = table.first;
-  // Stryker disable next-line all: the year's last step only differs for a zone changing its offset exactly at a UTC new year
+  // Stryker disable next-line all: the last step differs only for a zone changing its offset at a UTC new year
   for (let t = start + DAY; t <= end; t += DAY) {
     // Stryker disable next-line all: as above
     const now = t === end ? zone.offset(t - 1) : zone.offset(t);
@@ -88,7 +91,8 @@ export function wallToMs(zone: IANAZone, wall: number): number {
   const before = offsetAt(zone, wall - DAY);
   const after = offsetAt(zone, wall + DAY);
   const fits = (offset: number) => offsetAt(zone, wall - offset * 60_000) === offset;
-  if (before === after) return fits(before) ? wall - before * 60_000 : wall - offsetAt(zone, wall - before * 60_000) * 60_000;
+  if (before === after)
+    return fits(before) ? wall - before * 60_000 : wall - offsetAt(zone, wall - before * 60_000) * 60_000;
   const early = fits(before);
   const late = fits(after);
   if (early && late) return Math.min(wall - before * 60_000, wall - after * 60_000);
@@ -101,7 +105,10 @@ const zones = new Map<string, IANAZone>();
 /** luxon's IANAZone of a valid IANA name, kept. */
 export function ianaZone(name: string): IANAZone {
   let zone = zones.get(name);
-  if (!zone) zones.set(name, (zone = IANAZone.create(name)));
+  if (!zone) {
+    zone = IANAZone.create(name);
+    zones.set(name, zone);
+  }
   return zone;
 }
 

@@ -19,7 +19,12 @@ async function main(): Promise<number> {
     return 2;
   }
   const config = loadConfig();
-  const db = await openDb({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, poolSize: 1, preparedStatements: config.preparedStatements });
+  const db = await openDb({
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    poolSize: 1,
+    preparedStatements: config.preparedStatements,
+  });
   try {
     await migrate(db);
     if (command === 'create') {
@@ -27,7 +32,8 @@ async function main(): Promise<number> {
       console.log(`created key ${id} for crm ${values.crm}:\n${key}\n(shown once; only its hash is stored)`);
     } else if (command === 'list') {
       for (const k of await listKeys(db, values.crm)) {
-        console.log(`${k.id}  crm=${k.crmId}  label=${k.label ?? ''}  created=${k.createdAt.toISOString()}  ${k.revokedAt ? 'REVOKED' : 'active'}`);
+        const state = k.revokedAt ? 'REVOKED' : 'active';
+        console.log(`${k.id}  crm=${k.crmId}  label=${k.label ?? ''}  created=${k.createdAt.toISOString()}  ${state}`);
       }
     } else {
       console.log(`revoked ${await revokeKeys(db, values.crm!, values.id)} key(s) of crm ${values.crm}`);
@@ -38,7 +44,10 @@ async function main(): Promise<number> {
   }
 }
 
-main().then((code) => process.exit(code), (err) => {
-  console.error(err instanceof Error ? err.message : err);
-  process.exit(1);
-});
+main().then(
+  (code) => process.exit(code),
+  (err) => {
+    console.error(err instanceof Error ? err.message : err);
+    process.exit(1);
+  },
+);

@@ -10,9 +10,24 @@ import { answerLines, storedAnswers } from '../notifications/answers.js';
 import type { MailLocale } from '../notifications/format.js';
 import type { FeedEventRow } from './repo.js';
 
-const WORDS: Record<MailLocale, { lang: MailLocale; appointment: string; participants: string; requested: string; unnamed: string }> = {
-  de: { lang: 'de', appointment: 'Termin', participants: 'Teilnehmende', requested: 'angefragt, noch nicht bestätigt', unnamed: 'ohne Namen' },
-  en: { lang: 'en', appointment: 'Appointment', participants: 'Participants', requested: 'requested, not yet confirmed', unnamed: 'no name' },
+const WORDS: Record<
+  MailLocale,
+  { lang: MailLocale; appointment: string; participants: string; requested: string; unnamed: string }
+> = {
+  de: {
+    lang: 'de',
+    appointment: 'Termin',
+    participants: 'Teilnehmende',
+    requested: 'angefragt, noch nicht bestätigt',
+    unnamed: 'ohne Namen',
+  },
+  en: {
+    lang: 'en',
+    appointment: 'Appointment',
+    participants: 'Participants',
+    requested: 'requested, not yet confirmed',
+    unnamed: 'no name',
+  },
 };
 
 /** Calendar apps that honour it look again after this long (REFRESH-INTERVAL, X-PUBLISHED-TTL). */
@@ -32,7 +47,10 @@ function summary(row: FeedEventRow, w: (typeof WORDS)[MailLocale]): string {
 function description(row: FeedEventRow, w: (typeof WORDS)[MailLocale]): string | null {
   if (row.people.length === 0) return null;
   const lines = row.people.map((p) =>
-    [`- ${p.name ?? w.unnamed}${p.state === 'REQUESTED' ? ` (${w.requested})` : ''}`, ...answerLines(storedAnswers(p.answers), w.lang).map((l) => `  ${l}`)].join('\n'),
+    [
+      `- ${p.name ?? w.unnamed}${p.state === 'REQUESTED' ? ` (${w.requested})` : ''}`,
+      ...answerLines(storedAnswers(p.answers), w.lang).map((l) => `  ${l}`),
+    ].join('\n'),
   );
   return `${w.participants}:\n${lines.join('\n')}`;
 }
@@ -42,20 +60,32 @@ function description(row: FeedEventRow, w: (typeof WORDS)[MailLocale]): string |
  * the partner created without participants is confirmed: the provider set it up).
  */
 function status(row: FeedEventRow): ICalEventStatus {
-  return row.people.length > 0 && row.people.every((p) => p.state === 'REQUESTED') ? ICalEventStatus.TENTATIVE : ICalEventStatus.CONFIRMED;
+  return row.people.length > 0 && row.people.every((p) => p.state === 'REQUESTED')
+    ? ICalEventStatus.TENTATIVE
+    : ICalEventStatus.CONFIRMED;
 }
 
 /** What an event shows (in any language), as a digest: another digest is another version of the event. */
-export const contentDigest = (row: FeedEventRow) => createHash('sha256').update(JSON.stringify(row)).digest('base64url');
+export const contentDigest = (row: FeedEventRow) =>
+  createHash('sha256').update(JSON.stringify(row)).digest('base64url');
 
 /**
  * `sequences`: each event's SEQUENCE (calendars/eventSequences.ts, shared with the CalDAV
  * write-back), rising with every change of its content, also several in one second, so calendar
  * apps replace the entry they have instead of adding another. Lines are folded at 75 octets of UTF-8.
  */
-export function renderFeed(name: string, rows: FeedEventRow[], locale: MailLocale, sequences: ReadonlyMap<string, number> = new Map()): string {
+export function renderFeed(
+  name: string,
+  rows: FeedEventRow[],
+  locale: MailLocale,
+  sequences: ReadonlyMap<string, number> = new Map(),
+): string {
   const w = WORDS[locale];
-  const calendar = ical({ name, prodId: { company: 'booking-service', product: 'calendar-feed', language: locale.toUpperCase() }, ttl: REFRESH_SECONDS });
+  const calendar = ical({
+    name,
+    prodId: { company: 'booking-service', product: 'calendar-feed', language: locale.toUpperCase() },
+    ttl: REFRESH_SECONDS,
+  });
   for (const row of rows) {
     calendar.createEvent({
       id: eventUid(row.id),

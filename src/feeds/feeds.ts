@@ -24,7 +24,11 @@ export const isFeedToken = (token: string) => TOKEN.test(token);
 
 export const feedUrl = (config: Config, token: string) => `${config.publicBaseUrl}/feeds/${token}.ics`;
 
-const view = (row: repo.FeedRow): FeedView => ({ id: row.id, resourceReference: row.resource_reference, createdAt: row.created_at.toISOString() });
+const view = (row: repo.FeedRow): FeedView => ({
+  id: row.id,
+  resourceReference: row.resource_reference,
+  createdAt: row.created_at.toISOString(),
+});
 
 export async function createFeed(
   deps: Deps,
@@ -34,9 +38,15 @@ export async function createFeed(
 ): Promise<FeedView & { url: string }> {
   return deps.db.transaction(async (tx) => {
     const provider = await requireProvider(tx, crmId, providerRef);
-    const resource = input.resourceReference == null ? null : await requireResource(tx, provider.id, input.resourceReference);
+    const resource =
+      input.resourceReference == null ? null : await requireResource(tx, provider.id, input.resourceReference);
     const token = randomBytes(32).toString('base64url');
-    const row = await repo.insertFeed(tx, { crmId, providerId: provider.id, resourceId: resource?.id ?? null, tokenHash: hashFeedToken(token) });
+    const row = await repo.insertFeed(tx, {
+      crmId,
+      providerId: provider.id,
+      resourceId: resource?.id ?? null,
+      tokenHash: hashFeedToken(token),
+    });
     return { ...view(row), url: feedUrl(deps.config, token) };
   });
 }
@@ -51,5 +61,6 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Deletes the feed: its URL answers 404 from now on. */
 export async function revokeFeed(deps: Deps, crmId: string, providerRef: string, id: string): Promise<void> {
   const provider = await requireProvider(deps.db, crmId, providerRef);
-  if (!UUID.test(id) || !(await repo.deleteFeed(deps.db, provider.id, id))) throw notFound(`no calendar feed found with id ${id}`);
+  if (!UUID.test(id) || !(await repo.deleteFeed(deps.db, provider.id, id)))
+    throw notFound(`no calendar feed found with id ${id}`);
 }

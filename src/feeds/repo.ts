@@ -20,9 +20,13 @@ export interface FeedTarget {
 const SELECT_FEED = `SELECT f.id, r.reference AS resource_reference, f.created_at
                        FROM calendar_feeds f LEFT JOIN resources r ON r.id = f.resource_id`;
 
-export async function insertFeed(db: Queryable, feed: { crmId: string; providerId: string; resourceId: string | null; tokenHash: string }): Promise<FeedRow> {
+export async function insertFeed(
+  db: Queryable,
+  feed: { crmId: string; providerId: string; resourceId: string | null; tokenHash: string },
+): Promise<FeedRow> {
   const [row] = await db.query<FeedRow>(
-    `WITH f AS (INSERT INTO calendar_feeds (crm_id, provider_id, resource_id, token_hash) VALUES ($1, $2, $3, $4) RETURNING *)
+    `WITH f AS (INSERT INTO calendar_feeds (crm_id, provider_id, resource_id, token_hash) VALUES ($1, $2, $3, $4)
+       RETURNING *)
      SELECT f.id, r.reference AS resource_reference, f.created_at FROM f LEFT JOIN resources r ON r.id = f.resource_id`,
     [feed.crmId, feed.providerId, feed.resourceId, feed.tokenHash],
   );
@@ -34,7 +38,10 @@ export const feedsOf = (db: Queryable, providerId: string) =>
 
 /** true when the provider had that feed */
 export async function deleteFeed(db: Queryable, providerId: string, id: string): Promise<boolean> {
-  const gone = await db.query('DELETE FROM calendar_feeds WHERE provider_id = $1 AND id = $2 RETURNING id', [providerId, id]);
+  const gone = await db.query('DELETE FROM calendar_feeds WHERE provider_id = $1 AND id = $2 RETURNING id', [
+    providerId,
+    id,
+  ]);
   return gone.length > 0;
 }
 
@@ -60,7 +67,9 @@ export interface FeedEventRow {
   resource_public_name: string | null;
   resource_internal_name: string | null;
   address: unknown;
-  /** REQUESTED and BOOKED participations, in booking order; answers as notifications/answers.ts keeps them (null: none) */
+  /**
+   * REQUESTED and BOOKED participations, in booking order; answers as notifications/answers.ts keeps them (null: none)
+   */
   people: { name: string | null; state: 'REQUESTED' | 'BOOKED'; answers?: unknown }[];
 }
 
@@ -75,7 +84,8 @@ const FEED_EVENTS_SQL = `
            COALESCE(a.product_name, pr.name) AS product_name,
            r.public_name AS resource_public_name, r.internal_name AS resource_internal_name,
            COALESCE(a.address, r.address) AS address,
-           COALESCE(json_agg(json_build_object('name', c.user_name, 'state', p.state, 'answers', p.answers) ORDER BY p.created_at, p.id)
+           COALESCE(json_agg(json_build_object('name', c.user_name, 'state', p.state, 'answers', p.answers)
+             ORDER BY p.created_at, p.id)
                       FILTER (WHERE p.state IN ('REQUESTED', 'BOOKED')), '[]'::json) AS people
       FROM appointments a
       LEFT JOIN products pr ON pr.id = a.product_id
@@ -90,7 +100,12 @@ const FEED_EVENTS_SQL = `
 type FeedScope = Pick<FeedTarget, 'provider_id' | 'resource_id'>;
 
 export function feedEvents(db: Queryable, feed: FeedScope, from: Date, to: Date): Promise<FeedEventRow[]> {
-  return db.query<FeedEventRow>(`${FEED_EVENTS_SQL} ORDER BY a.start_at, a.id`, [feed.provider_id, feed.resource_id, from, to]);
+  return db.query<FeedEventRow>(`${FEED_EVENTS_SQL} ORDER BY a.start_at, a.id`, [
+    feed.provider_id,
+    feed.resource_id,
+    from,
+    to,
+  ]);
 }
 
 /**
@@ -99,7 +114,8 @@ export function feedEvents(db: Queryable, feed: FeedScope, from: Date, to: Date)
  */
 export async function feedEventsDigest(db: Queryable, feed: FeedScope, from: Date, to: Date): Promise<string> {
   const [row] = await db.query<{ digest: string }>(
-    `SELECT md5(COALESCE(string_agg(ev::text, '|' ORDER BY ev.start_at, ev.id), '')) || ':' || count(*) AS digest FROM (${FEED_EVENTS_SQL}) ev`,
+    `SELECT md5(COALESCE(string_agg(ev::text, '|' ORDER BY ev.start_at, ev.id), '')) || ':' || count(*) AS digest
+       FROM (${FEED_EVENTS_SQL}) ev`,
     [feed.provider_id, feed.resource_id, from, to],
   );
   return row.digest;

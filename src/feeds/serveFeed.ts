@@ -1,8 +1,8 @@
 /**
  * GET of a feed URL. Calendar apps poll, so serving must be cheap: one query asks the database for a
  * digest of the feed's rows; only when it differs from the last time are the rows read and the
- * iCalendar text rendered again (the library's rendering costs far more than the query). The ETag is the hash of the text itself, so it changes
- * exactly when the content does, on every instance alike.
+ * iCalendar text rendered again (the library's rendering costs far more than the query). The ETag is the hash of the
+ * text itself, so it changes exactly when the content does, on every instance alike.
  */
 import { createHash } from 'node:crypto';
 import type { Deps } from '../context.js';
@@ -65,7 +65,11 @@ export async function serveFeed(deps: Deps, cache: FeedCache, token: string, loc
   // A change between the digest and this read gives the next request another digest, so it renders
   // again (rows never return to an earlier digest: every change moves an updated_at).
   const rows = await repo.feedEvents(deps.db, feed, from, to);
-  const sequences = await eventSequences(deps.db, 'feed', rows.map((row) => ({ id: row.id, digest: contentDigest(row) })));
+  const sequences = await eventSequences(
+    deps.db,
+    'feed',
+    rows.map((row) => ({ id: row.id, digest: contentDigest(row) })),
+  );
   const body = renderFeed(name, rows, locale, sequences);
   const rendered = { inputs, body, etag: `"${digest(body)}"` };
   cache.set(key, rendered);

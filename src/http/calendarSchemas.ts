@@ -2,19 +2,34 @@ import { Type } from '@fastify/type-provider-typebox';
 import { Nullable, StringEnum } from './reply.js';
 
 export const ProviderParams = Type.Object({ crmId: Type.String(), providerRef: Type.String({ minLength: 1 }) });
-export const IdParams = Type.Object({ crmId: Type.String(), providerRef: Type.String({ minLength: 1 }), id: Type.String({ minLength: 1 }) });
+export const IdParams = Type.Object({
+  crmId: Type.String(),
+  providerRef: Type.String({ minLength: 1 }),
+  id: Type.String({ minLength: 1 }),
+});
 
 const Time = (description: string) => Type.String({ minLength: 1, maxLength: 64, description });
 const ResourceReference = Type.Optional(
-  Nullable(Type.String({ minLength: 1, maxLength: 255, description: 'one resource; omitted or null: every resource of the provider, also those created later' })),
+  Nullable(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description: 'one resource; omitted or null: every resource of the provider, also those created later',
+    }),
+  ),
 );
 
-export const ClosureBody = Type.Object({
-  resourceReference: ResourceReference,
-  start: Time('ISO 8601; without an offset, the provider\'s wall time'),
-  end: Time('after start, at most 400 days later'),
-  reason: Type.Optional(Nullable(Type.String({ maxLength: 500, description: 'for the partner only; never shown to consumers' }))),
-}, { additionalProperties: false });
+export const ClosureBody = Type.Object(
+  {
+    resourceReference: ResourceReference,
+    start: Time("ISO 8601; without an offset, the provider's wall time"),
+    end: Time('after start, at most 400 days later'),
+    reason: Type.Optional(
+      Nullable(Type.String({ maxLength: 500, description: 'for the partner only; never shown to consumers' })),
+    ),
+  },
+  { additionalProperties: false },
+);
 
 const closureMembers = {
   id: Type.String({ format: 'uuid' }),
@@ -26,7 +41,9 @@ const closureMembers = {
 export const Closure = Type.Object(closureMembers);
 export const CreatedClosure = Type.Object({
   ...closureMembers,
-  conflictingAppointments: Type.Array(Type.String(), { description: 'references of the live appointments inside the closure: they stay, the partner decides' }),
+  conflictingAppointments: Type.Array(Type.String(), {
+    description: 'references of the live appointments inside the closure: they stay, the partner decides',
+  }),
 });
 
 export const RangeQuery = Type.Object({
@@ -35,7 +52,13 @@ export const RangeQuery = Type.Object({
 });
 
 export const BusyTimesQuery = Type.Object({
-  resourceReference: Type.Optional(Type.String({ minLength: 1, maxLength: 255, description: 'one resource (its own and the provider-wide busy times); omitted: all' })),
+  resourceReference: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      description: 'one resource (its own and the provider-wide busy times); omitted: all',
+    }),
+  ),
   from: Type.Optional(Time('default now')),
   to: Type.Optional(Time('default from + 31 days; at most 400 days after from')),
 });
@@ -48,23 +71,45 @@ export const BusyTime = Type.Object({
 });
 
 /** What D6 and D9 add: the busy times their appointments meet (not refused: the partner decides). */
-export const BusyOverlaps = Type.Array(BusyTime, { description: 'busy times (closures, subscribed calendars) the appointment meets, buffers counted; empty when none' });
+export const BusyOverlaps = Type.Array(BusyTime, {
+  description: 'busy times (closures, subscribed calendars) the appointment meets, buffers counted; empty when none',
+});
 
-export const SubscriptionBody = Type.Object({
-  resourceReference: ResourceReference,
-  url: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, description: 'an iCalendar URL (https, http or webcal), e.g. the secret address Google, Outlook or iCloud publish; never shown again' })),
-  caldav: Type.Optional(Type.Object({
-    url: Type.String({ minLength: 1, maxLength: 2048, description: 'the CalDAV calendar collection (https or http)' }),
-    username: Type.String({ maxLength: 255 }),
-    password: Type.String({ maxLength: 1024, description: 'never shown again' }),
-  }, { additionalProperties: false })),
-}, { additionalProperties: false, description: 'exactly one of url and caldav' });
+export const SubscriptionBody = Type.Object(
+  {
+    resourceReference: ResourceReference,
+    url: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 2048,
+        description:
+          'an iCalendar URL (https, http or webcal), e.g. the secret address Google, ' +
+          'Outlook or iCloud publish; never shown again',
+      }),
+    ),
+    caldav: Type.Optional(
+      Type.Object(
+        {
+          url: Type.String({
+            minLength: 1,
+            maxLength: 2048,
+            description: 'the CalDAV calendar collection (https or http)',
+          }),
+          username: Type.String({ maxLength: 255 }),
+          password: Type.String({ maxLength: 1024, description: 'never shown again' }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+  },
+  { additionalProperties: false, description: 'exactly one of url and caldav' },
+);
 
 export const Subscription = Type.Object({
   id: Type.String({ format: 'uuid' }),
   resourceReference: Nullable(Type.String()),
   kind: StringEnum(['ics', 'caldav'] as const),
-  host: Type.String({ description: 'the calendar\'s host; the full URL and the password are never shown' }),
+  host: Type.String({ description: "the calendar's host; the full URL and the password are never shown" }),
   status: StringEnum(['OK', 'ERROR'] as const, 'ERROR: the last read failed; the last good busy times stay in force'),
   lastSyncedAt: Nullable(Type.String({ format: 'date-time', description: 'the last good read' })),
   busyCount: Type.Integer({ description: 'busy intervals stored from the last good read' }),

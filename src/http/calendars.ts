@@ -13,56 +13,185 @@ const security = [{ apiKey: [] }];
 export const calendarRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
   const p = '/provider/:providerRef';
 
-  app.post(`${p}/closures`, {
-    schema: { tags, security, operationId: 'createClosure', summary: 'close the provider, or one resource, for a while (blocks at once)', params: S.ProviderParams, body: S.ClosureBody,
-      response: { 201: Enveloped({ closure: S.CreatedClosure }), ...partnerErrors(...BODY_ERRORS) } },
-  }, async (request, reply) => {
-    const { conflictingAppointments, ...closure } = await createClosure(deps, request.crmId, request.params.providerRef, request.body);
-    return reply.status(201).send(envelope({ closure: { ...closure, conflictingAppointments } }));
-  });
+  app.post(
+    `${p}/closures`,
+    {
+      schema: {
+        tags,
+        security,
+        operationId: 'createClosure',
+        summary: 'close the provider, or one resource, for a while (blocks at once)',
+        params: S.ProviderParams,
+        body: S.ClosureBody,
+        response: { 201: Enveloped({ closure: S.CreatedClosure }), ...partnerErrors(...BODY_ERRORS) },
+      },
+    },
+    async (request, reply) => {
+      const { conflictingAppointments, ...closure } = await createClosure(
+        deps,
+        request.crmId,
+        request.params.providerRef,
+        request.body,
+      );
+      return reply.status(201).send(envelope({ closure: { ...closure, conflictingAppointments } }));
+    },
+  );
 
-  app.get(`${p}/closures`, {
-    schema: { tags, security, operationId: 'listClosures', summary: "the provider's closures ending after from (default now)", params: S.ProviderParams, querystring: S.RangeQuery,
-      response: { 200: Enveloped({ closures: Type.Array(S.Closure) }), ...partnerErrors() } },
-  }, async (request) => envelope({ closures: await listClosures(deps, request.crmId, request.params.providerRef, request.query) }));
+  app.get(
+    `${p}/closures`,
+    {
+      schema: {
+        tags,
+        security,
+        operationId: 'listClosures',
+        summary: "the provider's closures ending after from (default now)",
+        params: S.ProviderParams,
+        querystring: S.RangeQuery,
+        response: { 200: Enveloped({ closures: Type.Array(S.Closure) }), ...partnerErrors() },
+      },
+    },
+    async (request) =>
+      envelope({ closures: await listClosures(deps, request.crmId, request.params.providerRef, request.query) }),
+  );
 
-  app.delete(`${p}/closures/:id`, {
-    schema: { tags, security, operationId: 'deleteClosure', summary: 'remove a closure (its time is free at once)', params: S.IdParams, response: { 204: Type.Null({ description: 'removed' }), ...partnerErrors(...BODY_ERRORS) } },
-  }, async (request, reply) => {
-    await deleteClosure(deps, request.crmId, request.params.providerRef, request.params.id);
-    return reply.status(204).send(null);
-  });
+  app.delete(
+    `${p}/closures/:id`,
+    {
+      schema: {
+        tags,
+        security,
+        operationId: 'deleteClosure',
+        summary: 'remove a closure (its time is free at once)',
+        params: S.IdParams,
+        response: { 204: Type.Null({ description: 'removed' }), ...partnerErrors(...BODY_ERRORS) },
+      },
+    },
+    async (request, reply) => {
+      await deleteClosure(deps, request.crmId, request.params.providerRef, request.params.id);
+      return reply.status(204).send(null);
+    },
+  );
 
-  app.get(`${p}/busy-times`, {
-    schema: { tags, security, operationId: 'listBusyTimes', summary: 'every busy time (closures and subscribed calendars) in [from, to), without summaries', params: S.ProviderParams, querystring: S.BusyTimesQuery,
-      response: { 200: Enveloped({ busyTimes: Type.Array(S.BusyTime) }), ...partnerErrors() } },
-  }, async (request) => envelope({ busyTimes: await listBusyTimes(deps, request.crmId, request.params.providerRef, request.query) }));
+  app.get(
+    `${p}/busy-times`,
+    {
+      schema: {
+        tags,
+        security,
+        operationId: 'listBusyTimes',
+        summary: 'every busy time (closures and subscribed calendars) in [from, to), without summaries',
+        params: S.ProviderParams,
+        querystring: S.BusyTimesQuery,
+        response: { 200: Enveloped({ busyTimes: Type.Array(S.BusyTime) }), ...partnerErrors() },
+      },
+    },
+    async (request) =>
+      envelope({ busyTimes: await listBusyTimes(deps, request.crmId, request.params.providerRef, request.query) }),
+  );
 
   const subscription = Enveloped({ subscription: S.Subscription });
 
-  app.post(`${p}/calendar-subscriptions`, {
-    schema: { tags, security, operationId: 'createCalendarSubscription', summary: 'subscribe to the provider\'s calendar (read before answering; nothing is stored when it cannot be read)', params: S.ProviderParams, body: S.SubscriptionBody,
-      response: { 201: subscription, ...partnerErrors(...BODY_ERRORS), ...errorReplies(422) } },
-  }, async (request, reply) => reply.status(201).send(envelope({ subscription: await subscriptions.createSubscription(deps, request.crmId, request.params.providerRef, request.body) })));
+  app.post(
+    `${p}/calendar-subscriptions`,
+    {
+      schema: {
+        tags,
+        security,
+        operationId: 'createCalendarSubscription',
+        summary:
+          "subscribe to the provider's calendar (read before answering; nothing is stored when it cannot be read)",
+        params: S.ProviderParams,
+        body: S.SubscriptionBody,
+        response: { 201: subscription, ...partnerErrors(...BODY_ERRORS), ...errorReplies(422) },
+      },
+    },
+    async (request, reply) =>
+      reply.status(201).send(
+        envelope({
+          subscription: await subscriptions.createSubscription(
+            deps,
+            request.crmId,
+            request.params.providerRef,
+            request.body,
+          ),
+        }),
+      ),
+  );
 
-  app.get(`${p}/calendar-subscriptions`, {
-    schema: { tags, security, operationId: 'listCalendarSubscriptions', summary: 'the provider\'s calendar subscriptions (no URLs, no passwords)', params: S.ProviderParams,
-      response: { 200: Enveloped({ subscriptions: Type.Array(S.Subscription) }), ...partnerErrors() } },
-  }, async (request) => envelope({ subscriptions: await subscriptions.listSubscriptions(deps, request.crmId, request.params.providerRef) }));
+  app.get(
+    `${p}/calendar-subscriptions`,
+    {
+      schema: {
+        tags,
+        security,
+        operationId: 'listCalendarSubscriptions',
+        summary: "the provider's calendar subscriptions (no URLs, no passwords)",
+        params: S.ProviderParams,
+        response: { 200: Enveloped({ subscriptions: Type.Array(S.Subscription) }), ...partnerErrors() },
+      },
+    },
+    async (request) =>
+      envelope({
+        subscriptions: await subscriptions.listSubscriptions(deps, request.crmId, request.params.providerRef),
+      }),
+  );
 
-  app.get(`${p}/calendar-subscriptions/:id`, {
-    schema: { tags, security, operationId: 'getCalendarSubscription', summary: 'one calendar subscription', params: S.IdParams, response: { 200: subscription, ...partnerErrors() } },
-  }, async (request) => envelope({ subscription: await subscriptions.getSubscription(deps, request.crmId, request.params.providerRef, request.params.id) }));
+  app.get(
+    `${p}/calendar-subscriptions/:id`,
+    {
+      schema: {
+        tags,
+        security,
+        operationId: 'getCalendarSubscription',
+        summary: 'one calendar subscription',
+        params: S.IdParams,
+        response: { 200: subscription, ...partnerErrors() },
+      },
+    },
+    async (request) =>
+      envelope({
+        subscription: await subscriptions.getSubscription(
+          deps,
+          request.crmId,
+          request.params.providerRef,
+          request.params.id,
+        ),
+      }),
+  );
 
-  app.delete(`${p}/calendar-subscriptions/:id`, {
-    schema: { tags, security, operationId: 'deleteCalendarSubscription', summary: 'unsubscribe: its busy times stop blocking at once', params: S.IdParams, response: { 204: Type.Null({ description: 'removed' }), ...partnerErrors(...BODY_ERRORS) } },
-  }, async (request, reply) => {
-    await subscriptions.deleteSubscription(deps, request.crmId, request.params.providerRef, request.params.id);
-    return reply.status(204).send(null);
-  });
+  app.delete(
+    `${p}/calendar-subscriptions/:id`,
+    {
+      schema: {
+        tags,
+        security,
+        operationId: 'deleteCalendarSubscription',
+        summary: 'unsubscribe: its busy times stop blocking at once',
+        params: S.IdParams,
+        response: { 204: Type.Null({ description: 'removed' }), ...partnerErrors(...BODY_ERRORS) },
+      },
+    },
+    async (request, reply) => {
+      await subscriptions.deleteSubscription(deps, request.crmId, request.params.providerRef, request.params.id);
+      return reply.status(204).send(null);
+    },
+  );
 
-  app.post(`${p}/calendar-subscriptions/:id/sync`, {
-    schema: { tags, security, operationId: 'syncCalendarSubscription', summary: 'read the calendar now; answers its state after the read (status ERROR and lastError when it failed)', params: S.IdParams,
-      response: { 200: subscription, ...partnerErrors(...BODY_ERRORS) } },
-  }, async (request) => envelope({ subscription: await subscriptions.syncNow(deps, request.crmId, request.params.providerRef, request.params.id) }));
+  app.post(
+    `${p}/calendar-subscriptions/:id/sync`,
+    {
+      schema: {
+        tags,
+        security,
+        operationId: 'syncCalendarSubscription',
+        summary: 'read the calendar now; answers its state after the read (status ERROR and lastError when it failed)',
+        params: S.IdParams,
+        response: { 200: subscription, ...partnerErrors(...BODY_ERRORS) },
+      },
+    },
+    async (request) =>
+      envelope({
+        subscription: await subscriptions.syncNow(deps, request.crmId, request.params.providerRef, request.params.id),
+      }),
+  );
 };

@@ -6,20 +6,30 @@ import { cancelPage } from './cancelPage.js';
 import { answerErrorsAsPages, langOf, PAGE_CSP, pageLocale, sendPage } from './htmlPage.js';
 import { ErrorResponse } from './reply.js';
 
-const Params = Type.Object({ token: Type.String({ minLength: 1, maxLength: 512, description: 'the signed token of the cancel link' }) });
+const Params = Type.Object({
+  token: Type.String({ minLength: 1, maxLength: 512, description: 'the signed token of the cancel link' }),
+});
 const Query = Type.Object({
   lang: Type.Optional(Type.String({ maxLength: 35, description: 'de or en; overrides the booking language' })),
-  rescheduled: Type.Optional(Type.String({ maxLength: 8, description: 'set by the manage page after a move: shows that it was moved' })),
+  rescheduled: Type.Optional(
+    Type.String({ maxLength: 8, description: 'set by the manage page after a move: shows that it was moved' }),
+  ),
 });
 /** The page's form sends no fields; an empty or absent body is the normal case. */
 const Body = Type.Object({}, { additionalProperties: true, description: 'ignored; the page form posts an empty body' });
 const Html = Type.String({ description: 'HTML page' });
 const page = (description: string) => ({ description, content: { 'text/html': { schema: Html } } });
-const pageOrError = (description: string) => ({ description, content: { 'text/html': { schema: Html }, 'application/json': { schema: ErrorResponse } } });
+const pageOrError = (description: string) => ({
+  description,
+  content: { 'text/html': { schema: Html }, 'application/json': { schema: ErrorResponse } },
+});
 const readErrors = {
   400: pageOrError('invalid request'),
   404: pageOrError('forged, altered or unknown token; nothing changed'),
-  409: pageOrError('the appointment has already started, or less than the resource\'s cancel notice is left (the page says so); nothing changed'),
+  409: pageOrError(
+    "the appointment has already started, or less than the resource's cancel notice is left (the page says " +
+      'so); nothing changed',
+  ),
 };
 const errors = {
   ...readErrors,
@@ -37,7 +47,14 @@ export const cancelRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
   answerErrorsAsPages(app, (err, status, request) => {
     const view = err instanceof TooLateToCancel ? err.view : undefined;
     const locale = pageLocale(langOf(request), view?.language, request.headers['accept-language']);
-    const kind = err instanceof TooLateToCancel ? (err.reason === 'notice' ? 'notice' : 'too-late') : status === 404 ? 'invalid' : 'error';
+    const kind =
+      err instanceof TooLateToCancel
+        ? err.reason === 'notice'
+          ? 'notice'
+          : 'too-late'
+        : status === 404
+          ? 'invalid'
+          : 'error';
     return cancelPage(kind, locale, view);
   });
 
@@ -48,7 +65,9 @@ export const cancelRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
         tags: ['cancel link'],
         security,
         operationId: 'viewBookingByLink',
-        summary: "The consumer's manage page: the appointment, another time to choose (the widget's slot picker) and a cancel button (changes nothing)",
+        summary:
+          "The consumer's manage page: the appointment, another time to choose (the widget's slot picker) " +
+          'and a cancel button (changes nothing)',
         params: Params,
         querystring: Query,
         response: { 200: page('the appointment with a cancel button, or that it is already cancelled'), ...readErrors },
@@ -57,7 +76,14 @@ export const cancelRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
     async (request, reply) => {
       const view = await viewCancellation(deps, request.params.token);
       const locale = pageLocale(request.query.lang, view.language, request.headers['accept-language']);
-      return sendPage(reply, 200, cancelPage(view.state === 'CANCELED' ? 'already' : 'confirm', locale, view, { moved: request.query.rescheduled === '1' }), PAGE_CSP.scripted);
+      return sendPage(
+        reply,
+        200,
+        cancelPage(view.state === 'CANCELED' ? 'already' : 'confirm', locale, view, {
+          moved: request.query.rescheduled === '1',
+        }),
+        PAGE_CSP.scripted,
+      );
     },
   );
 

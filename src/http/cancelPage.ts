@@ -25,30 +25,49 @@ interface ManageText {
 
 const TEXT: Record<
   MailLocale,
-  Record<CancelPageKind, PageText> & { labels: Record<'when' | 'what' | 'where' | 'provider', string>; button: string; manage: ManageText; duration: (minutes: number) => string }
+  Record<CancelPageKind, PageText> & {
+    labels: Record<'when' | 'what' | 'where' | 'provider', string>;
+    button: string;
+    manage: ManageText;
+    duration: (minutes: number) => string;
+  }
 > = {
   de: {
     confirm: { title: 'Termin verwalten', lead: () => 'Hier können Sie Ihren Termin verschieben oder stornieren.' },
-    done: { title: 'Termin storniert', lead: () => 'Ihr Termin ist storniert. Sie erhalten eine Bestätigung per E-Mail.' },
+    done: {
+      title: 'Termin storniert',
+      lead: () => 'Ihr Termin ist storniert. Sie erhalten eine Bestätigung per E-Mail.',
+    },
     already: { title: 'Bereits storniert', lead: () => 'Dieser Termin ist bereits storniert.' },
     'too-late': {
       title: 'Stornierung nicht mehr möglich',
-      lead: (provider) => `Dieser Termin hat bereits begonnen und kann nicht mehr online storniert werden. Bitte wenden Sie sich direkt an ${provider}.`,
+      lead: (provider) =>
+        `Dieser Termin hat bereits begonnen und kann nicht mehr online storniert werden. ` +
+        `Bitte wenden Sie sich direkt an ${provider}.`,
     },
     notice: {
       title: 'Änderung nicht mehr möglich',
       lead: (provider, notice) =>
-        `Weniger als ${notice} vor Beginn kann dieser Termin nicht mehr online storniert oder verschoben werden. Bitte wenden Sie sich direkt an ${provider}.`,
+        `Weniger als ${notice} vor Beginn kann dieser Termin nicht mehr online storniert oder verschoben ` +
+        `werden. Bitte wenden Sie sich direkt an ${provider}.`,
     },
-    invalid: { title: 'Link ungültig', lead: () => 'Dieser Stornierungslink ist ungültig, oder der Termin besteht nicht mehr.' },
-    error: { title: 'Das hat nicht geklappt', lead: () => 'Ihre Anfrage konnte nicht bearbeitet werden. Bitte versuchen Sie es später noch einmal.' },
+    invalid: {
+      title: 'Link ungültig',
+      lead: () => 'Dieser Stornierungslink ist ungültig, oder der Termin besteht nicht mehr.',
+    },
+    error: {
+      title: 'Das hat nicht geklappt',
+      lead: () => 'Ihre Anfrage konnte nicht bearbeitet werden. Bitte versuchen Sie es später noch einmal.',
+    },
     labels: { when: 'Wann', what: 'Was', where: 'Wo', provider: 'Anbieter' },
     button: 'Termin verbindlich stornieren',
     manage: {
       cancelTitle: 'Termin stornieren',
       cancelLead: 'Möchten Sie diesen Termin stornieren? Ihr Platz wird dann für andere frei.',
       moveTitle: 'Anderen Termin wählen',
-      moveLead: 'Sie können Ihren Termin auf eine andere freie Zeit verschieben. Ihr bisheriger Platz bleibt, bis der neue gebucht ist.',
+      moveLead:
+        'Sie können Ihren Termin auf eine andere freie Zeit verschieben. Ihr bisheriger Platz bleibt, ' +
+        'bis der neue gebucht ist.',
       moveButton: 'Andere Zeit wählen',
       moveNoScript: 'Zum Verschieben wird JavaScript benötigt.',
       moved: 'Ihr Termin wurde verschoben. Sie erhalten eine Bestätigung per E-Mail.',
@@ -57,25 +76,39 @@ const TEXT: Record<
   },
   en: {
     confirm: { title: 'Manage your booking', lead: () => 'Here you can move or cancel your appointment.' },
-    done: { title: 'Appointment cancelled', lead: () => 'Your appointment has been cancelled. You will receive a confirmation by email.' },
+    done: {
+      title: 'Appointment cancelled',
+      lead: () => 'Your appointment has been cancelled. You will receive a confirmation by email.',
+    },
     already: { title: 'Already cancelled', lead: () => 'This appointment has already been cancelled.' },
     'too-late': {
       title: 'Too late to cancel',
-      lead: (provider) => `This appointment has already started and can no longer be cancelled online. Please contact ${provider} directly.`,
+      lead: (provider) =>
+        `This appointment has already started and can no longer be cancelled online. ` +
+        `Please contact ${provider} directly.`,
     },
     notice: {
       title: 'Too late to change',
-      lead: (provider, notice) => `Less than ${notice} before it starts, this appointment can no longer be cancelled or moved online. Please contact ${provider} directly.`,
+      lead: (provider, notice) =>
+        `Less than ${notice} before it starts, this appointment can no longer be cancelled or moved online. ` +
+        `Please contact ${provider} directly.`,
     },
-    invalid: { title: 'Invalid link', lead: () => 'This cancellation link is not valid, or the appointment no longer exists.' },
-    error: { title: 'Something went wrong', lead: () => 'Your request could not be processed. Please try again later.' },
+    invalid: {
+      title: 'Invalid link',
+      lead: () => 'This cancellation link is not valid, or the appointment no longer exists.',
+    },
+    error: {
+      title: 'Something went wrong',
+      lead: () => 'Your request could not be processed. Please try again later.',
+    },
     labels: { when: 'When', what: 'What', where: 'Where', provider: 'Provider' },
     button: 'Cancel the appointment',
     manage: {
       cancelTitle: 'Cancel appointment',
       cancelLead: 'Do you want to cancel this appointment? Your place will be released for others.',
       moveTitle: 'Choose another time',
-      moveLead: 'You can move your appointment to another free time. You keep your current place until the new one is booked.',
+      moveLead:
+        'You can move your appointment to another free time. You keep your current place until the new one is booked.',
       moveButton: 'Choose another time',
       moveNoScript: 'Moving the appointment needs JavaScript.',
       moved: 'Your appointment has been moved. You will receive a confirmation by email.',
@@ -118,7 +151,8 @@ function manageSections(view: CancelView, locale: MailLocale, notice: string | n
     canMove
       ? `<section id="reschedule" ${attrs}><h2>${escapeHtml(m.moveTitle)}</h2><p>${escapeHtml(m.moveLead)}</p>` +
         `<button type="button" class="secondary" id="choose-time" hidden>${escapeHtml(m.moveButton)}</button>` +
-        `<noscript><p>${escapeHtml(m.moveNoScript)}</p></noscript><div id="slot-picker"></div><div id="move-confirm"></div></section>`
+        `<noscript><p>${escapeHtml(m.moveNoScript)}</p></noscript><div id="slot-picker"></div>` +
+        `<div id="move-confirm"></div></section>`
       : '',
     `<section><h2>${escapeHtml(m.cancelTitle)}</h2><p>${escapeHtml(m.cancelLead)}</p>`,
     // no action attribute: the form posts back to this very URL, ?lang= included
@@ -132,7 +166,12 @@ export interface PageOptions {
   moved?: boolean;
 }
 
-export function cancelPage(kind: CancelPageKind, locale: MailLocale, view?: CancelView, options: PageOptions = {}): string {
+export function cancelPage(
+  kind: CancelPageKind,
+  locale: MailLocale,
+  view?: CancelView,
+  options: PageOptions = {},
+): string {
   const t = TEXT[locale];
   const text = t[kind];
   const notice = view?.cancelNoticeMinutes != null ? t.duration(view.cancelNoticeMinutes) : '';

@@ -16,7 +16,12 @@ export const PREFLIGHT_HEADERS = {
  */
 function preflightHeaders(requested: string | undefined) {
   const wantsKey = (requested ?? '').split(',').some((h) => h.trim().toLowerCase() === 'idempotency-key');
-  return wantsKey ? { ...PREFLIGHT_HEADERS, 'access-control-allow-headers': `${PREFLIGHT_HEADERS['access-control-allow-headers']}, Idempotency-Key` } : PREFLIGHT_HEADERS;
+  return wantsKey
+    ? {
+        ...PREFLIGHT_HEADERS,
+        'access-control-allow-headers': `${PREFLIGHT_HEADERS['access-control-allow-headers']}, Idempotency-Key`,
+      }
+    : PREFLIGHT_HEADERS;
 }
 
 /**
@@ -38,8 +43,13 @@ export function publicCors(app: FastifyInstance, paths: Record<string, string>):
       security: [],
       operationId: `preflight${name[0].toUpperCase()}${name.slice(1)}`,
       summary: `A6 CORS preflight of ${url.replace(/:(\w+)/g, '{$1}')}`,
-      response: { 204: Type.Null({ description: 'the Access-Control-Allow-* headers' }), ...errorReplies(400, 413, 415) },
+      response: {
+        204: Type.Null({ description: 'the Access-Control-Allow-* headers' }),
+        ...errorReplies(400, 413, 415),
+      },
     };
-    app.options(url, { schema }, async (request, reply) => reply.headers(preflightHeaders(request.headers['access-control-request-headers'])).code(204).send());
+    app.options(url, { schema }, async (request, reply) =>
+      reply.headers(preflightHeaders(request.headers['access-control-request-headers'])).code(204).send(),
+    );
   }
 }

@@ -65,13 +65,18 @@ export function describeValidation(issues: AjvIssue[], context: string): string 
       if (issue.keyword === 'required') path.push(String(issue.params.missingProperty));
       const field = [context, ...path].join('.');
       if (issue.keyword === 'required') return `${field} is required`;
-      if (issue.keyword === 'additionalProperties') return `${field}.${String(issue.params.additionalProperty)} is not allowed`;
+      if (issue.keyword === 'additionalProperties')
+        return `${field}.${String(issue.params.additionalProperty)} is not allowed`;
       if (issue.keyword === 'enum' && Array.isArray(issue.params.allowedValues)) {
         return `${field} must be one of ${issue.params.allowedValues.join(', ')}`;
       }
       const rule = issue.parentSchema?.[RULE];
-      if ((issue.keyword === 'pattern' || issue.keyword === 'format') && typeof rule === 'string') return `${field} ${rule}`;
-      const hint = (issue.keyword === 'pattern' || issue.keyword === 'format') && issue.parentSchema?.description ? ` (${issue.parentSchema.description})` : '';
+      if ((issue.keyword === 'pattern' || issue.keyword === 'format') && typeof rule === 'string')
+        return `${field} ${rule}`;
+      const hint =
+        (issue.keyword === 'pattern' || issue.keyword === 'format') && issue.parentSchema?.description
+          ? ` (${issue.parentSchema.description})`
+          : '';
       return `${field} ${issue.message ?? 'is invalid'}${hint}`;
     })
     .join('; ');
@@ -79,7 +84,14 @@ export function describeValidation(issues: AjvIssue[], context: string): string 
 
 function fromFastifyError(err: FastifyError): { status: number; code: string; message: string } {
   if (err.validation) {
-    return { status: 400, code: 'VALIDATION', message: describeValidation(err.validation as AjvIssue[], err.validationContext === 'querystring' ? 'query' : (err.validationContext ?? 'body')) };
+    return {
+      status: 400,
+      code: 'VALIDATION',
+      message: describeValidation(
+        err.validation as AjvIssue[],
+        err.validationContext === 'querystring' ? 'query' : (err.validationContext ?? 'body'),
+      ),
+    };
   }
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -111,9 +123,14 @@ export function frameworkErrors(err: FastifyError, _request: FastifyRequest, rep
 
 /** A registered route's path as a pattern of concrete paths (":name" one segment, "*" the rest). */
 function pathPattern(url: string): RegExp {
-  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   const segment = (part: string) =>
-    part === '*' ? '.*' : part.split(/(:[A-Za-z0-9_]+)/).map((piece) => (piece.startsWith(':') ? '[^/]+' : escape(piece))).join('');
+    part === '*'
+      ? '.*'
+      : part
+          .split(/(:[A-Za-z0-9_]+)/)
+          .map((piece) => (piece.startsWith(':') ? '[^/]+' : escapeRegExp(piece)))
+          .join('');
   return new RegExp(`^${url.split('/').map(segment).join('/')}$`);
 }
 
@@ -163,7 +180,10 @@ export function registerErrorHandling(app: FastifyInstance, routes?: RouteMethod
     const allowed = routes?.allowed(decoded) ?? [];
     if (allowed.length > 0) {
       const allow = allowed.join(', ');
-      return reply.status(405).header('allow', allow).send(errorBody('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}; allowed: ${allow}`));
+      return reply
+        .status(405)
+        .header('allow', allow)
+        .send(errorBody('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}; allowed: ${allow}`));
     }
     reply.status(404).send(errorBody('NOT_FOUND', `no route ${request.method} ${path}`));
   });

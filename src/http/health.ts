@@ -24,7 +24,10 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthOptions> = async (app
     '/healthz',
     {
       schema: {
-        tags: ['operations'], security: [], operationId: 'getHealth', summary: 'liveness: the process answers',
+        tags: ['operations'],
+        security: [],
+        operationId: 'getHealth',
+        summary: 'liveness: the process answers',
         response: { 200: Type.Object({ status: Type.String() }), ...errorReplies(400) },
       },
     },
@@ -36,7 +39,10 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthOptions> = async (app
     '/readyz',
     {
       schema: {
-        tags: ['operations'], security: [], operationId: 'getReadiness', summary: 'readiness: not draining and the database answers',
+        tags: ['operations'],
+        security: [],
+        operationId: 'getReadiness',
+        summary: 'readiness: not draining and the database answers',
         response: { 200: Readiness, ...errorReplies(400, 503) },
       },
     },
@@ -47,7 +53,8 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthOptions> = async (app
       } catch {
         return reply.status(503).send(errorBody('UNAVAILABLE', 'database unreachable'));
       }
-      if (counters && !(await counters.check())) return { status: 'degraded' as const, database: deps.db.kind, redis: 'unreachable' as const };
+      if (counters && !(await counters.check()))
+        return { status: 'degraded' as const, database: deps.db.kind, redis: 'unreachable' as const };
       return { status: 'ok' as const, database: deps.db.kind, redis: counters ? ('ok' as const) : ('none' as const) };
     },
   );

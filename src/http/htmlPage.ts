@@ -8,8 +8,14 @@ import { mailLocale, type MailLocale } from '../notifications/format.js';
 import { escapeHtml } from '../notifications/layout.js';
 import { statusOf } from './errors.js';
 
-/** ?lang=, else the language the link's mail was written in, else the browser's first choice if de or en, else German. */
-export function pageLocale(lang: string | undefined, bookingLanguage: string | null | undefined, acceptLanguage: string | undefined): MailLocale {
+/**
+ * ?lang=, else the language the link's mail was written in, else the browser's first choice if de or en, else German.
+ */
+export function pageLocale(
+  lang: string | undefined,
+  bookingLanguage: string | null | undefined,
+  acceptLanguage: string | undefined,
+): MailLocale {
   const first = (raw: string | null | undefined) => (raw && /^(de|en)\b/i.test(raw.trim()) ? raw.trim() : undefined);
   return mailLocale(first(lang) ?? first(bookingLanguage) ?? first(acceptLanguage?.split(',')[0]));
 }
@@ -33,12 +39,15 @@ const STYLE =
   'main{max-width:560px;margin:0 auto;background:#fff;padding:24px;border-radius:8px}' +
   'dt{font-weight:600;margin-top:8px}dd{margin:0}button{margin-top:16px;padding:10px 18px;font-size:16px;' +
   'background:#b00020;color:#fff;border:0;border-radius:4px;cursor:pointer}' +
-  'button.confirm{background:#1b6e20}button:focus-visible,textarea:focus-visible{outline:3px solid #1a4fd6;outline-offset:2px}' +
+  'button.confirm{background:#1b6e20}button:focus-visible,textarea:focus-visible{outline:3px solid ' +
+  '#1a4fd6;outline-offset:2px}' +
   'form{margin-top:8px}label{display:block;font-weight:600;margin-top:16px}.hint{color:#555;font-weight:400}' +
-  'textarea{display:block;box-sizing:border-box;width:100%;margin-top:4px;padding:8px;font:inherit;border:1px solid #767676;border-radius:4px}' +
+  'textarea{display:block;box-sizing:border-box;width:100%;margin-top:4px;padding:8px;font:inherit;border:1px ' +
+  'solid #767676;border-radius:4px}' +
   'blockquote{margin:4px 0 0;padding:8px 12px;border-left:3px solid #767676;background:#f6f6f6}' +
   'button.secondary,button.primary{background:#1a56db}h2{font-size:1.15rem;margin-top:28px}' +
-  '.notice{background:#e8f5e9;border-left:4px solid #2e7d32;padding:8px 12px}.error{background:#fdecea;border-left:4px solid #b00020;padding:8px 12px}';
+  '.notice{background:#e8f5e9;border-left:4px solid #2e7d32;padding:8px 12px}' +
+  '.error{background:#fdecea;border-left:4px solid #b00020;padding:8px 12px}';
 
 export function htmlDocument(locale: MailLocale, title: string, body: string): string {
   return (
@@ -54,10 +63,14 @@ function wantsJson(request: FastifyRequest): boolean {
   return accept.includes('application/json') && !accept.includes('text/html');
 }
 
-/** Pages without scripts (the default), and pages that run this service's own scripts (the manage page's slot picker). */
+/**
+ * Pages without scripts (the default), and pages that run this service's own scripts (the manage page's slot picker).
+ */
 export const PAGE_CSP = {
   static: "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
-  scripted: "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self' 'unsafe-inline'; img-src https: data:; form-action 'self'; frame-ancestors 'none'",
+  scripted:
+    "default-src 'none'; script-src 'self'; connect-src 'self'; style-src 'self' 'unsafe-inline'; " +
+    "img-src https: data:; form-action 'self'; frame-ancestors 'none'",
 };
 
 export function sendPage(reply: FastifyReply, status: number, html: string, csp: string = PAGE_CSP.static) {
@@ -75,7 +88,10 @@ export function sendPage(reply: FastifyReply, status: number, html: string, csp:
  * Errors of these routes as pages with their status (JSON only when asked for it alone).
  * `render` gets the error and its status and returns the page.
  */
-export function answerErrorsAsPages(app: FastifyInstance, render: (err: Error, status: number, request: FastifyRequest) => string): void {
+export function answerErrorsAsPages(
+  app: FastifyInstance,
+  render: (err: Error, status: number, request: FastifyRequest) => string,
+): void {
   app.setErrorHandler((err, request, reply) => {
     if (wantsJson(request)) throw err; // the application's handler writes the documented error body
     const raw = err instanceof DomainError ? statusOf(err.code) : ((err as { statusCode?: number }).statusCode ?? 500);

@@ -28,14 +28,20 @@ export function parseKey(raw: string | string[] | undefined): string | null {
 function canonical(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(canonical);
   if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).sort().map((k) => [k, canonical((value as Record<string, unknown>)[k])]));
+    return Object.fromEntries(
+      Object.keys(value)
+        .sort()
+        .map((k) => [k, canonical((value as Record<string, unknown>)[k])]),
+    );
   }
   return value;
 }
 
 /** What makes two requests under one key "the same": query and body, by content. */
 export const requestFingerprint = (query: unknown, body: unknown) =>
-  createHash('sha256').update(JSON.stringify(canonical({ query: query ?? {}, body: body ?? null }))).digest('base64url');
+  createHash('sha256')
+    .update(JSON.stringify(canonical({ query: query ?? {}, body: body ?? null })))
+    .digest('base64url');
 
 export function idempotencyHooks(deps: Deps): { preHandler: preHandlerAsyncHookHandler; onSend: onSendHookHandler } {
   const claims = new WeakMap<FastifyRequest, KeyScope>();
@@ -54,10 +60,16 @@ export function idempotencyHooks(deps: Deps): { preHandler: preHandlerAsyncHookH
         if (claim.contentType) reply.type(claim.contentType);
         return reply.send(claim.body);
       case 'reused':
-        throw new DomainError('IDEMPOTENCY_KEY_REUSED', 'this Idempotency-Key was used with another request body; use a new key for a new request');
+        throw new DomainError(
+          'IDEMPOTENCY_KEY_REUSED',
+          'this Idempotency-Key was used with another request body; use a new key for a new request',
+        );
       case 'in-use':
         reply.header('retry-after', '1');
-        throw new DomainError('IDEMPOTENCY_KEY_IN_USE', 'a request with this Idempotency-Key is still being processed; retry shortly');
+        throw new DomainError(
+          'IDEMPOTENCY_KEY_IN_USE',
+          'a request with this Idempotency-Key is still being processed; retry shortly',
+        );
     }
   }
 
@@ -70,7 +82,11 @@ export function idempotencyHooks(deps: Deps): { preHandler: preHandlerAsyncHookH
       else {
         const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
         const contentType = reply.getHeader('content-type');
-        await storeAnswer(deps.db, scope, { status: reply.statusCode, contentType: typeof contentType === 'string' ? contentType : null, body });
+        await storeAnswer(deps.db, scope, {
+          status: reply.statusCode,
+          contentType: typeof contentType === 'string' ? contentType : null,
+          body,
+        });
       }
     } catch (err) {
       // the answer still goes out; a retry finds the key running until its lease ends

@@ -27,8 +27,14 @@ export function registerMetrics(app: FastifyInstance): void {
     done();
   });
   const schema = {
-    tags: ['operations'], security: [], operationId: 'getMetrics', summary: 'Prometheus metrics (text exposition format)',
-    response: { 200: { description: 'the metrics', content: { 'text/plain': { schema: { type: 'string' } } } }, ...errorReplies(400) },
+    tags: ['operations'],
+    security: [],
+    operationId: 'getMetrics',
+    summary: 'Prometheus metrics (text exposition format)',
+    response: {
+      200: { description: 'the metrics', content: { 'text/plain': { schema: { type: 'string' } } } },
+      ...errorReplies(400),
+    },
   };
   app.get('/metrics', { schema }, async (_request, reply) => {
     reply.header('content-type', client.register.contentType);

@@ -37,7 +37,10 @@ const bookingsJson = (list: MyBookings) =>
     cancelLink,
   }));
 
-/** "My bookings" for the widget (DESIGN 7.12): ask for the link by e-mail, read the list by its token. CORS as the booking flow. */
+/**
+ * "My bookings" for the widget (DESIGN 7.12): ask for the link by
+ * e-mail, read the list by its token. CORS as the booking flow.
+ */
 export const myBookingsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
   publicCors(app, PATHS);
   const limit = { rateLimit: { max: deps.config.bookingRateLimitPerMinute, timeWindow: 60_000 } };
@@ -52,7 +55,8 @@ export const myBookingsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async
         operationId: 'requestMyBookingsLink',
         summary: 'Mails a link to the bookings of this address at the provider of ref; the same 202 for every address',
         description:
-          'When the address has bookings at the provider (upcoming or of the last 30 days), a mail carries PUBLIC_BASE_URL/my-bookings/{token} ' +
+          'When the address has bookings at the provider (upcoming or of the last 30 days), ' +
+          'a mail carries PUBLIC_BASE_URL/my-bookings/{token} ' +
           '(valid 24 h; at most 3 such mails per address and hour). The answer never tells whether it did.',
         querystring: MyBookingsQuery,
         body: MyBookingsBody,
@@ -60,7 +64,11 @@ export const myBookingsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async
       },
     },
     async (request, reply) => {
-      await requestMyBookings(deps, { ref: request.query.ref, email: request.body.email, locale: request.body.locale ?? undefined });
+      await requestMyBookings(deps, {
+        ref: request.query.ref,
+        email: request.body.email,
+        locale: request.body.locale ?? undefined,
+      });
       return reply.code(202).send(envelope({ message: MY_BOOKINGS_ACCEPTED }));
     },
   );
@@ -80,17 +88,28 @@ export const myBookingsRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async
     },
     async (request, reply) => {
       const list = await myBookingsOf(deps, request.params.token);
-      return reply.header('cache-control', 'no-store').header('referrer-policy', 'no-referrer').send(envelope({ bookings: bookingsJson(list) }));
+      return reply
+        .header('cache-control', 'no-store')
+        .header('referrer-policy', 'no-referrer')
+        .send(envelope({ bookings: bookingsJson(list) }));
     },
   );
 };
 
 const Html = Type.String({ description: 'HTML page' });
-const pageOrError = (description: string) => ({ description, content: { 'text/html': { schema: Html }, 'application/json': { schema: ErrorResponse } } });
+const pageOrError = (description: string) => ({
+  description,
+  content: { 'text/html': { schema: Html }, 'application/json': { schema: ErrorResponse } },
+});
 
 /** The page the mailed link opens: the person's bookings with their actions (de/en). */
 export const myBookingsPageRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
-  answerErrorsAsPages(app, (_err, status, request) => myBookingsPage(status === 404 ? 'invalid' : 'error', pageLocale(langOf(request), null, request.headers['accept-language'])));
+  answerErrorsAsPages(app, (_err, status, request) =>
+    myBookingsPage(
+      status === 404 ? 'invalid' : 'error',
+      pageLocale(langOf(request), null, request.headers['accept-language']),
+    ),
+  );
 
   app.get(
     '/my-bookings/:token',
@@ -100,13 +119,17 @@ export const myBookingsPageRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = a
         tags,
         security,
         operationId: 'viewMyBookings',
-        summary: 'The page of a "my bookings" link: upcoming bookings and those of the last 30 days, each with cancel and "choose another time"',
+        summary:
+          'The page of a "my bookings" link: upcoming bookings and those of the last 30 days, ' +
+          'each with cancel and "choose another time"',
         params: MyBookingsParams,
-        querystring: Type.Object({ lang: Type.Optional(Type.String({ maxLength: 35, description: 'de or en; overrides the booking language' })) }),
+        querystring: Type.Object({
+          lang: Type.Optional(Type.String({ maxLength: 35, description: 'de or en; overrides the booking language' })),
+        }),
         response: {
           200: { description: 'the bookings', content: { 'text/html': { schema: Html } } },
           400: pageOrError('invalid request'),
-          404: pageOrError('forged, altered or expired token, or the person\'s data was erased'),
+          404: pageOrError("forged, altered or expired token, or the person's data was erased"),
           429: pageOrError('too many requests from this address'),
         },
       },

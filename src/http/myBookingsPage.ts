@@ -8,23 +8,47 @@ export type MyBookingsPageKind = 'list' | 'invalid' | 'error';
 
 const TEXT = {
   de: {
-    list: { title: 'Meine Buchungen', lead: (p: string) => `Ihre kommenden Termine bei ${p} und die der letzten 30 Tage.` },
-    invalid: { title: 'Link ungültig', lead: () => 'Dieser Link ist ungültig oder abgelaufen. Fordern Sie im Buchungsformular einen neuen an.' },
-    error: { title: 'Das hat nicht geklappt', lead: () => 'Ihre Anfrage konnte nicht bearbeitet werden. Bitte versuchen Sie es später noch einmal.' },
+    list: {
+      title: 'Meine Buchungen',
+      lead: (p: string) => `Ihre kommenden Termine bei ${p} und die der letzten 30 Tage.`,
+    },
+    invalid: {
+      title: 'Link ungültig',
+      lead: () => 'Dieser Link ist ungültig oder abgelaufen. Fordern Sie im Buchungsformular einen neuen an.',
+    },
+    error: {
+      title: 'Das hat nicht geklappt',
+      lead: () => 'Ihre Anfrage konnte nicht bearbeitet werden. Bitte versuchen Sie es später noch einmal.',
+    },
     none: 'Hier sind keine Buchungen zu sehen.',
     labels: { what: 'Was', where: 'Wo', state: 'Status' },
-    states: { REQUESTED: 'angefragt, noch nicht bestätigt', BOOKED: 'gebucht', CANCELED: 'storniert' } as Record<string, string>,
+    states: { REQUESTED: 'angefragt, noch nicht bestätigt', BOOKED: 'gebucht', CANCELED: 'storniert' } as Record<
+      string,
+      string
+    >,
     move: 'Andere Zeit wählen',
     cancel: 'Termin stornieren',
     fixed: 'Online nicht mehr änderbar.',
   },
   en: {
-    list: { title: 'My bookings', lead: (p: string) => `Your upcoming appointments at ${p} and those of the last 30 days.` },
-    invalid: { title: 'Invalid link', lead: () => 'This link is not valid or has expired. Ask for a new one in the booking form.' },
-    error: { title: 'Something went wrong', lead: () => 'Your request could not be processed. Please try again later.' },
+    list: {
+      title: 'My bookings',
+      lead: (p: string) => `Your upcoming appointments at ${p} and those of the last 30 days.`,
+    },
+    invalid: {
+      title: 'Invalid link',
+      lead: () => 'This link is not valid or has expired. Ask for a new one in the booking form.',
+    },
+    error: {
+      title: 'Something went wrong',
+      lead: () => 'Your request could not be processed. Please try again later.',
+    },
     none: 'There are no bookings to show here.',
     labels: { what: 'What', where: 'Where', state: 'Status' },
-    states: { REQUESTED: 'requested, not yet confirmed', BOOKED: 'booked', CANCELED: 'cancelled' } as Record<string, string>,
+    states: { REQUESTED: 'requested, not yet confirmed', BOOKED: 'booked', CANCELED: 'cancelled' } as Record<
+      string,
+      string
+    >,
     move: 'Choose another time',
     cancel: 'Cancel the appointment',
     fixed: 'Can no longer be changed online.',
@@ -40,7 +64,9 @@ function bookingSection(b: MyBooking, i: number, locale: MailLocale): string {
   const manage = `../cancel/${escapeHtml(new URL(b.cancelLink).pathname.split('/').pop()!)}?lang=${locale}`;
   const actions = [
     b.canReschedule ? `<a href="${manage}#reschedule">${escapeHtml(t.move)}</a>` : '',
-    b.canCancel ? `<form method="post" action="${manage}"><button type="submit">${escapeHtml(t.cancel)}</button></form>` : '',
+    b.canCancel
+      ? `<form method="post" action="${manage}"><button type="submit">${escapeHtml(t.cancel)}</button></form>`
+      : '',
   ].join('');
   const rows: [string, string | null][] = [
     [t.labels.what, v.productName],
@@ -59,7 +85,11 @@ export function myBookingsPage(kind: MyBookingsPageKind, locale: MailLocale, lis
   const body = [
     `<h1>${escapeHtml(text.title)}</h1>`,
     `<p>${escapeHtml(text.lead(list?.providerName ?? ''))}</p>`,
-    ...(list ? (list.bookings.length > 0 ? list.bookings.map((b, i) => bookingSection(b, i, locale)) : [`<p>${escapeHtml(t.none)}</p>`]) : []),
+    ...(list
+      ? list.bookings.length > 0
+        ? list.bookings.map((b, i) => bookingSection(b, i, locale))
+        : [`<p>${escapeHtml(t.none)}</p>`]
+      : []),
   ].join('\n');
   return htmlDocument(locale, text.title, body);
 }

@@ -24,7 +24,8 @@ function nulField(value: unknown, path: string, depth = 0): string | null {
  */
 export function rejectNulCharacters(app: FastifyInstance): void {
   app.addHook('preValidation', (request, _reply, done) => {
-    const field = nulField(request.params, 'params') ?? nulField(request.query, 'query') ?? nulField(request.body, 'body');
+    const field =
+      nulField(request.params, 'params') ?? nulField(request.query, 'query') ?? nulField(request.body, 'body');
     done(field ? invalid(`${field} must not contain NUL characters`) : undefined);
   });
 }

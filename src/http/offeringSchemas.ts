@@ -5,37 +5,83 @@ import { MAX_QUESTIONS, QUESTION_KEY_PATTERN, QUESTION_TYPES } from '../offering
 import { Nullable, RULE, StringEnum } from './reply.js';
 
 const Text = (max = 255, description?: string) => Type.String({ minLength: 1, maxLength: max, description });
-const OptText = (max = 255, description?: string) => Type.Optional(Nullable(Type.String({ maxLength: max, description })));
+const OptText = (max = 255, description?: string) =>
+  Type.Optional(Nullable(Type.String({ maxLength: max, description })));
 /** Minutes: whole, never negative, at most a year. */
-const Minutes = (description: string) => Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 525_600, description })));
+const Minutes = (description: string) =>
+  Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 525_600, description })));
 
 export const ProviderParams = Type.Object({ crmId: Type.String(), providerRef: Type.String({ minLength: 1 }) });
-export const ProductParams = Type.Object({ crmId: Type.String(), providerRef: Type.String({ minLength: 1 }), productRef: Type.String({ minLength: 1 }) });
-export const ResourceParams = Type.Object({ crmId: Type.String(), providerRef: Type.String({ minLength: 1 }), resourceRef: Type.String({ minLength: 1 }) });
+export const ProductParams = Type.Object({
+  crmId: Type.String(),
+  providerRef: Type.String({ minLength: 1 }),
+  productRef: Type.String({ minLength: 1 }),
+});
+export const ResourceParams = Type.Object({
+  crmId: Type.String(),
+  providerRef: Type.String({ minLength: 1 }),
+  resourceRef: Type.String({ minLength: 1 }),
+});
 export const UserParams = Type.Object({ crmId: Type.String(), userRef: Type.String({ minLength: 1 }) });
-export const ProfileParams = Type.Object({ crmId: Type.String(), providerRef: Type.String({ minLength: 1 }), profileRef: Type.String({ minLength: 1 }) });
+export const ProfileParams = Type.Object({
+  crmId: Type.String(),
+  providerRef: Type.String({ minLength: 1 }),
+  profileRef: Type.String({ minLength: 1 }),
+});
 
 // ---- products ----
 
 const Label = (what: string) =>
-  Type.Object({ de: Text(200, `${what} in German`), en: Text(200, `${what} in English`) }, { additionalProperties: false, description: `${what} in German and English` });
+  Type.Object(
+    { de: Text(200, `${what} in German`), en: Text(200, `${what} in English`) },
+    { additionalProperties: false, description: `${what} in German and English` },
+  );
 
-const QuestionOption = Type.Object({ value: Text(100, 'the answer A3 sends'), label: Label('what the consumer sees') }, { additionalProperties: false });
+const QuestionOption = Type.Object(
+  { value: Text(100, 'the answer A3 sends'), label: Label('what the consumer sees') },
+  { additionalProperties: false },
+);
 
 export const Question = Type.Object(
   {
-    key: Type.String({ pattern: QUESTION_KEY_PATTERN, description: 'unique in the product; the key of the answer in A3', [RULE]: 'must be a lower-case letter followed by up to 39 lower-case letters, digits or _' }),
-    type: StringEnum(QUESTION_TYPES, 'text (one line), textarea, select (one of options), checkbox (true/false), email or phone'),
-    required: Type.Optional(Type.Boolean({ default: false, description: 'A3 without an answer is 400; a required checkbox must be true' })),
+    key: Type.String({
+      pattern: QUESTION_KEY_PATTERN,
+      description: 'unique in the product; the key of the answer in A3',
+      [RULE]: 'must be a lower-case letter followed by up to 39 lower-case letters, digits or _',
+    }),
+    type: StringEnum(
+      QUESTION_TYPES,
+      'text (one line), textarea, select (one of options), checkbox (true/false), email or phone',
+    ),
+    required: Type.Optional(
+      Type.Boolean({ default: false, description: 'A3 without an answer is 400; a required checkbox must be true' }),
+    ),
     label: Label('the question'),
-    options: Type.Optional(Type.Array(QuestionOption, { minItems: 1, maxItems: 50, description: 'select only: the answers to choose from (values unique)' })),
-    maxLength: Type.Optional(Type.Integer({ minimum: 1, maximum: 2000, description: 'text (at most 500, default 500) and textarea (at most 2000, default 2000) only' })),
+    options: Type.Optional(
+      Type.Array(QuestionOption, {
+        minItems: 1,
+        maxItems: 50,
+        description: 'select only: the answers to choose from (values unique)',
+      }),
+    ),
+    maxLength: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 2000,
+        description: 'text (at most 500, default 500) and textarea (at most 2000, default 2000) only',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
 
 const Questions = Type.Optional(
-  Nullable(Type.Array(Question, { maxItems: MAX_QUESTIONS, description: `booking questions the consumer answers in A3 (at most ${MAX_QUESTIONS}; null or [] clears)` })),
+  Nullable(
+    Type.Array(Question, {
+      maxItems: MAX_QUESTIONS,
+      description: `booking questions the consumer answers in A3 (at most ${MAX_QUESTIONS}; null or [] clears)`,
+    }),
+  ),
 );
 
 const productFields = {
@@ -68,7 +114,9 @@ export const Product = Type.Object({
       type: Type.String(),
       required: Type.Boolean(),
       label: Type.Object({ de: Type.String(), en: Type.String() }),
-      options: Type.Optional(Type.Array(Type.Object({ value: Type.String(), label: Type.Object({ de: Type.String(), en: Type.String() }) }))),
+      options: Type.Optional(
+        Type.Array(Type.Object({ value: Type.String(), label: Type.Object({ de: Type.String(), en: Type.String() }) })),
+      ),
       maxLength: Type.Optional(Type.Integer({ description: 'text and textarea; also email (254) and phone (32)' })),
     }),
   ),
@@ -81,8 +129,16 @@ const BookingProcess = StringEnum(BOOKING_PROCESSES);
 const ChannelSetting = Type.Object({ bookingProcess: BookingProcess }, { additionalProperties: false });
 
 export const ChannelsBody = Type.Partial(
-  Type.Object(Object.fromEntries(CHANNEL_KEYS.map((k) => [k, ChannelSetting])) as Record<(typeof CHANNEL_KEYS)[number], typeof ChannelSetting>),
-  { additionalProperties: false, description: `bookingProcess per channelKey (${CHANNEL_KEYS.join(', ')}); default IMMEDIATE` },
+  Type.Object(
+    Object.fromEntries(CHANNEL_KEYS.map((k) => [k, ChannelSetting])) as Record<
+      (typeof CHANNEL_KEYS)[number],
+      typeof ChannelSetting
+    >,
+  ),
+  {
+    additionalProperties: false,
+    description: `bookingProcess per channelKey (${CHANNEL_KEYS.join(', ')}); default IMMEDIATE`,
+  },
 );
 
 export const AddressBody = Type.Object({
@@ -96,17 +152,32 @@ export const AddressBody = Type.Object({
 const BookingWindowBody = Type.Object(
   {
     minNoticeMinutes: Minutes('bookable until this many minutes before the start; null: until it starts'),
-    maxAdvanceDays: Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 3650, description: 'bookable until the end of the day this many days from today (provider zone); null: no limit' }))),
-    cancelNoticeMinutes: Minutes('the consumer may cancel or move by link until this many minutes before the start; null: until it starts'),
+    maxAdvanceDays: Type.Optional(
+      Nullable(
+        Type.Integer({
+          minimum: 0,
+          maximum: 3650,
+          description: 'bookable until the end of the day this many days from today (provider zone); null: no limit',
+        }),
+      ),
+    ),
+    cancelNoticeMinutes: Minutes(
+      'the consumer may cancel or move by link until this many minutes before the start; null: until it starts',
+    ),
   },
-  { additionalProperties: false, description: 'given members replace the stored ones (null clears one); null clears every limit' },
+  {
+    additionalProperties: false,
+    description: 'given members replace the stored ones (null clears one); null clears every limit',
+  },
 );
 
 const resourceFields = {
   publicName: Text(255, 'shown to customers'),
   internalName: Text(255, 'for the provider'),
   description: OptText(4000),
-  products: Type.Optional(Type.Array(Text(), { maxItems: 500, description: 'product references; the products must exist' })),
+  products: Type.Optional(
+    Type.Array(Text(), { maxItems: 500, description: 'product references; the products must exist' }),
+  ),
   contact: Type.Optional(Nullable(Text(255, 'user reference of the contact person'))),
   contactProfileReference: Type.Optional(Nullable(Text(255, 'profile of the contact user; needs contact'))),
   website: OptText(2048),
@@ -127,13 +198,23 @@ export const ResourceUpdateBody = Type.Object({
 });
 
 export const ResourceCreateQuery = Type.Object({
-  onDuplicateRaise: Type.Optional(Type.Boolean({ default: false, description: 'true: an existing reference is 400; false: it is updated' })),
+  onDuplicateRaise: Type.Optional(
+    Type.Boolean({ default: false, description: 'true: an existing reference is 400; false: it is updated' }),
+  ),
 });
 export const ResourceDeleteQuery = Type.Object({
-  ignoreFutureAppointments: Type.Optional(Type.Boolean({ default: false, description: 'archive future appointments and inform their participants' })),
+  ignoreFutureAppointments: Type.Optional(
+    Type.Boolean({ default: false, description: 'archive future appointments and inform their participants' }),
+  ),
 });
 
-const AddressOut = Type.Object({ city: Type.String(), street: Type.String(), number: Type.String(), zip: Type.String(), countryCode: Type.String() });
+const AddressOut = Type.Object({
+  city: Type.String(),
+  street: Type.String(),
+  number: Type.String(),
+  zip: Type.String(),
+  countryCode: Type.String(),
+});
 const ChannelsOut = Type.Object(
   Object.fromEntries(CHANNEL_KEYS.map((k) => [k, Type.Object({ bookingProcess: Type.String() })])) as Record<
     (typeof CHANNEL_KEYS)[number],
@@ -158,7 +239,11 @@ export const Resource = Type.Object({
   imgUrl: Nullable(Type.String()),
   msgHelpText: Nullable(Type.String()),
   contactChannelType: Nullable(Type.String()),
-  bookingWindow: Type.Object({ minNoticeMinutes: Nullable(Type.Integer()), maxAdvanceDays: Nullable(Type.Integer()), cancelNoticeMinutes: Nullable(Type.Integer()) }),
+  bookingWindow: Type.Object({
+    minNoticeMinutes: Nullable(Type.Integer()),
+    maxAdvanceDays: Nullable(Type.Integer()),
+    cancelNoticeMinutes: Nullable(Type.Integer()),
+  }),
 });
 
 // ---- contact profiles ----
@@ -169,7 +254,10 @@ export const ContactChannelBody = Type.Object({
   value: Text(2048, 'number, email, URL or address'),
 });
 
-const ContactChannels = Type.Array(ContactChannelBody, { maxItems: CHANNEL_TYPES.length * 2, description: 'one channel per type' });
+const ContactChannels = Type.Array(ContactChannelBody, {
+  maxItems: CHANNEL_TYPES.length * 2,
+  description: 'one channel per type',
+});
 
 export const GeneralProfileBody = Type.Object({ name: Text(255, 'public name'), contactChannels: ContactChannels });
 
@@ -186,5 +274,7 @@ export const Profile = Type.Object({
   userReference: Type.String(),
   providerReference: Type.Optional(Type.String()),
   name: Type.String(),
-  contactChannels: Type.Array(Type.Object({ type: Type.String(), label: Nullable(Type.String()), value: Type.String() })),
+  contactChannels: Type.Array(
+    Type.Object({ type: Type.String(), label: Nullable(Type.String()), value: Type.String() }),
+  ),
 });

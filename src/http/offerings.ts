@@ -17,7 +17,12 @@ export const offeringRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
     '/provider/:providerRef/products',
     {
       schema: {
-        tags: productTags, security, operationId: 'createProduct', summary: 'B1 create a product', params: S.ProviderParams, body: S.ProductBody,
+        tags: productTags,
+        security,
+        operationId: 'createProduct',
+        summary: 'B1 create a product',
+        params: S.ProviderParams,
+        body: S.ProductBody,
         response: { 201: Enveloped({ product: S.Product }), ...partnerErrors(409, ...BODY_ERRORS) },
       },
     },
@@ -29,7 +34,16 @@ export const offeringRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
 
   app.get(
     '/provider/:providerRef/products',
-    { schema: { tags: productTags, security, operationId: 'listProducts', summary: 'B2 list products (bare array)', params: S.ProviderParams, response: { 200: Type.Array(S.Product), ...partnerErrors() } } },
+    {
+      schema: {
+        tags: productTags,
+        security,
+        operationId: 'listProducts',
+        summary: 'B2 list products (bare array)',
+        params: S.ProviderParams,
+        response: { 200: Type.Array(S.Product), ...partnerErrors() },
+      },
+    },
     async (request) => products.listProducts(deps, request.crmId, request.params.providerRef),
   );
 
@@ -37,25 +51,49 @@ export const offeringRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
     '/provider/:providerRef/products/:productRef',
     {
       schema: {
-        tags: productTags, security, operationId: 'updateProduct', summary: 'update a product (given fields only)', params: S.ProductParams, body: S.ProductUpdateBody,
+        tags: productTags,
+        security,
+        operationId: 'updateProduct',
+        summary: 'update a product (given fields only)',
+        params: S.ProductParams,
+        body: S.ProductUpdateBody,
         response: { 200: Enveloped({ product: S.Product }), ...partnerErrors(...BODY_ERRORS) },
       },
     },
     async (request) =>
-      envelope({ product: await products.updateProduct(deps, request.crmId, request.params.providerRef, request.params.productRef, request.body) }),
+      envelope({
+        product: await products.updateProduct(
+          deps,
+          request.crmId,
+          request.params.providerRef,
+          request.params.productRef,
+          request.body,
+        ),
+      }),
   );
 
   app.post(
     '/provider/:providerRef/resources',
     {
       schema: {
-        tags: resourceTags, security, operationId: 'createResource', summary: 'B3 create a resource, or update an existing reference unless onDuplicateRaise (201, bare object)',
-        params: S.ProviderParams, querystring: S.ResourceCreateQuery, body: S.ResourceBody,
+        tags: resourceTags,
+        security,
+        operationId: 'createResource',
+        summary: 'B3 create a resource, or update an existing reference unless onDuplicateRaise (201, bare object)',
+        params: S.ProviderParams,
+        querystring: S.ResourceCreateQuery,
+        body: S.ResourceBody,
         response: { 201: S.Resource, ...partnerErrors(...BODY_ERRORS) },
       },
     },
     async (request, reply) => {
-      const resource = await resources.createResource(deps, request.crmId, request.params.providerRef, request.body, request.query.onDuplicateRaise ?? false);
+      const resource = await resources.createResource(
+        deps,
+        request.crmId,
+        request.params.providerRef,
+        request.body,
+        request.query.onDuplicateRaise ?? false,
+      );
       return reply.status(201).send(resource);
     },
   );
@@ -64,19 +102,39 @@ export const offeringRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
     '/provider/:providerRef/resources/:resourceRef',
     {
       schema: {
-        tags: resourceTags, security, operationId: 'updateResource', summary: 'B4 update a resource (given fields only; bare object)',
-        params: S.ResourceParams, body: S.ResourceUpdateBody, response: { 202: S.Resource, ...partnerErrors(...BODY_ERRORS) },
+        tags: resourceTags,
+        security,
+        operationId: 'updateResource',
+        summary: 'B4 update a resource (given fields only; bare object)',
+        params: S.ResourceParams,
+        body: S.ResourceUpdateBody,
+        response: { 202: S.Resource, ...partnerErrors(...BODY_ERRORS) },
       },
     },
     async (request, reply) => {
-      const resource = await resources.updateResource(deps, request.crmId, request.params.providerRef, request.params.resourceRef, request.body);
+      const resource = await resources.updateResource(
+        deps,
+        request.crmId,
+        request.params.providerRef,
+        request.params.resourceRef,
+        request.body,
+      );
       return reply.status(202).send(resource);
     },
   );
 
   app.get(
     '/provider/:providerRef/resources',
-    { schema: { tags: resourceTags, security, operationId: 'listResources', summary: 'B5 list resources (bare array)', params: S.ProviderParams, response: { 200: Type.Array(S.Resource), ...partnerErrors() } } },
+    {
+      schema: {
+        tags: resourceTags,
+        security,
+        operationId: 'listResources',
+        summary: 'B5 list resources (bare array)',
+        params: S.ProviderParams,
+        response: { 200: Type.Array(S.Resource), ...partnerErrors() },
+      },
+    },
     async (request) => resources.listResources(deps, request.crmId, request.params.providerRef),
   );
 
@@ -84,14 +142,25 @@ export const offeringRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
     '/provider/:providerRef/resources/:resourceRef',
     {
       schema: {
-        tags: resourceTags, security, operationId: 'deleteResource',
-        summary: 'B6 delete a resource for good (409 while future appointments exist unless ignoreFutureAppointments=true)',
-        params: S.ResourceParams, querystring: S.ResourceDeleteQuery, response: { 204: Type.Null({ description: 'deleted' }), ...partnerErrors(409, ...BODY_ERRORS) },
+        tags: resourceTags,
+        security,
+        operationId: 'deleteResource',
+        summary:
+          'B6 delete a resource for good (409 while future appointments exist unless ignoreFutureAppointments=true)',
+        params: S.ResourceParams,
+        querystring: S.ResourceDeleteQuery,
+        response: { 204: Type.Null({ description: 'deleted' }), ...partnerErrors(409, ...BODY_ERRORS) },
       },
     },
     async (request, reply) => {
       const { crmId, params, query } = request;
-      await deleteResource(deps, crmId, params.providerRef, params.resourceRef, query.ignoreFutureAppointments ?? false);
+      await deleteResource(
+        deps,
+        crmId,
+        params.providerRef,
+        params.resourceRef,
+        query.ignoreFutureAppointments ?? false,
+      );
       return reply.status(204).send(null);
     },
   );
@@ -101,16 +170,31 @@ export const offeringRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
 
   app.get(
     '/user/:userRef/generalContactProfile',
-    { schema: { tags: profileTags, security, operationId: 'getGeneralContactProfile', summary: 'B7 read the general contact profile of a user', params: S.UserParams, response: profileRead } },
-    async (request) => envelope({ profile: await profiles.getGeneralProfile(deps, request.crmId, request.params.userRef) }),
+    {
+      schema: {
+        tags: profileTags,
+        security,
+        operationId: 'getGeneralContactProfile',
+        summary: 'B7 read the general contact profile of a user',
+        params: S.UserParams,
+        response: profileRead,
+      },
+    },
+    async (request) =>
+      envelope({ profile: await profiles.getGeneralProfile(deps, request.crmId, request.params.userRef) }),
   );
 
   app.put(
     '/user/:userRef/generalContactProfile',
     {
       schema: {
-        tags: profileTags, security, operationId: 'putGeneralContactProfile', summary: 'B8 create (201) or update (200) the general contact profile; channels merged by type',
-        params: S.UserParams, body: S.GeneralProfileBody, response: { 200: profile, 201: profile, ...partnerErrors(...BODY_ERRORS) },
+        tags: profileTags,
+        security,
+        operationId: 'putGeneralContactProfile',
+        summary: 'B8 create (201) or update (200) the general contact profile; channels merged by type',
+        params: S.UserParams,
+        body: S.GeneralProfileBody,
+        response: { 200: profile, 201: profile, ...partnerErrors(...BODY_ERRORS) },
       },
     },
     async (request, reply) => {
@@ -121,21 +205,47 @@ export const offeringRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
 
   app.get(
     '/provider/:providerRef/contactProfile/:profileRef',
-    { schema: { tags: profileTags, security, operationId: 'getContactProfile', summary: 'B9 read a provider-specific contact profile', params: S.ProfileParams, response: profileRead } },
+    {
+      schema: {
+        tags: profileTags,
+        security,
+        operationId: 'getContactProfile',
+        summary: 'B9 read a provider-specific contact profile',
+        params: S.ProfileParams,
+        response: profileRead,
+      },
+    },
     async (request) =>
-      envelope({ profile: await profiles.getProviderProfile(deps, request.crmId, request.params.providerRef, request.params.profileRef) }),
+      envelope({
+        profile: await profiles.getProviderProfile(
+          deps,
+          request.crmId,
+          request.params.providerRef,
+          request.params.profileRef,
+        ),
+      }),
   );
 
   app.post(
     '/provider/:providerRef/contactProfile',
     {
       schema: {
-        tags: profileTags, security, operationId: 'upsertContactProfile', summary: 'B10 create (201) or update (200) a provider-specific contact profile; channels merged by type',
-        params: S.ProviderParams, body: S.ProfileBody, response: { 200: profile, 201: profile, ...partnerErrors(409, ...BODY_ERRORS) },
+        tags: profileTags,
+        security,
+        operationId: 'upsertContactProfile',
+        summary: 'B10 create (201) or update (200) a provider-specific contact profile; channels merged by type',
+        params: S.ProviderParams,
+        body: S.ProfileBody,
+        response: { 200: profile, 201: profile, ...partnerErrors(409, ...BODY_ERRORS) },
       },
     },
     async (request, reply) => {
-      const result = await profiles.upsertProviderProfile(deps, request.crmId, request.params.providerRef, request.body);
+      const result = await profiles.upsertProviderProfile(
+        deps,
+        request.crmId,
+        request.params.providerRef,
+        request.body,
+      );
       return reply.status(result.created ? 201 : 200).send(envelope({ profile: result.profile }));
     },
   );

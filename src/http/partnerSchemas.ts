@@ -5,7 +5,8 @@ import { Nullable } from './reply.js';
 const Required = (description?: string) => Type.String({ minLength: 1, maxLength: 255, description });
 const Opt = (max = 255, description?: string) => Type.Optional(Type.String({ maxLength: max, description }));
 /** An optional text a client may also send as null (same as leaving it out on create; clears it on update). */
-const OptNull = (max = 255, description?: string) => Type.Optional(Nullable(Type.String({ maxLength: max, description })));
+const OptNull = (max = 255, description?: string) =>
+  Type.Optional(Nullable(Type.String({ maxLength: max, description })));
 const Email = Type.String({ format: 'email', maxLength: 254 });
 /** The form of an IANA zone name (Area/Location, UTC, Etc/GMT+1); the server also checks that the zone exists. */
 export const TIME_ZONE_PATTERN = '^[A-Za-z][A-Za-z0-9_+-]*(?:/[A-Za-z0-9_+-]+)*$';
@@ -27,7 +28,9 @@ export const UserUpdateBody = Type.Object({
   firstName: OptNull(),
   phone: OptNull(64),
   mobile: OptNull(64),
-  language: Type.Optional(Type.String({ pattern: '^[a-z]{2}$', description: 'two-letter language code in lower case, such as de or en' })),
+  language: Type.Optional(
+    Type.String({ pattern: '^[a-z]{2}$', description: 'two-letter language code in lower case, such as de or en' }),
+  ),
 });
 
 export const User = Type.Object({
@@ -78,7 +81,15 @@ export const Account = Type.Object({
   accountReference: Type.String(),
   ownerReference: Nullable(Type.String()),
   branch: Type.String(),
-  invoiceAddress: Nullable(Type.Object({ city: Type.String(), countryCode: Type.String(), street: Type.String(), number: Type.String(), zip: Type.String() })),
+  invoiceAddress: Nullable(
+    Type.Object({
+      city: Type.String(),
+      countryCode: Type.String(),
+      street: Type.String(),
+      number: Type.String(),
+      zip: Type.String(),
+    }),
+  ),
   invoiceContactName: Nullable(Type.String()),
   invoiceCompanyName: Nullable(Type.String()),
   invoiceTaxId: Nullable(Type.String()),
@@ -98,13 +109,20 @@ export const ProviderBody = Type.Object({
   branch: Opt(64, BRANCHES.join(', ')),
   subbranch: OptNull(64),
   timeZone: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 64, pattern: TIME_ZONE_PATTERN, description: 'IANA time zone such as Europe/Berlin (an unknown zone is 400); default DEFAULT_TIME_ZONE' }),
+    Type.String({
+      minLength: 1,
+      maxLength: 64,
+      pattern: TIME_ZONE_PATTERN,
+      description: 'IANA time zone such as Europe/Berlin (an unknown zone is 400); default DEFAULT_TIME_ZONE',
+    }),
   ),
   reminderMinutesBefore: Type.Optional(
     Nullable(
       Type.Array(Type.Integer({ minimum: 1, maximum: 525_600 }), {
         maxItems: 10,
-        description: 'reminder mails this many minutes before each booking; replaces REMINDER_MINUTES_BEFORE ([] = none, null = the default)',
+        description:
+          'reminder mails this many minutes before each booking; ' +
+          'replaces REMINDER_MINUTES_BEFORE ([] = none, null = the default)',
       }),
     ),
   ),

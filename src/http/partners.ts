@@ -22,7 +22,11 @@ export const partnerRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (a
   const userRead = { 200: Enveloped({ user: S.User }), ...partnerErrors() };
   const userUpdate = { ...userRead, ...partnerErrors(409, ...BODY_ERRORS) };
   // C1 names no other record: never 404
-  const userReply = { 200: Enveloped({ user: S.User }), 201: Enveloped({ user: S.User }), ...errorReplies(400, 401, 403, 409, ...BODY_ERRORS) };
+  const userReply = {
+    200: Enveloped({ user: S.User }),
+    201: Enveloped({ user: S.User }),
+    ...errorReplies(400, 401, 403, 409, ...BODY_ERRORS),
+  };
   const accountRead = { 200: Enveloped({ account: S.Account }), ...partnerErrors() };
   const accountUpdate = { ...accountRead, ...partnerErrors(...BODY_ERRORS) };
   const accountReply = { ...accountUpdate, 201: Enveloped({ account: S.Account }) };
@@ -30,56 +34,192 @@ export const partnerRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (a
   const providerUpdate = { ...providerRead, ...partnerErrors(...BODY_ERRORS) };
   const providerReply = { ...providerUpdate, 201: Enveloped({ provider: S.Provider }) };
 
-  app.post('/user', { schema: { tags, security, operationId: 'createUser', summary: 'C1 create or update a user', params: S.CrmParams, body: S.UserBody, response: userReply } }, async (request, reply) => {
-    const result = await users.upsertUser(deps, request.crmId, request.body, playLang(request.headers.cookie));
-    return reply.status(result.created ? 201 : 200).send(envelope({ user: result.user }));
-  });
-
-  app.get('/user/:reference', { schema: { tags, security, operationId: 'getUser', summary: 'C2 read a user', params: S.RefParams, response: userRead } }, async (request) =>
-    envelope({ user: await users.getUser(deps, request.crmId, request.params.reference) }),
+  app.post(
+    '/user',
+    {
+      schema: {
+        tags,
+        security,
+        operationId: 'createUser',
+        summary: 'C1 create or update a user',
+        params: S.CrmParams,
+        body: S.UserBody,
+        response: userReply,
+      },
+    },
+    async (request, reply) => {
+      const result = await users.upsertUser(deps, request.crmId, request.body, playLang(request.headers.cookie));
+      return reply.status(result.created ? 201 : 200).send(envelope({ user: result.user }));
+    },
   );
 
-  app.put('/user/:reference', { schema: { tags, security, operationId: 'updateUser', summary: 'update a user (given fields only)', params: S.RefParams, body: S.UserUpdateBody, response: userUpdate } }, async (request) =>
-    envelope({ user: await users.updateUser(deps, request.crmId, request.params.reference, request.body) }),
+  app.get(
+    '/user/:reference',
+    {
+      schema: {
+        tags,
+        security,
+        operationId: 'getUser',
+        summary: 'C2 read a user',
+        params: S.RefParams,
+        response: userRead,
+      },
+    },
+    async (request) => envelope({ user: await users.getUser(deps, request.crmId, request.params.reference) }),
   );
 
-  app.post('/account', { schema: { tags, security, operationId: 'createAccount', summary: 'C3 create an account', params: S.CrmParams, body: S.AccountBody, response: accountReply } }, async (request, reply) => {
-    const result = await accounts.upsertAccount(deps, request.crmId, request.body);
-    return reply.status(result.created ? 201 : 200).send(envelope({ account: result.account }));
-  });
-
-  app.get('/account/:reference', { schema: { tags, security, operationId: 'getAccount', summary: 'C4 read an account', params: S.RefParams, response: accountRead } }, async (request) =>
-    envelope({ account: await accounts.getAccount(deps, request.crmId, request.params.reference) }),
+  app.put(
+    '/user/:reference',
+    {
+      schema: {
+        tags,
+        security,
+        operationId: 'updateUser',
+        summary: 'update a user (given fields only)',
+        params: S.RefParams,
+        body: S.UserUpdateBody,
+        response: userUpdate,
+      },
+    },
+    async (request) =>
+      envelope({ user: await users.updateUser(deps, request.crmId, request.params.reference, request.body) }),
   );
 
-  app.put('/account/:reference', { schema: { tags, security, operationId: 'updateAccount', summary: 'update an account (given fields only)', params: S.RefParams, body: S.AccountUpdateBody, response: accountUpdate } }, async (request) =>
-    envelope({ account: await accounts.updateAccount(deps, request.crmId, request.params.reference, request.body) }),
+  app.post(
+    '/account',
+    {
+      schema: {
+        tags,
+        security,
+        operationId: 'createAccount',
+        summary: 'C3 create an account',
+        params: S.CrmParams,
+        body: S.AccountBody,
+        response: accountReply,
+      },
+    },
+    async (request, reply) => {
+      const result = await accounts.upsertAccount(deps, request.crmId, request.body);
+      return reply.status(result.created ? 201 : 200).send(envelope({ account: result.account }));
+    },
   );
 
-  app.post('/provider', { schema: { tags, security, operationId: 'createProvider', summary: 'C5 create a provider', params: S.CrmParams, body: S.ProviderBody, response: providerReply } }, async (request, reply) => {
-    const result = await providers.createProvider(deps, request.crmId, request.body);
-    return reply.status(result.created ? 201 : 200).send(envelope({ provider: result.provider }));
-  });
-
-  app.get('/provider/:reference', { schema: { tags, security, operationId: 'getProvider', summary: 'C6 read a provider', params: S.RefParams, response: providerRead } }, async (request) =>
-    envelope({ provider: await providers.getProvider(deps, request.crmId, request.params.reference) }),
+  app.get(
+    '/account/:reference',
+    {
+      schema: {
+        tags,
+        security,
+        operationId: 'getAccount',
+        summary: 'C4 read an account',
+        params: S.RefParams,
+        response: accountRead,
+      },
+    },
+    async (request) => envelope({ account: await accounts.getAccount(deps, request.crmId, request.params.reference) }),
   );
 
-  app.put('/provider/:reference', { schema: { tags, security, operationId: 'updateProvider', summary: 'update a provider (given fields only)', params: S.RefParams, body: S.ProviderUpdateBody, response: providerUpdate } }, async (request) =>
-    envelope({ provider: await providers.updateProvider(deps, request.crmId, request.params.reference, request.body) }),
+  app.put(
+    '/account/:reference',
+    {
+      schema: {
+        tags,
+        security,
+        operationId: 'updateAccount',
+        summary: 'update an account (given fields only)',
+        params: S.RefParams,
+        body: S.AccountUpdateBody,
+        response: accountUpdate,
+      },
+    },
+    async (request) =>
+      envelope({ account: await accounts.updateAccount(deps, request.crmId, request.params.reference, request.body) }),
   );
 
-  app.get('/provider/:providerRef/staff', { schema: { tags, security, operationId: 'listStaff', summary: 'C7 list staff (bare array)', params: S.ProviderParams, response: { 200: Type.Array(S.Staff), ...partnerErrors() } } }, async (request) =>
-    staff.listStaff(deps, request.crmId, request.params.providerRef),
+  app.post(
+    '/provider',
+    {
+      schema: {
+        tags,
+        security,
+        operationId: 'createProvider',
+        summary: 'C5 create a provider',
+        params: S.CrmParams,
+        body: S.ProviderBody,
+        response: providerReply,
+      },
+    },
+    async (request, reply) => {
+      const result = await providers.createProvider(deps, request.crmId, request.body);
+      return reply.status(result.created ? 201 : 200).send(envelope({ provider: result.provider }));
+    },
+  );
+
+  app.get(
+    '/provider/:reference',
+    {
+      schema: {
+        tags,
+        security,
+        operationId: 'getProvider',
+        summary: 'C6 read a provider',
+        params: S.RefParams,
+        response: providerRead,
+      },
+    },
+    async (request) =>
+      envelope({ provider: await providers.getProvider(deps, request.crmId, request.params.reference) }),
+  );
+
+  app.put(
+    '/provider/:reference',
+    {
+      schema: {
+        tags,
+        security,
+        operationId: 'updateProvider',
+        summary: 'update a provider (given fields only)',
+        params: S.RefParams,
+        body: S.ProviderUpdateBody,
+        response: providerUpdate,
+      },
+    },
+    async (request) =>
+      envelope({
+        provider: await providers.updateProvider(deps, request.crmId, request.params.reference, request.body),
+      }),
+  );
+
+  app.get(
+    '/provider/:providerRef/staff',
+    {
+      schema: {
+        tags,
+        security,
+        operationId: 'listStaff',
+        summary: 'C7 list staff (bare array)',
+        params: S.ProviderParams,
+        response: { 200: Type.Array(S.Staff), ...partnerErrors() },
+      },
+    },
+    async (request) => staff.listStaff(deps, request.crmId, request.params.providerRef),
   );
 
   app.post(
     '/provider/:providerRef/staff',
     {
       schema: {
-        tags, security, operationId: 'addStaff', summary: 'add a staff member', params: S.ProviderParams,
+        tags,
+        security,
+        operationId: 'addStaff',
+        summary: 'add a staff member',
+        params: S.ProviderParams,
         body: Type.Object({ userReference: Type.String({ minLength: 1 }) }),
-        response: { 200: Enveloped({ staff: S.Staff }), 201: Enveloped({ staff: S.Staff }), ...partnerErrors(...BODY_ERRORS) },
+        response: {
+          200: Enveloped({ staff: S.Staff }),
+          201: Enveloped({ staff: S.Staff }),
+          ...partnerErrors(...BODY_ERRORS),
+        },
       },
     },
     async (request, reply) => {
@@ -92,7 +232,10 @@ export const partnerRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (a
     '/provider/:providerRef/staff/:userRef',
     {
       schema: {
-        tags, security, operationId: 'removeStaff', summary: 'remove a staff member (409 for the provider owner)',
+        tags,
+        security,
+        operationId: 'removeStaff',
+        summary: 'remove a staff member (409 for the provider owner)',
         params: Type.Object({ crmId: Type.String(), providerRef: Type.String(), userRef: Type.String() }),
         response: { 204: Type.Null({ description: 'removed' }), ...partnerErrors(409, ...BODY_ERRORS) },
       },

@@ -31,11 +31,19 @@ import { envelope, errorReplies } from './reply.js';
 import { SHARED_CACHE_HEADERS, sendCachedJson } from './representation.js';
 
 const UpcomingHeaders = Type.Object({
-  'if-none-match': Type.Optional(Type.String({ description: 'the ETag of a listing the client has: 304 while it is still the current one' })),
+  'if-none-match': Type.Optional(
+    Type.String({ description: 'the ETag of a listing the client has: 304 while it is still the current one' }),
+  ),
 });
 
 const IdempotencyHeaders = Type.Object({
-  'idempotency-key': Type.Optional(Type.String({ description: 'makes a retry safe: the same key, path and body within 24 h replays the first answer (Idempotent-Replayed: true)' })),
+  'idempotency-key': Type.Optional(
+    Type.String({
+      description:
+        'makes a retry safe: the same key, path and body within 24 h replays the first answer ' +
+        '(Idempotent-Replayed: true)',
+    }),
+  ),
 });
 import { Type } from '@fastify/type-provider-typebox';
 
@@ -53,7 +61,10 @@ const tags = ['public booking'];
 const security: [] = [];
 
 /** Group A: the consumer booking flow. No authentication; CORS on every path. */
-export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps; listing: ListingState }> = async (app, { deps, listing }) => {
+export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps; listing: ListingState }> = async (
+  app,
+  { deps, listing },
+) => {
   publicCors(app, PATHS);
   const bookingLimit = { rateLimit: { max: deps.config.bookingRateLimitPerMinute, timeWindow: 60_000 } };
   const idempotent = idempotencyHooks(deps);
@@ -67,7 +78,11 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps; listing: List
         security,
         operationId: 'listUpcomingBookables',
         summary: 'A1 upcoming bookable slots of one or more resources, grouped',
-        description: 'The answer carries an ETag (If-None-Match with it gives 304 while the listing is unchanged) and comes in br or gzip as Accept-Encoding allows. Cache-Control lets a shared cache (a CDN, a reverse proxy) keep it 1 s (CDN-Cache-Control: and serve it 1 s more while it fetches the next); browsers revalidate every use.',
+        description:
+          'The answer carries an ETag (If-None-Match with it gives 304 while the listing is unchanged) ' +
+          'and comes in br or gzip as Accept-Encoding allows. Cache-Control lets a shared cache (a CDN, ' +
+          'a reverse proxy) keep it 1 s (CDN-Cache-Control: ' +
+          'and serve it 1 s more while it fetches the next); browsers revalidate every use.',
         params: RefParams,
         querystring: UpcomingQuery,
         headers: UpcomingHeaders,
@@ -178,7 +193,9 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps; listing: List
         tags,
         security,
         operationId: 'rescheduleBooking',
-        summary: 'Moves the booking of a cancel link to another slot of its resource (same participation, new place taken and old one freed in one transaction)',
+        summary:
+          'Moves the booking of a cancel link to another slot of its resource (same participation, ' +
+          'new place taken and old one freed in one transaction)',
         params: RescheduleParams,
         querystring: BookQuery,
         headers: IdempotencyHeaders,
@@ -205,8 +222,12 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps; listing: List
     PATHS.products,
     {
       schema: {
-        tags, security, operationId: 'listActiveProducts', summary: 'A4 products bookable on resources, timeslots or appointments, with their booking questions',
-        querystring: ActiveProductsQuery, response: { 200: ActiveProductsResponse, ...scopeErrors },
+        tags,
+        security,
+        operationId: 'listActiveProducts',
+        summary: 'A4 products bookable on resources, timeslots or appointments, with their booking questions',
+        querystring: ActiveProductsQuery,
+        response: { 200: ActiveProductsResponse, ...scopeErrors },
       },
     },
     async (request) => {
@@ -218,7 +239,16 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps; listing: List
 
   app.post(
     PATHS.publicData,
-    { schema: { tags, security, operationId: 'getPublicData', summary: 'A5 public data of a resource: contact, resource, provider, channel', querystring: ScopeQuery, response: { 200: PublicDataResponse, ...scopeErrors } } },
+    {
+      schema: {
+        tags,
+        security,
+        operationId: 'getPublicData',
+        summary: 'A5 public data of a resource: contact, resource, provider, channel',
+        querystring: ScopeQuery,
+        response: { 200: PublicDataResponse, ...scopeErrors },
+      },
+    },
     async (request) => envelope(await publicData(deps, { ...request.query, channelKey: request.query.channelKey! })),
   );
 };

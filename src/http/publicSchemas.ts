@@ -4,13 +4,24 @@ import { CHANNEL_KEYS, DEFAULT_CHANNEL_KEY, type ChannelKey } from '../offerings
 import { BODY_ERRORS, Enveloped, errorReplies, IsoDateTime, Nullable } from './reply.js';
 
 const ChannelKeyQuery = Type.Optional(
-  Type.Unsafe<ChannelKey>({ type: 'string', enum: [...CHANNEL_KEYS], default: DEFAULT_CHANNEL_KEY, description: `one of ${CHANNEL_KEYS.join(', ')}` }),
+  Type.Unsafe<ChannelKey>({
+    type: 'string',
+    enum: [...CHANNEL_KEYS],
+    default: DEFAULT_CHANNEL_KEY,
+    description: `one of ${CHANNEL_KEYS.join(', ')}`,
+  }),
 );
-export const Ref = Type.String({ minLength: 1, maxLength: 300, description: 'resourceId@providerUuid@platform, resourceId@platform, or the resource UUID' });
-const Refs = (description: string) => Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 300 }), { maxItems: 50, description }));
+export const Ref = Type.String({
+  minLength: 1,
+  maxLength: 300,
+  description: 'resourceId@providerUuid@platform, resourceId@platform, or the resource UUID',
+});
+const Refs = (description: string) =>
+  Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 300 }), { maxItems: 50, description }));
 const Pattern = (description: string) => Type.Optional(Type.String({ maxLength: 200, description }));
 const Uuid = (description?: string) => Type.String({ format: 'uuid', ...(description ? { description } : {}) });
-const OptText = (max: number, description?: string) => Type.Optional(Nullable(Type.String({ maxLength: max, ...(description ? { description } : {}) })));
+const OptText = (max: number, description?: string) =>
+  Type.Optional(Nullable(Type.String({ maxLength: max, ...(description ? { description } : {}) })));
 
 export const RefParams = Type.Object({ ref: Ref });
 
@@ -23,7 +34,10 @@ export const bookingErrors = errorReplies(400, 404, 409, 412, 422, 429, ...BODY_
 /** A4, A5: POST with an optional (ignored) body; 404 for references that name nothing. */
 export const scopeErrors = errorReplies(400, 404, ...BODY_ERRORS);
 
-/** A languageTag the server takes: language, optional script, optional region (de, de_DE, en-US, zh_Hant_TW); blank: the default. */
+/**
+ * A languageTag the server takes: language, optional script,
+ * optional region (de, de_DE, en-US, zh_Hant_TW); blank: the default.
+ */
 export const LANGUAGE_TAG_PATTERN = '^\\s*(?:[A-Za-z]{2,3}(?:[_-][A-Za-z]{4})?(?:[_-](?:[A-Za-z]{2}|[0-9]{3}))?)?\\s*$';
 
 // ---- A1 ----
@@ -32,7 +46,11 @@ export const UpcomingQuery = Type.Object({
   groupFormat: Pattern('Java-style pattern of the group keys; default yyyy-MM-dd'),
   timeFormat: Pattern('Java-style pattern of formattedStart/formattedEnd; default yyyy-MM-dd HH:mm'),
   languageTag: Type.Optional(
-    Type.String({ maxLength: 35, pattern: LANGUAGE_TAG_PATTERN, description: 'language of month and weekday names: language and optional region, e.g. de_DE, en_US or en' }),
+    Type.String({
+      maxLength: 35,
+      pattern: LANGUAGE_TAG_PATTERN,
+      description: 'language of month and weekday names: language and optional region, e.g. de_DE, en_US or en',
+    }),
   ),
   channelKey: ChannelKeyQuery,
   ref: Refs('additional resources; repeatable'),
@@ -59,7 +77,10 @@ const slotMembers = {
   products: ProductRefs,
 };
 
-export const Bookable = Type.Object({ ...slotMembers, appointment_uuid: Type.Optional(Type.String({ description: 'models.LotAppointment only' })) });
+export const Bookable = Type.Object({
+  ...slotMembers,
+  appointment_uuid: Type.Optional(Type.String({ description: 'models.LotAppointment only' })),
+});
 
 export const UpcomingResponse = Type.Object(
   { public_visible: Type.Boolean() },
@@ -127,7 +148,9 @@ export const ReserveResponse = Enveloped({
 
 // ---- A3 ----
 
-export const BookQuery = Type.Object({ timeFormat: Pattern('Java-style pattern of formattedStart/formattedEnd; default yyyy-MM-dd HH:mm') });
+export const BookQuery = Type.Object({
+  timeFormat: Pattern('Java-style pattern of formattedStart/formattedEnd; default yyyy-MM-dd HH:mm'),
+});
 
 export const BookBody = Type.Object({
   start: IsoDateTime('ISO 8601, the start of a listed slot', 40),
@@ -140,13 +163,23 @@ export const BookBody = Type.Object({
   lastname: Type.String({ minLength: 1, maxLength: 255 }),
   mobile: OptText(50),
   message: OptText(1024, 'at most 1024 characters'),
-  locale: Type.Optional(Nullable(Type.String({ pattern: '^[A-Za-z]{2}([_-][A-Za-z]{2})?$', description: 'language of the mails, e.g. de or en' }))),
+  locale: Type.Optional(
+    Nullable(
+      Type.String({ pattern: '^[A-Za-z]{2}([_-][A-Za-z]{2})?$', description: 'language of the mails, e.g. de or en' }),
+    ),
+  ),
   channelKey: ChannelKeyQuery,
   answers: Type.Optional(
-    Type.Record(Type.String({ maxLength: 40 }), Type.Union([Type.String({ maxLength: 2000 }), Type.Boolean(), Type.Null()]), {
-      maxProperties: 20,
-      description: 'answers to the product\'s questions (A4), by key: text for text, textarea, select (an option\'s value), email and phone; true/false for checkbox',
-    }),
+    Type.Record(
+      Type.String({ maxLength: 40 }),
+      Type.Union([Type.String({ maxLength: 2000 }), Type.Boolean(), Type.Null()]),
+      {
+        maxProperties: 20,
+        description:
+          "answers to the product's questions (A4), by key: text for text, textarea, " +
+          "select (an option's value), email and phone; true/false for checkbox",
+      },
+    ),
   ),
 });
 
@@ -160,7 +193,9 @@ export const BookResponse = Enveloped({
 
 // ---- reschedule (docs/lifecycle.md) ----
 
-export const RescheduleParams = Type.Object({ token: Type.String({ minLength: 1, maxLength: 512, description: 'the signed token of the cancel link' }) });
+export const RescheduleParams = Type.Object({
+  token: Type.String({ minLength: 1, maxLength: 512, description: 'the signed token of the cancel link' }),
+});
 
 export const RescheduleBody = Type.Object({
   start: BookBody.properties.start,
@@ -180,16 +215,22 @@ export const ScopeQuery = Type.Object({
 export const ActiveProductsQuery = Type.Object({
   ...ScopeQuery.properties,
   languageTag: Type.Optional(
-    Type.String({ maxLength: 35, pattern: LANGUAGE_TAG_PATTERN, description: 'language of the questions\' labels (de or en, e.g. en_GB); default: Accept-Language, else de' }),
+    Type.String({
+      maxLength: 35,
+      pattern: LANGUAGE_TAG_PATTERN,
+      description: "language of the questions' labels (de or en, e.g. en_GB); default: Accept-Language, else de",
+    }),
   ),
 });
 
 const PublicQuestion = Type.Object({
-  key: Type.String({ description: 'the key of the answer in A3\'s answers' }),
+  key: Type.String({ description: "the key of the answer in A3's answers" }),
   type: Type.String({ description: 'text, textarea, select, checkbox, email or phone' }),
   required: Type.Boolean(),
-  label: Type.String({ description: 'in the consumer\'s language' }),
-  options: Type.Optional(Type.Array(Type.Object({ value: Type.String(), label: Type.String() }), { description: 'select only' })),
+  label: Type.String({ description: "in the consumer's language" }),
+  options: Type.Optional(
+    Type.Array(Type.Object({ value: Type.String(), label: Type.String() }), { description: 'select only' }),
+  ),
   maxLength: Type.Optional(Type.Integer({ description: 'the longest answer A3 takes (text, textarea, email, phone)' })),
 });
 
@@ -204,7 +245,9 @@ export const ActiveProductsResponse = Enveloped({
       leadTimeMinutes: Nullable(Type.Integer()),
       followUpTimeMinutes: Nullable(Type.Integer()),
       exclusive: Type.Boolean(),
-      questions: Type.Array(PublicQuestion, { description: 'booking questions (DESIGN 7.7); answered in A3\'s answers' }),
+      questions: Type.Array(PublicQuestion, {
+        description: "booking questions (DESIGN 7.7); answered in A3's answers",
+      }),
     }),
   ),
 });

@@ -11,12 +11,19 @@ import type { SharedCounters } from '../storage/redis.js';
  * request through (skipOnError): a lost Redis costs the limits, never the service. The client is
  * counted as the hold cap counts it (clientKey: IPv4 per address, IPv6 per IPV6_PREFIX_LENGTH network).
  */
-export async function registerRateLimits(app: FastifyInstance, counters: SharedCounters | undefined, ipv6PrefixLength: number): Promise<void> {
+export async function registerRateLimits(
+  app: FastifyInstance,
+  counters: SharedCounters | undefined,
+  ipv6PrefixLength: number,
+): Promise<void> {
   await app.register(rateLimit, {
     global: false,
     keyGenerator: (request) => clientKey(request.ip, ipv6PrefixLength),
     ...(counters ? { redis: counters.client, nameSpace: `${counters.keyPrefix}rate-limit:`, skipOnError: true } : {}),
     errorResponseBuilder: (_request, context) =>
-      new DomainError('RATE_LIMITED', `too many requests from this address (at most ${context.max} per minute); retry in ${context.after}`),
+      new DomainError(
+        'RATE_LIMITED',
+        `too many requests from this address (at most ${context.max} per minute); retry in ${context.after}`,
+      ),
   });
 }

@@ -35,7 +35,9 @@ export const ERROR_MEANINGS = {
   412: 'the slot cannot be had (errorCode "201"), or it lies outside the booking window (BOOKING_WINDOW)',
   413: 'the body is larger than 1 MiB',
   415: 'the body is not of a media type this operation takes (application/json)',
-  422: 'the Idempotency-Key was used before with another request (IDEMPOTENCY_KEY_REUSED), or a calendar could not be read (CALENDAR_UNREADABLE)',
+  422:
+    'the Idempotency-Key was used before with another request (IDEMPOTENCY_KEY_REUSED), ' +
+    'or a calendar could not be read (CALENDAR_UNREADABLE)',
   429: 'too many requests (RATE_LIMITED), or too many live reservations of this client (HOLD_LIMIT); see Retry-After',
   503: 'not ready: shutting down, or the database is unreachable',
 } as const;
@@ -50,7 +52,8 @@ export function errorReplies<S extends ErrorStatus>(...statuses: S[]): { [K in S
 }
 
 /** Under /crms/{crmId}: 400, 401, 403 and 404 everywhere (a NUL character in any query value is 400 too). */
-export const partnerErrors = <S extends ErrorStatus>(...extra: S[]) => errorReplies<400 | 401 | 403 | 404 | S>(400, 401, 403, 404, ...extra);
+export const partnerErrors = <S extends ErrorStatus>(...extra: S[]) =>
+  errorReplies<400 | 401 | 403 | 404 | S>(400, 401, 403, 404, ...extra);
 /** What a request body itself can be refused for: too large (413), not JSON (415). */
 export const BODY_ERRORS = [413, 415] as const;
 

@@ -21,7 +21,10 @@ export const COMPRESS_THRESHOLD_BYTES = 1024;
 const compressors: Record<Encoding, (body: Buffer) => Buffer> = {
   // quality 3: as small as quality 4 (@fastify/compress's) for a listing, for less CPU; the higher
   // qualities save little more at many times the cost (docs/performance.md)
-  br: (body) => brotliCompressSync(body, { params: { [constants.BROTLI_PARAM_QUALITY]: 3, [constants.BROTLI_PARAM_SIZE_HINT]: body.length } }),
+  br: (body) =>
+    brotliCompressSync(body, {
+      params: { [constants.BROTLI_PARAM_QUALITY]: 3, [constants.BROTLI_PARAM_SIZE_HINT]: body.length },
+    }),
   gzip: (body) => gzipSync(body, { level: 6 }),
 };
 
@@ -88,7 +91,8 @@ export const SHARED_CACHE_HEADERS = {
 export function addVary(reply: FastifyReply, field: string): void {
   const current = String(reply.getHeader('vary') ?? '');
   const named = current.split(',').map((f) => f.trim().toLowerCase());
-  if (!named.includes(field.toLowerCase()) && !named.includes('*')) reply.header('vary', current ? `${current}, ${field}` : field);
+  if (!named.includes(field.toLowerCase()) && !named.includes('*'))
+    reply.header('vary', current ? `${current}, ${field}` : field);
 }
 
 /**
@@ -101,8 +105,9 @@ export function sendCachedJson(request: FastifyRequest, reply: FastifyReply, bod
   addVary(reply, 'Accept-Encoding');
   if (notModified(request.headers['if-none-match'], v.etag)) return reply.code(304).send();
   reply.type('application/json; charset=utf-8');
-  const encoding = body.length >= COMPRESS_THRESHOLD_BYTES ? acceptedEncoding(request.headers['accept-encoding']) : null;
+  const encoding =
+    body.length >= COMPRESS_THRESHOLD_BYTES ? acceptedEncoding(request.headers['accept-encoding']) : null;
   if (!encoding) return reply.send(body);
-  const compressed = (v.encoded[encoding] ??= compressors[encoding](body));
-  return reply.header('content-encoding', encoding).send(compressed);
+  v.encoded[encoding] ??= compressors[encoding](body);
+  return reply.header('content-encoding', encoding).send(v.encoded[encoding]);
 }

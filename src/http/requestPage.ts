@@ -105,7 +105,11 @@ const forms = (t: Wording) =>
 export function requestPage(kind: RequestPageKind, locale: MailLocale, view?: RequestView, problem?: string): string {
   const t = TEXT[locale];
   const customer = view?.customer.name ?? view?.customer.email ?? t.someone;
-  const message = kind === 'decide' && view?.message ? `<h2>${escapeHtml(t.labels.message)}</h2><blockquote>${escapeHtml(view.message).replace(/\r?\n/g, '<br>')}</blockquote>` : '';
+  const message =
+    kind === 'decide' && view?.message
+      ? `<h2>${escapeHtml(t.labels.message)}</h2>` +
+        `<blockquote>${escapeHtml(view.message).replace(/\r?\n/g, '<br>')}</blockquote>`
+      : '';
   const body = [
     `<h1>${escapeHtml(t.title[kind])}</h1>`,
     `<p>${escapeHtml(t.lead[kind](customer, view))}</p>`,

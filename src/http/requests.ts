@@ -8,22 +8,38 @@ import { answerErrorsAsPages, langOf, pageLocale, sendPage } from './htmlPage.js
 import { ErrorResponse } from './reply.js';
 import { MAX_REASON, requestPage } from './requestPage.js';
 
-const Params = Type.Object({ token: Type.String({ minLength: 1, maxLength: 512, description: 'the signed token of the decision link' }) });
-const Query = Type.Object({ lang: Type.Optional(Type.String({ maxLength: 35, description: 'de or en; overrides the contact language' })) });
+const Params = Type.Object({
+  token: Type.String({ minLength: 1, maxLength: 512, description: 'the signed token of the decision link' }),
+});
+const Query = Type.Object({
+  lang: Type.Optional(Type.String({ maxLength: 35, description: 'de or en; overrides the contact language' })),
+});
 const Body = Type.Object(
   {
-    decision: Type.Union([Type.Literal('confirm'), Type.Literal('decline')], { description: 'confirm: REQUESTED -> BOOKED; decline: REQUESTED -> CANCELED' }),
-    message: Type.Optional(Type.String({ maxLength: MAX_REASON, description: "goes into the consumer's mail (the decline reason); empty = none" })),
+    decision: Type.Union([Type.Literal('confirm'), Type.Literal('decline')], {
+      description: 'confirm: REQUESTED -> BOOKED; decline: REQUESTED -> CANCELED',
+    }),
+    message: Type.Optional(
+      Type.String({
+        maxLength: MAX_REASON,
+        description: "goes into the consumer's mail (the decline reason); empty = none",
+      }),
+    ),
   },
   { additionalProperties: true },
 );
 const Html = Type.String({ description: 'HTML page' });
 const page = (description: string) => ({ description, content: { 'text/html': { schema: Html } } });
-const pageOrError = (description: string) => ({ description, content: { 'text/html': { schema: Html }, 'application/json': { schema: ErrorResponse } } });
+const pageOrError = (description: string) => ({
+  description,
+  content: { 'text/html': { schema: Html }, 'application/json': { schema: ErrorResponse } },
+});
 const readErrors = {
   400: pageOrError('invalid request'),
   404: pageOrError('forged, altered or unknown token; nothing changed'),
-  409: pageOrError('the request is no longer REQUESTED (decided before, or cancelled by the consumer); nothing changed'),
+  409: pageOrError(
+    'the request is no longer REQUESTED (decided before, or cancelled by the consumer); nothing changed',
+  ),
 };
 const errors = {
   400: pageOrError('invalid form (decision missing or unknown, message too long)'),
@@ -35,7 +51,9 @@ const errors = {
 /** Public: the token in the path is the authorization. */
 const security: [] = [];
 
-/** The provider's decision link (docs/provider-links.md): GET shows the request with Confirm / Decline, POST decides. */
+/**
+ * The provider's decision link (docs/provider-links.md): GET shows the request with Confirm / Decline, POST decides.
+ */
 export const requestRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
   // the page's forms post application/x-www-form-urlencoded; only these routes accept it
   await app.register(formbody);
@@ -44,7 +62,9 @@ export const requestRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (a
     const view = err instanceof RequestNotPending ? err.view : undefined;
     const locale = pageLocale(langOf(request), view?.language, request.headers['accept-language']);
     const validation = (err as FastifyError).validation;
-    const problem = validation ? describeValidation(validation as Parameters<typeof describeValidation>[0], 'body') : undefined;
+    const problem = validation
+      ? describeValidation(validation as Parameters<typeof describeValidation>[0], 'body')
+      : undefined;
     return requestPage(view ? 'not-pending' : status === 404 ? 'invalid' : 'error', locale, view, problem);
   });
 
@@ -55,7 +75,9 @@ export const requestRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (a
         tags: ['decision link'],
         security,
         operationId: 'viewDecisionRequest',
-        summary: "The provider's decision page: the request (who, when, what, the consumer's message) with Confirm / Decline (changes nothing)",
+        summary:
+          "The provider's decision page: the request (who, when, what, the consumer's message) " +
+          'with Confirm / Decline (changes nothing)',
         params: Params,
         querystring: Query,
         response: { 200: page('the request awaiting a decision'), ...readErrors },
@@ -63,7 +85,11 @@ export const requestRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (a
     },
     async (request, reply) => {
       const view = await viewRequest(deps, request.params.token);
-      return sendPage(reply, 200, requestPage('decide', pageLocale(request.query.lang, view.language, request.headers['accept-language']), view));
+      return sendPage(
+        reply,
+        200,
+        requestPage('decide', pageLocale(request.query.lang, view.language, request.headers['accept-language']), view),
+      );
     },
   );
 
@@ -75,7 +101,9 @@ export const requestRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (a
         security,
         operationId: 'decideRequest',
         consumes: ['application/x-www-form-urlencoded', 'application/json'],
-        summary: "Confirms (BOOKED, consumer gets booking-confirmed with ICS) or declines (CANCELED, consumer gets booking-declined with the message) the request",
+        summary:
+          'Confirms (BOOKED, consumer gets booking-confirmed with ICS) or declines (CANCELED, ' +
+          'consumer gets booking-declined with the message) the request',
         params: Params,
         querystring: Query,
         body: Body,

@@ -11,7 +11,11 @@ const DateTimeText = (description: string) => Type.String({ minLength: 1, maxLen
 const Flag = (description: string) => Opt(Type.Boolean({ description }));
 
 const Email = Type.String({ format: 'email', maxLength: 254 });
-const Mobile = Type.String({ pattern: '^\\+[1-9][0-9 ()/-]{5,24}$', maxLength: 32, description: 'with country code, e.g. +49 170 1234567' });
+const Mobile = Type.String({
+  pattern: '^\\+[1-9][0-9 ()/-]{5,24}$',
+  maxLength: 32,
+  description: 'with country code, e.g. +49 170 1234567',
+});
 const Note = Type.String({ maxLength: 1023, description: 'internal note, at most 1023 characters' });
 const Language = Type.String({ pattern: '^[A-Za-z]{2}$', description: 'two-letter language code such as de, en' });
 const Message = Type.String({ maxLength: 1024, description: 'text for the mail to the participant' });
@@ -38,7 +42,16 @@ const AddressBody = Type.Union([AddressObject, Text(1000, 'free text, e.g. a vid
   description: 'object (city, street, number, zip required; country or countryCode, default DE) or plain text',
 });
 const AddressOut = Nullable(
-  Type.Union([Type.Object({ city: Type.String(), street: Type.String(), number: Type.String(), zip: Type.String(), countryCode: Type.String() }), Type.String()]),
+  Type.Union([
+    Type.Object({
+      city: Type.String(),
+      street: Type.String(),
+      number: Type.String(),
+      zip: Type.String(),
+      countryCode: Type.String(),
+    }),
+    Type.String(),
+  ]),
 );
 
 // ---- timeslots ----
@@ -84,7 +97,9 @@ const InlineParticipation = Type.Object({
 });
 export const AppointmentBody = Type.Object({
   reference: Opt(Text(255, 'required for a single appointment; ignored for a series')),
-  start: Opt(IsoDateTime('required for a single appointment; ISO 8601, without offset: wall clock in the provider zone')),
+  start: Opt(
+    IsoDateTime('required for a single appointment; ISO 8601, without offset: wall clock in the provider zone'),
+  ),
   end: Opt(IsoDateTime('required for a single appointment; ISO 8601, after start')),
   from: Opt(DateTimeText('series: start of the daily window (time of day)')),
   to: Opt(DateTimeText('series: end of the daily window (time of day)')),
@@ -93,7 +108,12 @@ export const AppointmentBody = Type.Object({
       from: IsoDateTime('first date of the series (date or date-time)'),
       to: IsoDateTime('last date of the series, included'),
       raster: Type.Integer({ minimum: 1, maximum: 100_000, description: 'minutes per appointment' }),
-      weekdays: Opt(Type.Array(Type.Union([Type.String({ pattern: '^[1-7]$' }), Type.Integer({ minimum: 1, maximum: 7 })]), { maxItems: 7, description: "'1' (Monday) .. '7' (Sunday); required when the series spans more than one day" })),
+      weekdays: Opt(
+        Type.Array(Type.Union([Type.String({ pattern: '^[1-7]$' }), Type.Integer({ minimum: 1, maximum: 7 })]), {
+          maxItems: 7,
+          description: "'1' (Monday) .. '7' (Sunday); required when the series spans more than one day",
+        }),
+      ),
     }),
   ),
   capacity: Opt(Type.Integer({ minimum: 0, maximum: 100_000, description: 'default 0' })),
@@ -103,12 +123,19 @@ export const AppointmentBody = Type.Object({
   productName: Opt(Text(255, 'overrides the product name')),
   contactReference: Opt(Text(255, 'user reference of the responsible staff member')),
   address: Opt(AddressBody),
-  price: Opt(Type.Object({ value: Type.Number({ minimum: 0, maximum: 9_999_999_999 }), currency: StringEnum(['EUR', 'CHF'] as const) })),
+  price: Opt(
+    Type.Object({
+      value: Type.Number({ minimum: 0, maximum: 9_999_999_999 }),
+      currency: StringEnum(['EUR', 'CHF'] as const),
+    }),
+  ),
   description: Opt(Type.String({ maxLength: 4000 })),
   notes: Opt(Type.String({ maxLength: 4000 })),
   participations: Opt(Type.Array(InlineParticipation, { maxItems: 1000 })),
 });
-export const CreateAppointmentQuery = Type.Object({ ignoreCapacity: Flag('inline participations may exceed the capacity; default false') });
+export const CreateAppointmentQuery = Type.Object({
+  ignoreCapacity: Flag('inline participations may exceed the capacity; default false'),
+});
 export const AppointmentListQuery = Type.Object({
   productRef: Opt(Text()),
   resourceRef: Opt(Text()),
@@ -118,10 +145,15 @@ export const AppointmentListQuery = Type.Object({
 export const Answers = Type.Array(
   Type.Object({
     key: Type.String(),
-    label: Type.Object({ de: Type.String(), en: Type.String() }, { description: 'the question\'s label when the consumer booked' }),
-    value: Type.Union([Type.String(), Type.Boolean()], { description: 'text (select: the option\'s value), or true/false for a checkbox' }),
+    label: Type.Object(
+      { de: Type.String(), en: Type.String() },
+      { description: "the question's label when the consumer booked" },
+    ),
+    value: Type.Union([Type.String(), Type.Boolean()], {
+      description: "text (select: the option's value), or true/false for a checkbox",
+    }),
   }),
-  { description: 'answers to the product\'s booking questions; [] when none' },
+  { description: "answers to the product's booking questions; [] when none" },
 );
 const Participant = Type.Object({
   reference: Type.String(),
@@ -161,7 +193,10 @@ export const AppointmentSelectorBody = Type.Object(
     appointmentReference: Opt(Text()),
     seriesId: Opt(Text()),
   },
-  { oneOf: [{ required: ['appointmentReference'] }, { required: ['seriesId'] }], description: 'exactly one of appointmentReference and seriesId' },
+  {
+    oneOf: [{ required: ['appointmentReference'] }, { required: ['seriesId'] }],
+    description: 'exactly one of appointmentReference and seriesId',
+  },
 );
 export const CancelQuery = Type.Object({ message: Opt(Message) });
 
@@ -218,6 +253,6 @@ export const Customer = Type.Object({
   language: Nullable(Type.String()),
 });
 export const DeleteCustomerQuery = Type.Object({
-  ignoreFutureAppointments: Flag('cancel the customer\'s future participations instead of refusing; default false'),
+  ignoreFutureAppointments: Flag("cancel the customer's future participations instead of refusing; default false"),
   sendMails: Flag('mail the customer about each removed appointment; default true'),
 });

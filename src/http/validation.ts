@@ -3,7 +3,9 @@ import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 
 // ajv-formats ships CommonJS; its default export sits one level down under NodeNext.
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv) => Ajv;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv,
+) => Ajv;
 
 // verbose: a 400 names the rule from the failed schema (http/errors.ts describeValidation)
 const shared: Options = { allErrors: false, useDefaults: true, removeAdditional: false, strict: false, verbose: true };

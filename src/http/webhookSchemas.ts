@@ -1,17 +1,34 @@
 import { Type, type TSchema } from '@fastify/type-provider-typebox';
 import type { OpenAPIV3_1 } from 'openapi-types';
-import { EVENT_TYPES, PARTICIPATION_EVENT_TYPES, APPOINTMENT_EVENT_TYPES, CALENDAR_EVENT_TYPES } from '../webhooks/events.js';
+import {
+  EVENT_TYPES,
+  PARTICIPATION_EVENT_TYPES,
+  APPOINTMENT_EVENT_TYPES,
+  CALENDAR_EVENT_TYPES,
+} from '../webhooks/events.js';
 import { MAX_URL_LENGTH } from '../net/destination.js';
 import { Nullable, StringEnum } from './reply.js';
 import { Answers } from './schedulingSchemas.js';
 
 const EventTypeSchema = StringEnum(EVENT_TYPES);
-const Url = Type.String({ minLength: 1, maxLength: MAX_URL_LENGTH, description: 'http or https; loopback, private, link-local and multicast destinations are refused' });
-const Events = Type.Array(EventTypeSchema, { minItems: 1, maxItems: EVENT_TYPES.length * 2, description: 'the event types to receive; omit for every type' });
+const Url = Type.String({
+  minLength: 1,
+  maxLength: MAX_URL_LENGTH,
+  description: 'http or https; loopback, private, link-local and multicast destinations are refused',
+});
+const Events = Type.Array(EventTypeSchema, {
+  minItems: 1,
+  maxItems: EVENT_TYPES.length * 2,
+  description: 'the event types to receive; omit for every type',
+});
 const Description = Type.String({ maxLength: 1000 });
 
 export const WebhookParams = Type.Object({ crmId: Type.String(), id: Type.String({ maxLength: 64 }) });
-export const DeliveryParams = Type.Object({ crmId: Type.String(), id: Type.String({ maxLength: 64 }), eventId: Type.String({ maxLength: 64 }) });
+export const DeliveryParams = Type.Object({
+  crmId: Type.String(),
+  id: Type.String({ maxLength: 64 }),
+  eventId: Type.String({ maxLength: 64 }),
+});
 
 export const WebhookBody = Type.Object(
   { url: Url, events: Type.Optional(Nullable(Events)), description: Type.Optional(Nullable(Description)) },
@@ -53,7 +70,9 @@ export const Delivery = Type.Object({
   nextAttemptAt: Nullable(Type.String({ format: 'date-time' })),
 });
 
-export const DeliveriesQuery = Type.Object({ limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })) });
+export const DeliveriesQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 1000, default: 100 })),
+});
 
 // ---- what is delivered (the OpenAPI `webhooks` section) ----
 
@@ -83,39 +102,85 @@ const ParticipationData = Type.Object({
     answers: Answers,
   }),
   appointment: AppointmentData,
-  customer: Nullable(Type.Object({ reference: Type.String(), name: Nullable(Type.String()), email: Nullable(Type.String()), mobile: Nullable(Type.String()) })),
+  customer: Nullable(
+    Type.Object({
+      reference: Type.String(),
+      name: Nullable(Type.String()),
+      email: Nullable(Type.String()),
+      mobile: Nullable(Type.String()),
+    }),
+  ),
 });
-const AppointmentEventData = Type.Object({ crmId: Type.String(), providerReference: Type.String(), source: Source, appointment: AppointmentData });
+const AppointmentEventData = Type.Object({
+  crmId: Type.String(),
+  providerReference: Type.String(),
+  source: Source,
+  appointment: AppointmentData,
+});
 const CalendarEventData = Type.Object({
   crmId: Type.String(),
   subscriptionId: Type.String({ format: 'uuid' }),
   providerReference: Type.String(),
   resourceReference: Nullable(Type.String()),
   kind: StringEnum(['ics', 'caldav'] as const),
-  host: Type.String({ description: 'the calendar\'s host; never its full URL' }),
+  host: Type.String({ description: "the calendar's host; never its full URL" }),
   at: Type.String({ format: 'date-time', description: 'when the read failed, or read again' }),
   error: Type.Optional(Type.String({ description: 'calendar.sync_failed: why the read failed' })),
-  failingSince: Type.Optional(Type.String({ format: 'date-time', description: 'calendar.sync_recovered: since when it had failed' })),
+  failingSince: Type.Optional(
+    Type.String({ format: 'date-time', description: 'calendar.sync_recovered: since when it had failed' }),
+  ),
 });
 const Count = Type.Integer({ minimum: 0 });
 /** The counts of an erasure (POST /crms/{crmId}/consumer-data/erase); shared with that answer. */
-export const ErasedCounts = Type.Object({
-  users: Count, customers: Count, participations: Count, mails: Count, webhookEvents: Count, idempotencyRecords: Count,
-}, { description: 'what was erased: users deleted or anonymized, customers anonymized, participations made anonymous places, mails dropped or scrubbed, webhook events scrubbed, stored idempotent answers deleted' });
+export const ErasedCounts = Type.Object(
+  {
+    users: Count,
+    customers: Count,
+    participations: Count,
+    mails: Count,
+    webhookEvents: Count,
+    idempotencyRecords: Count,
+  },
+  {
+    description:
+      'what was erased: users deleted or anonymized, customers anonymized, ' +
+      'participations made anonymous places, mails dropped or scrubbed, webhook events scrubbed, ' +
+      'stored idempotent answers deleted',
+  },
+);
 const ErasedData = Type.Object({
   crmId: Type.String(),
-  source: StringEnum(['partner', 'retention'] as const, 'partner: POST .../consumer-data/erase; retention: PERSONAL_DATA_RETENTION_DAYS'),
+  source: StringEnum(
+    ['partner', 'retention'] as const,
+    'partner: POST .../consumer-data/erase; retention: PERSONAL_DATA_RETENTION_DAYS',
+  ),
   erased: ErasedCounts,
 });
-const TestData = Type.Object({ crmId: Type.String(), webhookId: Type.String({ format: 'uuid' }), message: Type.String() });
+const TestData = Type.Object({
+  crmId: Type.String(),
+  webhookId: Type.String({ format: 'uuid' }),
+  message: Type.String(),
+});
 
 const eventBody = (type: string, data: TSchema) =>
-  Type.Object({ type: Type.Literal(type), timestamp: Type.String({ format: 'date-time', description: 'when the change happened' }), data });
+  Type.Object({
+    type: Type.Literal(type),
+    timestamp: Type.String({ format: 'date-time', description: 'when the change happened' }),
+    data,
+  });
 
 const HEADERS = {
-  'webhook-id': { required: true, schema: { type: 'string' }, description: 'the event id: the same on every attempt; dedupe by it' },
+  'webhook-id': {
+    required: true,
+    schema: { type: 'string' },
+    description: 'the event id: the same on every attempt; dedupe by it',
+  },
   'webhook-timestamp': { required: true, schema: { type: 'string' }, description: 'Unix seconds of this attempt' },
-  'webhook-signature': { required: true, schema: { type: 'string' }, description: 'v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid' },
+  'webhook-signature': {
+    required: true,
+    schema: { type: 'string' },
+    description: 'v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid',
+  },
 };
 
 /** participation.booked -> participationBooked */
@@ -133,7 +198,9 @@ function webhookOperation(type: string, data: TSchema, summary: string) {
       requestBody: { required: true, content: { 'application/json': { schema: eventBody(type, data) } } },
       responses: {
         '2XX': { description: 'received' },
-        '4XX': { description: 'refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md)' },
+        '4XX': {
+          description: 'refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md)',
+        },
       },
     },
   };
@@ -141,14 +208,16 @@ function webhookOperation(type: string, data: TSchema, summary: string) {
 
 const SUMMARIES: Record<string, string> = {
   'participation.reserved': 'A place is held (A2, or D9 RESERVED)',
-  'participation.requested': 'A booking awaits the provider\'s decision',
+  'participation.requested': "A booking awaits the provider's decision",
   'participation.booked': 'A participation is booked',
-  'participation.canceled': 'A participation is cancelled (by the partner, the consumer\'s cancel link, a decline, or hold expiry)',
+  'participation.canceled':
+    "A participation is cancelled (by the partner, the consumer's cancel link, a decline, or hold expiry)",
   'participation.deleted': 'A participation is deleted',
   'participation.rescheduled': 'A participation moved to another slot',
   'appointment.created': 'An appointment is created (D6, or by the public flow for a slot)',
   'appointment.cancelled': 'An appointment is cancelled (D8)',
-  'calendar.sync_failed': 'A subscribed calendar could not be read; its last good busy times stay in force (once per outage)',
+  'calendar.sync_failed':
+    'A subscribed calendar could not be read; its last good busy times stay in force (once per outage)',
   'calendar.sync_recovered': 'A subscribed calendar that had failed was read again',
 };
 
@@ -157,6 +226,13 @@ export const webhookDocs = Object.fromEntries([
   ...PARTICIPATION_EVENT_TYPES.map((t) => [t, webhookOperation(t, ParticipationData, SUMMARIES[t])]),
   ...APPOINTMENT_EVENT_TYPES.map((t) => [t, webhookOperation(t, AppointmentEventData, SUMMARIES[t])]),
   ...CALENDAR_EVENT_TYPES.map((t) => [t, webhookOperation(t, CalendarEventData, SUMMARIES[t])]),
-  ['consumer.erased', webhookOperation('consumer.erased', ErasedData, 'A person\'s data was erased (docs/privacy.md); the counts only, no personal data')],
+  [
+    'consumer.erased',
+    webhookOperation(
+      'consumer.erased',
+      ErasedData,
+      "A person's data was erased (docs/privacy.md); the counts only, no personal data",
+    ),
+  ],
   ['webhook.test', webhookOperation('webhook.test', TestData, 'Sent by POST /crms/{crmId}/webhooks/{id}/test')],
 ]) as Record<string, OpenAPIV3_1.PathItemObject>;

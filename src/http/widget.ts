@@ -31,7 +31,12 @@ interface Asset {
 
 function makeAsset(type: string, text: string): Asset {
   const body = Buffer.from(text, 'utf8');
-  return { type, body, gzip: gzipSync(body, { level: 9 }), etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"` };
+  return {
+    type,
+    body,
+    gzip: gzipSync(body, { level: 9 }),
+    etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 27)}"`,
+  };
 }
 
 function readWidgetFile(name: string): string {
@@ -94,8 +99,16 @@ function pageLang(lang: string | undefined, acceptLanguage: string | undefined):
 }
 
 const PAGE_TEXT = {
-  de: { title: 'Termin buchen', noscript: 'Bitte aktivieren Sie JavaScript, um einen Termin zu buchen.', missing: 'Der Link ist unvollständig: ref fehlt oder ist ungültig.' },
-  en: { title: 'Book an appointment', noscript: 'Please enable JavaScript to book an appointment.', missing: 'This link is incomplete: ref is missing or invalid.' },
+  de: {
+    title: 'Termin buchen',
+    noscript: 'Bitte aktivieren Sie JavaScript, um einen Termin zu buchen.',
+    missing: 'Der Link ist unvollständig: ref fehlt oder ist ungültig.',
+  },
+  en: {
+    title: 'Book an appointment',
+    noscript: 'Please enable JavaScript to book an appointment.',
+    missing: 'This link is incomplete: ref is missing or invalid.',
+  },
 };
 
 const CSP = [
@@ -110,7 +123,9 @@ const CSP = [
 ].join('; ');
 
 const PageQuery = Type.Object({
-  ref: Type.Optional(Type.String({ description: 'the resource reference or UUID (required; a page without it says so)' })),
+  ref: Type.Optional(
+    Type.String({ description: 'the resource reference or UUID (required; a page without it says so)' }),
+  ),
   channelKey: Type.Optional(Type.String({ description: 'e.g. WIDGET' })),
   prdRef: Type.Optional(Type.String({ description: 'offer only this product' })),
   lang: Type.Optional(Type.String({ description: 'de or en; default from Accept-Language, else de' })),
@@ -132,24 +147,70 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
   const cache = 'public, max-age=300, must-revalidate';
 
   const assetSchema = (operationId: string, summary: string, type: string) => ({
-    tags, security: [], operationId, summary,
+    tags,
+    security: [],
+    operationId,
+    summary,
     response: {
-      200: { description: 'the file (gzip when accepted); ETag and Cache-Control for revalidation', content: { [type]: { schema: { type: 'string' } } } },
+      200: {
+        description: 'the file (gzip when accepted); ETag and Cache-Control for revalidation',
+        content: { [type]: { schema: { type: 'string' } } },
+      },
       304: { description: 'unchanged since the ETag given in If-None-Match', type: 'null' },
       ...errorReplies(400),
     },
   });
-  app.get('/widget.js', { schema: assetSchema('getWidgetScript', 'the widget script: mounts the widget where its script tag is (docs/widget.md)', 'text/javascript') }, (request, reply) => sendAsset(request, reply, script, cache));
-  app.get('/widget/widget.css', { schema: assetSchema('getWidgetStyles', "the widget's styles", 'text/css') }, (request, reply) => sendAsset(request, reply, css, cache));
-  app.get('/widget/frame.js', { schema: assetSchema('getWidgetFrameScript', 'reports the page height to an embedding parent (iframe auto-height)', 'text/javascript') }, (request, reply) => sendAsset(request, reply, frame, cache));
-  app.get('/widget/manage.js', { schema: assetSchema('getWidgetManageScript', "the manage page's slot picker for moving a booking", 'text/javascript') }, (request, reply) => sendAsset(request, reply, manage, cache));
+  app.get(
+    '/widget.js',
+    {
+      schema: assetSchema(
+        'getWidgetScript',
+        'the widget script: mounts the widget where its script tag is (docs/widget.md)',
+        'text/javascript',
+      ),
+    },
+    (request, reply) => sendAsset(request, reply, script, cache),
+  );
+  app.get(
+    '/widget/widget.css',
+    { schema: assetSchema('getWidgetStyles', "the widget's styles", 'text/css') },
+    (request, reply) => sendAsset(request, reply, css, cache),
+  );
+  app.get(
+    '/widget/frame.js',
+    {
+      schema: assetSchema(
+        'getWidgetFrameScript',
+        'reports the page height to an embedding parent (iframe auto-height)',
+        'text/javascript',
+      ),
+    },
+    (request, reply) => sendAsset(request, reply, frame, cache),
+  );
+  app.get(
+    '/widget/manage.js',
+    {
+      schema: assetSchema(
+        'getWidgetManageScript',
+        "the manage page's slot picker for moving a booking",
+        'text/javascript',
+      ),
+    },
+    (request, reply) => sendAsset(request, reply, manage, cache),
+  );
 
   const pageSchema = {
-    tags, security: [], operationId: 'getWidgetPage', summary: 'the widget as a full page, for an iframe or a link (docs/widget.md)', querystring: PageQuery,
+    tags,
+    security: [],
+    operationId: 'getWidgetPage',
+    summary: 'the widget as a full page, for an iframe or a link (docs/widget.md)',
+    querystring: PageQuery,
     response: {
       200: { description: 'the page', content: { 'text/html': { schema: { type: 'string' } } } },
       400: {
-        description: 'ref missing or invalid, or channelKey or prdRef malformed (a page saying so); a NUL character in the query (the error body)',
+        description:
+          'ref missing or invalid, or channelKey or prdRef malformed (a page saying so); ' +
+          'a NUL character in the query (the error body)',
         content: { 'text/html': { schema: { type: 'string' } }, 'application/json': { schema: ErrorResponse } },
       },
     },
@@ -161,7 +222,8 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
     const ref = typeof q.ref === 'string' ? q.ref.trim() : '';
     const channelKey = q.channelKey ?? '';
     const prdRef = q.prdRef ?? '';
-    const valid = REF.test(ref) && (channelKey === '' || CHANNEL_KEY.test(channelKey)) && (prdRef === '' || REF.test(prdRef));
+    const valid =
+      REF.test(ref) && (channelKey === '' || CHANNEL_KEY.test(channelKey)) && (prdRef === '' || REF.test(prdRef));
     commonHeaders(reply);
     reply
       .header('content-type', 'text/html; charset=utf-8')
@@ -171,7 +233,11 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
     if (!valid) {
       return reply
         .status(400)
-        .send(`<!doctype html><html lang="${lang}"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${text.title}</title></head><body><main><h1>${text.title}</h1><p>${text.missing}</p></main></body></html>`);
+        .send(
+          `<!doctype html><html lang="${lang}"><head><meta charset="utf-8">` +
+            `<meta name="viewport" content="width=device-width, initial-scale=1"><title>${text.title}</title>` +
+            `</head><body><main><h1>${text.title}</h1><p>${text.missing}</p></main></body></html>`,
+        );
     }
     const accent = q.accent && COLOR.test(q.accent) ? q.accent : null;
     const html = fillTemplate(template, {

@@ -14,11 +14,17 @@ import { notFound } from '../errors.js';
 import { contactFromRow, resourceContactJsonSql, type ContactRow } from '../offerings/contact.js';
 import type { ChannelKey } from '../offerings/channels.js';
 import { appointmentTakesTimeSql, liveParticipationSql } from '../scheduling/capacity.js';
-import type { TimeslotRow } from '../scheduling/repo.js';
 import type { Queryable } from '../storage/db.js';
 import { viewOf, type ResourceView } from '../booking/bookableView.js';
 import { productLookupJsonSql, productsJsonSql, type ProductRow } from '../booking/publicProducts.js';
-import { PUBLIC_RESOURCE_COLUMNS, PUBLIC_RESOURCE_FROM, refsValuesSql, resolvedIds, type AddParam, type PublicResource } from '../booking/publicResources.js';
+import {
+  PUBLIC_RESOURCE_COLUMNS,
+  PUBLIC_RESOURCE_FROM,
+  refsValuesSql,
+  resolvedIds,
+  type AddParam,
+  type PublicResource,
+} from '../booking/publicResources.js';
 import type { EngineAppointment, EngineBusy, EngineTimeslot } from '../booking/slotEngine.js';
 
 /** An engine appointment plus what the public item shows about its product. */
@@ -85,8 +91,23 @@ const ms = (column: string) => `(extract(epoch FROM ${column}) * 1000)::bigint`;
 
 // [id, start, end, raster, default_capacity]: only offering timeslots (BOOKABLE, accepting, capacity > 0)
 type TimeslotTuple = [string, number, number, number, number];
-// [id, timeslot_id, product_id, start, end, blocked_from, blocked_until, capacity, accept_bookings, product name, exclusive, live, next hold expiry]
-type AppointmentTuple = [string, string | null, string | null, number, number, number, number, number, boolean, string | null, boolean | null, number, number | null];
+// [id, timeslot_id, product_id, start, end, blocked_from, blocked_until, capacity, accept_bookings, product name,
+// exclusive, live, next hold expiry]
+type AppointmentTuple = [
+  string,
+  string | null,
+  string | null,
+  number,
+  number,
+  number,
+  number,
+  number,
+  boolean,
+  string | null,
+  boolean | null,
+  number,
+  number | null,
+];
 
 interface Row extends PublicResource {
   products: ProductRow[];
@@ -101,7 +122,10 @@ interface Row extends PublicResource {
  * Appointments may block a slot through a product's buffers, so they are read that much further
  * both ways: the largest buffer among the resource's products, plus a day.
  */
-const appointmentMargin = (resourceId: string) => `(SELECT COALESCE(max(COALESCE(pr.lead_time_minutes, 0) + COALESCE(pr.follow_up_time_minutes, 0)), 0) * interval '1 minute' + interval '1 day'
+const appointmentMargin = (
+  resourceId: string,
+) => `(SELECT COALESCE(max(COALESCE(pr.lead_time_minutes, 0) + COALESCE(pr.follow_up_time_minutes, 0)),
+        0) * interval '1 minute' + interval '1 day'
     FROM resource_products rp JOIN products pr ON pr.id = rp.product_id WHERE rp.resource_id = ${resourceId})`;
 
 /**
@@ -111,24 +135,40 @@ const appointmentMargin = (resourceId: string) => `(SELECT COALESCE(max(COALESCE
  * wrap the tuple. `resourceId` names the resource for the margin: outside `a`, the window bounds
  * are values for the index scan.
  */
-const appointmentsJsonSql = (where: string, resourceId: string, now: string, until: string, wrap = (tuple: string) => tuple) => `
-         (SELECT json_agg(${wrap(`json_build_array(a.id, a.timeslot_id, a.product_id, ${ms('a.start_at')}, ${ms('a.end_at')},
-                                           ${ms('a.blocked_from')}, ${ms('a.blocked_until')}, a.capacity, a.accept_bookings,
-                                           COALESCE(a.product_name, pr.name), pr.exclusive, places.live, ${ms('places.next_hold_expiry')})`)})
+const appointmentsJsonSql = (
+  where: string,
+  resourceId: string,
+  now: string,
+  until: string,
+  wrap = (tuple: string) => tuple,
+) => `
+         (SELECT json_agg(${wrap(`json_build_array(a.id, a.timeslot_id, a.product_id, ${ms('a.start_at')},
+                    ${ms('a.end_at')}, ${ms('a.blocked_from')}, ${ms('a.blocked_until')}, a.capacity,
+                    a.accept_bookings, COALESCE(a.product_name, pr.name), pr.exclusive, places.live,
+                    ${ms('places.next_hold_expiry')})`)})
             FROM appointments a
             LEFT JOIN products pr ON pr.id = a.product_id
-            CROSS JOIN LATERAL (SELECT count(*) FILTER (WHERE ${liveParticipationSql(now)}) AS live,
-                                       min(hold_until) FILTER (WHERE state = 'RESERVED' AND hold_until > ${now}) AS next_hold_expiry
-                                  FROM participations WHERE appointment_id = a.id AND state IN ('RESERVED', 'REQUESTED', 'BOOKED')) places
+            CROSS JOIN LATERAL (
+                 SELECT count(*) FILTER (WHERE ${liveParticipationSql(now)}) AS live,
+                        min(hold_until) FILTER (WHERE state = 'RESERVED' AND hold_until > ${now}) AS next_hold_expiry
+                   FROM participations
+                  WHERE appointment_id = a.id AND state IN ('RESERVED', 'REQUESTED', 'BOOKED')) places
            WHERE ${where} AND ${appointmentTakesTimeSql('a', 'places.live > 0')}
-             AND a.blocked_until > ${now}::timestamptz - ${appointmentMargin(resourceId)} AND a.blocked_from < ${until}::timestamptz + ${appointmentMargin(resourceId)})`;
+             AND a.blocked_until > ${now}::timestamptz - ${appointmentMargin(resourceId)}
+             AND a.blocked_from < ${until}::timestamptz + ${appointmentMargin(resourceId)})`;
+
+/** prdRef's product (`prd`: the reference and its placeholder) among the providers of the resources `ids`, or NULL. */
+const prdSql = (ids: string, prd: { ref: string; param: string } | null) =>
+  prd === null
+    ? 'NULL'
+    : productLookupJsonSql(prd.ref, prd.param, `ARRAY(SELECT provider_id FROM resources WHERE id = ANY(${ids}))`);
 
 /** The listed resources' rows (Row), `ids` an SQL uuid[] expression; `prd` prdRef and its placeholder, if any. */
 const dataSql = (ids: string, now: string, until: string, prd: { ref: string; param: string } | null) => `
   SELECT ${PUBLIC_RESOURCE_COLUMNS},
          ${productsJsonSql('r.id')} AS products,
          CASE WHEN r.contact_channel_type IS NOT NULL THEN ${resourceContactJsonSql('r.id')} END AS contact,
-         ${prd === null ? 'NULL' : productLookupJsonSql(prd.ref, prd.param, `ARRAY(SELECT provider_id FROM resources WHERE id = ANY(${ids}))`)} AS prd,
+         ${prdSql(ids, prd)} AS prd,
          (SELECT json_agg(json_build_array(t.id, ${ms('t.start_at')}, ${ms('t.end_at')}, t.raster, t.default_capacity))
             FROM timeslots t
            WHERE t.resource_id = r.id AND t.end_at > ${now} AND t.start_at < ${until}
@@ -137,9 +177,21 @@ const dataSql = (ids: string, now: string, until: string, prd: { ref: string; pa
          (SELECT json_agg(json_build_array(${ms('b.start_at')}, ${ms('b.end_at')}) ORDER BY b.start_at)
             FROM busy_times b
            WHERE b.provider_id = r.provider_id AND (b.resource_id IS NULL OR b.resource_id = r.id)
-             AND tstzrange(b.start_at, b.end_at) && tstzrange(${now}::timestamptz - ${appointmentMargin('r.id')}, ${until}::timestamptz + ${appointmentMargin('r.id')})) AS busy
+             AND tstzrange(b.start_at, b.end_at)
+                 && tstzrange(${now}::timestamptz - ${appointmentMargin('r.id')},
+                              ${until}::timestamptz + ${appointmentMargin('r.id')})) AS busy
     ${PUBLIC_RESOURCE_FROM}
    WHERE r.id = ANY(${ids})`;
+
+/** The appointments of the delta's changes (as appointmentsJsonSql's tuples, each after its resource's id). */
+const changedAppointmentsSql = (now: string, until: string) =>
+  appointmentsJsonSql(
+    'a.id IN (SELECT unnest(ids) FROM delta) AND a.resource_id = ANY(current.ids)',
+    'a.resource_id',
+    now,
+    until,
+    (tuple) => `json_build_array(a.resource_id, ${tuple})`,
+  );
 
 /**
  * The references resolved (`matches`: the ids each matches, at most two), the versions of the
@@ -157,19 +209,26 @@ function readSql(q: ListingReadQuery, param: AddParam): string {
   const knownTotal = param(q.known?.since?.total ?? null);
   return `
   WITH refs (i, ids) AS (VALUES ${refsValuesSql(q.refs, param)}),
-       listed AS (SELECT ids[1] AS id, min(i) AS i, listing_version(ids[1]) AS version FROM refs WHERE cardinality(ids) = 1 GROUP BY ids[1]),
-       current AS (SELECT array_agg(id ORDER BY i) AS ids, string_agg(id || '=' || version, ',' ORDER BY i) AS versions, sum(version) AS total FROM listed),
-       wanted AS (SELECT current.versions IS DISTINCT FROM ${known}::text AND NOT EXISTS (SELECT 1 FROM refs WHERE cardinality(ids) <> 1) AS yes FROM current),
-       delta AS (SELECT count(*) AS n, count(*) FILTER (WHERE c.appointment_id IS NULL) AS unnamed, array_agg(DISTINCT c.appointment_id) AS ids
+       listed AS (SELECT ids[1] AS id, min(i) AS i, listing_version(ids[1]) AS version
+                    FROM refs WHERE cardinality(ids) = 1 GROUP BY ids[1]),
+       current AS (SELECT array_agg(id ORDER BY i) AS ids, string_agg(id || '=' || version, ',' ORDER BY i) AS versions,
+                          sum(version) AS total
+                     FROM listed),
+       wanted AS (SELECT current.versions IS DISTINCT FROM ${known}::text
+                         AND NOT EXISTS (SELECT 1 FROM refs WHERE cardinality(ids) <> 1) AS yes
+                    FROM current),
+       delta AS (SELECT count(*) AS n, count(*) FILTER (WHERE c.appointment_id IS NULL) AS unnamed,
+                        array_agg(DISTINCT c.appointment_id) AS ids
                    FROM listed JOIN listing_changes c ON c.resource_id = listed.id
                   WHERE ${snapshot}::text IS NOT NULL AND NOT pg_visible_in_snapshot(c.xid, ${snapshot}::pg_snapshot)),
        incremental AS (SELECT COALESCE(delta.unnamed = 0 AND delta.n <= ${MAX_CHANGES_READ}
                                        AND current.total - ${knownTotal}::numeric = delta.n, false) AS yes
                             FROM current, delta)
-  SELECT (SELECT json_agg(ids ORDER BY i) FROM refs) AS matches, current.versions, current.total::text AS total, pg_current_snapshot()::text AS snapshot,
+  SELECT (SELECT json_agg(ids ORDER BY i) FROM refs) AS matches, current.versions, current.total::text AS total,
+         pg_current_snapshot()::text AS snapshot,
          CASE WHEN (SELECT yes FROM wanted) THEN CASE WHEN (SELECT yes FROM incremental)
               THEN json_build_object('ids', (SELECT ids FROM delta),
-                                     'appointments', ${appointmentsJsonSql('a.id IN (SELECT unnest(ids) FROM delta) AND a.resource_id = ANY(current.ids)', 'a.resource_id', now, until, (tuple) => `json_build_array(a.resource_id, ${tuple})`)}) END END AS changes,
+                                     'appointments', ${changedAppointmentsSql(now, until)}) END END AS changes,
          CASE WHEN (SELECT yes FROM wanted) THEN CASE WHEN NOT (SELECT yes FROM incremental)
               THEN (SELECT json_agg(d) FROM (${dataSql('current.ids', now, until, prd)}) d) END END AS data
     FROM current`;
@@ -185,26 +244,68 @@ function readSql(q: ListingReadQuery, param: AddParam): string {
 function versionsSql(refs: { ref: string }[], param: AddParam): string {
   return `
   WITH refs (i, ids) AS (VALUES ${refsValuesSql(refs, param, true)}),
-       listed AS (SELECT ids[1] AS id, min(i) AS i, listing_version(ids[1]) AS version FROM refs WHERE cardinality(ids) = 1 GROUP BY ids[1])
-  SELECT (SELECT json_agg(ids ORDER BY i) FROM refs) AS matches, (SELECT string_agg(id || '=' || version, ',' ORDER BY i) FROM listed) AS versions`;
+       listed AS (SELECT ids[1] AS id, min(i) AS i, listing_version(ids[1]) AS version
+                    FROM refs WHERE cardinality(ids) = 1 GROUP BY ids[1])
+  SELECT (SELECT json_agg(ids ORDER BY i) FROM refs) AS matches,
+         (SELECT string_agg(id || '=' || version, ',' ORDER BY i) FROM listed) AS versions`;
 }
 
-/** The resources' versions (as ListingRead.versions) and the ids the references name; 404 or 400 as readListing for a reference it looks up. */
-export async function readVersions(db: Queryable, refs: { ref: string; field: string }[]): Promise<{ resourceIds: string[]; versions: string }> {
+/**
+ * The resources' versions (as ListingRead.versions) and the ids the references name; 404 or 400 as readListing for a
+ * reference it looks up.
+ */
+export async function readVersions(
+  db: Queryable,
+  refs: { ref: string; field: string }[],
+): Promise<{ resourceIds: string[]; versions: string }> {
   const params: unknown[] = [];
-  const [row] = await db.query<{ matches: string[][]; versions: string }>(versionsSql(refs, (value) => `$${params.push(value)}`), params);
+  const [row] = await db.query<{ matches: string[][]; versions: string }>(
+    versionsSql(refs, (value) => `$${params.push(value)}`),
+    params,
+  );
   return { resourceIds: resolvedIds(refs, row.matches), versions: row.versions };
 }
 
-function timeslotOf(resourceId: string, [id, startMs, endMs, rasterMin, defaultCapacity]: TimeslotTuple): EngineTimeslot {
+function timeslotOf(
+  resourceId: string,
+  [id, startMs, endMs, rasterMin, defaultCapacity]: TimeslotTuple,
+): EngineTimeslot {
   return { id, resourceId, startMs, endMs, rasterMin, defaultCapacity, defaultAcceptBookings: true, state: 'BOOKABLE' };
 }
 
 function appointmentOf(resourceId: string, a: AppointmentTuple): LoadedAppointment {
-  const [id, timeslotId, productId, startMs, endMs, blockedFromMs, blockedUntilMs, capacity, acceptBookings, productName, exclusive, live, nextHoldExpiryMs] = a;
+  const [
+    id,
+    timeslotId,
+    productId,
+    startMs,
+    endMs,
+    blockedFromMs,
+    blockedUntilMs,
+    capacity,
+    acceptBookings,
+    productName,
+    exclusive,
+    live,
+    nextHoldExpiryMs,
+  ] = a;
   return {
-    id, resourceId, timeslotId, productId, startMs, endMs, blockedFromMs, blockedUntilMs, capacity, acceptBookings, live,
-    state: 'ACTIVE', archived: false, productName, productExclusive: exclusive === true, nextHoldExpiryMs,
+    id,
+    resourceId,
+    timeslotId,
+    productId,
+    startMs,
+    endMs,
+    blockedFromMs,
+    blockedUntilMs,
+    capacity,
+    acceptBookings,
+    live,
+    state: 'ACTIVE',
+    archived: false,
+    productName,
+    productExclusive: exclusive === true,
+    nextHoldExpiryMs,
   };
 }
 
@@ -214,7 +315,14 @@ function appointmentOf(resourceId: string, a: AppointmentTuple): LoadedAppointme
  */
 export async function readListing(db: Queryable, q: ListingReadQuery): Promise<ListingRead> {
   const params: unknown[] = [];
-  const [row] = await db.query<{ matches: string[][]; versions: string; total: string; snapshot: string; data: Row[] | null; changes: ChangesJson | null }>(
+  const [row] = await db.query<{
+    matches: string[][];
+    versions: string;
+    total: string;
+    snapshot: string;
+    data: Row[] | null;
+    changes: ChangesJson | null;
+  }>(
     readSql(q, (value) => `$${params.push(value)}`),
     params,
   );
@@ -225,7 +333,10 @@ export async function readListing(db: Queryable, q: ListingReadQuery): Promise<L
     total: row.total,
     snapshot: row.snapshot,
     data: row.data && listingData(row.data, resourceIds, q),
-    changes: row.changes && { ids: row.changes.ids ?? [], appointments: (row.changes.appointments ?? []).map(([resourceId, a]) => appointmentOf(resourceId, a)) },
+    changes: row.changes && {
+      ids: row.changes.ids ?? [],
+      appointments: (row.changes.appointments ?? []).map(([resourceId, a]) => appointmentOf(resourceId, a)),
+    },
   };
 }
 

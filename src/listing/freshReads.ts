@@ -33,7 +33,12 @@ export class FreshReads<T> {
     const next: { read: Promise<T>; callers: number } = {
       callers: 1,
       read: free
-        .then(() => new Promise<void>((resolve) => (startDelayMs > 0 ? setTimeout(resolve, startDelayMs) : setImmediate(resolve))))
+        .then(
+          () =>
+            new Promise<void>((resolve) =>
+              startDelayMs > 0 ? setTimeout(resolve, startDelayMs) : setImmediate(resolve),
+            ),
+        )
         .then((): Promise<T> => {
           this.queued.delete(key);
           return this.start(key, (readDone) => load(readDone, next.callers));

@@ -29,9 +29,15 @@ export interface ListingBase {
   data: ListingData;
   total: string;
   snapshot: string;
-  /** its timeslots and appointments reach far enough for a listing computed before this (the window moves with the clock) */
+  /**
+   * its timeslots and appointments reach far enough for a listing
+   * computed before this (the window moves with the clock)
+   */
   windowEndsMs: number;
-  /** the data stays true at any time before this (windowEndsMs, or a hold in it expires), but for the changes committed since its snapshot */
+  /**
+   * the data stays true at any time before this (windowEndsMs, or a hold
+   * in it expires), but for the changes committed since its snapshot
+   */
   reusableUntilMs: number;
 }
 
@@ -41,7 +47,10 @@ export interface CachedListing {
   computedAtMs: number;
   validUntilMs: number;
   base?: ListingBase;
-  /** the answer's days, so a computation of the same shape from its data brought up to date serializes only the days that changed */
+  /**
+   * the answer's days, so a computation of the same shape from its
+   * data brought up to date serializes only the days that changed
+   */
   days?: SerializedDays;
 }
 
@@ -84,9 +93,16 @@ export class ListingCache {
    * (its snapshot and total name what the read need not read again). The data is an immutable
    * value: it stays the base of that read even if a newer one replaces it meanwhile.
    */
-  knownOf(key: string | undefined, dataKey: string | undefined, nowMs: number): { versions: string | null; base: ListingBase | undefined } {
+  knownOf(
+    key: string | undefined,
+    dataKey: string | undefined,
+    nowMs: number,
+  ): { versions: string | null; base: ListingBase | undefined } {
     const e = key === undefined ? undefined : this.entries.get(key);
-    return { versions: e && validAt(e, nowMs) ? e.versions : null, base: dataKey === undefined ? undefined : this.latestBase(dataKey, nowMs) };
+    return {
+      versions: e && validAt(e, nowMs) ? e.versions : null,
+      base: dataKey === undefined ? undefined : this.latestBase(dataKey, nowMs),
+    };
   }
 
   /** The days of the answer cached as `key`, whatever its versions. */
@@ -99,7 +115,9 @@ export class ListingCache {
     const owner = this.dataOwners.get(dataKey);
     const e = owner === undefined ? undefined : this.entries.get(owner);
     const base = e?.base;
-    return base && base.dataKey === dataKey && nowMs >= e.computedAtMs && nowMs < base.reusableUntilMs ? base : undefined;
+    return base && base.dataKey === dataKey && nowMs >= e.computedAtMs && nowMs < base.reusableUntilMs
+      ? base
+      : undefined;
   }
 
   set(key: string, versions: string, value: CachedListing): void {
@@ -117,7 +135,12 @@ export class ListingCache {
   }
 
   /** The cached answer, else the one being computed for the same versions, else `compute`'s (then cached). */
-  async answer(key: string, versions: string, nowMs: number, compute: () => Promise<CachedListing>): Promise<CachedListing> {
+  async answer(
+    key: string,
+    versions: string,
+    nowMs: number,
+    compute: () => Promise<CachedListing>,
+  ): Promise<CachedListing> {
     const hit = this.get(key, versions, nowMs);
     if (hit) {
       listingMetrics.answers.inc({ source: 'cache' });
@@ -155,10 +178,14 @@ export class ListingCache {
   }
 }
 
-/** An entry's bytes: its JSON and key, a rough measure of its data's objects, and of its days' slots (their bytes are the JSON's). */
+/**
+ * An entry's bytes: its JSON and key, a rough measure of its data's
+ * objects, and of its days' slots (their bytes are the JSON's).
+ */
 function sizeOf(key: string, e: CachedListing): number {
   let size = (e.json?.length ?? 0) + key.length;
-  if (e.base) size += 200 * (e.base.data.appointments.length + e.base.data.timeslots.length) + 2000 * e.base.data.views.size;
+  if (e.base)
+    size += 200 * (e.base.data.appointments.length + e.base.data.timeslots.length) + 2000 * e.base.data.views.size;
   if (e.days) for (const day of e.days.parts.values()) size += 100 * day.slots.length;
   return size;
 }

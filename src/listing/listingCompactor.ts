@@ -13,10 +13,17 @@ const BATCH = 20_000;
  * were folded. With `committedBefore` (a snapshot, pg_snapshot as text), only the changes that
  * snapshot saw committed: newer ones still name their appointment for the listings read since.
  */
-export async function compactListingChanges(db: Queryable, stopping: () => boolean = () => false, committedBefore: string | null = null): Promise<number> {
+export async function compactListingChanges(
+  db: Queryable,
+  stopping: () => boolean = () => false,
+  committedBefore: string | null = null,
+): Promise<number> {
   let total = 0;
   for (;;) {
-    const [{ n }] = await db.query<{ n: number }>('SELECT compact_listing_changes($1, $2::pg_snapshot) AS n', [BATCH, committedBefore]);
+    const [{ n }] = await db.query<{ n: number }>('SELECT compact_listing_changes($1, $2::pg_snapshot) AS n', [
+      BATCH,
+      committedBefore,
+    ]);
     total += n;
     if (n < BATCH || stopping()) return total;
   }
@@ -24,10 +31,14 @@ export async function compactListingChanges(db: Queryable, stopping: () => boole
 
 /**
  * Runs every `intervalMs` (LISTING_COMPACT_MS), folding the changes committed before its previous
- * run: a listing read more often than that keeps reading only its changes (migration 012). One
+ * run: a listing read more often than that keeps reading only its changes (compact_listing_changes.sql). One
  * instance at a time compacts: the function takes an advisory lock or returns.
  */
-export function startListingCompactor(db: Queryable, log: { error(obj: unknown, msg: string): void }, intervalMs: number): Periodic {
+export function startListingCompactor(
+  db: Queryable,
+  log: { error(obj: unknown, msg: string): void },
+  intervalMs: number,
+): Periodic {
   let previous: string | null = null;
   return runEvery(
     intervalMs,

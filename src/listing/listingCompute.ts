@@ -1,12 +1,24 @@
 /** A1's computation from what readListing read: run the pure slot engine, group and serialize. */
 import type { ChannelKey } from '../offerings/channels.js';
 import type { ListingData, LoadedAppointment } from './bookablesLoader.js';
-import { InstantFormatter, singleProduct, slotItem, type ResourceView, type SlotFacts } from '../booking/bookableView.js';
+import {
+  InstantFormatter,
+  singleProduct,
+  slotItem,
+  type ResourceView,
+  type SlotFacts,
+} from '../booking/bookableView.js';
 import { publicVisible } from '../offerings/channels.js';
 import type { CompiledPattern } from '../booking/datePattern.js';
 import { engineProduct, type ProductRow } from '../booking/publicProducts.js';
 import { compareBookables, computeBookables } from '../booking/slotEngine.js';
-import { bookingWindowOf, insideWindow, nextDayStartMs, startBounds, type StartBounds } from '../offerings/bookingWindow.js';
+import {
+  bookingWindowOf,
+  insideWindow,
+  nextDayStartMs,
+  startBounds,
+  type StartBounds,
+} from '../offerings/bookingWindow.js';
 
 /** How far ahead A1 looks; slots starting later are not listed (docs/decisions.md). */
 export const BOOKING_HORIZON_DAYS = 90;
@@ -43,11 +55,19 @@ function productOf(view: ResourceView, prd: ProductRow | null, appt: LoadedAppoi
 export const listingUntilMs = (nowMs: number) => nowMs + BOOKING_HORIZON_DAYS * DAY_MS;
 
 /** The listing of `data` at q.nowMs (data is left as it is: it may serve again, brought up to date). */
-export function computeListing({ views: loadedViews, prd, ...loaded }: ListingData, q: ListingRequest, previous?: SerializedDays): Listing {
+export function computeListing(
+  { views: loadedViews, prd, ...loaded }: ListingData,
+  q: ListingRequest,
+  previous?: SerializedDays,
+): Listing {
   const untilMs = listingUntilMs(q.nowMs);
   // resources without prdRef's product list nothing
   const views = new Map([...loadedViews].filter(([, view]) => !prd || view.products.some((p) => p.id === prd.id)));
-  const nothingListed = (changesAtMs: number): Listing => ({ json: null, changesAtMs, days: { views: loadedViews, parts: new Map() } });
+  const nothingListed = (changesAtMs: number): Listing => ({
+    json: null,
+    changesAtMs,
+    days: { views: loadedViews, parts: new Map() },
+  });
   if (views.size === 0) return nothingListed(Infinity);
 
   const ids = [...views.keys()];
@@ -69,12 +89,18 @@ export function computeListing({ views: loadedViews, prd, ...loaded }: ListingDa
       : runs
           .flatMap((run) => {
             const mine = (x: { resourceId: string }) => x.resourceId === run.ids[0];
-            return computeBookables(timeslots.filter(mine), appointments.filter(mine), { ...window, product: run.product }, busy.filter(mine));
+            return computeBookables(
+              timeslots.filter(mine),
+              appointments.filter(mine),
+              { ...window, product: run.product },
+              busy.filter(mine),
+            );
           })
           .sort(compareBookables);
 
   let changesAtMs = Infinity;
-  for (const a of appointments) if (a.nextHoldExpiryMs !== null && a.nextHoldExpiryMs < changesAtMs) changesAtMs = a.nextHoldExpiryMs;
+  for (const a of appointments)
+    if (a.nextHoldExpiryMs !== null && a.nextHoldExpiryMs < changesAtMs) changesAtMs = a.nextHoldExpiryMs;
   // Each resource's booking window, applied here so the cached answer is exact: a slot leaves the
   // listing when it comes closer than minNotice (changesAtMs below), and slots enter with the
   // maxAdvanceDays horizon at the provider's midnight, when the entry expires too.
@@ -82,7 +108,8 @@ export function computeListing({ views: loadedViews, prd, ...loaded }: ListingDa
   for (const [id, view] of views) {
     const window = bookingWindowOf(view.resource.booking_window);
     windows.set(id, startBounds(window, q.nowMs, view.resource.time_zone));
-    if (window.maxAdvanceDays !== null) changesAtMs = Math.min(changesAtMs, nextDayStartMs(q.nowMs, view.resource.time_zone));
+    if (window.maxAdvanceDays !== null)
+      changesAtMs = Math.min(changesAtMs, nextDayStartMs(q.nowMs, view.resource.time_zone));
   }
   const byId = new Map(appointments.map((a) => [a.id, a]));
   const formatters = new Map<string, InstantFormatter>();
@@ -100,7 +127,10 @@ export function computeListing({ views: loadedViews, prd, ...loaded }: ListingDa
     changesAtMs = Math.min(changesAtMs, b.startMs - (bounds.fromMs - q.nowMs));
     const zone = view.resource.time_zone;
     let fmt = formatters.get(zone);
-    if (!fmt) formatters.set(zone, (fmt = new InstantFormatter(zone, q.locale)));
+    if (!fmt) {
+      fmt = new InstantFormatter(zone, q.locale);
+      formatters.set(zone, fmt);
+    }
     const slot: ListedSlot = {
       kind: b.kind,
       appointmentId: appt?.id,
@@ -128,7 +158,10 @@ export function computeListing({ views: loadedViews, prd, ...loaded }: ListingDa
       if (!Array.isArray(value)) return undefined;
       const before = reusable?.get(key);
       if (before && sameSlots(before.slots, value)) return before.bytes;
-      return memberJson(key, value.map((s) => slotItem(s, s.view, formatters.get(s.view.resource.time_zone)!, q.timeFormat)));
+      return memberJson(
+        key,
+        value.map((s) => slotItem(s, s.view, formatters.get(s.view.resource.time_zone)!, q.timeFormat)),
+      );
     },
     // the kept days point into the answer's bytes: they cost no memory of their own
     (key, bytes) => {
@@ -139,7 +172,10 @@ export function computeListing({ views: loadedViews, prd, ...loaded }: ListingDa
   return { json, changesAtMs, days: { views: loadedViews, parts } };
 }
 
-/** A listed slot before it becomes its item: what the item shows (it is kept with the listing's days, its formatter is not). */
+/**
+ * A listed slot before it becomes its item: what the item shows
+ * (it is kept with the listing's days, its formatter is not).
+ */
 interface ListedSlot extends SlotFacts {
   view: ResourceView;
 }

@@ -8,7 +8,9 @@ import type { Queryable } from '../storage/db.js';
 import { FreshReads } from './freshReads.js';
 import { ListingCache } from './listingCache.js';
 
-/** A request shape's last answer: which data it used, and whether that read found changes and answered several requests. */
+/**
+ * A request shape's last answer: which data it used, and whether that read found changes and answered several requests.
+ */
 export interface ShapeState {
   key: string;
   dataKey: string;
@@ -25,11 +27,21 @@ export interface ListingState {
   reads: FreshReads<Buffer | null>;
   /** per request shape (references, channel, product, formats, locale) */
   shapes: Map<string, ShapeState>;
-  /** per references, channel and product: the data key they resolved to last (what a shape asked for the first time may start from) */
+  /**
+   * per references, channel and product: the data key they resolved
+   * to last (what a shape asked for the first time may start from)
+   */
   dataKeys: Map<string, string>;
 }
 
 /** budgetBytes: what the cache of computed answers may hold (LISTING_CACHE_MIB) */
 export function createListingState(db: Queryable, clock: Clock, budgetBytes?: number): ListingState {
-  return { db, clock, cache: new ListingCache(budgetBytes), reads: new FreshReads(), shapes: new Map(), dataKeys: new Map() };
+  return {
+    db,
+    clock,
+    cache: new ListingCache(budgetBytes),
+    reads: new FreshReads(),
+    shapes: new Map(),
+    dataKeys: new Map(),
+  };
 }

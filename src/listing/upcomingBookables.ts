@@ -10,7 +10,14 @@
  * hidden, whatever instance or process made it (docs/decisions.md, "One freshness rule").
  */
 import type { ChannelKey } from '../offerings/channels.js';
-import { readListing, readVersions, withChanges, type ListingData, type ListingRead, type ListingReadQuery } from './bookablesLoader.js';
+import {
+  readListing,
+  readVersions,
+  withChanges,
+  type ListingData,
+  type ListingRead,
+  type ListingReadQuery,
+} from './bookablesLoader.js';
 import { listingMetrics } from '../booking/metrics.js';
 import type { CompiledPattern } from '../booking/datePattern.js';
 import { DEFAULT_GROUP_FORMAT, DEFAULT_TIME_FORMAT, localeOf, timePattern } from '../booking/timeFormats.js';
@@ -32,17 +39,36 @@ export interface UpcomingQuery {
 export async function upcomingBookables(listing: ListingState, q: UpcomingQuery): Promise<Buffer | null> {
   const groupFormat = q.groupFormat ?? DEFAULT_GROUP_FORMAT;
   const timeFormat = q.timeFormat ?? DEFAULT_TIME_FORMAT;
-  const patterns = { group: timePattern(groupFormat, 'query.groupFormat', ''), time: timePattern(timeFormat, 'query.timeFormat', '') };
-  const shape: Shape = { refs: q.refs, channelKey: q.channelKey, prdRef: q.prdRef, groupFormat, timeFormat, locale: localeOf(q.languageTag) };
+  const patterns = {
+    group: timePattern(groupFormat, 'query.groupFormat', ''),
+    time: timePattern(timeFormat, 'query.timeFormat', ''),
+  };
+  const shape: Shape = {
+    refs: q.refs,
+    channelKey: q.channelKey,
+    prdRef: q.prdRef,
+    groupFormat,
+    timeFormat,
+    locale: localeOf(q.languageTag),
+  };
   // Identical requests arriving together share one answer, read after each of them arrived (FreshReads):
-  // while the listing changes with every booking of a rush, it is read at most once per round trip, not once per viewer.
+  // while the listing changes with every booking of a rush, it
+  // is read at most once per round trip, not once per viewer.
   const shapeKey = shapeKeyOf(shape);
   const last = listing.shapes.get(shapeKey);
   const delay = last?.changing && last.shared ? CHANGING_READ_DELAY_MS : 0;
-  return listing.reads.read(shapeKey, (readDone, callers) => currentListing(listing, shapeKey, shape, patterns, readDone, callers > 1), delay);
+  return listing.reads.read(
+    shapeKey,
+    (readDone, callers) => currentListing(listing, shapeKey, shape, patterns, readDone, callers > 1),
+    delay,
+  );
 }
 
-type Shape = Omit<UpcomingQuery, 'groupFormat' | 'timeFormat' | 'languageTag'> & { groupFormat: string; timeFormat: string; locale: string };
+type Shape = Omit<UpcomingQuery, 'groupFormat' | 'timeFormat' | 'languageTag'> & {
+  groupFormat: string;
+  timeFormat: string;
+  locale: string;
+};
 
 /**
  * A shape's key, built on every request: its parts joined by NUL, which no query text holds
@@ -50,7 +76,8 @@ type Shape = Omit<UpcomingQuery, 'groupFormat' | 'timeFormat' | 'languageTag'> &
  * carries a prefix, so that no two shapes share a key.
  */
 export function shapeKeyOf(shape: Shape): string {
-  let key = `${shape.channelKey}\u0000${shape.prdRef === undefined ? '' : `=${shape.prdRef}`}\u0000${shape.groupFormat}\u0000${shape.timeFormat}\u0000${shape.locale}`;
+  const prd = shape.prdRef === undefined ? '' : `=${shape.prdRef}`;
+  let key = `${shape.channelKey}\u0000${prd}\u0000${shape.groupFormat}\u0000${shape.timeFormat}\u0000${shape.locale}`;
   for (const r of shape.refs) key += `\u0000${r.ref}`;
   return key;
 }
@@ -72,7 +99,6 @@ const CHANGING_READ_DELAY_MS = 2;
  */
 const MAX_REMEMBERED_SHAPES = 10_000;
 
-
 function remember<T>(map: Map<string, T>, key: string, value: T): void {
   if (!map.has(key) && map.size >= MAX_REMEMBERED_SHAPES) map.clear();
   map.set(key, value);
@@ -84,7 +110,10 @@ function remember<T>(map: Map<string, T>, key: string, value: T): void {
  */
 const DATA_REUSE_MS = MAX_AGE_MS;
 
-/** The listing at the resources' current versions: cached, being computed, or computed now; `shared`: this read answers more than one request. */
+/**
+ * The listing at the resources' current versions: cached, being computed, or computed now; `shared`: this read answers
+ * more than one request.
+ */
 async function currentListing(
   listing: ListingState,
   shapeKey: string,
@@ -98,7 +127,13 @@ async function currentListing(
   const refsKey = JSON.stringify([shape.refs, shape.channelKey, shape.prdRef ?? null]);
   const last = shapes.get(shapeKey);
   const lastDataKey = last?.dataKey ?? dataKeys.get(refsKey);
-  const query = { refs: shape.refs, channelKey: shape.channelKey, prdRef: shape.prdRef, nowMs, untilMs: listingUntilMs(nowMs) + DATA_REUSE_MS };
+  const query = {
+    refs: shape.refs,
+    channelKey: shape.channelKey,
+    prdRef: shape.prdRef,
+    nowMs,
+    untilMs: listingUntilMs(nowMs) + DATA_REUSE_MS,
+  };
   // What the cache offers: while the resources still have the versions of this shape's answer, the
   // statement reads no data; while the data of any shape of the same resources can be brought up
   // to date, only the changes since.
@@ -118,7 +153,10 @@ async function currentListing(
     }
   }
   const base = offered.base;
-  const known = offered.versions === null && !base ? null : { versions: offered.versions, since: base ? { snapshot: base.snapshot, total: base.total } : null };
+  const known =
+    offered.versions === null && !base
+      ? null
+      : { versions: offered.versions, since: base ? { snapshot: base.snapshot, total: base.total } : null };
   const read = await countedRead(listing, { ...query, known });
   readDone(); // the next read of this shape may start: it will see what this one saw and what came since
   const dataKey = JSON.stringify([read.resourceIds, shape.channelKey, shape.prdRef ?? null]);
@@ -134,7 +172,18 @@ async function currentListing(
     // snapshot, never a staler one).
     const from = read.data || since ? read : await countedRead(listing, { ...query, known: null });
     const data = from.data ?? (read.changes!.ids.length === 0 ? since!.data : withChanges(since!.data, read.changes!));
-    const computed = computeListing(data, { channelKey: shape.channelKey, prdRef: shape.prdRef, groupFormat: patterns.group, timeFormat: patterns.time, locale: shape.locale, nowMs }, days);
+    const computed = computeListing(
+      data,
+      {
+        channelKey: shape.channelKey,
+        prdRef: shape.prdRef,
+        groupFormat: patterns.group,
+        timeFormat: patterns.time,
+        locale: shape.locale,
+        nowMs,
+      },
+      days,
+    );
     // The days are kept for a request shape asked for again (last): kept for every one-off query,
     // they outlive the young generation and raise the peak RSS.
     // The data is kept with every answer: all shapes of the same resources share it.
@@ -155,9 +204,12 @@ async function countedRead(listing: ListingState, q: ListingReadQuery): Promise<
   return read;
 }
 
-/** The base of a computed answer: its data can be brought up to date until its window runs out or a hold in it expires. */
+/**
+ * The base of a computed answer: its data can be brought up to date until its window runs out or a hold in it expires.
+ */
 function baseOf(dataKey: string, data: ListingData, read: ListingRead, windowEndsMs: number): ListingBase {
   let reusableUntilMs = windowEndsMs;
-  for (const a of data.appointments) if (a.nextHoldExpiryMs !== null && a.nextHoldExpiryMs < reusableUntilMs) reusableUntilMs = a.nextHoldExpiryMs;
+  for (const a of data.appointments)
+    if (a.nextHoldExpiryMs !== null && a.nextHoldExpiryMs < reusableUntilMs) reusableUntilMs = a.nextHoldExpiryMs;
   return { dataKey, data, total: read.total, snapshot: read.snapshot, windowEndsMs, reusableUntilMs };
 }

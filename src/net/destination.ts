@@ -12,7 +12,17 @@ import ipaddr from 'ipaddr.js';
 import { invalid } from '../errors.js';
 
 /** Ranges (ipaddr.js names) never connected to; an IPv4-mapped IPv6 address is judged as its IPv4 address. */
-const REFUSED = new Set(['unspecified', 'broadcast', 'multicast', 'linkLocal', 'loopback', 'private', 'carrierGradeNat', 'uniqueLocal', 'deprecatedSiteLocal']);
+const REFUSED = new Set([
+  'unspecified',
+  'broadcast',
+  'multicast',
+  'linkLocal',
+  'loopback',
+  'private',
+  'carrierGradeNat',
+  'uniqueLocal',
+  'deprecatedSiteLocal',
+]);
 
 export const MAX_URL_LENGTH = 2048;
 
@@ -54,10 +64,16 @@ function refusedHost(url: URL): string | null {
 }
 
 /** The DNS lookup used (node's getaddrinfo); tests pass their own. */
-export type Lookup = (hostname: string, options: { all: true }, callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void) => void;
+export type Lookup = (
+  hostname: string,
+  options: { all: true },
+  callback: (err: NodeJS.ErrnoException | null, addresses: LookupAddress[]) => void,
+) => void;
 
 const resolveAll = (host: string, lookup: Lookup) =>
-  new Promise<LookupAddress[]>((resolve, reject) => lookup(host, { all: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))));
+  new Promise<LookupAddress[]>((resolve, reject) =>
+    lookup(host, { all: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))),
+  );
 
 /** The URL, when `raw` is an absolute http or https URL of at most 2048 characters; else 400 naming `field`. */
 export function parseDestination(raw: string, field: string, accepted = 'an http or https URL'): URL {
@@ -67,7 +83,8 @@ export function parseDestination(raw: string, field: string, accepted = 'an http
   } catch {
     throw invalid(`${field} must be an absolute http or https URL`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw invalid(`${field} must be ${accepted}, got ${url.protocol}`);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw invalid(`${field} must be ${accepted}, got ${url.protocol}`);
   if (raw.length > MAX_URL_LENGTH) throw invalid(`${field} must be at most ${MAX_URL_LENGTH} characters`);
   return url;
 }
@@ -85,14 +102,22 @@ export async function refusedDestination(url: URL, lookup: Lookup = dnsLookup): 
 }
 
 /** 400 naming `field` unless the URL is an http(s) URL that may be connected to (any address when `allowPrivate`). */
-export async function assertDestination(raw: string, allowPrivate: boolean, field: string, lookup: Lookup = dnsLookup): Promise<void> {
+export async function assertDestination(
+  raw: string,
+  allowPrivate: boolean,
+  field: string,
+  lookup: Lookup = dnsLookup,
+): Promise<void> {
   const url = parseDestination(raw, field);
   if (allowPrivate) return;
   const refused = await refusedDestination(url, lookup);
   if (refused) throw invalid(`${field} is refused: ${refused} (${REFUSED_RULE})`);
 }
 
-/** Throws RefusedDestination when a connection to this URL's host must not even be tried (checked again on connect by `guardedLookup`). */
+/**
+ * Throws RefusedDestination when a connection to this URL's host must
+ * not even be tried (checked again on connect by `guardedLookup`).
+ */
 export function assertDeliverable(url: URL, allowPrivate: boolean): void {
   if (allowPrivate) return;
   const refused = refusedHost(url);
@@ -106,8 +131,14 @@ export function guardedLookup(allowPrivate: boolean, lookup: Lookup = dnsLookup)
     lookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, '', 0);
       const bad = addresses.find((a) => refusedRange(a.address));
-      if (bad) return callback(new RefusedDestination(`${hostname} resolves to ${bad.address} in a ${refusedRange(bad.address)} network`), '', 0);
-      if ((options as { all?: boolean }).all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
+      if (bad)
+        return callback(
+          new RefusedDestination(`${hostname} resolves to ${bad.address} in a ${refusedRange(bad.address)} network`),
+          '',
+          0,
+        );
+      if ((options as { all?: boolean }).all)
+        return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, addresses);
       callback(null, addresses[0].address, addresses[0].family);
     });
   };

@@ -5,10 +5,16 @@ import type { Queryable } from '../storage/db.js';
 const SETTING = 'cancel_link_secret';
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
-/** The key of every signed link (cancel and decision links): CANCEL_LINK_SECRET, else a secret generated once and kept in the database (same for every instance). */
+/**
+ * The key of every signed link (cancel and decision links): CANCEL_LINK_SECRET, else a secret generated once and kept
+ * in the database (same for every instance).
+ */
 export async function cancelSecret(db: Queryable, config: Config): Promise<string> {
   if (config.cancelLinkSecret) return config.cancelLinkSecret;
-  await db.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [SETTING, randomBytes(32).toString('hex')]);
+  await db.query('INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING', [
+    SETTING,
+    randomBytes(32).toString('hex'),
+  ]);
   const [row] = await db.query<{ value: string }>('SELECT value FROM settings WHERE key = $1', [SETTING]);
   return row.value;
 }
@@ -47,7 +53,8 @@ export function verifyLinkToken(secret: string, purpose: LinkPurpose, token: str
   return expected.length === actual.length && timingSafeEqual(expected, actual) ? id : null;
 }
 
-export const signCancelToken = (secret: string, participationId: string) => signLinkToken(secret, 'cancel', participationId);
+export const signCancelToken = (secret: string, participationId: string) =>
+  signLinkToken(secret, 'cancel', participationId);
 export const verifyCancelToken = (secret: string, token: string) => verifyLinkToken(secret, 'cancel', token);
 
 export function cancelLinkUrl(config: Config, token: string): string {
@@ -70,7 +77,9 @@ export interface MyBookingsToken {
 }
 
 const myBookingsMac = (secret: string, t: MyBookingsToken, email: string) =>
-  createHmac('sha256', secret).update(`my-bookings:${t.customerId}:${Math.floor(t.expiresAt.getTime() / 1000)}:${email.toLowerCase()}`).digest('base64url');
+  createHmac('sha256', secret)
+    .update(`my-bookings:${t.customerId}:${Math.floor(t.expiresAt.getTime() / 1000)}:${email.toLowerCase()}`)
+    .digest('base64url');
 
 /**
  * `{customerId}.{expiry in Unix seconds}.{HMAC-SHA256}` (DESIGN 7.12): the MAC covers the customer,

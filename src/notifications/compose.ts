@@ -16,12 +16,23 @@ export const PROVIDER_SIDE: ReadonlySet<MailTemplate> = new Set([
   'booking-rescheduled-notification',
 ]);
 /** Mails that carry the consumer's cancel link. */
-const WITH_CANCEL_LINK: ReadonlySet<MailTemplate> = new Set(['booking-confirmed', 'booking-requested', 'participation-booked', 'booking-rescheduled', 'booking-reminder']);
+const WITH_CANCEL_LINK: ReadonlySet<MailTemplate> = new Set([
+  'booking-confirmed',
+  'booking-requested',
+  'participation-booked',
+  'booking-rescheduled',
+  'booking-reminder',
+]);
 /**
  * Mails that show the consumer's answers to the booking questions: the provider side's, and the
  * consumer's own confirmations (nowhere else: answers are personal data).
  */
-const WITH_ANSWERS: ReadonlySet<MailTemplate> = new Set([...PROVIDER_SIDE, 'booking-confirmed', 'booking-requested', 'participation-booked']);
+const WITH_ANSWERS: ReadonlySet<MailTemplate> = new Set([
+  ...PROVIDER_SIDE,
+  'booking-confirmed',
+  'booking-requested',
+  'participation-booked',
+]);
 /** Mails that carry the provider's decision link; all go to the provider side, never to a consumer. */
 const WITH_DECISION_LINK: ReadonlySet<MailTemplate> = new Set(['booking-request-to-confirm']);
 
@@ -67,10 +78,15 @@ export interface ParticipationFacts<State extends string = string> {
   resource_booking_window?: Record<string, number | null> | null;
 }
 
-export async function participationFacts<State extends string = string>(db: Queryable, participationId: string): Promise<ParticipationFacts<State> | undefined> {
+export async function participationFacts<State extends string = string>(
+  db: Queryable,
+  participationId: string,
+): Promise<ParticipationFacts<State> | undefined> {
   const [row] = await db.query<ParticipationFacts<State>>(
-    `SELECT pa.crm_id, pa.id AS p_id, pa.reference AS p_reference, pa.state AS p_state, pa.locale AS p_locale, pa.message AS p_message, pa.answers AS p_answers,
-            pa.appointment_id AS a_id, a.reference AS a_reference, a.start_at, a.end_at, a.address AS a_address, a.product_name AS a_product_name,
+    `SELECT pa.crm_id, pa.id AS p_id, pa.reference AS p_reference, pa.state AS p_state, pa.locale AS p_locale,
+            pa.message AS p_message, pa.answers AS p_answers,
+            pa.appointment_id AS a_id, a.reference AS a_reference, a.start_at, a.end_at, a.address AS a_address,
+            a.product_name AS a_product_name,
             pr.name AS product_name, r.id AS resource_id, r.public_name AS resource_name, r.address AS resource_address,
             pv.name AS provider_name, pv.email AS provider_email, pv.phone AS provider_phone, pv.time_zone,
             c.user_name AS c_name, c.email AS c_email, c.mobile AS c_mobile, c.language AS c_language,
@@ -157,7 +173,11 @@ export const needsDecisionLink = (templates: MailTemplate[]) => templates.some((
  * customer's email, provider-side mails to the resource's contact (profile email, else contact
  * user, else provider). A mail without a recipient is left out.
  */
-export function participationMails({ facts: row, contact, cancelLink, decisionLink = null }: ParticipationMailFacts, templates: MailTemplate[], extras: MailExtras = {}): OutboxMail[] {
+export function participationMails(
+  { facts: row, contact, cancelLink, decisionLink = null }: ParticipationMailFacts,
+  templates: MailTemplate[],
+  extras: MailExtras = {},
+): OutboxMail[] {
   const zone = row.time_zone;
   const iso = (d: Date) => DateTime.fromJSDate(d, { zone }).toISO({ suppressMilliseconds: true })!;
   const base: Omit<AppointmentMailPayload, 'message' | 'cancelLink' | 'decisionLink'> = {
@@ -234,7 +254,9 @@ export async function enqueueParticipationMails(
   if (templates.length === 0) return;
   const read = await participationFacts(tx, participationId);
   if (!read) return;
-  const facts = carriesCalendar(templates, read.p_state) ? { ...read, p_ics_sequence: await nextCalendarSequence(tx, participationId) } : read;
+  const facts = carriesCalendar(templates, read.p_state)
+    ? { ...read, p_ics_sequence: await nextCalendarSequence(tx, participationId) }
+    : read;
   const contact = facts.resource_id ? await sources.contactOf(tx, facts.resource_id) : null;
   const cancelLink = needsCancelLink(templates) ? await cancelLinkFor(tx, sources.config, facts.p_id) : null;
   const decisionLink = needsDecisionLink(templates) ? await decisionLinkFor(tx, sources.config, facts.p_id) : null;

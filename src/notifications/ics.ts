@@ -45,7 +45,14 @@ export interface CalendarInput {
  * SEQUENCE one higher with every mail about it (0 for the first: compose.ts nextCalendarSequence),
  * so a CANCEL replaces the earlier REQUEST. Times in UTC; lines folded at 75 octets of UTF-8.
  */
-export function buildCalendar({ method, payload, summary, description, attendeeEmail, fallbackOrganizer }: CalendarInput): string {
+export function buildCalendar({
+  method,
+  payload,
+  summary,
+  description,
+  attendeeEmail,
+  fallbackOrganizer,
+}: CalendarInput): string {
   const { appointment, contact, provider, participant } = payload;
   const calendar = ical({
     prodId: { company: 'booking-service', product: 'mail', language: 'EN' },
@@ -60,7 +67,10 @@ export function buildCalendar({ method, payload, summary, description, attendeeE
     description,
     location: appointment.address,
     status: method === 'REQUEST' ? ICalEventStatus.CONFIRMED : ICalEventStatus.CANCELLED,
-    organizer: { name: contact.name ?? provider.name, email: contact.email ?? provider.email ?? bareAddress(fallbackOrganizer) },
+    organizer: {
+      name: contact.name ?? provider.name,
+      email: contact.email ?? provider.email ?? bareAddress(fallbackOrganizer),
+    },
     attendees: [
       {
         name: participant.name,

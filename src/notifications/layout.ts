@@ -26,10 +26,23 @@ export function toText(doc: MailDoc): string {
   const blocks: string[] = [doc.greeting, ...doc.paragraphs];
   if (doc.details.length > 0) {
     const width = Math.max(...doc.details.map(([label]) => label.length)) + 1;
-    blocks.push(doc.details.map(([label, value]) => `${`${label}:`.padEnd(width)} ${value.replace(/\n/g, `\n${' '.repeat(width + 1)}`)}`).join('\n'));
+    blocks.push(
+      doc.details
+        .map(([label, value]) => `${`${label}:`.padEnd(width)} ${value.replace(/\n/g, `\n${' '.repeat(width + 1)}`)}`)
+        .join('\n'),
+    );
   }
-  if (doc.answers) blocks.push(`${doc.answers.heading}:\n${doc.answers.rows.map(([label, value]) => `- ${label}: ${value.replace(/\r?\n/g, '\n  ')}`).join('\n')}`);
-  if (doc.message) blocks.push(`${doc.message.heading}:\n${doc.message.text.split(/\r?\n/).map((l) => `> ${l}`).join('\n')}`);
+  if (doc.answers) {
+    const rows = doc.answers.rows.map(([label, value]) => `- ${label}: ${value.replace(/\r?\n/g, '\n  ')}`);
+    blocks.push(`${doc.answers.heading}:\n${rows.join('\n')}`);
+  }
+  if (doc.message)
+    blocks.push(
+      `${doc.message.heading}:\n${doc.message.text
+        .split(/\r?\n/)
+        .map((l) => `> ${l}`)
+        .join('\n')}`,
+    );
   if (doc.link) blocks.push(`${doc.link.intro}\n${doc.link.url}`);
   if (doc.note) blocks.push(doc.note);
   blocks.push(doc.closing.join('\n'));
@@ -38,35 +51,45 @@ export function toText(doc: MailDoc): string {
 
 const P = 'margin:0 0 16px 0';
 
+const BODY_STYLE =
+  'margin:0;padding:24px;font-family:Arial,Helvetica,sans-serif;font-size:15px;line-height:1.5;color:#222';
+const QUOTE_STYLE = 'padding:8px 12px;border-left:3px solid #ccc';
+const BUTTON_STYLE =
+  'display:inline-block;margin-top:8px;padding:8px 16px;background:#b00020;color:#fff;text-decoration:none;' +
+  'border-radius:4px';
+
+/** Label/value rows as an HTML table (a label's cell on the left, the value's lines on the right). */
+function htmlTable(rows: [label: string, value: string][]): string {
+  const th = 'align="left" valign="top" style="padding:4px 16px 4px 0;font-weight:600"';
+  const trs = rows.map(
+    ([label, value]) =>
+      `<tr><th ${th}>${escapeHtml(label)}</th><td style="padding:4px 0">${htmlLines(value)}</td></tr>`,
+  );
+  const table = 'role="presentation" cellspacing="0" cellpadding="0"';
+  return `<table ${table} style="${P};border-collapse:collapse">${trs.join('')}</table>`;
+}
+
 export function toHtml(doc: MailDoc): string {
   const parts: string[] = [`<p style="${P}">${htmlLines(doc.greeting)}</p>`];
   for (const p of doc.paragraphs) parts.push(`<p style="${P}">${htmlLines(p)}</p>`);
-  if (doc.details.length > 0) {
-    const rows = doc.details
-      .map(([label, value]) => `<tr><th align="left" valign="top" style="padding:4px 16px 4px 0;font-weight:600">${escapeHtml(label)}</th><td style="padding:4px 0">${htmlLines(value)}</td></tr>`)
-      .join('');
-    parts.push(`<table role="presentation" cellspacing="0" cellpadding="0" style="${P};border-collapse:collapse">${rows}</table>`);
-  }
+  if (doc.details.length > 0) parts.push(htmlTable(doc.details));
   if (doc.answers) {
-    const rows = doc.answers.rows
-      .map(([label, value]) => `<tr><th align="left" valign="top" style="padding:4px 16px 4px 0;font-weight:600">${escapeHtml(label)}</th><td style="padding:4px 0">${htmlLines(value)}</td></tr>`)
-      .join('');
     parts.push(
       `<p style="margin:0 0 4px 0;font-weight:600">${escapeHtml(doc.answers.heading)}</p>` +
-        `<table role="presentation" cellspacing="0" cellpadding="0" style="${P};border-collapse:collapse">${rows}</table>`,
+        htmlTable(doc.answers.rows),
     );
   }
   if (doc.message) {
     parts.push(
       `<p style="margin:0 0 4px 0;font-weight:600">${escapeHtml(doc.message.heading)}</p>` +
-        `<blockquote style="${P};padding:8px 12px;border-left:3px solid #ccc">${htmlLines(doc.message.text)}</blockquote>`,
+        `<blockquote style="${P};${QUOTE_STYLE}">${htmlLines(doc.message.text)}</blockquote>`,
     );
   }
   if (doc.link) {
     const url = escapeHtml(doc.link.url);
     parts.push(
       `<p style="${P}">${escapeHtml(doc.link.intro)}<br>` +
-        `<a href="${url}" style="display:inline-block;margin-top:8px;padding:8px 16px;background:#b00020;color:#fff;text-decoration:none;border-radius:4px">${escapeHtml(doc.link.label)}</a>` +
+        `<a href="${url}" style="${BUTTON_STYLE}">${escapeHtml(doc.link.label)}</a>` +
         `<br><span style="font-size:12px;color:#666">${url}</span></p>`,
     );
   }
@@ -74,8 +97,9 @@ export function toHtml(doc: MailDoc): string {
   parts.push(`<p style="${P}">${doc.closing.map(escapeHtml).join('<br>')}</p>`);
   return (
     `<!DOCTYPE html>\n<html lang="${escapeHtml(doc.lang)}"><head><meta charset="utf-8">` +
-    `<meta name="viewport" content="width=device-width,initial-scale=1"><title>${escapeHtml(doc.subject)}</title></head>` +
-    `<body style="margin:0;padding:24px;font-family:Arial,Helvetica,sans-serif;font-size:15px;line-height:1.5;color:#222">` +
+    `<meta name="viewport" content="width=device-width,initial-scale=1">` +
+    `<title>${escapeHtml(doc.subject)}</title></head>` +
+    `<body style="${BODY_STYLE}">` +
     `${parts.join('\n')}</body></html>\n`
   );
 }

@@ -21,7 +21,9 @@ export function onMailEnqueued(listener: () => void): () => void {
   return () => listeners.delete(listener);
 }
 
-/** Tells the mail workers of this process that outbox rows were written (by enqueueMails, or by a database function). */
+/**
+ * Tells the mail workers of this process that outbox rows were written (by enqueueMails, or by a database function).
+ */
 export function mailsWritten(): void {
   for (const listener of listeners) listener();
 }
@@ -32,7 +34,13 @@ export async function enqueueMails(tx: Queryable, mails: OutboxMail[]): Promise<
   await tx.query(
     `INSERT INTO outbox (crm_id, template, recipient, locale, payload)
      SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[], $5::jsonb[])`,
-    [mails.map((m) => m.crmId), mails.map((m) => m.template), mails.map((m) => m.recipient), mails.map((m) => m.locale), mails.map((m) => JSON.stringify(m.payload))],
+    [
+      mails.map((m) => m.crmId),
+      mails.map((m) => m.template),
+      mails.map((m) => m.recipient),
+      mails.map((m) => m.locale),
+      mails.map((m) => JSON.stringify(m.payload)),
+    ],
   );
   mailsWritten();
 }

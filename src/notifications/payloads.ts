@@ -29,7 +29,10 @@ export interface AppointmentMailPayload {
   decisionLink?: string | null;
   /** booking-rescheduled*: the time before the move (ISO 8601 with offset) */
   previous?: { start: string; end: string } | null;
-  /** the consumer's answers to the booking questions (provider-side mails and the consumer's confirmations only); absent: none */
+  /**
+   * the consumer's answers to the booking questions (provider-side
+   * mails and the consumer's confirmations only); absent: none
+   */
   answers?: StoredAnswer[];
   /** ICS UID, stable per participation (also when it is moved), so updates and cancellations match */
   icsUid: string;

@@ -43,13 +43,24 @@ export async function reread(db: Queryable, id: string): Promise<OutboxRow | nul
   return row ?? null;
 }
 
-/** At asynchronous commit (ASYNC_COMMIT): a mark lost in a crash of PostgreSQL sends the mail once more, never loses it. */
+/**
+ * At asynchronous commit (ASYNC_COMMIT): a mark lost in a crash of PostgreSQL sends the mail once more, never loses it.
+ */
 export async function markSent(db: Queryable, id: string): Promise<void> {
-  await db.query(`UPDATE outbox SET status = 'SENT', sent_at = now(), last_error = NULL WHERE id = $1 AND status = 'PENDING' AND ${ASYNC_COMMIT} IS NOT NULL`, [id]);
+  await db.query(
+    `UPDATE outbox SET status = 'SENT', sent_at = now(), last_error = NULL WHERE id = $1 AND status = 'PENDING'
+       AND ${ASYNC_COMMIT} IS NOT NULL`,
+    [id],
+  );
 }
 
 /** Records a failed attempt: due again after `retryInMs`, or FAILED (kept, never deleted) when `giveUp`. */
-export async function markAttemptFailed(db: Queryable, id: string, error: string, retry: { giveUp: boolean; retryInMs: number }): Promise<void> {
+export async function markAttemptFailed(
+  db: Queryable,
+  id: string,
+  error: string,
+  retry: { giveUp: boolean; retryInMs: number },
+): Promise<void> {
   await db.query(
     `UPDATE outbox SET status = CASE WHEN $3 THEN 'FAILED' ELSE 'PENDING' END,
             next_attempt_at = now() + make_interval(secs => $4::double precision), last_error = $2
@@ -62,7 +73,8 @@ export async function markAttemptFailed(db: Queryable, id: string, error: string
 export async function renewLease(db: Queryable, ids: string[], leaseMs: number): Promise<void> {
   if (ids.length === 0) return;
   await db.query(
-    `UPDATE outbox SET next_attempt_at = now() + make_interval(secs => $2::double precision) WHERE id = ANY($1::uuid[]) AND status = 'PENDING'`,
+    `UPDATE outbox SET next_attempt_at = now() + make_interval(secs => $2::double precision) WHERE id = ANY($1::uuid[])
+       AND status = 'PENDING'`,
     [ids, leaseMs / 1000],
   );
 }
@@ -71,7 +83,8 @@ export async function renewLease(db: Queryable, ids: string[], leaseMs: number):
 export async function release(db: Queryable, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
   await db.query(
-    `UPDATE outbox SET attempts = greatest(attempts - 1, 0), next_attempt_at = now() WHERE id = ANY($1::uuid[]) AND status = 'PENDING'`,
+    `UPDATE outbox SET attempts = greatest(attempts - 1, 0), next_attempt_at = now() WHERE id = ANY($1::uuid[])
+       AND status = 'PENDING'`,
     [ids],
   );
 }

@@ -35,21 +35,35 @@ export interface RenderOptions {
 
 function isAppointmentPayload(p: unknown): p is AppointmentMailPayload {
   const a = (p as AppointmentMailPayload | null)?.appointment;
-  return (p as AppointmentMailPayload | null)?.kind === 'appointment' && typeof a?.start === 'string' && typeof a?.end === 'string' && typeof a?.timeZone === 'string';
+  return (
+    (p as AppointmentMailPayload | null)?.kind === 'appointment' &&
+    typeof a?.start === 'string' &&
+    typeof a?.end === 'string' &&
+    typeof a?.timeZone === 'string'
+  );
 }
 
 function isVerificationPayload(p: unknown): p is VerificationMailPayload {
-  return typeof (p as VerificationMailPayload | null)?.email === 'string' && typeof (p as VerificationMailPayload).reference === 'string';
+  return (
+    typeof (p as VerificationMailPayload | null)?.email === 'string' &&
+    typeof (p as VerificationMailPayload).reference === 'string'
+  );
 }
 
 function isMyBookingsPayload(p: unknown): p is MyBookingsMailPayload {
   const m = p as MyBookingsMailPayload | null;
-  return m?.kind === 'my-bookings' && typeof m.link === 'string' && typeof m.providerName === 'string' && typeof m.validHours === 'number';
+  return (
+    m?.kind === 'my-bookings' &&
+    typeof m.link === 'string' &&
+    typeof m.providerName === 'string' &&
+    typeof m.validHours === 'number'
+  );
 }
 
 /** Subject, plain text, HTML and calendar part of one outbox row, in the row's language (unknown: de). */
 export function renderMail(mail: MailToRender, options: RenderOptions): RenderedMail {
-  if (!(MAIL_TEMPLATES as readonly string[]).includes(mail.template)) throw new RenderError(`unknown template ${mail.template}`);
+  if (!(MAIL_TEMPLATES as readonly string[]).includes(mail.template))
+    throw new RenderError(`unknown template ${mail.template}`);
   const template = mail.template as MailTemplate;
   const locale = mailLocale(mail.locale);
   if (template === 'user-email-verification') {
@@ -60,7 +74,8 @@ export function renderMail(mail: MailToRender, options: RenderOptions): Rendered
     if (!isMyBookingsPayload(mail.payload)) throw new RenderError(`payload of ${template} lacks link or providerName`);
     return renderMyBookings(mail.payload, locale);
   }
-  if (!isAppointmentPayload(mail.payload)) throw new RenderError(`payload of ${template} is not an appointment payload`);
+  if (!isAppointmentPayload(mail.payload))
+    throw new RenderError(`payload of ${template} is not an appointment payload`);
   return renderAppointment(template, mail.payload, locale, mail.recipient, options);
 }
 
@@ -120,7 +135,9 @@ function renderAppointment(
     participant: participant.name ?? participant.email ?? w.fallback.participant,
     provider: provider.name,
     resource: appointment.resourceName,
-    previousPeriod: payload.previous ? formatPeriod(payload.previous.start, payload.previous.end, appointment.timeZone, locale) : null,
+    previousPeriod: payload.previous
+      ? formatPeriod(payload.previous.start, payload.previous.end, appointment.timeZone, locale)
+      : null,
   };
   const where = lines(appointment.resourceName, appointment.address);
   const details: MailDoc['details'] = [
@@ -140,8 +157,15 @@ function renderAppointment(
     greeting: w.greeting(providerSide ? contact.name : participant.name),
     paragraphs: wording.body(vars),
     details,
-    answers: payload.answers?.length ? { heading: w.labels.answers, rows: payload.answers.map((a) => answerLine(a, locale)) } : null,
-    message: payload.message ? { heading: providerSide ? w.labels.customerMessage : w.labels.messageFrom(provider.name), text: payload.message } : null,
+    answers: payload.answers?.length
+      ? { heading: w.labels.answers, rows: payload.answers.map((a) => answerLine(a, locale)) }
+      : null,
+    message: payload.message
+      ? {
+          heading: providerSide ? w.labels.customerMessage : w.labels.messageFrom(provider.name),
+          text: payload.message,
+        }
+      : null,
     link: payload.cancelLink
       ? { intro: w.labels.cancelIntro, label: w.labels.cancelAction, url: payload.cancelLink }
       : payload.decisionLink
@@ -157,7 +181,10 @@ function renderAppointment(
           method,
           payload,
           summary: `${vars.what} (${provider.name})`,
-          description: [...details.map(([label, value]) => `${label}: ${value.replace(/\n/g, ', ')}`), payload.cancelLink ? `${w.labels.cancelAction}: ${payload.cancelLink}` : null]
+          description: [
+            ...details.map(([label, value]) => `${label}: ${value.replace(/\n/g, ', ')}`),
+            payload.cancelLink ? `${w.labels.cancelAction}: ${payload.cancelLink}` : null,
+          ]
             .filter(Boolean)
             .join('\n'),
           attendeeEmail: participant.email ?? recipient,

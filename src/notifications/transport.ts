@@ -35,7 +35,13 @@ function mailOptions(mail: OutgoingMail) {
     disableFileAccess: true,
     disableUrlAccess: true,
     ...(content.calendar
-      ? { icalEvent: { method: content.calendar.method, filename: content.calendar.method === 'CANCEL' ? 'cancel.ics' : 'invite.ics', content: content.calendar.content } }
+      ? {
+          icalEvent: {
+            method: content.calendar.method,
+            filename: content.calendar.method === 'CANCEL' ? 'cancel.ics' : 'invite.ics',
+            content: content.calendar.content,
+          },
+        }
       : {}),
   };
 }
@@ -67,7 +73,10 @@ export function fileTransport(dir: string): MailTransport {
     async send(mail) {
       const info = await transporter.sendMail(mailOptions(mail));
       await mkdir(dir, { recursive: true });
-      const stamp = mail.createdAt.toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+      const stamp = mail.createdAt
+        .toISOString()
+        .replace(/[-:]/g, '')
+        .replace(/\.\d+Z$/, 'Z');
       const target = join(dir, `${stamp}-${mail.id}.eml`);
       const partial = `${target}.partial`;
       await writeFile(partial, info.message as Buffer);

@@ -39,7 +39,10 @@ export const DEFAULT_WORKER_OPTIONS: Omit<MailWorkerOptions, 'pollMs'> = {
 };
 
 /** 2 s, 4 s, 8 s ... capped: about 4 hours of retries with the defaults before a row is FAILED. */
-export function backoffMs(attempts: number, options: Pick<MailWorkerOptions, 'backoffBaseMs' | 'backoffMaxMs'>): number {
+export function backoffMs(
+  attempts: number,
+  options: Pick<MailWorkerOptions, 'backoffBaseMs' | 'backoffMaxMs'>,
+): number {
   return Math.min(options.backoffBaseMs * 2 ** attempts, options.backoffMaxMs);
 }
 
@@ -116,7 +119,9 @@ export class MailWorker {
     if (rows.length === 0) return 0;
     const held = new Set(rows.map((r) => r.id));
     const renewal = setInterval(() => {
-      renewLease(db, [...held], leaseMs).catch((err) => log.warn(errorFacts(err), 'mail worker: could not renew its lease'));
+      renewLease(db, [...held], leaseMs).catch((err) =>
+        log.warn(errorFacts(err), 'mail worker: could not renew its lease'),
+      );
     }, leaseMs / 3);
     try {
       for (const claimed of rows) {
@@ -168,7 +173,14 @@ export class MailWorker {
     const { transport, mailFrom } = this.deps;
     try {
       const content = renderMail(row, { mailFrom });
-      await transport.send({ id: row.id, createdAt: row.created_at, messageId: `<${row.id}@booking-service>`, from: mailFrom, to: row.recipient, content });
+      await transport.send({
+        id: row.id,
+        createdAt: row.created_at,
+        messageId: `<${row.id}@booking-service>`,
+        from: mailFrom,
+        to: row.recipient,
+        content,
+      });
       return null;
     } catch (err) {
       return err ?? new Error('send failed');
@@ -187,7 +199,10 @@ export class MailWorker {
     const giveUp = err instanceof RenderError || row.attempts >= this.options.maxAttempts;
     const retryInMs = backoffMs(row.attempts, this.options);
     await markAttemptFailed(db, row.id, errorText(err), { giveUp, retryInMs });
-    mailMetrics.attemptFailures.inc({ template: row.template, reason: err instanceof RenderError ? 'render' : 'transport' });
+    mailMetrics.attemptFailures.inc({
+      template: row.template,
+      reason: err instanceof RenderError ? 'render' : 'transport',
+    });
     if (giveUp) {
       mailMetrics.failed.inc({ template: row.template });
       log.error({ ...facts, ...errorFacts(err) }, 'mail given up; kept in the outbox as FAILED');
@@ -195,7 +210,6 @@ export class MailWorker {
       log.warn({ ...facts, ...errorFacts(err), retryInMs }, 'mail delivery failed; will retry');
     }
   }
-
 }
 
 /** The process's mail worker: SMTP_URL, else .eml files; polls every MAIL_POLL_MS. */
@@ -204,7 +218,10 @@ export function startMailWorker(
   options: Partial<MailWorkerOptions> = {},
 ): MailWorker {
   const transport = transportFor(config);
-  const worker = new MailWorker({ db, transport, log, mailFrom: config.mailFrom }, { pollMs: config.mailPollMs, ...options });
+  const worker = new MailWorker(
+    { db, transport, log, mailFrom: config.mailFrom },
+    { pollMs: config.mailPollMs, ...options },
+  );
   worker.start();
   log.info({ transport: transport.kind }, 'mail worker started');
   return worker;

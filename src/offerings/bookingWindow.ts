@@ -28,9 +28,15 @@ export function bookingWindowOf(stored: Partial<BookingWindow> | null | undefine
 }
 
 /** Given members replace stored ones (null clears one); `null` as a whole clears every limit. */
-export function mergeBookingWindow(stored: Partial<BookingWindow> | null | undefined, changes: Partial<BookingWindow> | null): BookingWindow | null {
+export function mergeBookingWindow(
+  stored: Partial<BookingWindow> | null | undefined,
+  changes: Partial<BookingWindow> | null,
+): BookingWindow | null {
   if (changes === null) return null;
-  const merged = { ...bookingWindowOf(stored), ...Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)) };
+  const merged = {
+    ...bookingWindowOf(stored),
+    ...Object.fromEntries(Object.entries(changes).filter(([, v]) => v !== undefined)),
+  };
   return Object.values(merged).every((v) => v === null) ? null : merged;
 }
 
@@ -44,10 +50,19 @@ export function startBounds(window: BookingWindow, nowMs: number, zone: string):
   const fromMs = nowMs + (window.minNoticeMinutes ?? 0) * MINUTE_MS;
   if (window.maxAdvanceDays === null) return { fromMs, untilMs: Infinity };
   const today = DateTime.fromMillis(nowMs, { zone }).startOf('day');
-  return { fromMs, untilMs: today.plus({ days: window.maxAdvanceDays + 1 }).startOf('day').toMillis() };
+  return {
+    fromMs,
+    untilMs: today
+      .plus({ days: window.maxAdvanceDays + 1 })
+      .startOf('day')
+      .toMillis(),
+  };
 }
 
-/** When the bounds of a window next move on their own: the next midnight in the zone (maxAdvanceDays); minNotice moves continuously. */
+/**
+ * When the bounds of a window next move on their own: the next
+ * midnight in the zone (maxAdvanceDays); minNotice moves continuously.
+ */
 export function nextDayStartMs(nowMs: number, zone: string): number {
   return DateTime.fromMillis(nowMs, { zone }).startOf('day').plus({ days: 1 }).startOf('day').toMillis();
 }
@@ -58,10 +73,16 @@ export const insideWindow = (b: StartBounds, startMs: number) => startMs >= b.fr
 export function assertBookable(window: BookingWindow, start: Date, now: Date, zone: string, field: string): void {
   const b = startBounds(window, now.getTime(), zone);
   if (start.getTime() < b.fromMs) {
-    throw new DomainError('BOOKING_WINDOW', `${field}: this slot can be booked until ${window.minNoticeMinutes} minutes before it starts`);
+    throw new DomainError(
+      'BOOKING_WINDOW',
+      `${field}: this slot can be booked until ${window.minNoticeMinutes} minutes before it starts`,
+    );
   }
   if (start.getTime() >= b.untilMs) {
-    throw new DomainError('BOOKING_WINDOW', `${field}: this slot lies more than ${window.maxAdvanceDays} days ahead and cannot be booked yet`);
+    throw new DomainError(
+      'BOOKING_WINDOW',
+      `${field}: this slot lies more than ${window.maxAdvanceDays} days ahead and cannot be booked yet`,
+    );
   }
 }
 

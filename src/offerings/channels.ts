@@ -1,4 +1,7 @@
-/** Booking channels of a resource (docs/api.md, Booking rules): a booking process per channelKey, IMMEDIATE unless set, and what each channel shows to consumers. */
+/**
+ * Booking channels of a resource (docs/api.md, Booking rules): a booking process per channelKey, IMMEDIATE unless set,
+ * and what each channel shows to consumers.
+ */
 export const CHANNEL_KEYS = ['RESOURCE_PUBLIC', 'RESOURCE_EXCLUSIVE', 'RESOURCE_REFERENCE', 'CALENDAR_PUBLIC'] as const;
 export type ChannelKey = (typeof CHANNEL_KEYS)[number];
 
@@ -23,7 +26,10 @@ export function effectiveChannels(stored: StoredChannels | null | undefined): Ch
 }
 
 /** The booking process of a resource on a channel; what the public booking flow asks. */
-export function bookingProcessOf(stored: StoredChannels | null | undefined, key: ChannelKey = DEFAULT_CHANNEL_KEY): BookingProcess {
+export function bookingProcessOf(
+  stored: StoredChannels | null | undefined,
+  key: ChannelKey = DEFAULT_CHANNEL_KEY,
+): BookingProcess {
   return stored?.[key]?.bookingProcess ?? 'IMMEDIATE';
 }
 

@@ -52,7 +52,15 @@ const channel = (p: Profile | null, type: ChannelType) => p?.channels.find((c) =
  */
 export function resolveContact({ profile, contactUser, provider }: ContactSources): ResolvedContact {
   if (!contactUser) {
-    return { source: 'provider', name: provider.name, email: provider.email, mobile: provider.mobile, phone: provider.phone, channels: [], language: null };
+    return {
+      source: 'provider',
+      name: provider.name,
+      email: provider.email,
+      mobile: provider.mobile,
+      phone: provider.phone,
+      channels: [],
+      language: null,
+    };
   }
   const chosen = profile ?? contactUser.generalProfile;
   const fullName = [contactUser.firstName, contactUser.lastName].filter(Boolean).join(' ') || null;
@@ -85,8 +93,9 @@ export interface ContactRow {
   general_channels: ContactChannel[] | null;
 }
 
-const CONTACT_COLUMNS = `p.name AS provider_name, p.email AS provider_email, p.phone AS provider_phone, p.mobile AS provider_mobile,
-       u.id AS user_id, u.first_name, u.last_name, u.email AS user_email, u.phone AS user_phone, u.mobile AS user_mobile, u.language AS user_language,
+const CONTACT_COLUMNS = `p.name AS provider_name, p.email AS provider_email, p.phone AS provider_phone,
+       p.mobile AS provider_mobile, u.id AS user_id, u.first_name, u.last_name, u.email AS user_email,
+       u.phone AS user_phone, u.mobile AS user_mobile, u.language AS user_language,
        cp.name AS profile_name, cp.channels AS profile_channels,
        gp.name AS general_name, gp.channels AS general_channels
   FROM resources cr
@@ -95,8 +104,12 @@ const CONTACT_COLUMNS = `p.name AS provider_name, p.email AS provider_email, p.p
   LEFT JOIN contact_profiles cp ON cp.id = cr.contact_profile_id
   LEFT JOIN contact_profiles gp ON gp.user_id = u.id AND gp.provider_id IS NULL`;
 
-/** The sources of resolveContact for the resource `resourceId` (an SQL expression), as one JSON value (null: no such resource). */
-export const resourceContactJsonSql = (resourceId: string) => `(SELECT row_to_json(x) FROM (SELECT ${CONTACT_COLUMNS} WHERE cr.id = ${resourceId}) x)`;
+/**
+ * The sources of resolveContact for the resource `resourceId` (an
+ * SQL expression), as one JSON value (null: no such resource).
+ */
+export const resourceContactJsonSql = (resourceId: string) =>
+  `(SELECT row_to_json(x) FROM (SELECT ${CONTACT_COLUMNS} WHERE cr.id = ${resourceId}) x)`;
 
 /** Resolves what resourceContactJsonSql (or the same columns) read. */
 export function contactFromRow(row: ContactRow | null): ResolvedContact | null {
@@ -111,10 +124,16 @@ export function contactFromRow(row: ContactRow | null): ResolvedContact | null {
           phone: row.user_phone,
           mobile: row.user_mobile,
           language: row.user_language,
-          generalProfile: row.general_name !== null ? { name: row.general_name, channels: row.general_channels ?? [] } : null,
+          generalProfile:
+            row.general_name !== null ? { name: row.general_name, channels: row.general_channels ?? [] } : null,
         }
       : null,
-    provider: { name: row.provider_name, email: row.provider_email, phone: row.provider_phone, mobile: row.provider_mobile },
+    provider: {
+      name: row.provider_name,
+      email: row.provider_email,
+      phone: row.provider_phone,
+      mobile: row.provider_mobile,
+    },
   });
 }
 

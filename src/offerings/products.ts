@@ -62,15 +62,31 @@ export function productView(row: ProductRow): ProductView {
   };
 }
 
-function assertDurations(min: number | null | undefined, max: number | null | undefined, minLabel = 'body.minDuration', maxLabel = 'body.maxDuration'): void {
-  if (min != null && max != null && min > max) throw invalid(`${minLabel} must not be greater than ${maxLabel} (${min} > ${max})`);
+function assertDurations(
+  min: number | null | undefined,
+  max: number | null | undefined,
+  minLabel = 'body.minDuration',
+  maxLabel = 'body.maxDuration',
+): void {
+  if (min != null && max != null && min > max)
+    throw invalid(`${minLabel} must not be greater than ${maxLabel} (${min} > ${max})`);
 }
 
 export const productByReference = async (db: Queryable, providerId: string, reference: string) =>
-  (await db.query<ProductRow>('SELECT * FROM products WHERE provider_id = $1 AND reference = $2', [providerId, reference]))[0];
+  (
+    await db.query<ProductRow>('SELECT * FROM products WHERE provider_id = $1 AND reference = $2', [
+      providerId,
+      reference,
+    ])
+  )[0];
 
 /** B1: 201 with the new product; a reference the provider already has is 409. */
-export async function createProduct(deps: Deps, crmId: string, providerRef: string, input: ProductInput): Promise<ProductView> {
+export async function createProduct(
+  deps: Deps,
+  crmId: string,
+  providerRef: string,
+  input: ProductInput,
+): Promise<ProductView> {
   assertDurations(input.minDuration, input.maxDuration);
   const questions = checkQuestions(input.questions);
   return deps.db.transaction(async (tx) => {
@@ -84,14 +100,23 @@ export async function createProduct(deps: Deps, crmId: string, providerRef: stri
            lead_time_minutes, follow_up_time_minutes, exclusive, questions)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING *`,
         [
-          crmId, provider.id, input.reference, input.name, input.description ?? null, input.minDuration ?? null,
-          input.maxDuration ?? null, input.leadTimeMinutes ?? null, input.followUpTimeMinutes ?? null, input.exclusive ?? false,
+          crmId,
+          provider.id,
+          input.reference,
+          input.name,
+          input.description ?? null,
+          input.minDuration ?? null,
+          input.maxDuration ?? null,
+          input.leadTimeMinutes ?? null,
+          input.followUpTimeMinutes ?? null,
+          input.exclusive ?? false,
           JSON.stringify(questions),
         ],
       );
       return productView(row);
     } catch (err) {
-      if (sqlState(err) === '23505') throw conflict(`a product with reference ${input.reference} already exists for provider ${providerRef}`);
+      if (sqlState(err) === '23505')
+        throw conflict(`a product with reference ${input.reference} already exists for provider ${providerRef}`);
       throw err;
     }
   });
@@ -100,7 +125,10 @@ export async function createProduct(deps: Deps, crmId: string, providerRef: stri
 /** B2: every product of the provider, in creation order. */
 export async function listProducts(deps: Deps, crmId: string, providerRef: string): Promise<ProductView[]> {
   const provider = await requireProvider(deps.db, crmId, providerRef);
-  const rows = await deps.db.query<ProductRow>('SELECT * FROM products WHERE provider_id = $1 ORDER BY created_at, reference', [provider.id]);
+  const rows = await deps.db.query<ProductRow>(
+    'SELECT * FROM products WHERE provider_id = $1 ORDER BY created_at, reference',
+    [provider.id],
+  );
   return rows.map(productView);
 }
 
@@ -115,7 +143,13 @@ const PRODUCT_COLUMNS = {
 } as const;
 
 /** POST .../products/{productRef}: the given fields only; null clears an optional field. */
-export async function updateProduct(deps: Deps, crmId: string, providerRef: string, productRef: string, changes: ProductUpdate): Promise<ProductView> {
+export async function updateProduct(
+  deps: Deps,
+  crmId: string,
+  providerRef: string,
+  productRef: string,
+  changes: ProductUpdate,
+): Promise<ProductView> {
   assertDurations(changes.minDuration, changes.maxDuration);
   const questions = changes.questions === undefined ? undefined : JSON.stringify(checkQuestions(changes.questions));
   return deps.db.transaction(async (tx) => {
@@ -143,7 +177,10 @@ export async function updateProduct(deps: Deps, crmId: string, providerRef: stri
       sets.push(`questions = $${params.length}`);
     }
     if (sets.length === 0) return productView(row);
-    const [updated] = await tx.query<ProductRow>(`UPDATE products SET ${sets.join(', ')} WHERE id = $1 RETURNING *`, params);
+    const [updated] = await tx.query<ProductRow>(
+      `UPDATE products SET ${sets.join(', ')} WHERE id = $1 RETURNING *`,
+      params,
+    );
     return productView(updated);
   });
 }

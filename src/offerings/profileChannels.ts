@@ -18,7 +18,8 @@ export interface StoredChannel {
 export function assertOneChannelPerType(channels: ContactChannelInput[], field = 'body.contactChannels'): void {
   const seen = new Set<string>();
   for (const c of channels) {
-    if (seen.has(c.type)) throw invalid(`${field} has more than one channel of type ${c.type}; only one channel per type can exist`);
+    if (seen.has(c.type))
+      throw invalid(`${field} has more than one channel of type ${c.type}; only one channel per type can exist`);
     seen.add(c.type);
   }
 }

@@ -13,7 +13,14 @@ export type QuestionType = (typeof QUESTION_TYPES)[number];
 export const MAX_QUESTIONS = 20;
 export const QUESTION_KEY_PATTERN = '^[a-z][a-z0-9_]{0,39}$';
 /** Longest answer per type; a text question may lower its own with maxLength. */
-export const ANSWER_MAX: Record<QuestionType, number | null> = { text: 500, textarea: 2000, email: 254, phone: 32, select: null, checkbox: null };
+export const ANSWER_MAX: Record<QuestionType, number | null> = {
+  text: 500,
+  textarea: 2000,
+  email: 254,
+  phone: 32,
+  select: null,
+  checkbox: null,
+};
 
 export interface QuestionOption {
   value: string;
@@ -42,10 +49,12 @@ export function checkQuestions(input: QuestionInput[] | null | undefined, field 
     if (keys.has(q.key)) throw invalid(`${at}.key ${q.key} is used by an earlier question: keys must be unique`);
     keys.add(q.key);
     if (q.type === 'select') {
-      if (!q.options?.length) throw invalid(`${at}.options is required for a question of type select (at least one option)`);
+      if (!q.options?.length)
+        throw invalid(`${at}.options is required for a question of type select (at least one option)`);
       const values = new Set<string>();
       for (const [j, o] of q.options.entries()) {
-        if (values.has(o.value)) throw invalid(`${at}.options.${j}.value ${o.value} is used by an earlier option: values must be unique`);
+        if (values.has(o.value))
+          throw invalid(`${at}.options.${j}.value ${o.value} is used by an earlier option: values must be unique`);
         values.add(o.value);
       }
     } else if (q.options !== undefined) {
@@ -62,7 +71,9 @@ export function checkQuestions(input: QuestionInput[] | null | undefined, field 
       type: q.type,
       required: q.required ?? false,
       label: { de: q.label.de, en: q.label.en },
-      ...(q.type === 'select' ? { options: q.options!.map((o) => ({ value: o.value, label: { de: o.label.de, en: o.label.en } })) } : {}),
+      ...(q.type === 'select'
+        ? { options: q.options!.map((o) => ({ value: o.value, label: { de: o.label.de, en: o.label.en } })) }
+        : {}),
       ...(max !== null ? { maxLength: q.maxLength ?? max } : {}),
     };
   });

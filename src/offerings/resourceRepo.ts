@@ -37,7 +37,8 @@ export interface ResourceRow {
 }
 
 const RESOURCE_SELECT = `
-  SELECT r.*, p.reference AS provider_reference, u.reference AS contact_reference, cp.reference AS contact_profile_reference,
+  SELECT r.*, p.reference AS provider_reference, u.reference AS contact_reference,
+    cp.reference AS contact_profile_reference,
          COALESCE((SELECT json_agg(pr.reference ORDER BY rp.position, pr.reference)
                      FROM resource_products rp JOIN products pr ON pr.id = rp.product_id
                     WHERE rp.resource_id = r.id), '[]'::json) AS product_references
@@ -47,7 +48,12 @@ const RESOURCE_SELECT = `
     LEFT JOIN contact_profiles cp ON cp.id = r.contact_profile_id`;
 
 export const resourceByReference = async (db: Queryable, providerId: string, reference: string) =>
-  (await db.query<ResourceRow>(`${RESOURCE_SELECT} WHERE r.provider_id = $1 AND r.reference = $2`, [providerId, reference]))[0];
+  (
+    await db.query<ResourceRow>(`${RESOURCE_SELECT} WHERE r.provider_id = $1 AND r.reference = $2`, [
+      providerId,
+      reference,
+    ])
+  )[0];
 
 export const resourceById = async (db: Queryable, id: string) =>
   (await db.query<ResourceRow>(`${RESOURCE_SELECT} WHERE r.id = $1`, [id]))[0];
@@ -109,12 +115,20 @@ export async function updateResourceColumns(db: Queryable, id: string, columns: 
 export async function setResourceProducts(db: Queryable, resourceId: string, productIds: string[]): Promise<void> {
   await db.query('DELETE FROM resource_products WHERE resource_id = $1', [resourceId]);
   for (const [position, productId] of productIds.entries()) {
-    await db.query('INSERT INTO resource_products (resource_id, product_id, position) VALUES ($1, $2, $3)', [resourceId, productId, position]);
+    await db.query('INSERT INTO resource_products (resource_id, product_id, position) VALUES ($1, $2, $3)', [
+      resourceId,
+      productId,
+      position,
+    ]);
   }
 }
 
 /** Ids of the provider's products with these references, in the given order; the missing references too. */
-export async function productIdsByReference(db: Queryable, providerId: string, references: string[]): Promise<{ ids: string[]; missing: string[] }> {
+export async function productIdsByReference(
+  db: Queryable,
+  providerId: string,
+  references: string[],
+): Promise<{ ids: string[]; missing: string[] }> {
   const rows = await db.query<{ id: string; reference: string }>(
     'SELECT id, reference FROM products WHERE provider_id = $1 AND reference = ANY($2::text[])',
     [providerId, references],

@@ -104,9 +104,16 @@ async function requireContactUser(tx: Queryable, crmId: string, reference: strin
 }
 
 /** The provider-specific profile a resource may name: of this provider and of the contact user. */
-async function requireContactProfile(tx: Queryable, crmId: string, providerId: string, userId: string, reference: string): Promise<string> {
+async function requireContactProfile(
+  tx: Queryable,
+  crmId: string,
+  providerId: string,
+  userId: string,
+  reference: string,
+): Promise<string> {
   const rows = await tx.query<{ id: string; user_id: string; provider_id: string }>(
-    'SELECT id, user_id, provider_id FROM contact_profiles WHERE crm_id = $1 AND reference = $2 AND provider_id IS NOT NULL',
+    `SELECT id, user_id, provider_id FROM contact_profiles
+      WHERE crm_id = $1 AND reference = $2 AND provider_id IS NOT NULL`,
     [crmId, reference],
   );
   const own = rows.find((r) => r.provider_id === providerId);
@@ -135,7 +142,10 @@ async function columnsFor(
     archived: changes.archived,
     address: normalizeAddress(changes.address),
     channels: changes.channels === undefined ? undefined : mergeChannels(current?.channels, changes.channels),
-    booking_window: changes.bookingWindow === undefined ? undefined : mergeBookingWindow(current?.booking_window, changes.bookingWindow),
+    booking_window:
+      changes.bookingWindow === undefined
+        ? undefined
+        : mergeBookingWindow(current?.booking_window, changes.bookingWindow),
   };
   if (changes.contact === null) {
     columns.contact_user_id = null;
@@ -144,7 +154,13 @@ async function columnsFor(
     const user = await requireContactUser(tx, crmId, changes.contact);
     columns.contact_user_id = user.id;
     if (changes.contactProfileReference) {
-      columns.contact_profile_id = await requireContactProfile(tx, crmId, providerId, user.id, changes.contactProfileReference);
+      columns.contact_profile_id = await requireContactProfile(
+        tx,
+        crmId,
+        providerId,
+        user.id,
+        changes.contactProfileReference,
+      );
     } else if (changes.contactProfileReference === null || user.id !== current?.contact_user_id) {
       // a profile belongs to its user: another contact drops the old one
       columns.contact_profile_id = null;
@@ -159,7 +175,13 @@ async function columnsFor(
   return { columns, productIds: ids };
 }
 
-async function applyChanges(tx: Queryable, crmId: string, providerId: string, row: repo.ResourceRow, changes: ResourceChanges): Promise<ResourceView> {
+async function applyChanges(
+  tx: Queryable,
+  crmId: string,
+  providerId: string,
+  row: repo.ResourceRow,
+  changes: ResourceChanges,
+): Promise<ResourceView> {
   const { columns, productIds } = await columnsFor(tx, crmId, providerId, changes, row);
   await repo.updateResourceColumns(tx, row.id, columns);
   if (productIds) await repo.setResourceProducts(tx, row.id, productIds);
@@ -183,15 +205,20 @@ export async function createResource(
     deps.db.transaction(async (tx) => {
       const provider = await requireProvider(tx, crmId, providerRef);
       const existing = await repo.resourceByReference(tx, provider.id, reference);
-      if (existing && onDuplicateRaise) throw invalid(`a resource with reference ${reference} already exists (onDuplicateRaise=true)`);
+      if (existing && onDuplicateRaise)
+        throw invalid(`a resource with reference ${reference} already exists (onDuplicateRaise=true)`);
       if (existing) return applyChanges(tx, crmId, provider.id, existing, changes);
       const { columns, productIds } = await columnsFor(tx, crmId, provider.id, changes, undefined);
-      const id = await repo.insertResource(tx, { crmId, providerId: provider.id, reference }, {
-        ...columns,
-        public_name: input.publicName,
-        internal_name: input.internalName,
-        address: columns.address ?? null,
-      });
+      const id = await repo.insertResource(
+        tx,
+        { crmId, providerId: provider.id, reference },
+        {
+          ...columns,
+          public_name: input.publicName,
+          internal_name: input.internalName,
+          address: columns.address ?? null,
+        },
+      );
       if (productIds) await repo.setResourceProducts(tx, id, productIds);
       return resourceView(await repo.resourceById(tx, id));
     }),
@@ -199,7 +226,13 @@ export async function createResource(
 }
 
 /** B4: the given fields only. */
-export async function updateResource(deps: Deps, crmId: string, providerRef: string, resourceRef: string, changes: ResourceChanges): Promise<ResourceView> {
+export async function updateResource(
+  deps: Deps,
+  crmId: string,
+  providerRef: string,
+  resourceRef: string,
+  changes: ResourceChanges,
+): Promise<ResourceView> {
   assertResourceChanges(changes);
   return deps.db.transaction(async (tx) => {
     const provider = await requireProvider(tx, crmId, providerRef);

@@ -60,7 +60,11 @@ export async function requireOwner(db: Queryable, crmId: string, ownerReference:
 }
 
 /** C3: a known reference returns the account untouched (200); otherwise it is created (201). */
-export async function upsertAccount(deps: Deps, crmId: string, input: AccountInput): Promise<{ created: boolean; account: AccountView }> {
+export async function upsertAccount(
+  deps: Deps,
+  crmId: string,
+  input: AccountInput,
+): Promise<{ created: boolean; account: AccountView }> {
   if (!isReference(input.accountReference)) {
     throw new DomainError('NOT_FOUND', `Unable to parse account reference. Was ${input.accountReference}`);
   }
@@ -100,12 +104,18 @@ export async function getAccount(deps: Deps, crmId: string, reference: string): 
 export type AccountUpdate = Partial<Omit<AccountInput, 'accountReference'>>;
 
 /** PUT on C4's path: the given fields only. */
-export async function updateAccount(deps: Deps, crmId: string, reference: string, changes: AccountUpdate): Promise<AccountView> {
+export async function updateAccount(
+  deps: Deps,
+  crmId: string,
+  reference: string,
+  changes: AccountUpdate,
+): Promise<AccountView> {
   if (changes.branch !== undefined) assertBranch(changes.branch);
   return deps.db.transaction(async (tx) => {
     const row = await repo.accountByReference(tx, crmId, reference);
     if (!row) throw notFound(`no account found for reference ${reference}`);
-    const owner = changes.ownerReference !== undefined ? await requireOwner(tx, crmId, changes.ownerReference) : undefined;
+    const owner =
+      changes.ownerReference !== undefined ? await requireOwner(tx, crmId, changes.ownerReference) : undefined;
     const columns: Record<string, unknown> = {
       owner_user_id: owner?.id,
       branch: changes.branch,
@@ -118,7 +128,10 @@ export async function updateAccount(deps: Deps, crmId: string, reference: string
     const given = Object.entries(columns).filter(([, value]) => value !== undefined);
     if (given.length > 0) {
       const sets = given.map(([column], i) => `${column} = $${i + 2}${column === 'invoice_address' ? '::jsonb' : ''}`);
-      await tx.query(`UPDATE accounts SET ${sets.join(', ')} WHERE id = $1`, [row.id, ...given.map(([, value]) => value)]);
+      await tx.query(`UPDATE accounts SET ${sets.join(', ')} WHERE id = $1`, [
+        row.id,
+        ...given.map(([, value]) => value),
+      ]);
     }
     return accountView(await repo.accountByReference(tx, crmId, reference));
   });

@@ -23,14 +23,24 @@ export function phoneE164(text: string, country: string): string | null {
 export function possiblePhone(text: string, country: string, field: string): string {
   const e164 = phoneE164(text, country);
   if (!e164) {
-    throw invalid(`${field} is not a phone number any country could have: give it with its area code (e.g. 030 1234567) or country code (e.g. +49 30 1234567)`);
+    throw invalid(
+      `${field} is not a phone number any country could have: give it with its area code (e.g. 030 1234567) ` +
+        `or country code (e.g. +49 30 1234567)`,
+    );
   }
   return e164;
 }
 
 /** The country a provider's phone numbers are read for: the resource's, else the account's, else DE. */
-export async function providerCountry(db: Queryable, providerId: string, resourceId: string | null = null): Promise<string> {
-  const [row] = await db.query<{ country: string }>('SELECT provider_country($1, $2) AS country', [providerId, resourceId]);
+export async function providerCountry(
+  db: Queryable,
+  providerId: string,
+  resourceId: string | null = null,
+): Promise<string> {
+  const [row] = await db.query<{ country: string }>('SELECT provider_country($1, $2) AS country', [
+    providerId,
+    resourceId,
+  ]);
   return row.country;
 }
 
@@ -41,7 +51,8 @@ export async function crmCountry(db: Queryable, crmId: string): Promise<string> 
 }
 
 /** A stored number's E.164 form for its row, or null: none given, or none could be read. */
-export const storedE164 = (mobile: string | null | undefined, country: string) => (mobile ? phoneE164(mobile, country) : null);
+export const storedE164 = (mobile: string | null | undefined, country: string) =>
+  mobile ? phoneE164(mobile, country) : null;
 
 const FILL_BATCH = 500;
 
@@ -51,7 +62,10 @@ interface Unread {
   country: string;
 }
 
-/** Reads and stores one batch of a table's unread numbers after `after` (by id); returns the last id, or null at the end. */
+/**
+ * Reads and stores one batch of a table's unread numbers after
+ * `after` (by id); returns the last id, or null at the end.
+ */
 async function fillBatch(db: Queryable, table: 'users' | 'customers', after: string | null): Promise<string | null> {
   const country = table === 'customers' ? 'provider_country(x.provider_id, NULL)' : 'crm_country(x.crm_id)';
   const rows = await db.query<Unread>(
@@ -60,11 +74,14 @@ async function fillBatch(db: Queryable, table: 'users' | 'customers', after: str
       ORDER BY x.id LIMIT ${FILL_BATCH}`,
     [after],
   );
-  const read = rows.map((r) => ({ id: r.id, mobile: r.mobile, e164: phoneE164(r.mobile, r.country) })).filter((r) => r.e164 !== null);
+  const read = rows
+    .map((r) => ({ id: r.id, mobile: r.mobile, e164: phoneE164(r.mobile, r.country) }))
+    .filter((r) => r.e164 !== null);
   if (read.length > 0) {
     // only while the number is still the one read: a change meanwhile brought its own E.164 form
     await db.query(
-      `UPDATE ${table} x SET mobile_e164 = r.e164 FROM unnest($1::uuid[], $2::text[], $3::text[]) AS r (id, mobile, e164)
+      `UPDATE ${table} x SET mobile_e164 = r.e164
+         FROM unnest($1::uuid[], $2::text[], $3::text[]) AS r (id, mobile, e164)
         WHERE x.id = r.id AND x.mobile = r.mobile AND x.mobile_e164 IS NULL`,
       [read.map((r) => r.id), read.map((r) => r.mobile), read.map((r) => r.e164)],
     );

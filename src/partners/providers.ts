@@ -59,7 +59,8 @@ export function providerView(row: repo.ProviderRow): ProviderView {
 }
 
 /** Each offset once, longest first. */
-const reminderList = (minutes: number[] | null | undefined) => (minutes ? [...new Set(minutes)].sort((a, b) => b - a) : minutes);
+const reminderList = (minutes: number[] | null | undefined) =>
+  minutes ? [...new Set(minutes)].sort((a, b) => b - a) : minutes;
 
 /** The provider of a path, or 404: every provider-scoped operation starts here. */
 export async function requireProvider(db: Queryable, crmId: string, reference: string): Promise<repo.ProviderRow> {
@@ -69,7 +70,8 @@ export async function requireProvider(db: Queryable, crmId: string, reference: s
 }
 
 function assertTimeZone(zone: string): void {
-  if (!IANAZone.isValidZone(zone)) throw invalid(`body.timeZone must be an IANA time zone such as Europe/Berlin, got ${zone}`);
+  if (!IANAZone.isValidZone(zone))
+    throw invalid(`body.timeZone must be an IANA time zone such as Europe/Berlin, got ${zone}`);
 }
 
 async function requireAccount(db: Queryable, crmId: string, reference: string) {
@@ -82,7 +84,11 @@ async function requireAccount(db: Queryable, crmId: string, reference: string) {
  * C5: creates the provider (201) with its owner as first staff member; a known reference returns
  * the provider untouched (200), as C1 and C3 do.
  */
-export async function createProvider(deps: Deps, crmId: string, input: ProviderInput): Promise<{ created: boolean; provider: ProviderView }> {
+export async function createProvider(
+  deps: Deps,
+  crmId: string,
+  input: ProviderInput,
+): Promise<{ created: boolean; provider: ProviderView }> {
   if (input.timeZone !== undefined) assertTimeZone(input.timeZone);
   if (input.branch !== undefined) assertBranch(input.branch);
   return retryOnUniqueViolation(() =>
@@ -96,9 +102,20 @@ export async function createProvider(deps: Deps, crmId: string, input: ProviderI
            impressum, branch, subbranch, time_zone, reminder_minutes_before)
          VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id`,
         [
-          crmId, input.reference, owner.id, account.id, input.name, input.description ?? null, input.email ?? null,
-          input.mobile ?? null, input.phone ?? null, input.impressum ?? null, input.branch ?? null, input.subbranch ?? null,
-          input.timeZone ?? deps.config.defaultTimeZone, reminderList(input.reminderMinutesBefore) ?? null,
+          crmId,
+          input.reference,
+          owner.id,
+          account.id,
+          input.name,
+          input.description ?? null,
+          input.email ?? null,
+          input.mobile ?? null,
+          input.phone ?? null,
+          input.impressum ?? null,
+          input.branch ?? null,
+          input.subbranch ?? null,
+          input.timeZone ?? deps.config.defaultTimeZone,
+          reminderList(input.reminderMinutesBefore) ?? null,
         ],
       );
       await tx.query('INSERT INTO provider_staff (provider_id, user_id) VALUES ($1, $2)', [id, owner.id]);
@@ -114,12 +131,25 @@ export async function getProvider(deps: Deps, crmId: string, reference: string):
 export type ProviderUpdate = Partial<Omit<ProviderInput, 'reference'>>;
 
 const PROVIDER_COLUMNS = {
-  name: 'name', description: 'description', email: 'email', mobile: 'mobile', phone: 'phone',
-  impressum: 'impressum', branch: 'branch', subbranch: 'subbranch', timeZone: 'time_zone', reminderMinutesBefore: 'reminder_minutes_before',
+  name: 'name',
+  description: 'description',
+  email: 'email',
+  mobile: 'mobile',
+  phone: 'phone',
+  impressum: 'impressum',
+  branch: 'branch',
+  subbranch: 'subbranch',
+  timeZone: 'time_zone',
+  reminderMinutesBefore: 'reminder_minutes_before',
 } as const;
 
 /** PUT on C6's path: the given fields only. */
-export async function updateProvider(deps: Deps, crmId: string, reference: string, changes: ProviderUpdate): Promise<ProviderView> {
+export async function updateProvider(
+  deps: Deps,
+  crmId: string,
+  reference: string,
+  changes: ProviderUpdate,
+): Promise<ProviderView> {
   if (changes.timeZone !== undefined) assertTimeZone(changes.timeZone);
   if (changes.branch !== undefined) assertBranch(changes.branch);
   return deps.db.transaction(async (tx) => {
@@ -131,11 +161,16 @@ export async function updateProvider(deps: Deps, crmId: string, reference: strin
       sets.push(`${column} = $${params.length}`);
     };
     for (const [key, column] of Object.entries(PROVIDER_COLUMNS)) {
-      const value = key === 'reminderMinutesBefore' ? reminderList(changes.reminderMinutesBefore) : changes[key as keyof typeof PROVIDER_COLUMNS];
+      const value =
+        key === 'reminderMinutesBefore'
+          ? reminderList(changes.reminderMinutesBefore)
+          : changes[key as keyof typeof PROVIDER_COLUMNS];
       if (value !== undefined) add(column, value);
     }
-    if (changes.ownerReference !== undefined) add('owner_user_id', (await requireOwner(tx, crmId, changes.ownerReference)).id);
-    if (changes.accountReference !== undefined) add('account_id', (await requireAccount(tx, crmId, changes.accountReference)).id);
+    if (changes.ownerReference !== undefined)
+      add('owner_user_id', (await requireOwner(tx, crmId, changes.ownerReference)).id);
+    if (changes.accountReference !== undefined)
+      add('account_id', (await requireAccount(tx, crmId, changes.accountReference)).id);
     if (sets.length > 0) await tx.query(`UPDATE providers SET ${sets.join(', ')} WHERE id = $1`, params);
     return providerView(await repo.providerById(tx, row.id));
   });

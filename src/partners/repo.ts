@@ -56,11 +56,14 @@ export const userByEmail = async (db: Queryable, crmId: string, email: string) =
   (await db.query<UserRow>('SELECT * FROM users WHERE crm_id = $1 AND lower(email) = lower($2)', [crmId, email]))[0];
 
 export const userByUsername = async (db: Queryable, crmId: string, username: string) =>
-  (await db.query<UserRow>('SELECT * FROM users WHERE crm_id = $1 AND lower(username) = lower($2)', [crmId, username]))[0];
+  (
+    await db.query<UserRow>('SELECT * FROM users WHERE crm_id = $1 AND lower(username) = lower($2)', [crmId, username])
+  )[0];
 
 export async function emailsLike(db: Queryable, crmId: string, local: string, domain: string): Promise<Set<string>> {
   const rows = await db.query<{ email: string }>(
-    `SELECT lower(email) AS email FROM users WHERE crm_id = $1 AND lower(email) LIKE lower($2) || '%' AND lower(email) LIKE '%' || lower($3)`,
+    `SELECT lower(email) AS email FROM users WHERE crm_id = $1 AND lower(email) LIKE lower($2) || '%'
+       AND lower(email) LIKE '%' || lower($3)`,
     [crmId, local, domain],
   );
   return new Set(rows.map((r) => r.email));
@@ -84,7 +87,18 @@ export async function insertUser(db: Queryable, u: NewUser): Promise<UserRow> {
   const [row] = await db.query<UserRow>(
     `INSERT INTO users (crm_id, reference, email, username, first_name, last_name, phone, mobile, mobile_e164, language)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) RETURNING *`,
-    [u.crmId, u.reference, u.email, u.username, u.firstName ?? null, u.lastName ?? null, u.phone ?? null, u.mobile ?? null, u.mobileE164 ?? null, u.language],
+    [
+      u.crmId,
+      u.reference,
+      u.email,
+      u.username,
+      u.firstName ?? null,
+      u.lastName ?? null,
+      u.phone ?? null,
+      u.mobile ?? null,
+      u.mobileE164 ?? null,
+      u.language,
+    ],
   );
   return row;
 }
@@ -121,7 +135,8 @@ export async function updateUser(db: Queryable, id: string, changes: UserChanges
   return row;
 }
 
-const ACCOUNT_SELECT = `SELECT a.*, u.reference AS owner_reference FROM accounts a JOIN users u ON u.id = a.owner_user_id`;
+const ACCOUNT_SELECT = `SELECT a.*, u.reference AS owner_reference
+                          FROM accounts a JOIN users u ON u.id = a.owner_user_id`;
 
 export const accountByReference = async (db: Queryable, crmId: string, reference: string) =>
   (await db.query<AccountRow>(`${ACCOUNT_SELECT} WHERE a.crm_id = $1 AND a.reference = $2`, [crmId, reference]))[0];

@@ -22,7 +22,12 @@ export async function listStaff(deps: Deps, crmId: string, providerRef: string):
   return rows.map(staffView);
 }
 
-export async function addStaff(deps: Deps, crmId: string, providerRef: string, userReference: string): Promise<{ added: boolean; staff: StaffView }> {
+export async function addStaff(
+  deps: Deps,
+  crmId: string,
+  providerRef: string,
+  userReference: string,
+): Promise<{ added: boolean; staff: StaffView }> {
   return deps.db.transaction(async (tx) => {
     const provider = await requireProvider(tx, crmId, providerRef);
     const user = await repo.userByReference(tx, crmId, userReference);
@@ -35,13 +40,21 @@ export async function addStaff(deps: Deps, crmId: string, providerRef: string, u
   });
 }
 
-export async function removeStaff(deps: Deps, crmId: string, providerRef: string, userReference: string): Promise<void> {
+export async function removeStaff(
+  deps: Deps,
+  crmId: string,
+  providerRef: string,
+  userReference: string,
+): Promise<void> {
   await deps.db.transaction(async (tx) => {
     const provider = await requireProvider(tx, crmId, providerRef);
     const user = await repo.userByReference(tx, crmId, userReference);
     if (!user) throw notFound(`no user found for reference ${userReference}`);
     if (user.id === provider.owner_user_id) throw conflict('the provider owner cannot be removed from the staff');
-    const removed = await tx.query('DELETE FROM provider_staff WHERE provider_id = $1 AND user_id = $2 RETURNING user_id', [provider.id, user.id]);
+    const removed = await tx.query(
+      'DELETE FROM provider_staff WHERE provider_id = $1 AND user_id = $2 RETURNING user_id',
+      [provider.id, user.id],
+    );
     if (removed.length === 0) throw notFound(`user ${userReference} is not staff of provider ${providerRef}`);
   });
 }

@@ -73,21 +73,35 @@ export async function upsertUser(
   assertUsername(input.username);
   return retryOnUniqueViolation(() =>
     deps.db.transaction(async (tx) => {
-      const details = { firstName: input.firstName, lastName: input.lastName, phone: input.phone, ...(await mobileOf(tx, crmId, input.mobile)) };
+      const details = {
+        firstName: input.firstName,
+        lastName: input.lastName,
+        phone: input.phone,
+        ...(await mobileOf(tx, crmId, input.mobile)),
+      };
       const known = await repo.userByReference(tx, crmId, input.reference);
       if (known) return { created: false, user: userView(await repo.updateUser(tx, known.id, details)) };
 
       let email = input.email;
       const sameEmail = await repo.userByEmail(tx, crmId, email);
       if (sameEmail && sameEmail.reference === null) {
-        const adopted = await repo.updateUser(tx, sameEmail.id, { ...details, reference: input.reference, emailVerified: false });
+        const adopted = await repo.updateUser(tx, sameEmail.id, {
+          ...details,
+          reference: input.reference,
+          emailVerified: false,
+        });
         await enqueueMails(tx, [
           {
             crmId,
             template: 'user-email-verification',
             recipient: adopted.email,
             locale: adopted.language ?? DEFAULT_LANGUAGE,
-            payload: { firstName: adopted.first_name, lastName: adopted.last_name, email: adopted.email, reference: input.reference },
+            payload: {
+              firstName: adopted.first_name,
+              lastName: adopted.last_name,
+              email: adopted.email,
+              reference: input.reference,
+            },
           },
         ]);
         return { created: false, user: userView(adopted) };
@@ -135,7 +149,9 @@ export async function updateUser(deps: Deps, crmId: string, reference: string, c
       if (changes.username !== undefined) await assertUsernameFree(tx, crmId, changes.username, row.id);
       const emailChanged = changes.email !== undefined && changes.email.toLowerCase() !== row.email.toLowerCase();
       const mobile = await mobileOf(tx, crmId, changes.mobile);
-      return userView(await repo.updateUser(tx, row.id, { ...changes, ...mobile, ...(emailChanged ? { emailVerified: false } : {}) }));
+      return userView(
+        await repo.updateUser(tx, row.id, { ...changes, ...mobile, ...(emailChanged ? { emailVerified: false } : {}) }),
+      );
     });
   } catch (err) {
     if (sqlState(err) === '23505') {

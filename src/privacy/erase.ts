@@ -28,7 +28,12 @@ export interface Erasure {
 }
 
 /** Runs erase_personal_data in the caller's transaction. */
-export async function erasePersonalData(tx: Queryable, crmId: string, source: ErasureSource, e: Erasure): Promise<ErasedCounts> {
+export async function erasePersonalData(
+  tx: Queryable,
+  crmId: string,
+  source: ErasureSource,
+  e: Erasure,
+): Promise<ErasedCounts> {
   const [{ counts }] = await tx.query<{ counts: ErasedCounts }>(
     'SELECT erase_personal_data($1, $2, $3::uuid[], $4::uuid[], $5::uuid[], $6::text[]) AS counts',
     [crmId, source, e.participationIds, e.customerIds, e.userIds, e.needles],
@@ -39,5 +44,7 @@ export async function erasePersonalData(tx: Queryable, crmId: string, source: Er
 
 /** POST /crms/{crmId}/consumer-data/erase: everything the crm holds on the person; a second call erases 0. */
 export async function eraseConsumer(deps: Deps, crmId: string, input: PersonKey): Promise<ErasedCounts> {
-  return deps.db.transaction(async (tx) => erasePersonalData(tx, crmId, 'partner', await findPerson(tx, crmId, input, true)));
+  return deps.db.transaction(async (tx) =>
+    erasePersonalData(tx, crmId, 'partner', await findPerson(tx, crmId, input, true)),
+  );
 }

@@ -95,15 +95,10 @@ BEGIN
   END IF;
 
   UPDATE participations p
-     SET message = NULL, note = NULL, client_ip = NULL, erased_at = now(), updated_at = now(),
+     SET message = NULL, note = NULL, answers = NULL, client_ip = NULL, erased_at = now(), updated_at = now(),
          customer_id = CASE WHEN p.customer_id = ANY (p_customers) THEN p.customer_id END
    WHERE p.id = ANY (p_participations) AND p.crm_id = p_crm AND p.erased_at IS NULL;
   GET DIAGNOSTICS n_participations = ROW_COUNT;
-  -- booking answers (migration 019) where that column exists
-  IF EXISTS (SELECT 1 FROM information_schema.columns
-              WHERE table_schema = current_schema() AND table_name = 'participations' AND column_name = 'answers') THEN
-    EXECUTE 'UPDATE participations SET answers = NULL WHERE id = ANY ($1)' USING p_participations;
-  END IF;
 
   UPDATE customers c
      SET user_name = '—', email = NULL, mobile = NULL, mobile_e164 = NULL, note = NULL, erased_at = now(), updated_at = now(),

@@ -35,15 +35,22 @@ export async function findPerson(db: Queryable, crmId: string, input: PersonKey,
   // a number without its country code is read for the crm's country
   const e164 = mobile ? phoneE164(mobile, await crmCountry(db, crmId)) : null;
   const forUpdate = lock ? 'FOR UPDATE' : '';
-  const who = `(($2::text IS NOT NULL AND lower(email) = lower($2)) OR ($3::text IS NOT NULL AND same_phone(mobile_e164, mobile, $4, $3)))`;
-  const users = await db.query<{ id: string }>(`SELECT id FROM users WHERE crm_id = $1 AND ${who} ORDER BY id ${forUpdate}`, [crmId, email, mobile, e164]);
+  const who = `(($2::text IS NOT NULL AND lower(email) = lower($2))
+                OR ($3::text IS NOT NULL AND same_phone(mobile_e164, mobile, $4, $3)))`;
+  const users = await db.query<{ id: string }>(
+    `SELECT id FROM users WHERE crm_id = $1 AND ${who} ORDER BY id ${forUpdate}`,
+    [crmId, email, mobile, e164],
+  );
   const userIds = users.map((u) => u.id);
   const customers = await db.query<{ id: string }>(
     `SELECT id FROM customers WHERE crm_id = $1 AND (user_id = ANY ($5::uuid[]) OR ${who}) ORDER BY id ${forUpdate}`,
     [crmId, email, mobile, e164, userIds],
   );
   const customerIds = customers.map((c) => c.id);
-  const participations = await db.query<{ id: string }>('SELECT id FROM participations WHERE customer_id = ANY ($1::uuid[]) ORDER BY created_at, id', [customerIds]);
+  const participations = await db.query<{ id: string }>(
+    'SELECT id FROM participations WHERE customer_id = ANY ($1::uuid[]) ORDER BY created_at, id',
+    [customerIds],
+  );
   const needles = email ? [email] : [...new Set([mobile!, ...(e164 ? [e164] : [])])];
   return { userIds, customerIds, participationIds: participations.map((p) => p.id), needles };
 }

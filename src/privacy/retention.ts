@@ -43,7 +43,11 @@ async function eraseBatch(tx: Queryable, cutoff: Date, cursor: { endAt: Date; ap
   let erased = 0;
   for (const [crmId, rows] of byCrm) erased += (await eraseOfCrm(tx, crmId, rows)).participations;
   const last = claimed.at(-1);
-  return { erased, done: claimed.length < batch, next: last ? { endAt: last.end_at, appointmentId: last.appointment_id } : cursor };
+  return {
+    erased,
+    done: claimed.length < batch,
+    next: last ? { endAt: last.end_at, appointmentId: last.appointment_id } : cursor,
+  };
 }
 
 /** The batch's participations of one crm, with the customers and users left with nothing newer. */
@@ -54,7 +58,8 @@ async function eraseOfCrm(tx: Queryable, crmId: string, rows: Claimed[]): Promis
   const customers = await tx.query<{ id: string; user_id: string | null }>(
     `SELECT c.id, c.user_id FROM customers c
       WHERE c.id = ANY ($1::uuid[]) AND c.erased_at IS NULL
-        AND NOT EXISTS (SELECT 1 FROM participations x WHERE x.customer_id = c.id AND x.erased_at IS NULL AND NOT x.id = ANY ($2::uuid[]))`,
+        AND NOT EXISTS (SELECT 1 FROM participations x WHERE x.customer_id = c.id AND x.erased_at IS NULL
+          AND NOT x.id = ANY ($2::uuid[]))`,
     [candidates, participationIds],
   );
   const customerIds = customers.map((c) => c.id);
@@ -63,17 +68,27 @@ async function eraseOfCrm(tx: Queryable, crmId: string, rows: Claimed[]): Promis
   const users = await tx.query<{ id: string }>(
     `SELECT u.id FROM users u
       WHERE u.id = ANY ($1::uuid[]) AND NOT user_has_partner_role(u.id)
-        AND NOT EXISTS (SELECT 1 FROM customers c WHERE c.user_id = u.id AND c.erased_at IS NULL AND NOT c.id = ANY ($2::uuid[]))`,
+        AND NOT EXISTS (SELECT 1 FROM customers c WHERE c.user_id = u.id AND c.erased_at IS NULL
+          AND NOT c.id = ANY ($2::uuid[]))`,
     [userCandidates, customerIds],
   );
-  return erasePersonalData(tx, crmId, 'retention', { participationIds, customerIds, userIds: users.map((u) => u.id), needles: [] });
+  return erasePersonalData(tx, crmId, 'retention', {
+    participationIds,
+    customerIds,
+    userIds: users.map((u) => u.id),
+    needles: [],
+  });
 }
 
 /**
  * Erases what ended before `cutoff`, batch by batch, until nothing is left or `stopping()`;
  * returns the number of participations erased.
  */
-export async function eraseExpiredPersonalData(db: Db, cutoff: Date, options: { batch?: number; stopping?: () => boolean } = {}): Promise<number> {
+export async function eraseExpiredPersonalData(
+  db: Db,
+  cutoff: Date,
+  options: { batch?: number; stopping?: () => boolean } = {},
+): Promise<number> {
   let cursor = { endAt: new Date(0), appointmentId: '00000000-0000-0000-0000-000000000000' };
   let total = 0;
   for (;;) {
@@ -95,7 +110,11 @@ export function startRetentionJob(deps: { config: Config; db: Db; log: FastifyBa
     config.retentionSweepMs,
     async (stopping) => {
       const erased = await eraseExpiredPersonalData(db, retentionCutoff(new Date(), days), { stopping });
-      if (erased > 0) log.info({ participations: erased, retentionDays: days }, 'retention: personal data of past participations erased');
+      if (erased > 0)
+        log.info(
+          { participations: erased, retentionDays: days },
+          'retention: personal data of past participations erased',
+        );
     },
     (err) => log.error({ err }, 'retention job failed'),
   );

@@ -25,8 +25,15 @@ export function normalizeAddress(input: AddressInput | string): StoredAddress;
 export function normalizeAddress(input: AddressInput | string | null | undefined): StoredAddress | null | undefined;
 export function normalizeAddress(input: AddressInput | string | null | undefined): StoredAddress | null | undefined {
   if (input === undefined || input === null || typeof input === 'string') return input;
-  return { city: input.city, street: input.street, number: input.number, zip: input.zip, countryCode: input.countryCode ?? input.country ?? 'DE' };
+  return {
+    city: input.city,
+    street: input.street,
+    number: input.number,
+    zip: input.zip,
+    countryCode: input.countryCode ?? input.country ?? 'DE',
+  };
 }
 
 /** jsonb parameter of an address column. */
-export const addressParam = (address: StoredAddress | null | undefined) => (address === undefined || address === null ? null : JSON.stringify(address));
+export const addressParam = (address: StoredAddress | null | undefined) =>
+  address === undefined || address === null ? null : JSON.stringify(address);

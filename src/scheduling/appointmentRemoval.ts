@@ -19,7 +19,8 @@ function checkSelector(s: AppointmentSelector): void {
   }
 }
 
-const describe = (s: AppointmentSelector) => (s.seriesId !== undefined ? `seriesId ${s.seriesId}` : `reference ${s.appointmentReference}`);
+const describe = (s: AppointmentSelector) =>
+  s.seriesId !== undefined ? `seriesId ${s.seriesId}` : `reference ${s.appointmentReference}`;
 
 /** Ids of the selected appointments in lock order (id), or 404. */
 async function selectIds(tx: Queryable, providerId: string, s: AppointmentSelector): Promise<string[]> {
@@ -32,7 +33,12 @@ async function selectIds(tx: Queryable, providerId: string, s: AppointmentSelect
 }
 
 /** D7: removes the appointments and their participations; nobody is told. Returns how many. */
-export async function deleteAppointments(deps: Deps, crmId: string, providerRef: string, selector: AppointmentSelector): Promise<number> {
+export async function deleteAppointments(
+  deps: Deps,
+  crmId: string,
+  providerRef: string,
+  selector: AppointmentSelector,
+): Promise<number> {
   checkSelector(selector);
   return deps.db.transaction(async (tx) => {
     const provider = await requireProvider(tx, crmId, providerRef);
@@ -45,7 +51,13 @@ export async function deleteAppointments(deps: Deps, crmId: string, providerRef:
         ORDER BY created_at, id`,
       [ids, deps.clock.now()],
     );
-    for (const p of live) await recordParticipationEvent(tx, { participationId: p.id, source: 'partner', previousState: p.state, state: 'DELETED' });
+    for (const p of live)
+      await recordParticipationEvent(tx, {
+        participationId: p.id,
+        source: 'partner',
+        previousState: p.state,
+        state: 'DELETED',
+      });
     await tx.query('DELETE FROM appointments WHERE id = ANY($1::uuid[])', [ids]);
     return ids.length;
   });
@@ -95,7 +107,8 @@ export async function cancelParticipations(
   message: string | null,
 ): Promise<void> {
   const participations = await tx.query<ParticipationRow>(
-    `SELECT * FROM participations WHERE appointment_id = $1 AND state IN ('RESERVED', 'REQUESTED', 'BOOKED') ORDER BY created_at, id`,
+    `SELECT * FROM participations WHERE appointment_id = $1 AND state IN ('RESERVED', 'REQUESTED', 'BOOKED')
+       ORDER BY created_at, id`,
     [appointmentId],
   );
   for (const p of participations) {

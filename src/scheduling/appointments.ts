@@ -113,7 +113,12 @@ async function addInlineParticipations(
   ignoreCapacity: boolean,
 ): Promise<void> {
   for (const [i, p] of list.entries()) {
-    const customer = await findOrCreateCustomer(tx, provider, { name: p.name, email: p.email, mobile: p.mobile }, appointment.resource_id);
+    const customer = await findOrCreateCustomer(
+      tx,
+      provider,
+      { name: p.name, email: p.email, mobile: p.mobile },
+      appointment.resource_id,
+    );
     await takePlace(tx, deps, appointment, {
       // In a series each appointment gets its own participation; references follow the appointment's.
       reference: appointment.series_id ? `${appointment.reference}-p${i + 1}` : p.reference!,
@@ -146,7 +151,10 @@ export async function createAppointments(
     const { seriesId, items } = plan(input, zone);
     const resource = await repo.requireResource(tx, provider.id, input.resourceReference);
     const product = await repo.requireProduct(tx, provider.id, input.productReference);
-    const contact = input.contactReference === undefined ? null : await repo.requireUser(tx, crmId, input.contactReference, 'contactReference');
+    const contact =
+      input.contactReference === undefined
+        ? null
+        : await repo.requireUser(tx, crmId, input.contactReference, 'contactReference');
     if (resource.archived) throw conflict(`resource ${resource.reference} is archived`);
 
     const ids: string[] = [];
@@ -169,9 +177,17 @@ export async function createAppointments(
         priceCurrency: input.price?.currency ?? null,
         description: input.description ?? null,
       });
-      if (input.notes !== undefined) await tx.query('UPDATE appointments SET notes = $2 WHERE id = $1', [row.id, input.notes]);
+      if (input.notes !== undefined)
+        await tx.query('UPDATE appointments SET notes = $2 WHERE id = $1', [row.id, input.notes]);
       await recordAppointmentEvent(tx, { appointmentId: row.id, type: 'appointment.created', source: 'partner' });
-      await addInlineParticipations(tx, deps, provider, row, input.participations ?? [], options.ignoreCapacity ?? false);
+      await addInlineParticipations(
+        tx,
+        deps,
+        provider,
+        row,
+        input.participations ?? [],
+        options.ignoreCapacity ?? false,
+      );
       ids.push(row.id);
     }
     return loadAppointmentViews(tx, zone, deps.clock.now(), { providerId: provider.id, ids, includeArchived: true });
@@ -186,8 +202,10 @@ export async function listAppointments(
   query: { productRef?: string; resourceRef?: string; includeArchived?: boolean },
 ): Promise<AppointmentView[]> {
   const provider = await requireProvider(deps.db, crmId, providerRef);
-  const resource = query.resourceRef === undefined ? undefined : await repo.requireResource(deps.db, provider.id, query.resourceRef);
-  const product = query.productRef === undefined ? undefined : await repo.requireProduct(deps.db, provider.id, query.productRef);
+  const resource =
+    query.resourceRef === undefined ? undefined : await repo.requireResource(deps.db, provider.id, query.resourceRef);
+  const product =
+    query.productRef === undefined ? undefined : await repo.requireProduct(deps.db, provider.id, query.productRef);
   return loadAppointmentViews(deps.db, provider.time_zone, deps.clock.now(), {
     providerId: provider.id,
     resourceId: resource?.id,

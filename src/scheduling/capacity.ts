@@ -56,7 +56,10 @@ export interface NewAppointment {
   priceValue?: number | null;
   priceCurrency?: string | null;
   description?: string | null;
-  /** created by the public booking flow (A2/A3): released once no participation holds a place in it (release_emptied_appointment.sql) */
+  /**
+   * created by the public booking flow (A2/A3): released once no participation holds a place in it
+   * (release_emptied_appointment.sql)
+   */
   createdByPublicFlow?: boolean;
 }
 
@@ -77,7 +80,10 @@ export class SlotConflict extends DomainError {
 
 /** The range an appointment blocks on its resource: its own time widened by its buffers. */
 export function blockedRange(start: Date, end: Date, buffers: Buffers = NO_BUFFERS): { from: Date; until: Date } {
-  return { from: new Date(start.getTime() - buffers.leadMin * MINUTE_MS), until: new Date(end.getTime() + buffers.followUpMin * MINUTE_MS) };
+  return {
+    from: new Date(start.getTime() - buffers.leadMin * MINUTE_MS),
+    until: new Date(end.getTime() + buffers.followUpMin * MINUTE_MS),
+  };
 }
 
 /**
@@ -85,12 +91,15 @@ export function blockedRange(start: Date, end: Date, buffers: Buffers = NO_BUFFE
  * any (blocking_appointment.sql). A hold counts whatever its expiry here: the partner's insert does
  * not release an appointment a consumer may still be completing.
  */
-async function clashingAppointment(tx: Queryable, resourceId: string, range: { from: Date; until: Date }): Promise<string | undefined> {
-  const [clash] = await tx.query<{ reference: string | null }>(`SELECT (blocking_appointment($1, $2, $3, '-infinity')).reference`, [
-    resourceId,
-    range.from,
-    range.until,
-  ]);
+async function clashingAppointment(
+  tx: Queryable,
+  resourceId: string,
+  range: { from: Date; until: Date },
+): Promise<string | undefined> {
+  const [clash] = await tx.query<{ reference: string | null }>(
+    `SELECT (blocking_appointment($1, $2, $3, '-infinity')).reference`,
+    [resourceId, range.from, range.until],
+  );
   return clash?.reference ?? undefined;
 }
 
@@ -99,24 +108,47 @@ async function clashingAppointment(tx: Queryable, resourceId: string, range: { f
  * meet, and 409 for a reference the provider has already. The insert itself decides (ON CONFLICT
  * waits for a concurrent overlapping insert and then yields), so no lock is taken beforehand.
  */
-export async function insertAppointment(tx: Queryable, a: NewAppointment, buffers: Buffers = NO_BUFFERS): Promise<AppointmentRow> {
+export async function insertAppointment(
+  tx: Queryable,
+  a: NewAppointment,
+  buffers: Buffers = NO_BUFFERS,
+): Promise<AppointmentRow> {
   const blocked = blockedRange(a.start, a.end, buffers);
   for (;;) {
     const [row] = await tx.query<AppointmentRow>(
-      `INSERT INTO appointments (crm_id, provider_id, resource_id, product_id, timeslot_id, reference, series_id, start_at, end_at,
-         blocked_from, blocked_until, capacity, accept_bookings, product_name, contact_user_id, address, price_value, price_currency,
-         description, created_by_public_flow)
+      `INSERT INTO appointments (crm_id, provider_id, resource_id, product_id, timeslot_id, reference, series_id,
+         start_at, end_at, blocked_from, blocked_until, capacity, accept_bookings, product_name, contact_user_id,
+         address, price_value, price_currency, description, created_by_public_flow)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16::jsonb, $17, $18, $19, $20)
        ON CONFLICT DO NOTHING RETURNING *`,
       [
-        a.crmId, a.providerId, a.resourceId, a.productId, a.timeslotId ?? null, a.reference, a.seriesId ?? null, a.start, a.end,
-        blocked.from, blocked.until, a.capacity, a.acceptBookings, a.productName ?? null, a.contactUserId ?? null,
+        a.crmId,
+        a.providerId,
+        a.resourceId,
+        a.productId,
+        a.timeslotId ?? null,
+        a.reference,
+        a.seriesId ?? null,
+        a.start,
+        a.end,
+        blocked.from,
+        blocked.until,
+        a.capacity,
+        a.acceptBookings,
+        a.productName ?? null,
+        a.contactUserId ?? null,
         a.address === undefined || a.address === null ? null : JSON.stringify(a.address),
-        a.priceValue ?? null, a.priceCurrency ?? null, a.description ?? null, a.createdByPublicFlow ?? false,
+        a.priceValue ?? null,
+        a.priceCurrency ?? null,
+        a.description ?? null,
+        a.createdByPublicFlow ?? false,
       ],
     );
     if (row) return row;
-    const [taken] = await tx.query('SELECT 1 FROM appointments WHERE provider_id = $1 AND reference = $2', [a.providerId, a.reference]);
+    const [taken] = await tx.query('SELECT 1 FROM appointments WHERE provider_id = $1 AND reference = $2', [
+      a.providerId,
+      a.reference,
+    ]);
     if (taken) throw conflict(`an appointment with reference ${a.reference} already exists`);
     const clash = await clashingAppointment(tx, a.resourceId, blocked);
     if (clash) throw new SlotConflict(clash);
@@ -167,7 +199,11 @@ export const appointmentTakesTimeSql = (alias: string, holdsAPlace: string) =>
  * second round trip; test/integration/storage-live-rule.test.ts holds the two to the same answers).
  */
 export function holdsPlace(p: { state: string; hold_until: Date | null }, now: Date): boolean {
-  return p.state === 'REQUESTED' || p.state === 'BOOKED' || (p.state === 'RESERVED' && p.hold_until !== null && p.hold_until > now);
+  return (
+    p.state === 'REQUESTED' ||
+    p.state === 'BOOKED' ||
+    (p.state === 'RESERVED' && p.hold_until !== null && p.hold_until > now)
+  );
 }
 
 export interface ParticipationRow {
@@ -209,17 +245,31 @@ export interface NewParticipation {
 export async function insertParticipation(tx: Queryable, p: NewParticipation): Promise<ParticipationRow> {
   try {
     const [row] = await tx.query<ParticipationRow>(
-      `INSERT INTO participations (crm_id, provider_id, appointment_id, reference, customer_id, state, hold_until, client_ip, channel_key, message, locale, note)
+      `INSERT INTO participations (crm_id, provider_id, appointment_id, reference, customer_id, state, hold_until,
+         client_ip, channel_key, message, locale, note)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) RETURNING *`,
       [
-        p.crmId, p.providerId, p.appointmentId, p.reference, p.customerId, p.state, p.holdUntil ?? null, p.clientIp ?? null,
-        p.channelKey ?? null, p.message ?? null, p.locale ?? null, p.note ?? null,
+        p.crmId,
+        p.providerId,
+        p.appointmentId,
+        p.reference,
+        p.customerId,
+        p.state,
+        p.holdUntil ?? null,
+        p.clientIp ?? null,
+        p.channelKey ?? null,
+        p.message ?? null,
+        p.locale ?? null,
+        p.note ?? null,
       ],
     );
     return row;
   } catch (err) {
     if (sqlState(err) === '23505' && constraintName(err) === 'participations_one_per_customer') {
-      throw new DomainError('AppointmentAlreadyBookedException', 'the customer already participates in this appointment');
+      throw new DomainError(
+        'AppointmentAlreadyBookedException',
+        'the customer already participates in this appointment',
+      );
     }
     if (sqlState(err) === '23505' && constraintName(err) === 'participations_provider_id_reference_key') {
       throw conflict(`a participation with reference ${p.reference} already exists`);

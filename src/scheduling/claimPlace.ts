@@ -9,11 +9,25 @@ import { constraintName, sqlState, type Queryable } from '../storage/db.js';
 import { reviveRow } from '../storage/jsonRows.js';
 import { eventsWritten, type EventSource } from '../webhooks/events.js';
 import { placeEventsSql } from './events.js';
-import { blockedRange, type AppointmentRow, type Buffers, type NewAppointment, type ParticipationRow } from './capacity.js';
+import {
+  blockedRange,
+  type AppointmentRow,
+  type Buffers,
+  type NewAppointment,
+  type ParticipationRow,
+} from './capacity.js';
 
 /** TIMESLOT_GONE: the timeslot to create the appointment from was removed meanwhile (D4, a rule's change) */
 export type PlaceRefusal =
-  'HOLD_LIMIT' | 'OVERLAP' | 'BUSY' | 'GONE' | 'TIMESLOT_GONE' | 'CLOSED' | 'NOT_OPEN' | 'DUPLICATE' | 'FULL';
+  | 'HOLD_LIMIT'
+  | 'OVERLAP'
+  | 'BUSY'
+  | 'GONE'
+  | 'TIMESLOT_GONE'
+  | 'CLOSED'
+  | 'NOT_OPEN'
+  | 'DUPLICATE'
+  | 'FULL';
 
 const REFUSALS: Record<string, PlaceRefusal> = {
   BKHLD: 'HOLD_LIMIT',
@@ -87,9 +101,15 @@ export interface PlaceClaim {
   ignoreCapacity?: boolean;
   /** count the address's live holds first (public reservations) */
   holdLimit?: { ip: string; max: number };
-  /** who takes the place, for the webhook events written in the same statement; null: no events (a stand-in the caller reports itself) */
+  /**
+   * who takes the place, for the webhook events written in the same
+   * statement; null: no events (a stand-in the caller reports itself)
+   */
   source: EventSource | null;
-  /** read the appointment's live participations after the claim, in the same statement (ClaimedPlace.live), unless it created the appointment */
+  /**
+   * read the appointment's live participations after the claim, in the same statement (ClaimedPlace.live), unless it
+   * created the appointment
+   */
   listLive?: boolean;
   /**
    * A hold committed on its own (A2): its commit does not wait for the WAL to reach the disk
@@ -111,7 +131,10 @@ export interface ClaimedPlace {
   /** live participations of the appointment before this one */
   liveBefore: number;
   created: boolean;
-  /** with listLive, when it joined an appointment: the appointment's live participations after the claim, this one included, oldest first */
+  /**
+   * with listLive, when it joined an appointment: the appointment's live participations after the claim, this one
+   * included, oldest first
+   */
   live?: LiveParticipation[];
 }
 
@@ -163,7 +186,14 @@ function appointmentJson(a: NewAppointment & { id: string }, buffers: Buffers) {
 export async function claimPlace(q: Queryable, c: PlaceClaim): Promise<ClaimedPlace> {
   try {
     // The place's webhook events are written by the same statement, after claim_place.
-    const [r] = await q.query<{ appointment: Record<string, unknown>; participation: Record<string, unknown>; live_before: number; created: boolean; events: number; live: LiveParticipation[] | null }>(
+    const [r] = await q.query<{
+      appointment: Record<string, unknown>;
+      participation: Record<string, unknown>;
+      live_before: number;
+      created: boolean;
+      events: number;
+      live: LiveParticipation[] | null;
+    }>(
       `SELECT c.*, CASE WHEN $9::text IS NULL THEN 0 ELSE ${placeEventsSql('$9')} END AS events,
               CASE WHEN $10 AND NOT c.created THEN live_participants((c.appointment->>'id')::uuid, $2) END AS live,
               CASE WHEN $11 THEN ${ASYNC_COMMIT} END AS commit_mode
@@ -184,7 +214,13 @@ export async function claimPlace(q: Queryable, c: PlaceClaim): Promise<ClaimedPl
       ],
     );
     if (r.events > 0) eventsWritten();
-    return { appointment: reviveRow(r.appointment), participation: reviveRow(r.participation), liveBefore: r.live_before, created: r.created, ...(r.live ? { live: r.live } : {}) };
+    return {
+      appointment: reviveRow(r.appointment),
+      participation: reviveRow(r.participation),
+      liveBefore: r.live_before,
+      created: r.created,
+      ...(r.live ? { live: r.live } : {}),
+    };
   } catch (err) {
     const refused = refusalFrom(err);
     if (refused) throw refused;
@@ -193,7 +229,10 @@ export async function claimPlace(q: Queryable, c: PlaceClaim): Promise<ClaimedPl
       throw new PlaceRefused('TIMESLOT_GONE', 'the timeslot was removed');
     }
     if (sqlState(err) === '23505' && constraintName(err) === 'participations_one_per_customer') {
-      throw new DomainError('AppointmentAlreadyBookedException', 'the customer already participates in this appointment');
+      throw new DomainError(
+        'AppointmentAlreadyBookedException',
+        'the customer already participates in this appointment',
+      );
     }
     if (sqlState(err) === '23505' && constraintName(err) === 'participations_provider_id_reference_key') {
       throw conflict(`a participation with reference ${c.participation.reference} already exists`);

@@ -51,7 +51,8 @@ export function customerView(row: repo.CustomerRow): CustomerView {
   };
 }
 
-const lower = (language: string | null | undefined) => (typeof language === 'string' ? language.toLowerCase() : language);
+const lower = (language: string | null | undefined) =>
+  typeof language === 'string' ? language.toLowerCase() : language;
 
 interface NewCustomer {
   crmId: string;
@@ -70,19 +71,38 @@ export async function insertCustomer(tx: Queryable, c: NewCustomer): Promise<rep
   const [{ id }] = await tx.query<{ id: string }>(
     `INSERT INTO customers (crm_id, provider_id, reference, user_name, email, mobile, mobile_e164, note, language)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9) RETURNING id`,
-    [c.crmId, c.providerId, c.reference, c.userName, c.email ?? null, c.mobile ?? null, c.mobileE164, c.note ?? null, lower(c.language) ?? null],
+    [
+      c.crmId,
+      c.providerId,
+      c.reference,
+      c.userName,
+      c.email ?? null,
+      c.mobile ?? null,
+      c.mobileE164,
+      c.note ?? null,
+      lower(c.language) ?? null,
+    ],
   );
   const [row] = await tx.query<repo.CustomerRow>(
-    'SELECT c.*, p.reference AS provider_reference FROM customers c JOIN providers p ON p.id = c.provider_id WHERE c.id = $1',
+    `SELECT c.*, p.reference AS provider_reference
+       FROM customers c JOIN providers p ON p.id = c.provider_id WHERE c.id = $1`,
     [id],
   );
   return row;
 }
 
 /** A number the partner gave, with its E.164 form for the provider (or resource) where it can be read. */
-async function partnerMobile(tx: Queryable, providerId: string, mobile: string | null | undefined, resourceId: string | null = null) {
+async function partnerMobile(
+  tx: Queryable,
+  providerId: string,
+  mobile: string | null | undefined,
+  resourceId: string | null = null,
+) {
   const given = mobile?.trim() || null;
-  return { mobile: given, mobileE164: given ? storedE164(given, await providerCountry(tx, providerId, resourceId)) : null };
+  return {
+    mobile: given,
+    mobileE164: given ? storedE164(given, await providerCountry(tx, providerId, resourceId)) : null,
+  };
 }
 
 /**
@@ -99,7 +119,8 @@ export async function findOrCreateCustomer(
 ): Promise<repo.CustomerRow> {
   const { mobile, mobileE164 } = await partnerMobile(tx, provider.id, person.mobile, resourceId);
   const [found] = await tx.query<repo.CustomerRow>(
-    `SELECT m.*, p.reference AS provider_reference FROM matching_customer($1, NULL, $2, $3, $4) m JOIN providers p ON p.id = m.provider_id`,
+    `SELECT m.*, p.reference AS provider_reference FROM matching_customer($1, NULL, $2, $3, $4) m JOIN providers p
+       ON p.id = m.provider_id`,
     [provider.id, person.email, mobile, mobileE164],
   );
   if (found) {
@@ -124,14 +145,24 @@ export async function findOrCreateCustomer(
 }
 
 /** D11: the customer, or null (the route answers 204). */
-export async function getCustomer(deps: Deps, crmId: string, providerRef: string, reference: string): Promise<CustomerView | null> {
+export async function getCustomer(
+  deps: Deps,
+  crmId: string,
+  providerRef: string,
+  reference: string,
+): Promise<CustomerView | null> {
   const provider = await requireProvider(deps.db, crmId, providerRef);
   const row = await repo.customerByReference(deps.db, provider.id, reference);
   return row ? customerView(row) : null;
 }
 
 /** D12: 201 new; an existing reference is answered with 200 and left unchanged (D13 changes it). */
-export async function createCustomer(deps: Deps, crmId: string, providerRef: string, input: CustomerInput): Promise<{ created: boolean; customer: CustomerView }> {
+export async function createCustomer(
+  deps: Deps,
+  crmId: string,
+  providerRef: string,
+  input: CustomerInput,
+): Promise<{ created: boolean; customer: CustomerView }> {
   if (input.providerReference !== providerRef) {
     throw invalid(`body.providerReference must be the provider of the path (${providerRef})`);
   }
@@ -155,10 +186,23 @@ export async function createCustomer(deps: Deps, crmId: string, providerRef: str
   );
 }
 
-const CUSTOMER_COLUMNS = { customerReference: 'reference', userName: 'user_name', email: 'email', mobile: 'mobile', note: 'note', language: 'language' } as const;
+const CUSTOMER_COLUMNS = {
+  customerReference: 'reference',
+  userName: 'user_name',
+  email: 'email',
+  mobile: 'mobile',
+  note: 'note',
+  language: 'language',
+} as const;
 
 /** D13: the given fields only; null clears an optional one. A new customerReference renames (409 if taken). */
-export async function updateCustomer(deps: Deps, crmId: string, providerRef: string, reference: string, changes: CustomerUpdate): Promise<CustomerView> {
+export async function updateCustomer(
+  deps: Deps,
+  crmId: string,
+  providerRef: string,
+  reference: string,
+  changes: CustomerUpdate,
+): Promise<CustomerView> {
   return deps.db.transaction(async (tx) => {
     const provider = await requireProvider(tx, crmId, providerRef);
     const row = await repo.requireCustomer(tx, provider.id, reference);
@@ -212,7 +256,10 @@ export async function deleteCustomer(
       [customer.id, now],
     );
     if (future.length > 0 && !options.ignoreFutureAppointments) {
-      throw conflict(`customer ${reference} has ${future.length} future appointment(s); pass ignoreFutureAppointments=true to remove them`);
+      throw conflict(
+        `customer ${reference} has ${future.length} future appointment(s); ` +
+          `pass ignoreFutureAppointments=true to remove them`,
+      );
     }
     for (const participation of future) {
       const templates: MailTemplate[] = participation.state === 'RESERVED' ? [] : ['customer-removed'];

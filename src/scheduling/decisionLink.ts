@@ -94,7 +94,12 @@ export async function viewRequest(deps: Deps, token: string): Promise<RequestVie
  * its state is read, so a consumer cancelling at the same moment either committed first (the request
  * is no longer REQUESTED: 409, nothing changes) or waits and then finds it decided.
  */
-export async function decideRequest(deps: Deps, token: string, decision: Decision, message: string | null): Promise<RequestView> {
+export async function decideRequest(
+  deps: Deps,
+  token: string,
+  decision: Decision,
+  message: string | null,
+): Promise<RequestView> {
   return deps.db.transaction(async (tx) => {
     const id = await participationOf(tx, deps, token);
     await tx.query('SELECT 1 FROM participations WHERE id = $1 FOR UPDATE', [id]);

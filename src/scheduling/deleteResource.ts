@@ -36,9 +36,13 @@ export async function deleteResource(
     await tx.query('SELECT id FROM resources WHERE id = $1 FOR UPDATE', [resource.id]);
     const future = await futureAppointments(tx, resource.id, deps.clock.now());
     if (future.length > 0 && !ignoreFutureAppointments) {
-      const shown = future.slice(0, 5).map((a) => a.reference).join(', ');
+      const shown = future
+        .slice(0, 5)
+        .map((a) => a.reference)
+        .join(', ');
       throw conflict(
-        `resource ${resourceRef} has ${future.length} future appointment(s) (${shown}); delete with ignoreFutureAppointments=true to archive them and inform the participants`,
+        `resource ${resourceRef} has ${future.length} future appointment(s) (${shown}); ` +
+          `delete with ignoreFutureAppointments=true to archive them and inform the participants`,
       );
     }
     for (const appointment of future) {

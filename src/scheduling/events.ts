@@ -7,7 +7,12 @@
  * sweeper) call in that same statement; they enqueue through webhooks' webhook_enqueue.
  */
 import type { Queryable } from '../storage/db.js';
-import { eventsWritten, type AppointmentEventType, type EventSource, type ParticipationEventType } from '../webhooks/events.js';
+import {
+  eventsWritten,
+  type AppointmentEventType,
+  type EventSource,
+  type ParticipationEventType,
+} from '../webhooks/events.js';
 
 export interface ParticipationEvent {
   participationId: string;
@@ -28,15 +33,23 @@ export interface ParticipationEvent {
  */
 export async function recordParticipationEvent(tx: Queryable, e: ParticipationEvent): Promise<void> {
   const [{ id }] = await tx.query<{ id: string | null }>(
-    `SELECT webhook_participation_event(COALESCE($1, 'participation.' || lower(COALESCE($6, (SELECT state FROM participations WHERE id = $2)))),
+    `SELECT webhook_participation_event(COALESCE($1, 'participation.' || lower(COALESCE($6, (SELECT state
+       FROM participations WHERE id = $2)))),
                                         $2, $3, $4, $5, $6) AS id`,
     [e.type ?? null, e.participationId, e.source, e.previousState, e.message ?? null, e.state ?? null],
   );
   if (id) eventsWritten();
 }
 
-export async function recordAppointmentEvent(tx: Queryable, e: { appointmentId: string; type: AppointmentEventType; source: EventSource }): Promise<void> {
-  const [{ id }] = await tx.query<{ id: string | null }>('SELECT webhook_appointment_event($1, $2, $3) AS id', [e.type, e.appointmentId, e.source]);
+export async function recordAppointmentEvent(
+  tx: Queryable,
+  e: { appointmentId: string; type: AppointmentEventType; source: EventSource },
+): Promise<void> {
+  const [{ id }] = await tx.query<{ id: string | null }>('SELECT webhook_appointment_event($1, $2, $3) AS id', [
+    e.type,
+    e.appointmentId,
+    e.source,
+  ]);
   if (id) eventsWritten();
 }
 
@@ -45,4 +58,5 @@ export async function recordAppointmentEvent(tx: Queryable, e: { appointmentId: 
  * when it made the appointment, then the participation's event), for the select list of
  * claim_place's own statement with its result as `c`; it gives the number of events written.
  */
-export const placeEventsSql = (sourceParam: string) => `webhook_place_events(c.appointment, c.participation, c.created, ${sourceParam})`;
+export const placeEventsSql = (sourceParam: string) =>
+  `webhook_place_events(c.appointment, c.participation, c.created, ${sourceParam})`;

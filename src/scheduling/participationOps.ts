@@ -43,11 +43,15 @@ export async function addParticipation(
     const customer = await repo.requireCustomer(tx, provider.id, input.customerReference);
     const existing = await repo.participationByReference(tx, provider.id, input.reference);
     if (existing) {
-      if (options.onDuplicateRaise) throw invalid(`a participation with reference ${input.reference} already exists (onDuplicateRaise=true)`);
+      if (options.onDuplicateRaise)
+        throw invalid(`a participation with reference ${input.reference} already exists (onDuplicateRaise=true)`);
       if (existing.appointment_id !== appointment.id || existing.customer_id !== customer.id) {
         throw conflict(`participation ${input.reference} belongs to another appointment or customer`);
       }
-      const { participation } = await changeParticipationState(tx, deps, existing, input.state, { sendMails: options.sendMails, message: input.message });
+      const { participation } = await changeParticipationState(tx, deps, existing, input.state, {
+        sendMails: options.sendMails,
+        message: input.message,
+      });
       return { created: false, participation: await loadParticipationView(tx, participation.id) };
     }
     const row = await takePlace(tx, deps, appointment, {
@@ -58,7 +62,9 @@ export async function addParticipation(
       ignoreCapacity: options.ignoreCapacity,
     });
     if (row.state === 'BOOKED' && options.sendMails !== false) {
-      await enqueueParticipationMails(tx, mailSources(deps.config), row.id, ['participation-booked'], { message: input.message ?? null });
+      await enqueueParticipationMails(tx, mailSources(deps.config), row.id, ['participation-booked'], {
+        message: input.message ?? null,
+      });
     }
     return { created: true, participation: await loadParticipationView(tx, row.id) };
   });
@@ -77,7 +83,10 @@ export async function updateParticipation(
     const provider = await requireProvider(tx, crmId, providerRef);
     const existing = await repo.participationByReference(tx, provider.id, reference);
     if (!existing) throw repo.participationNotFound(reference);
-    const { participation } = await changeParticipationState(tx, deps, existing, body.state, { sendMails: options.sendMails, message: body.message });
+    const { participation } = await changeParticipationState(tx, deps, existing, body.state, {
+      sendMails: options.sendMails,
+      message: body.message,
+    });
     return loadParticipationView(tx, participation.id);
   });
 }

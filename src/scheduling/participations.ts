@@ -32,9 +32,19 @@ export interface ChangeResult {
 }
 
 /** RESERVED -> BOOKED of a hold that has expired: the place is taken anew, under the appointment's lock. */
-async function retakePlace(tx: Queryable, id: string, now: Date, message: string | null): Promise<ParticipationRow | undefined> {
+async function retakePlace(
+  tx: Queryable,
+  id: string,
+  now: Date,
+  message: string | null,
+): Promise<ParticipationRow | undefined> {
   try {
-    const [row] = await tx.query<ParticipationRow>('SELECT * FROM retake_place($1, $2, $3, $4)', [id, now, 'BOOKED', message]);
+    const [row] = await tx.query<ParticipationRow>('SELECT * FROM retake_place($1, $2, $3, $4)', [
+      id,
+      now,
+      'BOOKED',
+      message,
+    ]);
     return row;
   } catch (err) {
     const refused = refusalFrom(err);
@@ -80,16 +90,20 @@ export async function changeParticipationState(
     plan = planTransition(current.state, to);
     from = current.state;
     if (plan.kind === 'same') {
-      if (options.message === undefined || options.message === current.message) return { participation: current, changed: false };
-      const [same] = await tx.query<ParticipationRow>('UPDATE participations SET message = $2, updated_at = now() WHERE id = $1 RETURNING *', [
-        current.id,
-        options.message,
-      ]);
+      if (options.message === undefined || options.message === current.message)
+        return { participation: current, changed: false };
+      const [same] = await tx.query<ParticipationRow>(
+        'UPDATE participations SET message = $2, updated_at = now() WHERE id = $1 RETURNING *',
+        [current.id, options.message],
+      );
       return { participation: same, changed: false };
     }
     if (to === 'BOOKED') {
       // A concurrent D8 either committed first (seen here) or cancels this participation after us.
-      const [appointment] = await tx.query<{ state: string; reference: string }>('SELECT state, reference FROM appointments WHERE id = $1', [current.appointment_id]);
+      const [appointment] = await tx.query<{ state: string; reference: string }>(
+        'SELECT state, reference FROM appointments WHERE id = $1',
+        [current.appointment_id],
+      );
       if (appointment?.state !== 'ACTIVE') throw conflict(`appointment ${appointment?.reference ?? ''} is cancelled`);
       if (current.state === 'RESERVED' && !holdsPlace(current, now)) continue; // expired while we looked
     }
@@ -97,15 +111,27 @@ export async function changeParticipationState(
     break;
   }
 
-  await recordParticipationEvent(tx, { participationId: updated.id, source: options.source ?? 'partner', previousState: from, message: options.message ?? null });
+  await recordParticipationEvent(tx, {
+    participationId: updated.id,
+    source: options.source ?? 'partner',
+    previousState: from,
+    message: options.message ?? null,
+  });
   const templates = options.templates ?? (plan.kind === 'change' && plan.mail ? [plan.mail] : []);
   if (options.sendMails !== false && templates.length > 0) {
-    await enqueueParticipationMails(tx, mailSources(deps.config), updated.id, templates, { message: options.message ?? null });
+    await enqueueParticipationMails(tx, mailSources(deps.config), updated.id, templates, {
+      message: options.message ?? null,
+    });
   }
   return { participation: updated, changed: true };
 }
 
-async function updateState(tx: Queryable, id: string, to: ParticipationState, message: string | null): Promise<ParticipationRow> {
+async function updateState(
+  tx: Queryable,
+  id: string,
+  to: ParticipationState,
+  message: string | null,
+): Promise<ParticipationRow> {
   try {
     const [row] = await tx.query<ParticipationRow>(
       `UPDATE participations SET state = $2, hold_until = NULL, message = COALESCE($3, message), updated_at = now()
@@ -115,7 +141,10 @@ async function updateState(tx: Queryable, id: string, to: ParticipationState, me
     return row;
   } catch (err) {
     if (sqlState(err) === '23505' && constraintName(err) === 'participations_one_per_customer') {
-      throw new DomainError('AppointmentAlreadyBookedException', 'the customer already participates in this appointment');
+      throw new DomainError(
+        'AppointmentAlreadyBookedException',
+        'the customer already participates in this appointment',
+      );
     }
     throw err;
   }

@@ -37,17 +37,31 @@ export async function takePlace(
     reference: request.reference,
     customerId: request.customerId,
     state: request.state,
-    holdUntil: request.state === 'RESERVED' ? new Date(now.getTime() + deps.config.reservationHoldSeconds * 1000) : null,
+    holdUntil:
+      request.state === 'RESERVED' ? new Date(now.getTime() + deps.config.reservationHoldSeconds * 1000) : null,
     message: request.message ?? null,
     note: request.note ?? null,
   };
   if (!PLACE_HOLDING.includes(request.state)) {
     const row = await insertParticipation(tx, { ...holder, appointmentId: appointment.id });
-    await recordParticipationEvent(tx, { participationId: row.id, source: 'partner', previousState: null, message: row.message });
+    await recordParticipationEvent(tx, {
+      participationId: row.id,
+      source: 'partner',
+      previousState: null,
+      message: row.message,
+    });
     return row;
   }
   try {
-    return (await claimPlace(tx, { participation: holder, now, join: appointment.id, ignoreCapacity: request.ignoreCapacity, source: 'partner' })).participation;
+    return (
+      await claimPlace(tx, {
+        participation: holder,
+        now,
+        join: appointment.id,
+        ignoreCapacity: request.ignoreCapacity,
+        source: 'partner',
+      })
+    ).participation;
   } catch (err) {
     throw err instanceof PlaceRefused ? partnerRefusal(err) : err;
   }

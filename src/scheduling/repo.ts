@@ -49,19 +49,33 @@ export interface CustomerRow {
 }
 
 export async function requireResource(db: Queryable, providerId: string, reference: string): Promise<ResourceRef> {
-  const [row] = await db.query<ResourceRef>('SELECT id, reference, archived, address FROM resources WHERE provider_id = $1 AND reference = $2', [providerId, reference]);
+  const [row] = await db.query<ResourceRef>(
+    'SELECT id, reference, archived, address FROM resources WHERE provider_id = $1 AND reference = $2',
+    [providerId, reference],
+  );
   if (!row) throw notFound(`no resource found for reference ${reference}`);
   return row;
 }
 
 export async function requireProduct(db: Queryable, providerId: string, reference: string): Promise<ProductRef> {
-  const [row] = await db.query<ProductRef>('SELECT id, reference, name FROM products WHERE provider_id = $1 AND reference = $2', [providerId, reference]);
+  const [row] = await db.query<ProductRef>(
+    'SELECT id, reference, name FROM products WHERE provider_id = $1 AND reference = $2',
+    [providerId, reference],
+  );
   if (!row) throw notFound(`no product found for reference ${reference}`);
   return row;
 }
 
-export async function requireUser(db: Queryable, crmId: string, reference: string, field: string): Promise<{ id: string }> {
-  const [row] = await db.query<{ id: string }>('SELECT id FROM users WHERE crm_id = $1 AND reference = $2', [crmId, reference]);
+export async function requireUser(
+  db: Queryable,
+  crmId: string,
+  reference: string,
+  field: string,
+): Promise<{ id: string }> {
+  const [row] = await db.query<{ id: string }>('SELECT id FROM users WHERE crm_id = $1 AND reference = $2', [
+    crmId,
+    reference,
+  ]);
   if (!row) throw notFound(`no user found for ${field} ${reference}`);
   return row;
 }
@@ -71,7 +85,12 @@ const TIMESLOT_SELECT = `SELECT t.*, r.reference AS resource_reference,
   FROM timeslots t JOIN resources r ON r.id = t.resource_id`;
 
 export const timeslotByReference = async (db: Queryable, providerId: string, reference: string) =>
-  (await db.query<TimeslotRow>(`${TIMESLOT_SELECT} WHERE t.provider_id = $1 AND t.reference = $2`, [providerId, reference]))[0];
+  (
+    await db.query<TimeslotRow>(`${TIMESLOT_SELECT} WHERE t.provider_id = $1 AND t.reference = $2`, [
+      providerId,
+      reference,
+    ])
+  )[0];
 
 export async function requireTimeslot(db: Queryable, providerId: string, reference: string): Promise<TimeslotRow> {
   const row = await timeslotByReference(db, providerId, reference);
@@ -81,18 +100,35 @@ export async function requireTimeslot(db: Queryable, providerId: string, referen
 
 /** Timeslots of a resource that overlap [from, to), in time order. */
 export const timeslotsOverlapping = (db: Queryable, resourceId: string, from: Date, to: Date) =>
-  db.query<TimeslotRow>(`${TIMESLOT_SELECT} WHERE t.resource_id = $1 AND t.start_at < $3 AND t.end_at > $2 ORDER BY t.start_at, t.reference`, [resourceId, from, to]);
+  db.query<TimeslotRow>(
+    `${TIMESLOT_SELECT} WHERE t.resource_id = $1 AND t.start_at < $3 AND t.end_at > $2
+      ORDER BY t.start_at, t.reference`,
+    [resourceId, from, to],
+  );
 
-export async function requireAppointment(db: Queryable, providerId: string, reference: string): Promise<AppointmentRow> {
-  const [row] = await db.query<AppointmentRow>('SELECT * FROM appointments WHERE provider_id = $1 AND reference = $2', [providerId, reference]);
+export async function requireAppointment(
+  db: Queryable,
+  providerId: string,
+  reference: string,
+): Promise<AppointmentRow> {
+  const [row] = await db.query<AppointmentRow>('SELECT * FROM appointments WHERE provider_id = $1 AND reference = $2', [
+    providerId,
+    reference,
+  ]);
   if (!row) throw notFound(`no appointment found for reference ${reference}`);
   return row;
 }
 
-const CUSTOMER_SELECT = 'SELECT c.*, p.reference AS provider_reference FROM customers c JOIN providers p ON p.id = c.provider_id';
+const CUSTOMER_SELECT =
+  'SELECT c.*, p.reference AS provider_reference FROM customers c JOIN providers p ON p.id = c.provider_id';
 
 export const customerByReference = async (db: Queryable, providerId: string, reference: string) =>
-  (await db.query<CustomerRow>(`${CUSTOMER_SELECT} WHERE c.provider_id = $1 AND c.reference = $2`, [providerId, reference]))[0];
+  (
+    await db.query<CustomerRow>(`${CUSTOMER_SELECT} WHERE c.provider_id = $1 AND c.reference = $2`, [
+      providerId,
+      reference,
+    ])
+  )[0];
 
 export async function requireCustomer(db: Queryable, providerId: string, reference: string): Promise<CustomerRow> {
   const row = await customerByReference(db, providerId, reference);
@@ -101,6 +137,12 @@ export async function requireCustomer(db: Queryable, providerId: string, referen
 }
 
 export const participationByReference = async (db: Queryable, providerId: string, reference: string) =>
-  (await db.query<ParticipationRow>('SELECT * FROM participations WHERE provider_id = $1 AND reference = $2', [providerId, reference]))[0];
+  (
+    await db.query<ParticipationRow>('SELECT * FROM participations WHERE provider_id = $1 AND reference = $2', [
+      providerId,
+      reference,
+    ])
+  )[0];
 
-export const participationNotFound = (reference: string) => notFound(`no participation found for reference ${reference}`);
+export const participationNotFound = (reference: string) =>
+  notFound(`no participation found for reference ${reference}`);

@@ -32,17 +32,25 @@ const seconds = (t: TimeOfDay) => t.hour * 3600 + t.minute * 60 + t.second;
 
 /** Checks a plan (400 naming the field) and returns its appointments in time order. */
 export function expandSeries(plan: SeriesPlan): SeriesItem[] {
-  const first = DateTime.fromObject({ year: plan.firstDay.year, month: plan.firstDay.month, day: plan.firstDay.day }, { zone: plan.zone });
-  const last = DateTime.fromObject({ year: plan.lastDay.year, month: plan.lastDay.month, day: plan.lastDay.day }, { zone: plan.zone });
+  const first = DateTime.fromObject(
+    { year: plan.firstDay.year, month: plan.firstDay.month, day: plan.firstDay.day },
+    { zone: plan.zone },
+  );
+  const last = DateTime.fromObject(
+    { year: plan.lastDay.year, month: plan.lastDay.month, day: plan.lastDay.day },
+    { zone: plan.zone },
+  );
   if (last < first) throw invalid('body.series_data.to must not be before body.series_data.from');
   const days = Math.round(last.diff(first, 'days').days) + 1;
   if (days > MAX_SERIES_DAYS) throw invalid(`body.series_data may span at most ${MAX_SERIES_DAYS} days`);
   const weekdays = plan.weekdays && plan.weekdays.length > 0 ? new Set(plan.weekdays) : null;
-  if (days > 1 && !weekdays) throw invalid('body.series_data.weekdays is required when the series spans more than one day');
+  if (days > 1 && !weekdays)
+    throw invalid('body.series_data.weekdays is required when the series spans more than one day');
   if (seconds(plan.windowTo) <= seconds(plan.windowFrom)) {
     throw invalid('body.to must be a later time of day than body.from (they give the daily window of the series)');
   }
-  if (!Number.isInteger(plan.rasterMin) || plan.rasterMin <= 0) throw invalid('body.series_data.raster must be a positive integer');
+  if (!Number.isInteger(plan.rasterMin) || plan.rasterMin <= 0)
+    throw invalid('body.series_data.raster must be a positive integer');
 
   const items: SeriesItem[] = [];
   for (let i = 0; i < days; i++) {
@@ -51,13 +59,20 @@ export function expandSeries(plan: SeriesPlan): SeriesItem[] {
     const windowStart = date.set({ ...plan.windowFrom, millisecond: 0 });
     const windowEnd = date.set({ ...plan.windowTo, millisecond: 0 });
     // Real minutes: on a DST day the raster stays rasterMin long.
-    for (let start = windowStart; start.plus({ minutes: plan.rasterMin }) <= windowEnd; start = start.plus({ minutes: plan.rasterMin })) {
+    for (
+      let start = windowStart;
+      start.plus({ minutes: plan.rasterMin }) <= windowEnd;
+      start = start.plus({ minutes: plan.rasterMin })
+    ) {
       items.push({ start: start.toJSDate(), end: start.plus({ minutes: plan.rasterMin }).toJSDate() });
       if (items.length > MAX_SERIES_APPOINTMENTS) {
         throw invalid(`a series may have at most ${MAX_SERIES_APPOINTMENTS} appointments`);
       }
     }
   }
-  if (items.length === 0) throw invalid('the series gives no appointment: no listed weekday in the dates, or the window is shorter than the raster');
+  if (items.length === 0)
+    throw invalid(
+      'the series gives no appointment: no listed weekday in the dates, or the window is shorter than the raster',
+    );
   return items;
 }

@@ -6,7 +6,8 @@ import { DateTime } from 'luxon';
 import { invalid } from '../errors.js';
 
 // Date, or date and time to the minute/second/fraction, optionally with Z or ±HH:MM / ±HHMM / ±HH.
-export const ISO_DATE_TIME_PATTERN = '^\\d{4}-\\d{2}-\\d{2}(?:T\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d{1,9})?)?(?:Z|[+-]\\d{2}(?::?\\d{2})?)?)?$';
+export const ISO_DATE_TIME_PATTERN =
+  '^\\d{4}-\\d{2}-\\d{2}(?:T\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d{1,9})?)?(?:Z|[+-]\\d{2}(?::?\\d{2})?)?)?$';
 const ISO_FORM = new RegExp(ISO_DATE_TIME_PATTERN);
 
 // Instants the service stores and answers; outside, storage fails (year 0) and zones fall back to local mean time.
@@ -19,15 +20,18 @@ function parse(value: string, zone: string, field: string): DateTime {
   // A time with an offset is an instant whatever the zone: read in UTC, it needs no zone rules (Intl,
   // costly on every booking). Every caller takes the instant, or sets the zone itself.
   const dt = ISO_FORM.test(value) ? DateTime.fromISO(value, { zone: HAS_OFFSET.test(value) ? 'UTC' : zone }) : null;
-  if (!dt || !dt.isValid) {
-    throw invalid(`${field} must be an ISO 8601 date-time such as 2026-06-01T10:00 or 2026-06-01T10:00:00+02:00, got "${value}"`);
+  if (!dt?.isValid) {
+    throw invalid(
+      `${field} must be an ISO 8601 date-time such as 2026-06-01T10:00 or 2026-06-01T10:00:00+02:00, got "${value}"`,
+    );
   }
   return inYearRange(dt, value, field);
 }
 
 function inYearRange(dt: DateTime, value: string, field: string): DateTime {
   const year = dt.toUTC().year;
-  if (year < MIN_YEAR || year > MAX_YEAR) throw invalid(`${field} must lie between the years ${MIN_YEAR} and ${MAX_YEAR}, got "${value}"`);
+  if (year < MIN_YEAR || year > MAX_YEAR)
+    throw invalid(`${field} must lie between the years ${MIN_YEAR} and ${MAX_YEAR}, got "${value}"`);
   return dt;
 }
 
@@ -59,7 +63,9 @@ export function readRequestTime(value: string, field: string): RequestTime {
 
 /** The instant of a request time in `zone` (the same as parseInstant of its text, parsed once). */
 export function instantIn(t: RequestTime, zone: string): Date {
-  return t.exact ? t.time.toJSDate() : inYearRange(t.time.setZone(zone, { keepLocalTime: true }), t.text, t.field).toJSDate();
+  return t.exact
+    ? t.time.toJSDate()
+    : inYearRange(t.time.setZone(zone, { keepLocalTime: true }), t.text, t.field).toJSDate();
 }
 
 /** A request's start and end, read once; their order is checked where no zone is needed (400 naming the end). */

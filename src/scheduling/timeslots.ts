@@ -23,7 +23,9 @@ export interface TimeslotInput {
   address?: AddressInput | string;
 }
 
-export type TimeslotUpdate = Partial<Omit<TimeslotInput, 'reference' | 'address'>> & { address?: AddressInput | string | null };
+export type TimeslotUpdate = Partial<Omit<TimeslotInput, 'reference' | 'address'>> & {
+  address?: AddressInput | string | null;
+};
 
 export interface TimeslotView {
   reference: string;
@@ -76,7 +78,12 @@ function sameStartOfRule(err: unknown, reference: string): never {
 }
 
 /** D1: all or nothing. A missing reference becomes the timeslot's uuid; a missing start is now (next full minute). */
-export async function createTimeslots(deps: Deps, crmId: string, providerRef: string, items: TimeslotInput[]): Promise<TimeslotView[]> {
+export async function createTimeslots(
+  deps: Deps,
+  crmId: string,
+  providerRef: string,
+  items: TimeslotInput[],
+): Promise<TimeslotView[]> {
   const seen = new Set<string>();
   items.forEach((item, i) => {
     const field = `body.timeslots[${i}]`;
@@ -106,11 +113,23 @@ export async function createTimeslots(deps: Deps, crmId: string, providerRef: st
       const reference = item.reference ?? id;
       try {
         await tx.query(
-          `INSERT INTO timeslots (id, crm_id, provider_id, resource_id, reference, start_at, end_at, raster, default_capacity,
-             default_accept_bookings, address, state)
+          `INSERT INTO timeslots (id, crm_id, provider_id, resource_id, reference, start_at, end_at, raster,
+             default_capacity, default_accept_bookings, address, state)
            VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11::jsonb, $12)`,
-          [id, crmId, provider.id, resource.id, reference, start, end, item.raster, item.defaultCapacity, item.defaultAcceptBookings,
-            addressParam(normalizeAddress(item.address)), item.state],
+          [
+            id,
+            crmId,
+            provider.id,
+            resource.id,
+            reference,
+            start,
+            end,
+            item.raster,
+            item.defaultCapacity,
+            item.defaultAcceptBookings,
+            addressParam(normalizeAddress(item.address)),
+            item.state,
+          ],
         );
       } catch (err) {
         duplicateReference(err, reference);
@@ -140,15 +159,27 @@ export async function listTimeslots(
   if (to.getTime() <= from.getTime()) throw invalid('query.to must be after query.from');
   const resource = await repo.requireResource(db, provider.id, resourceRef);
   const timeslots = await repo.timeslotsOverlapping(db, resource.id, from, to);
-  const appointments = await loadAppointmentViews(db, zone, deps.clock.now(), { providerId: provider.id, resourceId: resource.id, from, to });
+  const appointments = await loadAppointmentViews(db, zone, deps.clock.now(), {
+    providerId: provider.id,
+    resourceId: resource.id,
+    from,
+    to,
+  });
   return { timeslots: timeslots.map((t) => timeslotView(t, zone)), appointments };
 }
 
 /** D3: the given fields only; the result must still end after it starts. Appointments made from it stay as they are. */
-export async function updateTimeslot(deps: Deps, crmId: string, providerRef: string, reference: string, changes: TimeslotUpdate): Promise<TimeslotView> {
+export async function updateTimeslot(
+  deps: Deps,
+  crmId: string,
+  providerRef: string,
+  reference: string,
+  changes: TimeslotUpdate,
+): Promise<TimeslotView> {
   if (changes.start !== undefined) assertInstantSyntax(changes.start, 'body.start');
   if (changes.end !== undefined) assertInstantSyntax(changes.end, 'body.end');
-  if (changes.start !== undefined && changes.end !== undefined) assertEndAfterStart(changes.start, changes.end, 'body.start', 'body.end');
+  if (changes.start !== undefined && changes.end !== undefined)
+    assertEndAfterStart(changes.start, changes.end, 'body.start', 'body.end');
   return deps.db.transaction(async (tx) => {
     const provider = await requireProvider(tx, crmId, providerRef);
     const zone = provider.time_zone;
@@ -156,16 +187,32 @@ export async function updateTimeslot(deps: Deps, crmId: string, providerRef: str
     const end = changes.end === undefined ? undefined : parseInstant(changes.end, zone, 'body.end');
     const row = await repo.requireTimeslot(tx, provider.id, reference);
     assertOrder(start ?? row.start_at, end ?? row.end_at, 'body');
-    const resource = changes.resourceReference === undefined ? undefined : await repo.requireResource(tx, provider.id, changes.resourceReference);
-    await tx.query(
-      `UPDATE timeslots SET start_at = $2, end_at = $3, raster = COALESCE($4, raster), default_capacity = COALESCE($5, default_capacity),
-         default_accept_bookings = COALESCE($6, default_accept_bookings), state = COALESCE($7, state), resource_id = COALESCE($8, resource_id),
+    const resource =
+      changes.resourceReference === undefined
+        ? undefined
+        : await repo.requireResource(tx, provider.id, changes.resourceReference);
+    await tx
+      .query(
+        `UPDATE timeslots SET start_at = $2, end_at = $3, raster = COALESCE($4, raster),
+         default_capacity = COALESCE($5, default_capacity),
+         default_accept_bookings = COALESCE($6, default_accept_bookings), state = COALESCE($7, state),
+         resource_id = COALESCE($8, resource_id),
          address = CASE WHEN $9::boolean THEN $10::jsonb ELSE address END, updated_at = now()
        WHERE id = $1`,
-      [row.id, start ?? row.start_at, end ?? row.end_at, changes.raster ?? null, changes.defaultCapacity ?? null,
-        changes.defaultAcceptBookings ?? null, changes.state ?? null, resource?.id ?? null,
-        changes.address !== undefined, addressParam(normalizeAddress(changes.address))],
-    ).catch((err) => sameStartOfRule(err, reference));
+        [
+          row.id,
+          start ?? row.start_at,
+          end ?? row.end_at,
+          changes.raster ?? null,
+          changes.defaultCapacity ?? null,
+          changes.defaultAcceptBookings ?? null,
+          changes.state ?? null,
+          resource?.id ?? null,
+          changes.address !== undefined,
+          addressParam(normalizeAddress(changes.address)),
+        ],
+      )
+      .catch((err) => sameStartOfRule(err, reference));
     return timeslotView((await repo.timeslotByReference(tx, provider.id, reference))!, zone);
   });
 }
@@ -174,7 +221,10 @@ export async function updateTimeslot(deps: Deps, crmId: string, providerRef: str
 export async function deleteTimeslot(deps: Deps, crmId: string, providerRef: string, reference: string): Promise<void> {
   await deps.db.transaction(async (tx) => {
     const provider = await requireProvider(tx, crmId, providerRef);
-    const deleted = await tx.query('DELETE FROM timeslots WHERE provider_id = $1 AND reference = $2 RETURNING id', [provider.id, reference]);
+    const deleted = await tx.query('DELETE FROM timeslots WHERE provider_id = $1 AND reference = $2 RETURNING id', [
+      provider.id,
+      reference,
+    ]);
     if (deleted.length === 0) throw notFound(`no timeslot found for reference ${reference}`);
   });
 }

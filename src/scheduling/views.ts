@@ -1,6 +1,11 @@
 /** What scheduling answers: appointments with their participations, and single participations. */
 import type { Queryable } from '../storage/db.js';
-import { LIVE_PARTICIPATION_SQL, liveParticipationSql, type AppointmentRow, type ParticipationRow } from './capacity.js';
+import {
+  LIVE_PARTICIPATION_SQL,
+  liveParticipationSql,
+  type AppointmentRow,
+  type ParticipationRow,
+} from './capacity.js';
 import type { StoredAddress } from './address.js';
 import { formatInstant } from './time.js';
 import { storedAnswers, type StoredAnswer } from '../notifications/answers.js';
@@ -88,7 +93,12 @@ function participantView(row: ParticipantRow): ParticipantView {
  * Appointments of a provider with their participations (expired holds left out), in time order.
  * The address falls back to the resource's, as in mails.
  */
-export async function loadAppointmentViews(db: Queryable, zone: string, now: Date, f: AppointmentFilter): Promise<AppointmentView[]> {
+export async function loadAppointmentViews(
+  db: Queryable,
+  zone: string,
+  now: Date,
+  f: AppointmentFilter,
+): Promise<AppointmentView[]> {
   if (f.ids && f.ids.length === 0) return [];
   // $2 is `now`: LIVE_PARTICIPATION_SQL refers to it.
   const rows = await db.query<AppointmentJoinRow>(
@@ -107,7 +117,16 @@ export async function loadAppointmentViews(db: Queryable, zone: string, now: Dat
         AND ($7::timestamptz IS NULL OR a.end_at > $7)
         AND ($8::timestamptz IS NULL OR a.start_at < $8)
       ORDER BY a.start_at, a.reference`,
-    [f.providerId, now, f.ids ?? null, f.resourceId ?? null, f.productId ?? null, f.includeArchived ?? false, f.from ?? null, f.to ?? null],
+    [
+      f.providerId,
+      now,
+      f.ids ?? null,
+      f.resourceId ?? null,
+      f.productId ?? null,
+      f.includeArchived ?? false,
+      f.from ?? null,
+      f.to ?? null,
+    ],
   );
   if (rows.length === 0) return [];
   const participants = await db.query<ParticipantRow>(
@@ -141,7 +160,10 @@ export async function loadAppointmentViews(db: Queryable, zone: string, now: Dat
     resourceReference: a.resource_reference,
     contactReference: a.contact_reference,
     address: (a.address as StoredAddress | null) ?? a.resource_address,
-    price: a.price_value === null || a.price_currency === null ? null : { value: Number(a.price_value), currency: a.price_currency },
+    price:
+      a.price_value === null || a.price_currency === null
+        ? null
+        : { value: Number(a.price_value), currency: a.price_currency },
     participations: byAppointment.get(a.id) ?? [],
   }));
 }
@@ -158,9 +180,11 @@ export interface ParticipationView {
 
 export async function loadParticipationView(db: Queryable, participationId: string): Promise<ParticipationView> {
   const [row] = await db.query<ParticipationView>(
-    `SELECT p.reference, p.id AS uuid, a.reference AS "appointmentReference", c.reference AS "customerReference", p.state, p.message,
+    `SELECT p.reference, p.id AS uuid, a.reference AS "appointmentReference", c.reference AS "customerReference",
+       p.state, p.message,
             COALESCE(p.answers, '[]'::jsonb) AS answers
-       FROM participations p JOIN appointments a ON a.id = p.appointment_id LEFT JOIN customers c ON c.id = p.customer_id
+       FROM participations p JOIN appointments a ON a.id = p.appointment_id LEFT JOIN customers c
+         ON c.id = p.customer_id
       WHERE p.id = $1`,
     [participationId],
   );

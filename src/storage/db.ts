@@ -98,12 +98,21 @@ class StatementNames {
 
   config(text: string, values: unknown[]): pg.QueryConfig {
     let name = this.names.get(text);
-    if (name === undefined && this.named && this.names.size < StatementNames.MAX_PREPARED) this.names.set(text, (name = `q${this.names.size}`));
+    if (name === undefined && this.named && this.names.size < StatementNames.MAX_PREPARED) {
+      name = `q${this.names.size}`;
+      this.names.set(text, name);
+    }
     return name === undefined ? { text, values } : { name: `${name}g${this.generation}`, text, values };
   }
 
   /** Runs a query, once more under fresh names when the server reports a stale cached plan. */
-  async run(client: pg.PoolClient, text: string, values: unknown[], inTransaction: boolean, timer: PoolTimer): Promise<unknown[]> {
+  async run(
+    client: pg.PoolClient,
+    text: string,
+    values: unknown[],
+    inTransaction: boolean,
+    timer: PoolTimer,
+  ): Promise<unknown[]> {
     try {
       return await timed(timer, () => client.query(this.config(text, values)));
     } catch (err) {
@@ -137,7 +146,11 @@ async function connect(pool: pg.Pool, timer: PoolTimer): Promise<pg.PoolClient> 
  * statement failed with the server's answer (an SQLSTATE: a refused place, a unique violation) goes
  * back to the pool: only a broken connection is closed, so a refusal costs no new backend.
  */
-async function onPooled(pool: pg.Pool, timer: PoolTimer, run: (client: pg.PoolClient) => Promise<unknown[]>): Promise<unknown[]> {
+async function onPooled(
+  pool: pg.Pool,
+  timer: PoolTimer,
+  run: (client: pg.PoolClient) => Promise<unknown[]>,
+): Promise<unknown[]> {
   const client = await connect(pool, timer);
   let broken: Error | undefined;
   try {
@@ -166,7 +179,9 @@ class PostgresDb implements Db {
   }
 
   async query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-    return (await onPooled(this.pool, this.timer, (c) => this.statements.run(c, sql, params, false, this.timer))) as T[];
+    return (await onPooled(this.pool, this.timer, (c) =>
+      this.statements.run(c, sql, params, false, this.timer),
+    )) as T[];
   }
 
   async exec(sql: string): Promise<void> {
@@ -180,7 +195,8 @@ class PostgresDb implements Db {
       try {
         await send('BEGIN');
         const result = await fn({
-          query: async <R>(sql: string, params: unknown[] = []) => (await this.statements.run(client, sql, params, true, this.timer)) as R[],
+          query: async <R>(sql: string, params: unknown[] = []) =>
+            (await this.statements.run(client, sql, params, true, this.timer)) as R[],
           exec: async (sql: string) => void (await client.query(sql)),
         });
         await send('COMMIT');
@@ -219,10 +235,24 @@ export interface OpenDbOptions {
   name?: PoolName;
 }
 
-/** A database handle: PostgreSQL through a pool (`postgres://`), else PGlite in memory (`memory://`) or in `dataDir`. */
-export async function openDb({ databaseUrl, dataDir, poolSize = 10, preparedStatements = true, keepConnections = false, name = 'requests' }: OpenDbOptions): Promise<Db> {
-  if (databaseUrl && databaseUrl.startsWith('postgres')) {
-    const pool = new pg.Pool({ connectionString: databaseUrl, max: poolSize, application_name: 'booking', ...(keepConnections ? { idleTimeoutMillis: 0 } : {}) });
+/**
+ * A database handle: PostgreSQL through a pool (`postgres://`), else PGlite in memory (`memory://`) or in `dataDir`.
+ */
+export async function openDb({
+  databaseUrl,
+  dataDir,
+  poolSize = 10,
+  preparedStatements = true,
+  keepConnections = false,
+  name = 'requests',
+}: OpenDbOptions): Promise<Db> {
+  if (databaseUrl?.startsWith('postgres')) {
+    const pool = new pg.Pool({
+      connectionString: databaseUrl,
+      max: poolSize,
+      application_name: 'booking',
+      ...(keepConnections ? { idleTimeoutMillis: 0 } : {}),
+    });
     pool.on('error', () => undefined); // idle client errors surface on the next query
     if (keepConnections) {
       const clients = await Promise.all(Array.from({ length: poolSize }, () => pool.connect()));
@@ -231,7 +261,10 @@ export async function openDb({ databaseUrl, dataDir, poolSize = 10, preparedStat
     return new PostgresDb(pool, preparedStatements, name);
   }
   // Loaded only when used: a service on a PostgreSQL server never loads the embedded engine.
-  const [{ PGlite }, { btree_gist }] = await Promise.all([import('@electric-sql/pglite'), import('@electric-sql/pglite/contrib/btree_gist')]);
+  const [{ PGlite }, { btree_gist }] = await Promise.all([
+    import('@electric-sql/pglite'),
+    import('@electric-sql/pglite/contrib/btree_gist'),
+  ]);
   if (databaseUrl === 'memory://') {
     const pglite = await PGlite.create({ extensions: { btree_gist } });
     return new PgliteDb(pglite, () => undefined);
@@ -263,14 +296,27 @@ export interface InstanceDbs {
 
 /** The database connections of one service instance, as its configuration says. */
 export async function openInstanceDbs(
-  config: Pick<Config, 'databaseUrl' | 'dataDir' | 'databasePoolSize' | 'listingPoolSize' | 'jobPoolSize' | 'preparedStatements'>,
+  config: Pick<
+    Config,
+    'databaseUrl' | 'dataDir' | 'databasePoolSize' | 'listingPoolSize' | 'jobPoolSize' | 'preparedStatements'
+  >,
 ): Promise<InstanceDbs> {
-  const options = { databaseUrl: config.databaseUrl, dataDir: config.dataDir, preparedStatements: config.preparedStatements, keepConnections: true };
+  const options = {
+    databaseUrl: config.databaseUrl,
+    dataDir: config.dataDir,
+    preparedStatements: config.preparedStatements,
+    keepConnections: true,
+  };
   const db = await openDb({ ...options, poolSize: config.databasePoolSize });
   if (db.kind === 'pglite') return { db, listingDb: db, jobsDb: db, close: () => db.close() };
   const listingDb = await openDb({ ...options, poolSize: config.listingPoolSize, name: 'listing' });
   const jobsDb = await openDb({ ...options, poolSize: config.jobPoolSize, name: 'jobs' });
-  return { db, listingDb, jobsDb, close: async () => void (await Promise.all([db.close(), listingDb.close(), jobsDb.close()])) };
+  return {
+    db,
+    listingDb,
+    jobsDb,
+    close: async () => void (await Promise.all([db.close(), listingDb.close(), jobsDb.close()])),
+  };
 }
 
 /** SQLSTATE of a database error, if it is one. */
@@ -279,7 +325,9 @@ export function sqlState(err: unknown): string | undefined {
 }
 
 export function constraintName(err: unknown): string | undefined {
-  return typeof err === 'object' && err !== null && 'constraint' in err ? String((err as { constraint: unknown }).constraint) : undefined;
+  return typeof err === 'object' && err !== null && 'constraint' in err
+    ? String((err as { constraint: unknown }).constraint)
+    : undefined;
 }
 
 /** Re-runs fn when it lost a race on a unique index (23505); the rerun sees the winner's row. */

@@ -6,9 +6,17 @@
  */
 import { sharedCounter } from '../metrics.js';
 
-const waited = sharedCounter('db_pool_wait_seconds_total', 'Time spent waiting for a connection of the pool, by pool', ['pool']);
-const queried = sharedCounter('db_query_seconds_total', 'Time from sending a statement to its result (PostgreSQL execution and the round trip), by pool', ['pool']);
-const statements = sharedCounter('db_statements_total', 'Statements sent, by pool (BEGIN and COMMIT included)', ['pool']);
+const waited = sharedCounter('db_pool_wait_seconds_total', 'Time spent waiting for a connection of the pool, by pool', [
+  'pool',
+]);
+const queried = sharedCounter(
+  'db_query_seconds_total',
+  'Time from sending a statement to its result (PostgreSQL execution and the round trip), by pool',
+  ['pool'],
+);
+const statements = sharedCounter('db_statements_total', 'Statements sent, by pool (BEGIN and COMMIT included)', [
+  'pool',
+]);
 
 export type PoolName = 'requests' | 'listing' | 'jobs';
 

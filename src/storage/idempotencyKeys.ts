@@ -46,7 +46,8 @@ export async function claimKey(db: Queryable, scope: KeyScope, fingerprint: stri
     );
     if (taken.length > 0) return { kind: 'run' };
     const [row] = await db.query<StoredKey>(
-      'SELECT fingerprint, status, content_type, body FROM idempotency_keys WHERE method = $1 AND path = $2 AND key = $3',
+      `SELECT fingerprint, status, content_type, body FROM idempotency_keys
+        WHERE method = $1 AND path = $2 AND key = $3`,
       [scope.method, scope.path, scope.key],
     );
     if (!row) continue; // purged between the two statements: claim again
@@ -58,7 +59,11 @@ export async function claimKey(db: Queryable, scope: KeyScope, fingerprint: stri
 }
 
 /** The first request's answer, replayed from now on. */
-export async function storeAnswer(db: Queryable, scope: KeyScope, answer: { status: number; contentType: string | null; body: string }): Promise<void> {
+export async function storeAnswer(
+  db: Queryable,
+  scope: KeyScope,
+  answer: { status: number; contentType: string | null; body: string },
+): Promise<void> {
   await db.query(
     `UPDATE idempotency_keys SET status = $4, content_type = $5, body = $6
       WHERE method = $1 AND path = $2 AND key = $3 AND status IS NULL`,
@@ -68,7 +73,11 @@ export async function storeAnswer(db: Queryable, scope: KeyScope, answer: { stat
 
 /** An answer that is not kept (400, 429): the key is free for the next try. */
 export async function releaseKey(db: Queryable, scope: KeyScope): Promise<void> {
-  await db.query('DELETE FROM idempotency_keys WHERE method = $1 AND path = $2 AND key = $3 AND status IS NULL', [scope.method, scope.path, scope.key]);
+  await db.query('DELETE FROM idempotency_keys WHERE method = $1 AND path = $2 AND key = $3 AND status IS NULL', [
+    scope.method,
+    scope.path,
+    scope.key,
+  ]);
 }
 
 /** Deletes expired keys, a batch at a time; returns how many went. */

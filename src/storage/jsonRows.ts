@@ -3,7 +3,15 @@
  * carry timestamps as text; these turn the known timestamp columns back into Dates, as a plain
  * row of either driver has them.
  */
-const TIMESTAMP_COLUMNS = ['start_at', 'end_at', 'blocked_from', 'blocked_until', 'hold_until', 'created_at', 'updated_at'];
+const TIMESTAMP_COLUMNS = [
+  'start_at',
+  'end_at',
+  'blocked_from',
+  'blocked_until',
+  'hold_until',
+  'created_at',
+  'updated_at',
+];
 
 export function reviveRow<T>(json: Record<string, unknown>): T {
   for (const key of TIMESTAMP_COLUMNS) {

@@ -88,10 +88,13 @@ export async function migrate(db: Db): Promise<MigrationResult> {
 }
 
 async function applyMigrations(tx: Queryable, migrations: (SqlFile & { version: string })[]): Promise<string[]> {
-  await tx.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());
+  await tx.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
+                   version text PRIMARY KEY, applied_at timestamptz NOT NULL DEFAULT now());
                  ALTER TABLE schema_migrations ADD COLUMN IF NOT EXISTS checksum text`);
   const recorded = new Map(
-    (await tx.query<{ version: string; checksum: string | null }>('SELECT version, checksum FROM schema_migrations')).map((r) => [r.version, r.checksum]),
+    (
+      await tx.query<{ version: string; checksum: string | null }>('SELECT version, checksum FROM schema_migrations')
+    ).map((r) => [r.version, r.checksum]),
   );
   const applied: string[] = [];
   for (const m of migrations) {
@@ -103,7 +106,8 @@ async function applyMigrations(tx: Queryable, migrations: (SqlFile & { version: 
     }
     const checksum = recorded.get(m.version);
     // Databases migrated before checksums were recorded take the files as they are now.
-    if (checksum === null) await tx.query('UPDATE schema_migrations SET checksum = $2 WHERE version = $1', [m.version, m.checksum]);
+    if (checksum === null)
+      await tx.query('UPDATE schema_migrations SET checksum = $2 WHERE version = $1', [m.version, m.checksum]);
     else if (checksum !== m.checksum) throw new ChangedMigration(m.version);
   }
   return applied;
@@ -112,7 +116,12 @@ async function applyMigrations(tx: Queryable, migrations: (SqlFile & { version: 
 async function applyDefinitions(tx: Queryable, definitions: SqlFile[]): Promise<string[]> {
   await tx.exec(`CREATE TABLE IF NOT EXISTS schema_definitions (
                    name text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
-  const recorded = new Map((await tx.query<{ name: string; checksum: string }>('SELECT name, checksum FROM schema_definitions')).map((r) => [r.name, r.checksum]));
+  const recorded = new Map(
+    (await tx.query<{ name: string; checksum: string }>('SELECT name, checksum FROM schema_definitions')).map((r) => [
+      r.name,
+      r.checksum,
+    ]),
+  );
   const changed = definitions.filter((d) => recorded.get(d.name) !== d.checksum);
   if (changed.length > 0) {
     // A definition may call one defined in another file: bodies are checked when called, not here.

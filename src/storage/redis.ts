@@ -9,7 +9,10 @@ export class RedisUnavailableError extends Error {}
 
 const reachableGauge = () =>
   (register.getSingleMetric('booking_redis_reachable') as Gauge | undefined) ??
-  new Gauge({ name: 'booking_redis_reachable', help: '1 while the Redis of the shared per-client limits (REDIS_URL) answers, 0 during an outage' });
+  new Gauge({
+    name: 'booking_redis_reachable',
+    help: '1 while the Redis of the shared per-client limits (REDIS_URL) answers, 0 during an outage',
+  });
 
 export interface SharedCountersLog {
   info(obj: object, msg: string): void;
@@ -50,14 +53,18 @@ export async function connectRedis(url: string, keyPrefix: string): Promise<Shar
     retryStrategy: (times) => Math.min(times * 100, 2000),
   });
   let firstError: Error | undefined;
-  const noteFirst = (err: Error) => void (firstError ??= err);
+  const noteFirst = (err: Error) => {
+    firstError ??= err;
+  };
   client.on('error', noteFirst);
   try {
     await client.connect();
     await client.ping();
   } catch (err) {
     client.disconnect();
-    throw new RedisUnavailableError(`REDIS_URL: cannot reach Redis at ${redacted(url)} (${(firstError ?? (err as Error)).message})`);
+    throw new RedisUnavailableError(
+      `REDIS_URL: cannot reach Redis at ${redacted(url)} (${(firstError ?? (err as Error)).message})`,
+    );
   }
   client.off('error', noteFirst);
 
@@ -70,7 +77,10 @@ export async function connectRedis(url: string, keyPrefix: string): Promise<Shar
     if (!up || closing) return;
     up = false;
     gauge.set(0);
-    log.warn({ redis: redacted(url), reason }, 'Redis (REDIS_URL) unreachable: requests are served without the shared per-client limits until it is back');
+    log.warn(
+      { redis: redacted(url), reason },
+      'Redis (REDIS_URL) unreachable: requests are served without the shared per-client limits until it is back',
+    );
   };
   client.on('error', (err: Error) => down(err.message));
   client.on('close', () => down('connection closed'));

@@ -34,8 +34,10 @@ export async function claimDue(db: Queryable, l: ClaimLimits): Promise<DueDelive
     `WITH picked AS (
        SELECT s.id FROM webhook_subscriptions s
         WHERE NOT (s.id = ANY($4::uuid[]))
-          AND EXISTS (SELECT 1 FROM webhook_deliveries x WHERE x.subscription_id = s.id AND x.status = 'PENDING' AND x.next_attempt_at <= now())
-        ORDER BY (SELECT min(x.next_attempt_at) FROM webhook_deliveries x WHERE x.subscription_id = s.id AND x.status = 'PENDING')
+          AND EXISTS (SELECT 1 FROM webhook_deliveries x WHERE x.subscription_id = s.id AND x.status = 'PENDING'
+            AND x.next_attempt_at <= now())
+        ORDER BY (SELECT min(x.next_attempt_at) FROM webhook_deliveries x WHERE x.subscription_id = s.id
+          AND x.status = 'PENDING')
         LIMIT $1),
      due AS (
        SELECT d.subscription_id, d.event_id FROM picked p
@@ -44,11 +46,15 @@ export async function claimDue(db: Queryable, l: ClaimLimits): Promise<DueDelive
            WHERE x.subscription_id = p.id AND x.status = 'PENDING' AND x.next_attempt_at <= now()
            ORDER BY x.next_attempt_at, x.seq LIMIT $2 FOR UPDATE SKIP LOCKED) d)
      UPDATE webhook_deliveries d
-        SET attempts = d.attempts + 1, last_attempt_at = now(), next_attempt_at = now() + make_interval(secs => $3::double precision)
+        SET attempts = d.attempts + 1, last_attempt_at = now(),
+          next_attempt_at = now() + make_interval(secs => $3::double precision)
        FROM due, webhook_events e, webhook_subscriptions s
-      WHERE d.subscription_id = due.subscription_id AND d.event_id = due.event_id AND e.id = d.event_id AND s.id = d.subscription_id
+      WHERE d.subscription_id = due.subscription_id AND d.event_id = due.event_id AND e.id = d.event_id
+        AND s.id = d.subscription_id
       RETURNING d.subscription_id, d.event_id, e.type, e.body, s.url, d.attempts, d.last_chance,
-                array_remove(ARRAY[s.secret, CASE WHEN s.previous_secret_until > now() THEN s.previous_secret END], NULL) AS secrets`,
+                array_remove(ARRAY[s.secret,
+                                   CASE WHEN s.previous_secret_until > now() THEN s.previous_secret END],
+                             NULL) AS secrets`,
     [l.endpoints, l.perEndpoint, l.leaseMs / 1000, l.busy],
   );
 }
@@ -64,7 +70,11 @@ export async function markSucceeded(db: Queryable, d: Key, status: number): Prom
 }
 
 /** Records a failed attempt: due again after `retryInMs`, or FAILED (kept) when `giveUp`. */
-export async function markFailed(db: Queryable, d: Key, r: { status: number | null; error: string; giveUp: boolean; retryInMs: number }): Promise<void> {
+export async function markFailed(
+  db: Queryable,
+  d: Key,
+  r: { status: number | null; error: string; giveUp: boolean; retryInMs: number },
+): Promise<void> {
   await db.query(
     `UPDATE webhook_deliveries
         SET status = CASE WHEN $5 THEN 'FAILED' ELSE 'PENDING' END, response_status = $3, last_error = $4,
@@ -86,7 +96,8 @@ export async function release(db: Queryable, d: Key): Promise<void> {
 /** Seconds since the oldest PENDING delivery's event was written; 0 when none is pending. */
 export async function oldestPendingSeconds(db: Queryable): Promise<number> {
   const [r] = await db.query<{ age: number | null }>(
-    `SELECT extract(epoch FROM now() - min(created_at))::float8 AS age FROM webhook_deliveries WHERE status = 'PENDING'`,
+    `SELECT extract(epoch FROM now() - min(created_at))::float8 AS age FROM webhook_deliveries
+       WHERE status = 'PENDING'`,
   );
   return Math.max(0, r?.age ?? 0);
 }

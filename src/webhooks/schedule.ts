@@ -10,7 +10,9 @@ const HOUR_MS = 3_600_000;
 const CAP_IN_BASES = 720;
 const JITTER = 0.2;
 
-/** attempts in all (the first and the retries): 5 s ... 2560 s are 5115 s, then 29 hourly waits; 0.8 * 109,515 s > 24 h */
+/**
+ * attempts in all (the first and the retries): 5 s ... 2560 s are 5115 s, then 29 hourly waits; 0.8 * 109,515 s > 24 h
+ */
 export const MAX_ATTEMPTS = 40;
 
 export function retryDelayMs(failedAttempts: number, baseMs: number, random: () => number = Math.random): number {

@@ -68,7 +68,10 @@ const webhookNotFound = (id: string) => notFound(`no webhook ${id} found`);
 /** The crm's subscription, or 404 (also for another crm's id: nothing of theirs is visible). */
 async function requireSubscription(db: Queryable, crmId: string, id: string, lock = false): Promise<SubscriptionRow> {
   if (!UUID.test(id)) throw webhookNotFound(id);
-  const [row] = await db.query<SubscriptionRow>(`SELECT * FROM webhook_subscriptions WHERE id = $1 AND crm_id = $2${lock ? ' FOR UPDATE' : ''}`, [id, crmId]);
+  const [row] = await db.query<SubscriptionRow>(
+    `SELECT * FROM webhook_subscriptions WHERE id = $1 AND crm_id = $2${lock ? ' FOR UPDATE' : ''}`,
+    [id, crmId],
+  );
   if (!row) throw webhookNotFound(id);
   return row;
 }
@@ -76,7 +79,8 @@ async function requireSubscription(db: Queryable, crmId: string, id: string, loc
 /** Distinct types, or null for all; an empty list is refused (omit it for every type). */
 function eventFilter(events: EventType[] | null | undefined): EventType[] | null {
   if (events === undefined || events === null) return null;
-  if (events.length === 0) throw new DomainError('VALIDATION', 'body.events must name at least one event type; omit it for every type');
+  if (events.length === 0)
+    throw new DomainError('VALIDATION', 'body.events must name at least one event type; omit it for every type');
   return [...new Set(events)];
 }
 
@@ -84,14 +88,18 @@ export async function createWebhook(deps: Deps, crmId: string, input: WebhookInp
   const events = eventFilter(input.events);
   await assertDestination(input.url, deps.config.webhookAllowPrivateNetworks, 'body.url');
   const [row] = await deps.db.query<SubscriptionRow>(
-    `INSERT INTO webhook_subscriptions (crm_id, url, events, description, secret) VALUES ($1, $2, $3, $4, $5) RETURNING *`,
+    `INSERT INTO webhook_subscriptions (crm_id, url, events, description, secret) VALUES ($1, $2, $3, $4, $5)
+       RETURNING *`,
     [crmId, input.url, events, input.description ?? null, newSecret()],
   );
   return withSecret(row);
 }
 
 export async function listWebhooks(deps: Deps, crmId: string): Promise<WebhookView[]> {
-  const rows = await deps.db.query<SubscriptionRow>('SELECT * FROM webhook_subscriptions WHERE crm_id = $1 ORDER BY created_at, id', [crmId]);
+  const rows = await deps.db.query<SubscriptionRow>(
+    'SELECT * FROM webhook_subscriptions WHERE crm_id = $1 ORDER BY created_at, id',
+    [crmId],
+  );
   return rows.map(view);
 }
 
@@ -100,16 +108,31 @@ export async function getWebhook(deps: Deps, crmId: string, id: string): Promise
 }
 
 /** PUT: the given fields only; null events means every type again, null description clears it. */
-export async function updateWebhook(deps: Deps, crmId: string, id: string, changes: WebhookChanges): Promise<WebhookView> {
+export async function updateWebhook(
+  deps: Deps,
+  crmId: string,
+  id: string,
+  changes: WebhookChanges,
+): Promise<WebhookView> {
   const events = changes.events === undefined ? undefined : eventFilter(changes.events);
-  if (changes.url !== undefined) await assertDestination(changes.url, deps.config.webhookAllowPrivateNetworks, 'body.url');
+  if (changes.url !== undefined)
+    await assertDestination(changes.url, deps.config.webhookAllowPrivateNetworks, 'body.url');
   await requireSubscription(deps.db, crmId, id);
   const [row] = await deps.db.query<SubscriptionRow>(
     `UPDATE webhook_subscriptions
         SET url = COALESCE($3, url), events = CASE WHEN $4 THEN $5::text[] ELSE events END,
             description = CASE WHEN $6 THEN $7 ELSE description END, enabled = COALESCE($8, enabled), updated_at = now()
       WHERE id = $1 AND crm_id = $2 RETURNING *`,
-    [id, crmId, changes.url ?? null, events !== undefined, events ?? null, changes.description !== undefined, changes.description ?? null, changes.enabled ?? null],
+    [
+      id,
+      crmId,
+      changes.url ?? null,
+      events !== undefined,
+      events ?? null,
+      changes.description !== undefined,
+      changes.description ?? null,
+      changes.enabled ?? null,
+    ],
   );
   if (!row) throw webhookNotFound(id);
   return view(row);
@@ -126,7 +149,8 @@ export async function rotateSecret(deps: Deps, crmId: string, id: string) {
   return deps.db.transaction(async (tx) => {
     const current = await requireSubscription(tx, crmId, id, true);
     const [row] = await tx.query<SubscriptionRow>(
-      `UPDATE webhook_subscriptions SET previous_secret = $3, previous_secret_until = now() + interval '${ROTATION_OVERLAP}', secret = $4, updated_at = now()
+      `UPDATE webhook_subscriptions SET previous_secret = $3,
+         previous_secret_until = now() + interval '${ROTATION_OVERLAP}', secret = $4, updated_at = now()
         WHERE id = $1 AND crm_id = $2 RETURNING *`,
       [id, crmId, current.secret, newSecret()],
     );
@@ -138,7 +162,10 @@ export async function rotateSecret(deps: Deps, crmId: string, id: string) {
 export async function sendTestEvent(deps: Deps, crmId: string, id: string): Promise<{ eventId: string }> {
   const sub = await requireSubscription(deps.db, crmId, id);
   const data = { crmId, webhookId: sub.id, message: 'This is a test event.' };
-  const [{ id: eventId }] = await deps.db.query<{ id: string }>(`SELECT webhook_enqueue($1, 'webhook.test', $2, $3) AS id`, [crmId, JSON.stringify(data), sub.id]);
+  const [{ id: eventId }] = await deps.db.query<{ id: string }>(
+    `SELECT webhook_enqueue($1, 'webhook.test', $2, $3) AS id`,
+    [crmId, JSON.stringify(data), sub.id],
+  );
   eventsWritten();
   return { eventId };
 }
@@ -159,7 +186,8 @@ interface DeliveryRow {
 export async function listDeliveries(deps: Deps, crmId: string, id: string, limit: number): Promise<DeliveryView[]> {
   await requireSubscription(deps.db, crmId, id);
   const rows = await deps.db.query<DeliveryRow>(
-    `SELECT d.event_id, e.type, d.attempts, d.status, d.response_status, d.last_error, d.last_attempt_at, d.next_attempt_at, d.created_at
+    `SELECT d.event_id, e.type, d.attempts, d.status, d.response_status, d.last_error, d.last_attempt_at,
+       d.next_attempt_at, d.created_at
        FROM webhook_deliveries d JOIN webhook_events e ON e.id = d.event_id
       WHERE d.subscription_id = $1 ORDER BY d.seq DESC LIMIT $2`,
     [id, limit],
@@ -188,6 +216,10 @@ export async function retryDelivery(deps: Deps, crmId: string, id: string, event
     [id, eventId],
   );
   if (!row) throw notFound(`no delivery of event ${eventId} found`);
-  if (!row.retried) throw new DomainError('CONFLICT', `the delivery of event ${eventId} is ${row.status}; only a FAILED one can be retried`);
+  if (!row.retried)
+    throw new DomainError(
+      'CONFLICT',
+      `the delivery of event ${eventId} is ${row.status}; only a FAILED one can be retried`,
+    );
   eventsWritten();
 }

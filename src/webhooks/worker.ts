@@ -30,7 +30,12 @@ export interface WebhookWorkerOptions {
   maxAttempts: number;
 }
 
-export const DEFAULT_WEBHOOK_WORKER_OPTIONS = { endpoints: 16, perEndpoint: 4, stopGraceMs: 2000, maxAttempts: MAX_ATTEMPTS };
+export const DEFAULT_WEBHOOK_WORKER_OPTIONS = {
+  endpoints: 16,
+  perEndpoint: 4,
+  stopGraceMs: 2000,
+  maxAttempts: MAX_ATTEMPTS,
+};
 
 export class WebhookWorker {
   private loop: Promise<void> | null = null;
@@ -84,18 +89,27 @@ export class WebhookWorker {
   async claimTurn(): Promise<number> {
     const free = this.options.endpoints - this.groups.size;
     if (free <= 0) return 0;
-    const rows = await claimDue(this.deps.db, { endpoints: free, perEndpoint: this.options.perEndpoint, leaseMs: this.leaseMs, busy: [...this.groups.keys()] });
+    const rows = await claimDue(this.deps.db, {
+      endpoints: free,
+      perEndpoint: this.options.perEndpoint,
+      leaseMs: this.leaseMs,
+      busy: [...this.groups.keys()],
+    });
     const bySubscription = new Map<string, DueDelivery[]>();
-    for (const row of rows) bySubscription.set(row.subscription_id, [...(bySubscription.get(row.subscription_id) ?? []), row]);
+    for (const row of rows)
+      bySubscription.set(row.subscription_id, [...(bySubscription.get(row.subscription_id) ?? []), row]);
     for (const [id, list] of bySubscription) {
       const group = Promise.all(list.map((d) => this.deliver(d))).then(
         () => undefined,
         (err) => this.deps.log.error({ err: String(err) }, 'webhook worker: could not record an outcome'),
       );
-      this.groups.set(id, group.finally(() => {
-        this.groups.delete(id);
-        this.nudge(); // the subscription may have more due
-      }));
+      this.groups.set(
+        id,
+        group.finally(() => {
+          this.groups.delete(id);
+          this.nudge(); // the subscription may have more due
+        }),
+      );
     }
     return rows.length;
   }
@@ -147,13 +161,22 @@ export class WebhookWorker {
     const retryInMs = giveUp ? 0 : retryDelayMs(d.attempts, this.options.retryBaseMs);
     await markFailed(db, d, { status: result.status, error: result.error ?? 'failed', giveUp, retryInMs });
     webhookMetrics.attempts.inc({ outcome: giveUp ? 'failed' : 'retrying', event_type: d.type });
-    const facts = { subscription: d.subscription_id, eventId: d.event_id, type: d.type, attempt: d.attempts, status: result.status };
+    const facts = {
+      subscription: d.subscription_id,
+      eventId: d.event_id,
+      type: d.type,
+      attempt: d.attempts,
+      status: result.status,
+    };
     if (giveUp) log.warn(facts, 'webhook delivery given up; kept as FAILED');
   }
 }
 
 /** The process's webhook worker, configured from the environment. */
-export function startWebhookWorker({ config, db, log }: { config: Config; db: Db; log: WorkerLog }, options: Partial<WebhookWorkerOptions> = {}): WebhookWorker {
+export function startWebhookWorker(
+  { config, db, log }: { config: Config; db: Db; log: WorkerLog },
+  options: Partial<WebhookWorkerOptions> = {},
+): WebhookWorker {
   const worker = new WebhookWorker(
     { db, log },
     {

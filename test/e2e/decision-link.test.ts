@@ -41,7 +41,11 @@ afterAll(async () => {
 
 /** A page with JavaScript off: the decision page must work without it. */
 async function newPage(): Promise<Page> {
-  const context = await browser.newContext({ viewport: { width: 800, height: 900 }, javaScriptEnabled: false, locale: 'de-DE' });
+  const context = await browser.newContext({
+    viewport: { width: 800, height: 900 },
+    javaScriptEnabled: false,
+    locale: 'de-DE',
+  });
   contexts.push(context);
   return context.newPage();
 }
@@ -49,13 +53,28 @@ async function newPage(): Promise<Page> {
 /** A consumer's request (A1, then A3) by Rosa {lastname} with a message; resolves to the consumer's email. */
 async function request(r: WidgetResource, lastname: string, message: string, locale = 'de'): Promise<string> {
   const ref = encodeURIComponent(r.resource.reference);
-  const listed = (await (await fetch(`${svc.baseUrl}/resources/${ref}/upcoming_bookables`)).json()) as Record<string, unknown>;
-  const [slot] = Object.entries(listed).flatMap(([k, v]) => (k === 'public_visible' ? [] : (v as { start: string; end: string; timeslot_uuid: string }[])));
+  const listed = (await (await fetch(`${svc.baseUrl}/resources/${ref}/upcoming_bookables`)).json()) as Record<
+    string,
+    unknown
+  >;
+  const [slot] = Object.entries(listed).flatMap(([k, v]) =>
+    k === 'public_visible' ? [] : (v as { start: string; end: string; timeslot_uuid: string }[]),
+  );
   const email = `${uniqueId('req')}@consumer.example`;
   const res = await fetch(`${svc.baseUrl}/resources/${ref}/create_appointment_with_consumer`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ start: slot.start, end: slot.end, timeslot_uuid: slot.timeslot_uuid, product_uuid: r.products[0].uuid, email, firstname: 'Rosa', lastname, message, locale }),
+    body: JSON.stringify({
+      start: slot.start,
+      end: slot.end,
+      timeslot_uuid: slot.timeslot_uuid,
+      product_uuid: r.products[0].uuid,
+      email,
+      firstname: 'Rosa',
+      lastname,
+      message,
+      locale,
+    }),
   });
   expect(res.status, await res.clone().text()).toBe(201);
   return email;
@@ -63,7 +82,13 @@ async function request(r: WidgetResource, lastname: string, message: string, loc
 
 /** The decision link, read from the request-to-confirm mail the provider side received. */
 async function linkFromMail(consumerName: string): Promise<string> {
-  const mail = await waitForMail(svc.smtp, (m) => /^(Bitte bestätigen|Please confirm)/.test(m.subject) && m.subject.includes(consumerName) && /\/requests\//.test(m.text ?? ''));
+  const mail = await waitForMail(
+    svc.smtp,
+    (m) =>
+      /^(Bitte bestätigen|Please confirm)/.test(m.subject) &&
+      m.subject.includes(consumerName) &&
+      /\/requests\//.test(m.text ?? ''),
+  );
   return /https?:\/\/\S+\/requests\/\S+/.exec(mail.text!)![0];
 }
 
@@ -74,13 +99,18 @@ async function expectNoAxeViolations(page: Page): Promise<void> {
   const checked = await context.newPage();
   await checked.setContent(await page.content());
   await checked.addScriptTag({ path: require.resolve('axe-core') });
-  const result = await checked.evaluate(async () => (window as unknown as { axe: { run(): Promise<{ violations: { id: string; help: string }[] }> } }).axe.run());
+  const result = await checked.evaluate(async () =>
+    (window as unknown as { axe: { run(): Promise<{ violations: { id: string; help: string }[] }> } }).axe.run(),
+  );
   expect(result.violations.map((v) => `${v.id}: ${v.help}`)).toEqual([]);
 }
 
 describe.skipIf(skipBrowserTests)('decision link in the browser', () => {
-  it('opens the link from the request mail, confirms with the keyboard, and the consumer gets the confirmation', async () => {
-    const r = await setupWidgetResource(svc, { dayOffsets: [2], resource: { channels: { RESOURCE_PUBLIC: { bookingProcess: 'REQUESTED' } } } });
+  it("opens the request mail's link, confirms by keyboard, and the consumer gets the confirmation", async () => {
+    const r = await setupWidgetResource(svc, {
+      dayOffsets: [2],
+      resource: { channels: { RESOURCE_PUBLIC: { bookingProcess: 'REQUESTED' } } },
+    });
     const consumerEmail = await request(r, 'Request', 'Ich komme mit Hund.');
     const link = await linkFromMail('Rosa Request');
 
@@ -88,7 +118,7 @@ describe.skipIf(skipBrowserTests)('decision link in the browser', () => {
     await page.goto(link);
     await page.getByRole('heading', { name: 'Buchungsanfrage' }).waitFor();
     expect(await page.getByText('Rosa Request möchte diesen Termin buchen.').count()).toBe(1);
-    expect(await page.locator('main').innerText()).toContain('Ich komme mit Hund.');
+    expect(await page.getByText('Ich komme mit Hund.').count()).toBe(1);
     expect(await page.getByLabel(/Grund der Ablehnung/).count()).toBe(1);
     await page.screenshot({ path: artifactPath('decision-page.png'), fullPage: true });
     await expectNoAxeViolations(page);
@@ -103,7 +133,10 @@ describe.skipIf(skipBrowserTests)('decision link in the browser', () => {
 
     const [appointment] = await partnerAppointments(r);
     expect(appointment.participations.map((p: { state: string }) => p.state)).toEqual(['BOOKED']);
-    const confirmation = await waitForMail(svc.smtp, (m) => m.envelopeTo.includes(consumerEmail) && m.subject.startsWith('Buchungsbestätigung'));
+    const confirmation = await waitForMail(
+      svc.smtp,
+      (m) => m.envelopeTo.includes(consumerEmail) && m.subject.startsWith('Buchungsbestätigung'),
+    );
     expect(confirmation.calendar?.method).toBe('REQUEST');
 
     // the same link again: already decided, nothing to click
@@ -113,7 +146,10 @@ describe.skipIf(skipBrowserTests)('decision link in the browser', () => {
   });
 
   it('declines in English with a reason that reaches the consumer', async () => {
-    const r = await setupWidgetResource(svc, { dayOffsets: [3], resource: { channels: { RESOURCE_PUBLIC: { bookingProcess: 'REQUESTED' } } } });
+    const r = await setupWidgetResource(svc, {
+      dayOffsets: [3],
+      resource: { channels: { RESOURCE_PUBLIC: { bookingProcess: 'REQUESTED' } } },
+    });
     const consumerEmail = await request(r, 'Declined', 'Any time after 10.', 'en');
     const link = await linkFromMail('Rosa Declined');
 
@@ -126,7 +162,10 @@ describe.skipIf(skipBrowserTests)('decision link in the browser', () => {
 
     const [appointment] = await partnerAppointments(r);
     expect(appointment.participations.map((p: { state: string }) => p.state)).toEqual(['CANCELED']);
-    const declined = await waitForMail(svc.smtp, (m) => m.envelopeTo.includes(consumerEmail) && m.subject.startsWith('Request declined'));
+    const declined = await waitForMail(
+      svc.smtp,
+      (m) => m.envelopeTo.includes(consumerEmail) && m.subject.startsWith('Request declined'),
+    );
     expect(declined.text).toContain('The flat has been let, sorry.');
   });
 });

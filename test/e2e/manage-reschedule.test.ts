@@ -5,7 +5,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { artifactPath, launchBrowser, partnerAppointments, setupWidgetResource, skipBrowserTests, startService, waitForMail, type E2EService, type WidgetResource } from '../helpers/e2e.js';
+import {
+  artifactPath,
+  launchBrowser,
+  partnerAppointments,
+  setupWidgetResource,
+  skipBrowserTests,
+  startService,
+  waitForMail,
+  type E2EService,
+  type WidgetResource,
+} from '../helpers/e2e.js';
 
 let svc: E2EService;
 let browser: Browser;
@@ -42,11 +52,23 @@ async function listed(r: WidgetResource): Promise<Listed[]> {
 
 async function bookFirst(r: WidgetResource, email: string): Promise<{ cancelLink: string; start: string }> {
   const [slot] = await listed(r);
-  const res = await fetch(`${svc.baseUrl}/resources/${encodeURIComponent(r.resource.reference)}/create_appointment_with_consumer`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ start: slot.start, end: slot.end, timeslot_uuid: slot.timeslot_uuid, product_uuid: r.products[0].uuid, email, firstname: 'Mia', lastname: 'Move', locale: 'en' }),
-  });
+  const res = await fetch(
+    `${svc.baseUrl}/resources/${encodeURIComponent(r.resource.reference)}/create_appointment_with_consumer`,
+    {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        start: slot.start,
+        end: slot.end,
+        timeslot_uuid: slot.timeslot_uuid,
+        product_uuid: r.products[0].uuid,
+        email,
+        firstname: 'Mia',
+        lastname: 'Move',
+        locale: 'en',
+      }),
+    },
+  );
   expect(res.status).toBe(201);
   return ((await res.json()) as { createdAppointment: { cancelLink: string; start: string } }).createdAppointment;
 }
@@ -76,10 +98,15 @@ describe.skipIf(skipBrowserTests)('manage page', () => {
     await page.screenshot({ path: artifactPath('manage-moved.png'), fullPage: true });
     expect(errors).toEqual([]);
 
-    const mail = await waitForMail(svc.smtp, (m) => m.envelopeTo.includes(email) && m.subject.startsWith('Appointment moved'));
+    const mail = await waitForMail(
+      svc.smtp,
+      (m) => m.envelopeTo.includes(email) && m.subject.startsWith('Appointment moved'),
+    );
     expect(mail.text).toMatch(/Previously: .*09:00–10:00/);
     const appointments = await partnerAppointments(r);
-    const live = appointments.filter((a) => (a as { participations?: { state: string }[] }).participations?.some((p) => p.state === 'BOOKED'));
+    const live = appointments.filter((a) =>
+      (a as { participations?: { state: string }[] }).participations?.some((p) => p.state === 'BOOKED'),
+    );
     expect(live.map((a) => (a as { start: string }).start)).toEqual([expect.stringContaining('T11:00')]);
     expect((await listed(r)).map((s) => s.start.slice(11, 16))).toEqual(['09:00', '10:00']);
   });
@@ -111,7 +138,9 @@ describe.skipIf(skipBrowserTests)('widget retries', () => {
     expect(keys).toHaveLength(2);
     expect(keys[0]).toBeTruthy();
     expect(keys[1]).toBe(keys[0]);
-    const booked = (await partnerAppointments(r)).flatMap((a) => (a as { participations?: { state: string }[] }).participations ?? []).filter((p) => p.state === 'BOOKED');
+    const booked = (await partnerAppointments(r))
+      .flatMap((a) => (a as { participations?: { state: string }[] }).participations ?? [])
+      .filter((p) => p.state === 'BOOKED');
     expect(booked).toHaveLength(1);
   });
 });

@@ -43,7 +43,10 @@ afterAll(async () => {
   await svc?.close();
 });
 
-async function open(r: WidgetResource, before?: (page: Page) => Promise<void>): Promise<{ page: Page; errors: string[] }> {
+async function open(
+  r: WidgetResource,
+  before?: (page: Page) => Promise<void>,
+): Promise<{ page: Page; errors: string[] }> {
   const context = await browser.newContext({ viewport: { width: 1024, height: 900 } });
   contexts.push(context);
   const page = await context.newPage();

@@ -51,12 +51,26 @@ async function newPage(locale: string): Promise<{ page: Page; errors: string[] }
 
 /** A3 through the public API for the first free slot of the resource. */
 async function bookDirectly(r: WidgetResource, email: string): Promise<void> {
-  const list = await svc.app.inject({ method: 'GET', url: `/resources/${encodeURIComponent(r.resource.reference)}/upcoming_bookables` });
-  const [slot] = Object.entries(list.json()).flatMap(([k, v]) => (k === 'public_visible' ? [] : (v as { start: string; end: string; timeslot_uuid: string }[])));
+  const list = await svc.app.inject({
+    method: 'GET',
+    url: `/resources/${encodeURIComponent(r.resource.reference)}/upcoming_bookables`,
+  });
+  const [slot] = Object.entries(list.json()).flatMap(([k, v]) =>
+    k === 'public_visible' ? [] : (v as { start: string; end: string; timeslot_uuid: string }[]),
+  );
   const res = await svc.app.inject({
     method: 'POST',
     url: `/resources/${encodeURIComponent(r.resource.reference)}/create_appointment_with_consumer`,
-    payload: { start: slot.start, end: slot.end, timeslot_uuid: slot.timeslot_uuid, product_uuid: r.products[0].uuid, email, firstname: 'Mara', lastname: 'Muster', locale: 'en' },
+    payload: {
+      start: slot.start,
+      end: slot.end,
+      timeslot_uuid: slot.timeslot_uuid,
+      product_uuid: r.products[0].uuid,
+      email,
+      firstname: 'Mara',
+      lastname: 'Muster',
+      locale: 'en',
+    },
   });
   expect(res.statusCode, res.body).toBe(201);
 }
@@ -89,7 +103,11 @@ describe.skipIf(skipBrowserTests)('"Manage my bookings" in the widget', () => {
     await page.screenshot({ path: artifactPath('widget-my-bookings-sent.png') });
     await expectAccessible(page, 'check your mail', true);
 
-    const mail = await waitForMail(svc.smtp, (m) => m.envelopeTo.map((a) => a.toLowerCase()).includes(email) && /^Your bookings at /.test(m.subject ?? ''), 25_000);
+    const mail = await waitForMail(
+      svc.smtp,
+      (m) => m.envelopeTo.map((a) => a.toLowerCase()).includes(email) && /^Your bookings at /.test(m.subject ?? ''),
+      25_000,
+    );
     const link = /https?:\/\/\S+\/my-bookings\/[\w.-]+/.exec(mail.text ?? '')![0];
 
     // back to the times

@@ -39,7 +39,12 @@ afterAll(async () => {
 });
 
 async function newPage(width: number, height: number, locale: string): Promise<{ page: Page; errors: string[] }> {
-  const context = await browser.newContext({ viewport: { width, height }, locale, hasTouch: width < 500, isMobile: width < 500 });
+  const context = await browser.newContext({
+    viewport: { width, height },
+    locale,
+    hasTouch: width < 500,
+    isMobile: width < 500,
+  });
   contexts.push(context);
   const page = await context.newPage();
   const errors: string[] = [];
@@ -50,7 +55,8 @@ async function newPage(width: number, height: number, locale: string): Promise<{
   return { page, errors };
 }
 
-const widgetUrl = (r: WidgetResource, lang: string) => `${svc.baseUrl}/widget?ref=${encodeURIComponent(r.resource.reference)}&lang=${lang}`;
+const widgetUrl = (r: WidgetResource, lang: string) =>
+  `${svc.baseUrl}/widget?ref=${encodeURIComponent(r.resource.reference)}&lang=${lang}`;
 
 async function toDetails(page: Page, r: WidgetResource, lang: string, heading: string) {
   await page.goto(widgetUrl(r, lang));
@@ -59,7 +65,7 @@ async function toDetails(page: Page, r: WidgetResource, lang: string, heading: s
 }
 
 describe.skipIf(skipBrowserTests)('booking questions in the widget', () => {
-  it('asks them in German with a control per type, marks errors at their fields, and books with the answers', async () => {
+  it('asks them in German with a control per type, marks errors at their fields, books with the answers', async () => {
     const r = await setupWidgetResource(svc, { products: [{ name: 'Besichtigung', questions: QUESTIONS }] });
     const { page, errors } = await newPage(1280, 1000, 'de-DE');
     await toDetails(page, r, 'de', 'Ihre Angaben');
@@ -68,7 +74,11 @@ describe.skipIf(skipBrowserTests)('booking questions in the widget', () => {
     const persons = page.getByLabel('Wie viele Personen?');
     expect(await persons.evaluate((el) => el.tagName)).toBe('SELECT');
     expect(await persons.getAttribute('aria-required')).toBe('true');
-    expect(await page.locator('select[name="q_persons"] option').allTextContents()).toEqual(['Bitte wählen', 'Eine Person', 'Zwei Personen']);
+    expect(await page.locator('select[name="q_persons"] option').allTextContents()).toEqual([
+      'Bitte wählen',
+      'Eine Person',
+      'Zwei Personen',
+    ]);
     expect(await page.getByRole('checkbox', { name: 'Ich stimme zu' }).count()).toBe(1);
     expect(await page.getByLabel('Anmerkungen').evaluate((el) => el.tagName)).toBe('TEXTAREA');
     expect(await page.getByLabel('Dienstliche E-Mail').getAttribute('type')).toBe('email');
@@ -89,7 +99,9 @@ describe.skipIf(skipBrowserTests)('booking questions in the widget', () => {
     expect(await page.locator(`[id="${describedBy}"]`).textContent()).toContain('Bitte wählen Sie eine Möglichkeit.');
     const consent = page.getByRole('checkbox', { name: 'Ich stimme zu' });
     expect(await consent.getAttribute('aria-invalid')).toBe('true');
-    expect(await page.locator(`[id="${await consent.getAttribute('aria-describedby')}"]`).textContent()).toContain('Häkchen');
+    expect(await page.locator(`[id="${await consent.getAttribute('aria-describedby')}"]`).textContent()).toContain(
+      'Häkchen',
+    );
     expect(await page.getByLabel('Dienstliche E-Mail').getAttribute('aria-invalid')).toBe('true');
     expect(await page.getByLabel('Kennzeichen').getAttribute('aria-invalid')).toBeNull();
     await expectAccessible(page, 'form with questions and errors (de, 1280 px)');
@@ -110,7 +122,8 @@ describe.skipIf(skipBrowserTests)('booking questions in the widget', () => {
 
     await page.getByRole('heading', { name: 'Ihr Termin ist gebucht' }).waitFor();
     const done = (await page.locator('.bw-answers').textContent())!;
-    for (const text of ['Ihre Angaben', 'Wie viele Personen?', 'Zwei Personen', 'Ich stimme zu', 'Ja', 'B-XY 123']) expect(done).toContain(text);
+    for (const text of ['Ihre Angaben', 'Wie viele Personen?', 'Zwei Personen', 'Ich stimme zu', 'Ja', 'B-XY 123'])
+      expect(done).toContain(text);
     await expectAccessible(page, 'done with answers (de, 1280 px)');
 
     const [booked] = (await partnerAppointments(r)).filter((a) => a.participations.length > 0);
@@ -121,7 +134,10 @@ describe.skipIf(skipBrowserTests)('booking questions in the widget', () => {
       { key: 'consent', label: QUESTIONS[3].label, value: true },
       { key: 'work_email', label: QUESTIONS[4].label, value: 'anna@work.example' },
     ]);
-    const mail = await waitForMail(svc.smtp, (m) => m.subject.startsWith('Neue Buchung') && m.text!.includes('anna.q@example.org'));
+    const mail = await waitForMail(
+      svc.smtp,
+      (m) => m.subject.startsWith('Neue Buchung') && m.text!.includes('anna.q@example.org'),
+    );
     expect(mail.text).toContain('- Kennzeichen: B-XY 123');
     expect(errors).toEqual([]);
   });

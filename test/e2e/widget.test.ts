@@ -65,12 +65,19 @@ function widgetUrl(r: WidgetResource, query: Record<string, string> = {}): strin
 }
 
 const longDate = (day: string, locale: string) =>
-  new Intl.DateTimeFormat(locale, { timeZone: 'UTC', weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' }).format(new Date(`${day}T12:00:00Z`));
+  new Intl.DateTimeFormat(locale, {
+    timeZone: 'UTC',
+    weekday: 'long',
+    day: 'numeric',
+    month: 'long',
+    year: 'numeric',
+  }).format(new Date(`${day}T12:00:00Z`));
 
 /** What a day button shows, e.g. "Mo. 20 Juli" / "Mon 20 Jul" (weekday and month names from Intl). */
 const dayText = (day: string, locale: string) => {
   const date = new Date(`${day}T12:00:00Z`);
-  const part = (o: Intl.DateTimeFormatOptions) => new Intl.DateTimeFormat(locale, { timeZone: 'UTC', ...o }).format(date);
+  const part = (o: Intl.DateTimeFormatOptions) =>
+    new Intl.DateTimeFormat(locale, { timeZone: 'UTC', ...o }).format(date);
   return `${part({ weekday: 'short' })} ${date.getUTCDate()} ${part({ month: 'short' })}`;
 };
 
@@ -81,7 +88,10 @@ const accessibleName = async (page: Page, selector: string) => {
 };
 
 /** Raw bytes of a GET with Accept-Encoding: gzip (fetch would decompress them). */
-function getRaw(url: string, headers: Record<string, string> = {}): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; bytes: number }> {
+function getRaw(
+  url: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; bytes: number }> {
   return new Promise((resolve, reject) => {
     httpRequest(url, { headers: { 'accept-encoding': 'gzip', ...headers } }, (res) => {
       let bytes = 0;
@@ -110,7 +120,9 @@ describe.skipIf(skipBrowserTests)('serving', () => {
       sizes[name] = res.bytes;
     }
     const total = Object.values(sizes).reduce((a, b) => a + b, 0);
-    console.log(`widget assets gzipped: ${JSON.stringify(sizes)}, total ${total} bytes (${(total / 1024).toFixed(1)} KB)`);
+    console.log(
+      `widget assets gzipped: ${JSON.stringify(sizes)}, total ${total} bytes (${(total / 1024).toFixed(1)} KB)`,
+    );
     expect(total).toBeLessThanOrEqual(20 * 1024);
 
     const script = await fetch(urls.script);
@@ -136,7 +148,7 @@ describe.skipIf(skipBrowserTests)('serving', () => {
 });
 
 describe.skipIf(skipBrowserTests)('booking in the browser', () => {
-  it('completes a booking (German, desktop): days, times, hold countdown, inline 400, confirmation, partner API and mails', async () => {
+  it('books (German, desktop): days, times, countdown, inline 400, confirmation, partner API and mails', async () => {
     const r = await setupWidgetResource(svc, { dayOffsets: [1, 2, 3, 4, 5, 6, 7, 8, 9] });
     const { page, errors } = await newPage(1280, 640);
     const listing = page.waitForResponse((res) => res.url().includes('/upcoming_bookables'));
@@ -151,7 +163,9 @@ describe.skipIf(skipBrowserTests)('booking in the browser', () => {
     // weekday and month names come from Intl, in German
     const day1 = page.locator(`[data-day="${r.days[0]}"]`);
     // its name is what it shows, then the number of times (WCAG 2.5.3 label in name)
-    expect(await accessibleName(page, `[data-day="${r.days[0]}"]`)).toMatch(new RegExp(`^${dayText(r.days[0], 'de-DE')} ?, 6 freie Zeiten$`));
+    expect(await accessibleName(page, `[data-day="${r.days[0]}"]`)).toMatch(
+      new RegExp(`^${dayText(r.days[0], 'de-DE')} ?, 6 freie Zeiten$`),
+    );
     expect(await day1.getAttribute('aria-pressed')).toBe('true');
     expect(await page.locator('.bw-slot').count()).toBe(6); // 09:00 .. 11:30
     expect(await accessibleName(page, '.bw-slot >> nth=0')).toBe('09:00 bis 09:30 Uhr');
@@ -193,8 +207,12 @@ describe.skipIf(skipBrowserTests)('booking in the browser', () => {
     await page.getByLabel('E-Mail').fill('anna@exa_mple.com');
     await page.getByLabel(/Mobilnummer/).fill('+49 151 23456789');
     await page.getByLabel(/Nachricht/).fill('Ich komme mit meinem Partner.');
-    expect(await page.locator('.bw-count').textContent()).toBe(`Noch ${1024 - 'Ich komme mit meinem Partner.'.length} Zeichen`);
-    const seen400 = page.waitForResponse((res) => res.url().includes('create_appointment_with_consumer') && res.status() === 400);
+    expect(await page.locator('.bw-count').textContent()).toBe(
+      `Noch ${1024 - 'Ich komme mit meinem Partner.'.length} Zeichen`,
+    );
+    const seen400 = page.waitForResponse(
+      (res) => res.url().includes('create_appointment_with_consumer') && res.status() === 400,
+    );
     await page.getByRole('button', { name: 'Termin buchen' }).click();
     await seen400;
     const email = page.getByLabel('E-Mail');
@@ -230,20 +248,32 @@ describe.skipIf(skipBrowserTests)('booking in the browser', () => {
     const appointments = await partnerAppointments(r);
     const booked = appointments.find((a) => a.participations.some((p) => p.email === consumerEmail));
     expect(booked, JSON.stringify(appointments)).toBeDefined();
-    expect(Date.parse(booked!.start)).toBe(DateTime.fromISO(`${r.days[1]}T10:00`, { zone: 'Europe/Berlin' }).toMillis());
+    expect(Date.parse(booked!.start)).toBe(
+      DateTime.fromISO(`${r.days[1]}T10:00`, { zone: 'Europe/Berlin' }).toMillis(),
+    );
     expect(booked!.productReference).toBe(r.products[0].reference);
     expect(booked!.participations).toHaveLength(1);
-    expect(booked!.participations[0]).toMatchObject({ email: consumerEmail, state: 'BOOKED', mobile: '+49 151 23456789' });
+    expect(booked!.participations[0]).toMatchObject({
+      email: consumerEmail,
+      state: 'BOOKED',
+      mobile: '+49 151 23456789',
+    });
 
     // and mails arrive: confirmation to the consumer (German, with the cancel link), notice to the provider
     const mail = await waitForMail(svc.smtp, (m) => m.envelopeTo.includes(consumerEmail));
     expect(mail.subject).toContain('Buchungsbestätigung');
     expect(`${mail.text ?? ''}${mail.html ?? ''}`).toContain(`${svc.baseUrl}/cancel/`);
-    const providerMail = await waitForMail(svc.smtp, (m) => m.subject.includes('Neue Buchung') && m.subject.includes('Anna Muster'));
+    const providerMail = await waitForMail(
+      svc.smtp,
+      (m) => m.subject.includes('Neue Buchung') && m.subject.includes('Anna Muster'),
+    );
     expect(providerMail.envelopeTo).not.toContain(consumerEmail);
 
     // last, the consumer cancels through the link: the answer page is accessible as well
-    await Promise.all([cancelPage.waitForNavigation(), cancelPage.locator('form[method="post"] button[type="submit"]').click()]);
+    await Promise.all([
+      cancelPage.waitForNavigation(),
+      cancelPage.locator('form[method="post"] button[type="submit"]').click(),
+    ]);
     expect(await cancelPage.locator('body').textContent()).toMatch(/storniert/i);
     await expectAccessible(cancelPage, 'cancel page, cancelled');
     expect(errors).toEqual([]);
@@ -253,12 +283,18 @@ describe.skipIf(skipBrowserTests)('booking in the browser', () => {
     const r = await setupWidgetResource(svc, {
       products: [{ name: 'Viewing' }],
       dayOffsets: [1, 2, 3, 4, 5, 6, 7],
-      resource: { publicName: 'Flat 3, Linden Street 12', description: 'Bright 3-room period flat, 2nd floor', channels: { RESOURCE_PUBLIC: { bookingProcess: 'REQUESTED' } } },
+      resource: {
+        publicName: 'Flat 3, Linden Street 12',
+        description: 'Bright 3-room period flat, 2nd floor',
+        channels: { RESOURCE_PUBLIC: { bookingProcess: 'REQUESTED' } },
+      },
     });
     const { page, errors } = await newPage(360, 740);
     await page.goto(widgetUrl(r, { lang: 'en', channelKey: 'RESOURCE_PUBLIC' }));
     await page.getByRole('heading', { name: 'Choose a date and time' }).waitFor();
-    expect(await accessibleName(page, `[data-day="${r.days[0]}"]`)).toMatch(new RegExp(`^${dayText(r.days[0], 'en-GB')} ?, 6 free times$`));
+    expect(await accessibleName(page, `[data-day="${r.days[0]}"]`)).toMatch(
+      new RegExp(`^${dayText(r.days[0], 'en-GB')} ?, 6 free times$`),
+    );
     await expectAccessible(page, 'slots (en, 360 px)');
     // nothing sticks out sideways at 360 px
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(360);
@@ -308,7 +344,9 @@ describe.skipIf(skipBrowserTests)('booking in the browser', () => {
     await page.getByRole('heading', { name: 'Datum und Uhrzeit wählen' }).waitFor();
     expect(await focusedKey(page)).toBe('h2:Datum und Uhrzeit wählen');
     // the fresh list no longer offers 09:00
-    await expect.poll(() => page.locator('.bw-slot-time').allTextContents()).toEqual(['09:30', '10:00', '10:30', '11:00', '11:30']);
+    await expect
+      .poll(() => page.locator('.bw-slot-time').allTextContents())
+      .toEqual(['09:30', '10:00', '10:30', '11:00', '11:30']);
 
     // and the consumer goes on with another time
     await slotAt(page, '09:30').click();
@@ -327,7 +365,7 @@ describe.skipIf(skipBrowserTests)('booking in the browser', () => {
     const outline = () =>
       page.evaluate(() => {
         let a: Element | null = document.activeElement;
-        while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+        while (a?.shadowRoot?.activeElement) a = a.shadowRoot.activeElement;
         const s = getComputedStyle(a!);
         return { style: s.outlineStyle, width: parseFloat(s.outlineWidth) };
       });
@@ -379,7 +417,8 @@ describe.skipIf(skipBrowserTests)('booking in the browser', () => {
         { name: 'Consultation', description: 'Questions about the lease', minDuration: 30 },
       ],
     });
-    const host = await startHostPage(`<!doctype html>
+    const host = await startHostPage(
+      `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>Partner site</title>
 <style>
   :root { --bw-accent: #7a1fa2; }
@@ -387,8 +426,10 @@ describe.skipIf(skipBrowserTests)('booking in the browser', () => {
 </style></head>
 <body><h1>Partner Estates</h1><p>Book a viewing:</p>
 <div id="calendar"></div>
-<script src="${svc.baseUrl}/widget.js" data-ref="${r.resource.reference}" data-target="#calendar" data-lang="en"></script>
-</body></html>`);
+<script src="${svc.baseUrl}/widget.js" data-ref="${r.resource.reference}" data-target="#calendar" ` +
+        `data-lang="en"></script>
+</body></html>`,
+    );
     try {
       const { page, errors } = await newPage();
       const requests: string[] = [];
@@ -407,7 +448,12 @@ describe.skipIf(skipBrowserTests)('booking in the browser', () => {
       // themed by the host's custom property; the host's own button rule does not leak in
       const selected = page.locator('.bw-day[aria-pressed="true"]');
       expect(await selected.evaluate((el) => getComputedStyle(el).backgroundColor)).toBe('rgb(122, 31, 162)');
-      expect(await page.locator('.bw-slot').first().evaluate((el) => getComputedStyle(el).backgroundColor)).not.toBe('rgb(255, 0, 0)');
+      expect(
+        await page
+          .locator('.bw-slot')
+          .first()
+          .evaluate((el) => getComputedStyle(el).backgroundColor),
+      ).not.toBe('rgb(255, 0, 0)');
 
       await slotAt(page, '10:30').first().click();
       await page.getByRole('heading', { name: 'Your details' }).waitFor();
@@ -467,8 +513,9 @@ describe.skipIf(skipBrowserTests)('booking in the browser', () => {
 });
 
 describe.skipIf(skipBrowserTests)('the accessibility check', () => {
-  it('finds a serious violation inside the shadow root, including a name that does not contain the visible text', async () => {
-    const host = await startHostPage(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Check</title></head>
+  it('finds a serious violation in the shadow root, including a name not containing the visible text', async () => {
+    const host =
+      await startHostPage(`<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Check</title></head>
 <body><main><div id="w"></div></main>
 <script>
   const root = document.getElementById('w').attachShadow({ mode: 'open' });

@@ -46,7 +46,14 @@ export async function startTestApp(
   const database = await createTestDatabase(undefined, options.prepare);
   const config = testConfig(overrides);
   const contract = new ContractCheck();
-  const app = await buildApp({ config, db: database.db, listingDb: database.listingDb, clock, logger: options.logger ?? false, instrument: contract.instrument });
+  const app = await buildApp({
+    config,
+    db: database.db,
+    listingDb: database.listingDb,
+    clock,
+    logger: options.logger ?? false,
+    instrument: contract.instrument,
+  });
   await app.ready();
   contract.load(app.swagger());
   // every injected request fails its test when an answer broke the document
@@ -81,7 +88,12 @@ export interface Partner {
   crmId: string;
   key: string;
   /** a request under /crms/{crmId} with the partner's key */
-  call(method: Method, path: string, body?: unknown, query?: Record<string, string | string[]>): Promise<LightMyRequestResponse>;
+  call(
+    method: Method,
+    path: string,
+    body?: unknown,
+    query?: Record<string, string | string[]>,
+  ): Promise<LightMyRequestResponse>;
 }
 
 export function uniqueId(prefix = 'id'): string {

@@ -78,7 +78,8 @@ export const spans = (list: ListedTimeslot[]) => list.map((t) => `${t.start.slic
 export async function listedByDay(t: TestApp, b: Booking, days = 2): Promise<Record<string, string[]>> {
   const byDay: Record<string, string[]> = {};
   for (const s of flatten(await upcoming(t, b.resource.reference, { prdRef: b.product.reference }))) {
-    (byDay[s.start.slice(0, 10)] ??= []).push(s.start.slice(11, 16));
+    const day = s.start.slice(0, 10);
+    byDay[day] = [...(byDay[day] ?? []), s.start.slice(11, 16)];
   }
   return Object.fromEntries(Object.entries(byDay).slice(0, days));
 }

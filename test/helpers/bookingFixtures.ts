@@ -21,7 +21,10 @@ export async function setupBooking(
   const p = options.partner ?? (await newPartner(t));
   const provider = await setupProvider(p, { timeZone: options.timeZone });
   const product = await createProduct(p, provider.providerRef, options.product);
-  const resource = await createResource(p, provider.providerRef, { products: [product.reference], ...options.resource });
+  const resource = await createResource(p, provider.providerRef, {
+    products: [product.reference],
+    ...options.resource,
+  });
   return { p, provider, product, resource, base: `/provider/${encodeURIComponent(provider.providerRef)}` };
 }
 
@@ -46,8 +49,21 @@ export async function createTimeslots(b: Booking, items: object[]): Promise<{ uu
 type Query = Record<string, string | string[]>;
 
 /** A request of the public flow: no API key. */
-export function publicCall(t: TestApp, method: 'GET' | 'POST' | 'OPTIONS', url: string, body?: unknown, query?: Query, headers: Record<string, string> = {}): Promise<LightMyRequestResponse> {
-  return t.app.inject({ method, url, headers, ...(body === undefined ? {} : { payload: body as object }), ...(query ? { query } : {}) });
+export function publicCall(
+  t: TestApp,
+  method: 'GET' | 'POST' | 'OPTIONS',
+  url: string,
+  body?: unknown,
+  query?: Query,
+  headers: Record<string, string> = {},
+): Promise<LightMyRequestResponse> {
+  return t.app.inject({
+    method,
+    url,
+    headers,
+    ...(body === undefined ? {} : { payload: body as object }),
+    ...(query ? { query } : {}),
+  });
 }
 
 const enc = encodeURIComponent;

@@ -25,6 +25,7 @@ function mtime(path: string): number {
 }
 
 export default function setup(): void {
-  const stale = newestMtime('src') > mtime('dist/main.js') || newestMtime('widget/src') > mtime('dist/widget/widget.js');
+  const stale =
+    newestMtime('src') > mtime('dist/main.js') || newestMtime('widget/src') > mtime('dist/widget/widget.js');
   if (stale) execFileSync('npm', ['run', 'build'], { stdio: 'inherit' });
 }

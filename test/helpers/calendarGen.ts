@@ -7,7 +7,7 @@
  * floating series (the provider's zone); all-day series; EXDATEs; RECURRENCE-ID overrides that
  * move an instance, cancel it or mark it free; and cancelled or transparent series.
  *
- *   fc.assert(fc.property(calendarArb(), (cal) => { busyIntervals(cal.ics, …) equals cal.expectedBusy(from, to, zone) }))
+ * fc.assert(fc.property(calendarArb(), (cal) => { busyIntervals(cal.ics, …) equals cal.expectedBusy(from, to, zone) }))
  *
  * Kept out of the instants where the oracle would need RFC 5545's rules for wall times that occur
  * twice or never: timed instances start and end between 06:00 and 24:00.
@@ -49,7 +49,13 @@ interface Series {
   length: number;
   lengthAs: 'dtend' | 'duration' | 'none';
   /** count: COUNT, or with end 'until' the instance whose start is UNTIL */
-  rule: { freq: 'DAILY' | 'WEEKLY'; interval: number; weekdays: number[]; end: 'count' | 'until' | 'never'; count: number } | null;
+  rule: {
+    freq: 'DAILY' | 'WEEKLY';
+    interval: number;
+    weekdays: number[];
+    end: 'count' | 'until' | 'never';
+    count: number;
+  } | null;
   exdates: number[];
   overrides: Override[];
   state: 'busy' | 'cancelled' | 'transparent';
@@ -58,11 +64,30 @@ interface Series {
 const DAY = 86_400_000;
 /** 2025-06-01 as days since the epoch: series begin from here to a year and a half later */
 const FIRST_DAY = Date.UTC(2025, 5, 1) / DAY;
-const WINDOWS: Record<Zone, string> = { 'Europe/Berlin': 'W. Europe Standard Time', 'America/New_York': 'Eastern Standard Time', 'Australia/Sydney': 'AUS Eastern Standard Time' };
+const WINDOWS: Record<Zone, string> = {
+  'Europe/Berlin': 'W. Europe Standard Time',
+  'America/New_York': 'Eastern Standard Time',
+  'Australia/Sydney': 'AUS Eastern Standard Time',
+};
 const VTIMEZONES: Record<Zone, string[]> = {
-  'Europe/Berlin': rules('+0100', '+0200', 'DAYLIGHT:19700329T020000:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU', 'STANDARD:19701025T030000:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU'),
-  'America/New_York': rules('-0500', '-0400', 'DAYLIGHT:19700308T020000:FREQ=YEARLY;BYMONTH=3;BYDAY=2SU', 'STANDARD:19701101T020000:FREQ=YEARLY;BYMONTH=11;BYDAY=1SU'),
-  'Australia/Sydney': rules('+1000', '+1100', 'STANDARD:19700405T030000:FREQ=YEARLY;BYMONTH=4;BYDAY=1SU', 'DAYLIGHT:19701004T020000:FREQ=YEARLY;BYMONTH=10;BYDAY=1SU'),
+  'Europe/Berlin': rules(
+    '+0100',
+    '+0200',
+    'DAYLIGHT:19700329T020000:FREQ=YEARLY;BYMONTH=3;BYDAY=-1SU',
+    'STANDARD:19701025T030000:FREQ=YEARLY;BYMONTH=10;BYDAY=-1SU',
+  ),
+  'America/New_York': rules(
+    '-0500',
+    '-0400',
+    'DAYLIGHT:19700308T020000:FREQ=YEARLY;BYMONTH=3;BYDAY=2SU',
+    'STANDARD:19701101T020000:FREQ=YEARLY;BYMONTH=11;BYDAY=1SU',
+  ),
+  'Australia/Sydney': rules(
+    '+1000',
+    '+1100',
+    'STANDARD:19700405T030000:FREQ=YEARLY;BYMONTH=4;BYDAY=1SU',
+    'DAYLIGHT:19701004T020000:FREQ=YEARLY;BYMONTH=10;BYDAY=1SU',
+  ),
 };
 
 /** A VTIMEZONE's STANDARD and DAYLIGHT parts (its TZID line is added where it is used). */
@@ -70,7 +95,14 @@ function rules(standard: string, daylight: string, ...parts: string[]): string[]
   return parts.flatMap((part) => {
     const [kind, start, rrule] = part.split(':');
     const [from, to] = kind === 'DAYLIGHT' ? [standard, daylight] : [daylight, standard];
-    return [`BEGIN:${kind}`, `TZOFFSETFROM:${from}`, `TZOFFSETTO:${to}`, `DTSTART:${start}`, `RRULE:${rrule}`, `END:${kind}`];
+    return [
+      `BEGIN:${kind}`,
+      `TZOFFSETFROM:${from}`,
+      `TZOFFSETTO:${to}`,
+      `DTSTART:${start}`,
+      `RRULE:${rrule}`,
+      `END:${kind}`,
+    ];
   });
 }
 
@@ -107,7 +139,16 @@ const seriesArb = (uid: string): fc.Arbitrary<Series> =>
       ),
       exdates: fc.uniqueArray(fc.nat(MAX_INDEX), { maxLength: 4 }),
       overrides: fc.array(overrideArb, { maxLength: 3 }),
-      state: fc.constantFrom<Series['state']>('busy', 'busy', 'busy', 'busy', 'busy', 'busy', 'cancelled', 'transparent'),
+      state: fc.constantFrom<Series['state']>(
+        'busy',
+        'busy',
+        'busy',
+        'busy',
+        'busy',
+        'busy',
+        'cancelled',
+        'transparent',
+      ),
     })
     .map((r): Series => {
       const weekday = (r.startDay + 3) % 7; // 0 = Monday (1970-01-01 was a Thursday)
@@ -128,7 +169,11 @@ const seriesArb = (uid: string): fc.Arbitrary<Series> =>
         },
         // overrides and EXDATEs of a series only, each instance at most once
         exdates: r.rule ? r.exdates : [],
-        overrides: r.rule ? r.overrides.filter((o, i, all) => all.findIndex((p) => p.index === o.index) === i && !r.exdates.includes(o.index)) : [],
+        overrides: r.rule
+          ? r.overrides.filter(
+              (o, i, all) => all.findIndex((p) => p.index === o.index) === i && !r.exdates.includes(o.index),
+            )
+          : [],
         state: r.state,
       };
     });
@@ -138,7 +183,9 @@ export function calendarArb(): fc.Arbitrary<GeneratedCalendar> {
   return fc
     .record({
       style: fc.constantFrom<ZoneStyle>('vtimezone', 'iana', 'windows', 'windows-vtimezone'),
-      series: fc.integer({ min: 1, max: 6 }).chain((n) => fc.tuple(...Array.from({ length: n }, (_, i) => seriesArb(`gen-${i}@example.org`)))),
+      series: fc
+        .integer({ min: 1, max: 6 })
+        .chain((n) => fc.tuple(...Array.from({ length: n }, (_, i) => seriesArb(`gen-${i}@example.org`)))),
     })
     .map(({ style, series }) => generated(style, series));
 }
@@ -147,7 +194,12 @@ function generated(style: ZoneStyle, series: Series[]): GeneratedCalendar {
   const ics = render(style, series);
   return {
     ics,
-    expectedBusy: (fromMs, toMs, providerZone) => merge(series.flatMap((s) => busyOf(s, providerZone, fromMs, toMs)), fromMs, toMs),
+    expectedBusy: (fromMs, toMs, providerZone) =>
+      merge(
+        series.flatMap((s) => busyOf(s, providerZone, fromMs, toMs)),
+        fromMs,
+        toMs,
+      ),
     toString: () => ics,
   } as GeneratedCalendar;
 }
@@ -165,7 +217,10 @@ function instances(s: Series, toMs: number, limit = Infinity): Wall[] {
   const { freq, interval, weekdays } = s.rule;
   const weekStart = s.start.day - ((s.start.day + 3) % 7); // the Monday of DTSTART's week (WKST=MO)
   for (let period = 0; ; period++) {
-    const days = freq === 'DAILY' ? [s.start.day + period * interval] : weekdays.map((wd) => weekStart + period * 7 * interval + wd);
+    const days =
+      freq === 'DAILY'
+        ? [s.start.day + period * interval]
+        : weekdays.map((wd) => weekStart + period * 7 * interval + wd);
     for (const day of days) {
       if (day < s.start.day) continue;
       const w = { day, minute: s.start.minute };
@@ -189,22 +244,41 @@ const compareWall = (a: Wall, b: Wall) => a.day - b.day || a.minute - b.minute;
 function instant(w: Wall, zone: string): number {
   const d = new Date(w.day * DAY + Math.floor(w.minute / 1440) * DAY);
   const minute = w.minute % 1440;
-  return DateTime.fromObject({ year: d.getUTCFullYear(), month: d.getUTCMonth() + 1, day: d.getUTCDate(), hour: Math.floor(minute / 60), minute: minute % 60 }, { zone }).toMillis();
+  return DateTime.fromObject(
+    {
+      year: d.getUTCFullYear(),
+      month: d.getUTCMonth() + 1,
+      day: d.getUTCDate(),
+      hour: Math.floor(minute / 60),
+      minute: minute % 60,
+    },
+    { zone },
+  ).toMillis();
 }
 
 /** A series' busy spans: its instances while it is busy; its overrides, each by its own status, always. */
 function busyOf(s: Series, providerZone: string, fromMs: number, toMs: number): BusyInterval[] {
   const zone = s.zone === 'floating' ? providerZone : s.zone;
   const list = instances(s, toMs);
-  const before = (w: Wall, days: number) => roughMs(w) + (days + 2) * DAY < fromMs; // ends before the window, surely (luxon is slow)
+  // ends before the window, surely (luxon is slow)
+  const before = (w: Wall, days: number) => roughMs(w) + (days + 2) * DAY < fromMs;
   const out: BusyInterval[] = [];
   const span = (w: Wall, length: number): BusyInterval =>
     s.allDay
-      ? { startMs: instant({ day: w.day, minute: 0 }, providerZone), endMs: instant({ day: w.day + length, minute: 0 }, providerZone) }
+      ? {
+          startMs: instant({ day: w.day, minute: 0 }, providerZone),
+          endMs: instant({ day: w.day + length, minute: 0 }, providerZone),
+        }
       : { startMs: instant(w, zone), endMs: instant(w, zone) + length * 60_000 };
   const length = s.lengthAs === 'none' ? (s.allDay ? 1 : 0) : s.length;
   list.forEach((w, i) => {
-    if (s.state !== 'busy' || before(w, s.allDay ? length : 1) || s.exdates.includes(i) || s.overrides.some((o) => o.index === i && o.index < list.length)) return;
+    if (
+      s.state !== 'busy' ||
+      before(w, s.allDay ? length : 1) ||
+      s.exdates.includes(i) ||
+      s.overrides.some((o) => o.index === i && o.index < list.length)
+    )
+      return;
     if (length > 0) out.push(span(w, length));
   });
   for (const o of s.overrides) {
@@ -217,7 +291,10 @@ function busyOf(s: Series, providerZone: string, fromMs: number, toMs: number): 
 
 /** Where an override moves its instance: whole days, and (timed) minutes within 06:00..22:00. */
 function moved(s: Series, w: Wall, o: Override): Wall {
-  return { day: w.day + o.moveDays, minute: s.allDay ? 0 : Math.min(22 * 60, Math.max(6 * 60, w.minute + o.moveMinutes)) };
+  return {
+    day: w.day + o.moveDays,
+    minute: s.allDay ? 0 : Math.min(22 * 60, Math.max(6 * 60, w.minute + o.moveMinutes)),
+  };
 }
 
 function merge(intervals: BusyInterval[], fromMs: number, toMs: number): BusyInterval[] {
@@ -247,20 +324,32 @@ const wallText = (w: Wall) => {
   const minute = w.minute % 1440;
   return `${dateText(day)}T${pad(Math.floor(minute / 60))}${pad(minute % 60)}00`;
 };
-const utcText = (ms: number) => new Date(ms).toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+const utcText = (ms: number) =>
+  new Date(ms)
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 const WEEKDAY_NAMES = ['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'];
 
 function render(style: ZoneStyle, series: Series[]): string {
   const tzid = (zone: Zone) => (style.startsWith('windows') ? WINDOWS[zone] : zone);
   const used = [...new Set(series.filter((s) => !s.allDay && s.zone !== 'floating').map((s) => s.zone as Zone))];
-  const zones = style === 'vtimezone' || style === 'windows-vtimezone' ? used.flatMap((z) => ['BEGIN:VTIMEZONE', `TZID:${tzid(z)}`, ...VTIMEZONES[z], 'END:VTIMEZONE']) : [];
+  const zones =
+    style === 'vtimezone' || style === 'windows-vtimezone'
+      ? used.flatMap((z) => ['BEGIN:VTIMEZONE', `TZID:${tzid(z)}`, ...VTIMEZONES[z], 'END:VTIMEZONE'])
+      : [];
   const events = series.flatMap((s) => {
     const at = (w: Wall, name: string) => {
       if (s.allDay) return `${name};VALUE=DATE:${dateText(w.day)}`;
       return s.zone === 'floating' ? `${name}:${wallText(w)}` : `${name};TZID=${tzid(s.zone)}:${wallText(w)}`;
     };
     const master = ['BEGIN:VEVENT', `UID:${s.uid}`, 'DTSTAMP:20250101T000000Z', at(s.start, 'DTSTART')];
-    if (s.lengthAs === 'dtend') master.push(s.allDay ? at({ day: s.start.day + s.length, minute: 0 }, 'DTEND') : at({ day: s.start.day, minute: s.start.minute + s.length }, 'DTEND'));
+    if (s.lengthAs === 'dtend')
+      master.push(
+        s.allDay
+          ? at({ day: s.start.day + s.length, minute: 0 }, 'DTEND')
+          : at({ day: s.start.day, minute: s.start.minute + s.length }, 'DTEND'),
+      );
     if (s.lengthAs === 'duration') master.push(s.allDay ? `DURATION:P${s.length}D` : `DURATION:PT${s.length}M`);
     if (s.rule) master.push(`RRULE:${ruleText(s)}`);
     // the instances EXDATEs and overrides may name (by index; the zone only decides where to stop)
@@ -273,13 +362,33 @@ function render(style: ZoneStyle, series: Series[]): string {
       const original = list[o.index];
       if (!original) return [];
       const to = moved(s, original, o);
-      const end = s.allDay ? at({ day: to.day + 1, minute: 0 }, 'DTEND') : at({ day: to.day, minute: to.minute + o.durationMin }, 'DTEND');
-      const effect = o.effect === 'cancelled' ? ['STATUS:CANCELLED'] : o.effect === 'transparent' ? ['TRANSP:TRANSPARENT'] : [];
-      return ['BEGIN:VEVENT', `UID:${s.uid}`, 'DTSTAMP:20250101T000000Z', at(original, 'RECURRENCE-ID'), at(to, 'DTSTART'), end, ...effect, 'END:VEVENT'];
+      const end = s.allDay
+        ? at({ day: to.day + 1, minute: 0 }, 'DTEND')
+        : at({ day: to.day, minute: to.minute + o.durationMin }, 'DTEND');
+      const effect =
+        o.effect === 'cancelled' ? ['STATUS:CANCELLED'] : o.effect === 'transparent' ? ['TRANSP:TRANSPARENT'] : [];
+      return [
+        'BEGIN:VEVENT',
+        `UID:${s.uid}`,
+        'DTSTAMP:20250101T000000Z',
+        at(original, 'RECURRENCE-ID'),
+        at(to, 'DTSTART'),
+        end,
+        ...effect,
+        'END:VEVENT',
+      ];
     });
     return [...master, ...overrides];
   });
-  return ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//booking-service//calendarGen//EN', ...zones, ...events, 'END:VCALENDAR', ''].join('\r\n');
+  return [
+    'BEGIN:VCALENDAR',
+    'VERSION:2.0',
+    'PRODID:-//booking-service//calendarGen//EN',
+    ...zones,
+    ...events,
+    'END:VCALENDAR',
+    '',
+  ].join('\r\n');
 }
 
 function ruleText(s: Series): string {
@@ -291,7 +400,12 @@ function ruleText(s: Series): string {
   if (r.end === 'until') {
     const until = untilOf(s);
     // RFC 5545: UTC when DTSTART has a zone; a DATE for all-day series; a wall time when floating
-    parts.push(`UNTIL=${s.allDay ? dateText(until.day) : s.zone === 'floating' ? wallText(until) : utcText(instant(until, s.zone))}`);
+    const end = s.allDay
+      ? dateText(until.day)
+      : s.zone === 'floating'
+        ? wallText(until)
+        : utcText(instant(until, s.zone));
+    parts.push(`UNTIL=${end}`);
   }
   return parts.join(';');
 }

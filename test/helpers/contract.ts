@@ -12,7 +12,9 @@ import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import addFormatsModule from 'ajv-formats';
 import type { FastifyInstance } from 'fastify';
 
-const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (ajv: Ajv2020) => Ajv2020;
+const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
+  ajv: Ajv2020,
+) => Ajv2020;
 
 /** A timestamp as PostgreSQL prints it: a space instead of the T, and an offset such as +00. */
 export const DATABASE_TIMESTAMP = /\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)?[+-]\d{2}/;
@@ -46,7 +48,15 @@ export class ContractCheck {
     app.addHook('onSend', async (request, reply, payload) => {
       const url = request.routeOptions.url;
       // no route (404/405 of the not-found handler) or a request refused before routing: no operation to hold it to
-      if (url !== undefined && this.doc) this.check(request.method, url, reply.statusCode, reply.getHeader('content-type'), reply.getHeader('content-encoding'), payload);
+      if (url !== undefined && this.doc)
+        this.check(
+          request.method,
+          url,
+          reply.statusCode,
+          reply.getHeader('content-type'),
+          reply.getHeader('content-encoding'),
+          payload,
+        );
       return payload;
     });
   };
@@ -69,9 +79,17 @@ export class ContractCheck {
     }
   }
 
-  private check(method: string, url: string, status: number, contentType: unknown, encoding: unknown, payload: unknown): void {
+  private check(
+    method: string,
+    url: string,
+    status: number,
+    contentType: unknown,
+    encoding: unknown,
+    payload: unknown,
+  ): void {
     if (UNDOCUMENTED(method, url)) return;
-    // CANONICAL_HOST's 301 to the canonical host name is the deployment's, for every path alike, not an operation's answer
+    // CANONICAL_HOST's 301 to the canonical host name is the
+    // deployment's, for every path alike, not an operation's answer
     if (status === 301) return;
     const where = `${method} ${openapiPath(url)}`;
     const op = this.operation(method, url);
@@ -81,7 +99,9 @@ export class ContractCheck {
     }
     const key = [String(status), `${String(status)[0]}XX`, 'default'].find((k) => op.responses[k]);
     if (!key) {
-      this.violations.push(`${where} answered ${status}, which it does not document (documented: ${Object.keys(op.responses).join(', ')})`);
+      this.violations.push(
+        `${where} answered ${status}, which it does not document (documented: ${Object.keys(op.responses).join(', ')})`,
+      );
       return;
     }
     // 204 and 304 have no body, whatever the payload before sending
@@ -107,14 +127,18 @@ export class ContractCheck {
       this.validators.set(id, validate);
     }
     if (!validate(body)) {
-      this.violations.push(`${where} ${status}: the body does not match the documented schema: ${this.ajv.errorsText(validate.errors)}\n  ${text.slice(0, 300)}`);
+      this.violations.push(
+        `${where} ${status}: the body does not match the documented schema: ` +
+          `${this.ajv.errorsText(validate.errors)}\n  ${text.slice(0, 300)}`,
+      );
     }
     const errors = (body as { errors?: { message?: unknown }[] }).errors;
     if (status >= 400 && Array.isArray(errors)) {
       for (const e of errors) {
         const message = String(e.message ?? '');
         this.errorMessages.push(message);
-        if (DATABASE_TIMESTAMP.test(message)) this.violations.push(`${where} ${status}: the error message carries a database timestamp: ${message}`);
+        if (DATABASE_TIMESTAMP.test(message))
+          this.violations.push(`${where} ${status}: the error message carries a database timestamp: ${message}`);
       }
     }
   }

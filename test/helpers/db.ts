@@ -56,7 +56,10 @@ export type Prepare = (db: Db) => Promise<void>;
  * A migrated database on the backend under test: in-memory PGlite, or a new PostgreSQL database;
  * `prepare` runs on the empty database before the migrations.
  */
-export async function createTestDatabase(backend: Backend = currentBackend(), prepare?: Prepare): Promise<TestDatabase> {
+export async function createTestDatabase(
+  backend: Backend = currentBackend(),
+  prepare?: Prepare,
+): Promise<TestDatabase> {
   if (backend === 'pglite') {
     const db = await openDb({ databaseUrl: 'memory://', dataDir: '' });
     await prepare?.(db);

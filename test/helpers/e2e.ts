@@ -28,7 +28,10 @@ export const ARTIFACTS = 'test-artifacts';
  */
 export const skipBrowserTests = !existsSync(CHROMIUM) && !process.env.CI;
 if (skipBrowserTests) {
-  console.warn(`\n*** ${CHROMIUM} not found: the browser (e2e) tests are SKIPPED. Install it with: apt-get install -y chromium ***\n`);
+  console.warn(
+    `\n*** ${CHROMIUM} not found: the browser (e2e) tests are SKIPPED. Install it with: ` +
+      `apt-get install -y chromium ***\n`,
+  );
 }
 
 /** Real headless Chromium (Debian's package; never downloaded). */
@@ -38,7 +41,16 @@ export async function launchBrowser(): Promise<Browser> {
   }
   return chromium.launch({
     executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
   });
 }
 
@@ -48,7 +60,11 @@ export function artifactPath(name: string): string {
 }
 
 /** Waits until a mail matching `match` has arrived at the sink. */
-export async function waitForMail(sink: SmtpSink, match: (m: ReceivedMail) => boolean, timeoutMs = 20_000): Promise<ReceivedMail> {
+export async function waitForMail(
+  sink: SmtpSink,
+  match: (m: ReceivedMail) => boolean,
+  timeoutMs = 20_000,
+): Promise<ReceivedMail> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const found = sink.mails.find(match);
@@ -108,7 +124,9 @@ export function partnerOverHttp(baseUrl: string, crmId: string, key: string): Pa
   };
 }
 
-/** `clock`: the service's clock (default the system's); a TestClock lets a test move the server's time without waiting. */
+/**
+ * `clock`: the service's clock (default the system's); a TestClock lets a test move the server's time without waiting.
+ */
 export async function startService(overrides: Partial<Config> = {}, clock?: Clock): Promise<E2EService> {
   const smtp = await SmtpSink.start();
   const database = await createTestDatabase();
@@ -119,7 +137,13 @@ export async function startService(overrides: Partial<Config> = {}, clock?: Cloc
     maxHoldsPerIp: 1_000,
     ...overrides,
   });
-  const app = await buildApp({ config, db: database.db, listingDb: database.listingDb, logger: false, ...(clock ? { clock } : {}) });
+  const app = await buildApp({
+    config,
+    db: database.db,
+    listingDb: database.listingDb,
+    logger: false,
+    ...(clock ? { clock } : {}),
+  });
   const baseUrl = await app.listen({ port: 0, host: '127.0.0.1' });
   // links in mails point at the real port
   config.publicBaseUrl = baseUrl;
@@ -169,14 +193,15 @@ export async function startHostPage(html: string): Promise<{ url: string; close(
 export function focusedKey(page: Page): Promise<string | null> {
   return page.evaluate(() => {
     let a: Element | null = document.activeElement;
-    while (a && a.shadowRoot && a.shadowRoot.activeElement) a = a.shadowRoot.activeElement;
+    while (a?.shadowRoot?.activeElement) a = a.shadowRoot.activeElement;
     if (!a || a === document.body) return null;
     return a.getAttribute('data-key') ?? `${a.tagName.toLowerCase()}:${(a.textContent ?? '').trim().slice(0, 60)}`;
   });
 }
 
 /** The time button whose visible time is `time` (HH:mm); its hidden rest ("to 10:30") is not matched. */
-export const slotAt = (page: Page, time: string) => page.locator('.bw-slot').filter({ has: page.locator('.bw-slot-time', { hasText: time }) });
+export const slotAt = (page: Page, time: string) =>
+  page.locator('.bw-slot').filter({ has: page.locator('.bw-slot-time', { hasText: time }) });
 
 /** Presses Tab until the focused element's key matches, failing after `max` presses. */
 export async function tabTo(page: Page, match: RegExp | string, max = 60): Promise<string> {
@@ -212,9 +237,19 @@ export interface AxeFinding {
 export async function axeViolations(page: Page, label: string, moderate = false): Promise<AxeFinding[]> {
   if (!(await page.evaluate(() => 'axe' in window))) await page.evaluate(AXE_SOURCE);
   const all: AxeFinding[] = await page.evaluate(async () => {
-    type AxeResult = { violations: { id: string; impact: string | null; help: string; nodes: { target: unknown[]; failureSummary?: string }[] }[] };
+    type AxeResult = {
+      violations: {
+        id: string;
+        impact: string | null;
+        help: string;
+        nodes: { target: unknown[]; failureSummary?: string }[];
+      }[];
+    };
     const axe = (window as unknown as { axe: { run(context: Document, options: object): Promise<AxeResult> } }).axe;
-    const result = await axe.run(document, { rules: { 'label-content-name-mismatch': { enabled: true } }, resultTypes: ['violations'] });
+    const result = await axe.run(document, {
+      rules: { 'label-content-name-mismatch': { enabled: true } },
+      resultTypes: ['violations'],
+    });
     return result.violations.map((v) => ({
       id: v.id,
       impact: v.impact,
@@ -228,7 +263,10 @@ export async function axeViolations(page: Page, label: string, moderate = false)
   return all.filter((v) => counted.has(v.impact ?? ''));
 }
 
-/** Fails with axe's findings when the page has a serious or critical (with `moderate`, also a moderate) accessibility violation. */
+/**
+ * Fails with axe's findings when the page has a serious or critical
+ * (with `moderate`, also a moderate) accessibility violation.
+ */
 export async function expectAccessible(page: Page, label: string, moderate = false): Promise<void> {
   const serious = await axeViolations(page, label, moderate);
   expect(serious, `${label}: ${JSON.stringify(serious, null, 2)}`).toEqual([]);
@@ -268,7 +306,8 @@ export async function setupWidgetResource(
   const partner = await svc.newPartner();
   const provider = await setupProvider(partner);
   const products = [];
-  for (const over of options.products ?? [{ name: 'Besichtigung' }]) products.push(await createProduct(partner, provider.providerRef, over));
+  for (const over of options.products ?? [{ name: 'Besichtigung' }])
+    products.push(await createProduct(partner, provider.providerRef, over));
   const resource = await createResource(partner, provider.providerRef, {
     publicName: 'Wohnung Lindenstraße 12',
     description: 'Helle 3-Zimmer-Altbauwohnung, 2. OG',
@@ -314,14 +353,24 @@ export async function bookBehindTheBack(svc: E2EService, r: WidgetResource, star
   const listed = await fetch(`${svc.baseUrl}/resources/${ref}/upcoming_bookables`);
   expect(listed.status).toBe(200);
   const body = (await listed.json()) as Record<string, unknown>;
-  const all = Object.entries(body).flatMap(([k, v]) => (k === 'public_visible' ? [] : (v as { start: string; end: string; kind: string; timeslot_uuid: string; appointment_uuid?: string }[])));
+  const all = Object.entries(body).flatMap(([k, v]) =>
+    k === 'public_visible'
+      ? []
+      : (v as { start: string; end: string; kind: string; timeslot_uuid: string; appointment_uuid?: string }[]),
+  );
   const b = all.find((x) => x.start === start);
   if (!b) throw new Error(`no bookable at ${start}`);
   const productUuid = r.products[0].uuid;
   const post = (path: string, json: object) =>
-    fetch(`${svc.baseUrl}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(json) });
+    fetch(`${svc.baseUrl}${path}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(json),
+    });
   const held = await post(`/rest/1/resources/${ref}/reserve_appointment`, {
-    ...(b.kind === 'models.LotAppointment' ? { appointment_uuid: b.appointment_uuid } : { timeslot_uuid: b.timeslot_uuid }),
+    ...(b.kind === 'models.LotAppointment'
+      ? { appointment_uuid: b.appointment_uuid }
+      : { timeslot_uuid: b.timeslot_uuid }),
     product_uuid: productUuid,
     from: new Date(b.start).toISOString(),
     to: new Date(b.end).toISOString(),

@@ -2,7 +2,13 @@ import { expect } from 'vitest';
 import { cancelLinkFor } from '../../src/notifications/cancelToken.js';
 import type { TestApp } from './app.js';
 import { uniqueId } from './app.js';
-import { createAppointment, createCustomer, participate, setupScheduling, type Scheduling } from './schedulingFixtures.js';
+import {
+  createAppointment,
+  createCustomer,
+  participate,
+  setupScheduling,
+  type Scheduling,
+} from './schedulingFixtures.js';
 
 export interface BookedParticipant {
   s: Scheduling;
@@ -23,24 +29,52 @@ export interface BookedParticipant {
  */
 export async function bookedParticipant(
   t: TestApp,
-  options: { state?: 'BOOKED' | 'REQUESTED' | 'DELETED'; language?: string; start?: string; end?: string; timeZone?: string } = {},
+  options: {
+    state?: 'BOOKED' | 'REQUESTED' | 'DELETED';
+    language?: string;
+    start?: string;
+    end?: string;
+    timeZone?: string;
+  } = {},
 ): Promise<BookedParticipant> {
   const s = await setupScheduling(t, {
     timeZone: options.timeZone,
-    resource: { publicName: 'Wohnung Hauptstraße', address: { street: 'Hauptstraße', number: '1', zip: '10115', city: 'Berlin' } },
+    resource: {
+      publicName: 'Wohnung Hauptstraße',
+      address: { street: 'Hauptstraße', number: '1', zip: '10115', city: 'Berlin' },
+    },
   });
-  const appointment = await createAppointment(s, { start: options.start ?? '2026-06-12T10:00', end: options.end ?? '2026-06-12T11:00', capacity: 1 });
+  const appointment = await createAppointment(s, {
+    start: options.start ?? '2026-06-12T10:00',
+    end: options.end ?? '2026-06-12T11:00',
+    capacity: 1,
+  });
   const customer = await createCustomer(s, options.language ? { language: options.language } : {});
   const participationReference = `${uniqueId('part')}@crm`;
   const state = options.state === 'REQUESTED' ? 'REQUESTED' : 'BOOKED';
-  const res = await participate(s, { reference: participationReference, appointmentReference: appointment.reference, customerReference: customer.customerReference, state }, { sendMails: 'false' });
+  const res = await participate(
+    s,
+    {
+      reference: participationReference,
+      appointmentReference: appointment.reference,
+      customerReference: customer.customerReference,
+      state,
+    },
+    { sendMails: 'false' },
+  );
   expect(res.statusCode, res.body).toBe(201);
   if (options.state === 'DELETED') {
-    const del = await s.p.call('POST', `${s.base}/participations/${encodeURIComponent(participationReference)}`, { state: 'DELETED' }, { sendMails: 'false' });
+    const del = await s.p.call(
+      'POST',
+      `${s.base}/participations/${encodeURIComponent(participationReference)}`,
+      { state: 'DELETED' },
+      { sendMails: 'false' },
+    );
     expect(del.statusCode, del.body).toBe(200);
   }
   const [row] = await t.db.query<{ id: string; provider_email: string }>(
-    'SELECT pa.id, pv.email AS provider_email FROM participations pa JOIN providers pv ON pv.id = pa.provider_id WHERE pa.crm_id = $1 AND pa.reference = $2',
+    `SELECT pa.id, pv.email AS provider_email FROM participations pa JOIN providers pv ON pv.id = pa.provider_id
+       WHERE pa.crm_id = $1 AND pa.reference = $2`,
     [s.p.crmId, participationReference],
   );
   const cancelLink = await cancelLinkFor(t.db, t.config, row.id);
@@ -57,13 +91,20 @@ export async function bookedParticipant(
 }
 
 export async function participationState(t: TestApp, participationId: string): Promise<string> {
-  const [row] = await t.db.query<{ state: string }>('SELECT state FROM participations WHERE id = $1', [participationId]);
+  const [row] = await t.db.query<{ state: string }>('SELECT state FROM participations WHERE id = $1', [
+    participationId,
+  ]);
   return row.state;
 }
 
 export async function outboxOf(t: TestApp, crmId: string) {
-  return t.db.query<{ id: string; template: string; recipient: string; locale: string; payload: Record<string, unknown> }>(
-    'SELECT id, template, recipient, locale, payload FROM outbox WHERE crm_id = $1 ORDER BY created_at, template',
-    [crmId],
-  );
+  return t.db.query<{
+    id: string;
+    template: string;
+    recipient: string;
+    locale: string;
+    payload: Record<string, unknown>;
+  }>('SELECT id, template, recipient, locale, payload FROM outbox WHERE crm_id = $1 ORDER BY created_at, template', [
+    crmId,
+  ]);
 }

@@ -17,7 +17,9 @@ export const NGINX_CONF = fileURLToPath(new URL('../../deploy/nginx.conf', impor
 
 export function skipWithoutNginx(): boolean {
   if (existsSync(NGINX) || process.env.CI) return false;
-  console.warn(`\n*** ${NGINX} is missing: the edge (nginx) tests are SKIPPED. Install it with: apt-get install -y nginx ***\n`);
+  console.warn(
+    `\n*** ${NGINX} is missing: the edge (nginx) tests are SKIPPED. Install it with: apt-get install -y nginx ***\n`,
+  );
   return true;
 }
 
@@ -28,7 +30,9 @@ export interface EdgeValues {
   EDGE_CACHE_DIR: string;
 }
 
-/** The recipe with its placeholders filled; a placeholder left without a value is an error, nginx's own $variables stay. */
+/**
+ * The recipe with its placeholders filled; a placeholder left without a value is an error, nginx's own $variables stay.
+ */
 export function renderEdgeConf(template: string, values: EdgeValues): string {
   return template.replace(/\$\{([A-Z_]+)\}/g, (_, name: string) => {
     const value = (values as unknown as Record<string, string | undefined>)[name];
@@ -46,7 +50,10 @@ export interface Edge {
   close(): Promise<void>;
 }
 
-/** Starts nginx with deploy/nginx.conf in front of `upstream` (http://host:port), in the foreground, as a child of this process. */
+/**
+ * Starts nginx with deploy/nginx.conf in front of `upstream`
+ * (http://host:port), in the foreground, as a child of this process.
+ */
 export async function startEdge(upstream: string): Promise<Edge> {
   // nginx makes its cache and temporary directories in it, for its workers' user (nobody) when we
   // are root: they must be able to reach them
@@ -55,10 +62,19 @@ export async function startEdge(upstream: string): Promise<Edge> {
   const port = await freePort();
   const conf = join(dir, 'nginx.conf');
   const target = new URL(upstream);
-  writeFileSync(conf, renderEdgeConf(readFileSync(NGINX_CONF, 'utf8'), { BOOKING_UPSTREAM: target.host, EDGE_LISTEN: `127.0.0.1:${port}`, EDGE_CACHE_DIR: join(dir, 'cache') }));
+  writeFileSync(
+    conf,
+    renderEdgeConf(readFileSync(NGINX_CONF, 'utf8'), {
+      BOOKING_UPSTREAM: target.host,
+      EDGE_LISTEN: `127.0.0.1:${port}`,
+      EDGE_CACHE_DIR: join(dir, 'cache'),
+    }),
+  );
   const errorLog = join(dir, 'error.log');
   const log = () => (existsSync(errorLog) ? readFileSync(errorLog, 'utf8') : '');
-  const child = spawn(NGINX, ['-p', dir, '-c', conf, '-e', errorLog, '-g', 'daemon off;'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(NGINX, ['-p', dir, '-c', conf, '-e', errorLog, '-g', 'daemon off;'], {
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
   child.on('error', (err) => (stderr += String(err)));

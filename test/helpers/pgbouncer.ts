@@ -13,7 +13,10 @@ export const PGBOUNCER = '/usr/sbin/pgbouncer';
  */
 export function skipWithoutPgbouncer(): boolean {
   if (existsSync(PGBOUNCER) || process.env.CI) return false;
-  console.warn(`\n*** ${PGBOUNCER} not found: the PgBouncer (transaction pooling) test is SKIPPED. Install it with: apt-get install -y pgbouncer ***\n`);
+  console.warn(
+    `\n*** ${PGBOUNCER} not found: the PgBouncer (transaction pooling) test is SKIPPED. Install it with: ` +
+      `apt-get install -y pgbouncer ***\n`,
+  );
   return true;
 }
 
@@ -36,7 +39,7 @@ export async function startPgbouncer(serverUrl: string, serverConnections = 2): 
   writeFileSync(join(dir, 'users.txt'), `"${user}" ""\n`, { mode: 0o644 });
   writeFileSync(
     join(dir, 'pgbouncer.ini'),
-    [
+    `${[
       '[databases]',
       `* = host=${server.hostname} port=${server.port || 5432}`,
       '[pgbouncer]',
@@ -49,11 +52,13 @@ export async function startPgbouncer(serverUrl: string, serverConnections = 2): 
       `default_pool_size = ${serverConnections}`,
       'max_client_conn = 200',
       'ignore_startup_parameters = extra_float_digits,options',
-    ].join('\n') + '\n',
+    ].join('\n')}\n`,
     { mode: 0o644 },
   );
   const asRoot = process.getuid?.() === 0;
-  const child: ChildProcess = spawn(PGBOUNCER, [...(asRoot ? ['-u', 'postgres'] : []), join(dir, 'pgbouncer.ini')], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child: ChildProcess = spawn(PGBOUNCER, [...(asRoot ? ['-u', 'postgres'] : []), join(dir, 'pgbouncer.ini')], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout!.on('data', (d) => (output += d));
   child.stderr!.on('data', (d) => (output += d));
@@ -74,7 +79,8 @@ export async function startPgbouncer(serverUrl: string, serverConnections = 2): 
       break;
     } catch (err) {
       await client.end().catch(() => undefined);
-      if (attempt > 50 || child.exitCode !== null) throw new Error(`PgBouncer did not come up: ${(err as Error).message}\n${output}`);
+      if (attempt > 50 || child.exitCode !== null)
+        throw new Error(`PgBouncer did not come up: ${(err as Error).message}\n${output}`);
       await new Promise((r) => setTimeout(r, 100));
     }
   }

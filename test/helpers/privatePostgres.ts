@@ -13,13 +13,18 @@ import pg from 'pg';
 import { freePort } from './ports.js';
 
 const binDir = () => {
-  const versions = existsSync('/usr/lib/postgresql') ? readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a)) : [];
+  const versions = existsSync('/usr/lib/postgresql')
+    ? readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a))
+    : [];
   return versions.map((v) => `/usr/lib/postgresql/${v}/bin`).find((dir) => existsSync(join(dir, 'initdb')));
 };
 
 export function skipWithoutPostgresBinaries(): boolean {
   if (binDir() || process.env.CI) return false;
-  console.warn('\n*** PostgreSQL server binaries (/usr/lib/postgresql/*/bin) not found: the crash test is SKIPPED. Install them with: apt-get install -y postgresql ***\n');
+  console.warn(
+    '\n*** PostgreSQL server binaries (/usr/lib/postgresql/*/bin) not found: the crash test is SKIPPED. ' +
+      'Install them with: apt-get install -y postgresql ***\n',
+  );
   return true;
 }
 
@@ -35,7 +40,8 @@ export interface PrivatePostgres {
 
 const asRoot = userInfo().uid === 0;
 /** a command as the cluster's owner: the `postgres` user when the test runs as root */
-const owned = (command: string, args: string[]): [string, string[]] => (asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args]);
+const owned = (command: string, args: string[]): [string, string[]] =>
+  asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
 
 async function accepts(url: string): Promise<boolean> {
   const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
@@ -52,11 +58,17 @@ async function accepts(url: string): Promise<boolean> {
 
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   const bin = binDir();
-  if (!bin) throw new Error('PostgreSQL server binaries (/usr/lib/postgresql/*/bin) are missing: apt-get install -y postgresql');
+  if (!bin)
+    throw new Error(
+      'PostgreSQL server binaries (/usr/lib/postgresql/*/bin) are missing: apt-get install -y postgresql',
+    );
   const dir = mkdtempSync(join(tmpdir(), 'pg-crash-'));
   if (asRoot) execFileSync('chown', ['postgres:postgres', dir]);
   const data = join(dir, 'data');
-  execFileSync(...owned(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']), { stdio: 'ignore' });
+  execFileSync(
+    ...owned(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']),
+    { stdio: 'ignore' },
+  );
   const port = await freePort();
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   let server: ChildProcess | undefined;
@@ -65,7 +77,20 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   /** spawns the server; resolves true once it accepts connections, false when it exited first */
   const spawnServer = async (until: number) => {
     // its own process group (detached), so that one kill reaches the postmaster and all its backends
-    const [command, args] = owned(join(bin, 'postgres'), ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1', '-c', 'fsync=on', '-c', 'synchronous_commit=on']);
+    const [command, args] = owned(join(bin, 'postgres'), [
+      '-D',
+      data,
+      '-p',
+      String(port),
+      '-k',
+      dir,
+      '-c',
+      'listen_addresses=127.0.0.1',
+      '-c',
+      'fsync=on',
+      '-c',
+      'synchronous_commit=on',
+    ]);
     const child = spawn(command, args, { detached: true, stdio: ['ignore', 'ignore', 'pipe'] });
     child.stderr!.on('data', (d) => (log = (log + d).slice(-4000)));
     let exited = false;
@@ -78,7 +103,8 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
     }
     return true;
   };
-  // after a crash the dead backends' shared memory may linger a moment: the server refuses to start, and is started again
+  // after a crash the dead backends' shared memory may linger
+  // a moment: the server refuses to start, and is started again
   const start = async () => {
     const until = Date.now() + 60_000;
     while (!(await spawnServer(until))) {

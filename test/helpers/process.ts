@@ -18,9 +18,18 @@ export interface ServiceProcess {
  * itself, so signals go to npm.
  */
 export function startServiceProcess(env: Record<string, string>, options: { viaNpm?: boolean } = {}): ServiceProcess {
-  const [command, args] = options.viaNpm ? ['npm', ['start', '--silent']] : [process.execPath, [resolve('dist/main.js')]];
+  const [command, args] = options.viaNpm
+    ? ['npm', ['start', '--silent']]
+    : [process.execPath, [resolve('dist/main.js')]];
   const child = spawn(command, args, {
-    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', PORT: '0', LOG_LEVEL: 'info', SHUTDOWN_GRACE_MS: '0', ...env },
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '',
+      PORT: '0',
+      LOG_LEVEL: 'info',
+      SHUTDOWN_GRACE_MS: '0',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';

@@ -21,8 +21,15 @@ export const PROPERTY_SEED: number = (() => {
 
 /** fc.assert's parameters with the seed, printing it under the property's name. */
 export function seeded<T>(name: string, params: Parameters<T> = {}): Parameters<T> {
-  console.info(`[property] ${name}: seed ${PROPERTY_SEED}${process.env.PROPERTY_SEED ? ' (from PROPERTY_SEED)' : ''}; replay with PROPERTY_SEED=${PROPERTY_SEED}`);
-  return { ...params, ...(params.numRuns === undefined ? {} : { numRuns: propertyRuns(params.numRuns) }), seed: PROPERTY_SEED };
+  console.info(
+    `[property] ${name}: seed ${PROPERTY_SEED}${process.env.PROPERTY_SEED ? ' (from PROPERTY_SEED)' : ''}; ` +
+      `replay with PROPERTY_SEED=${PROPERTY_SEED}`,
+  );
+  return {
+    ...params,
+    ...(params.numRuns === undefined ? {} : { numRuns: propertyRuns(params.numRuns) }),
+    seed: PROPERTY_SEED,
+  };
 }
 
 /** `n` runs, or PROPERTY_MAX_RUNS when that is smaller; thresholds that scale with the runs use this too. */

@@ -16,7 +16,9 @@ export const RADICALE = '/usr/bin/radicale';
 
 export function skipWithoutRadicale(): boolean {
   if (existsSync(RADICALE) || process.env.CI) return false;
-  console.warn(`\n*** ${RADICALE} is missing: the CalDAV tests are SKIPPED. Install it with: apt-get install -y radicale ***\n`);
+  console.warn(
+    `\n*** ${RADICALE} is missing: the CalDAV tests are SKIPPED. Install it with: apt-get install -y radicale ***\n`,
+  );
   return true;
 }
 

@@ -26,7 +26,10 @@ function redisAnswersPing(url: string): Promise<boolean> {
 export async function skipWithoutRedis(): Promise<boolean> {
   if (await redisAnswersPing(REDIS_URL)) return false;
   if (process.env.CI) return false;
-  console.warn(`\n*** No Redis answers at ${REDIS_URL}: the shared-limit (REDIS_URL) tests are SKIPPED. Start one with: redis-server --daemonize yes ***\n`);
+  console.warn(
+    `\n*** No Redis answers at ${REDIS_URL}: the shared-limit (REDIS_URL) tests are SKIPPED. ` +
+      `Start one with: redis-server --daemonize yes ***\n`,
+  );
   return true;
 }
 
@@ -70,10 +73,12 @@ export class RedisRelay {
       upstream.on('close', () => client.destroy());
     });
     this.server = server;
-    return new Promise((resolve) => server.listen(this.port, '127.0.0.1', () => {
-      this.port = (server.address() as AddressInfo).port;
-      resolve();
-    }));
+    return new Promise((resolve) =>
+      server.listen(this.port, '127.0.0.1', () => {
+        this.port = (server.address() as AddressInfo).port;
+        resolve();
+      }),
+    );
   }
 
   /** Redis is gone: open connections drop, new ones are refused. */

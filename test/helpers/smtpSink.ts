@@ -49,7 +49,11 @@ function parseContentType(value: string | undefined): { type: string; params: Re
   const params: Record<string, string> = {};
   for (const p of rest) {
     const i = p.indexOf('=');
-    if (i > 0) params[p.slice(0, i).trim().toLowerCase()] = p.slice(i + 1).trim().replace(/^"|"$/g, '');
+    if (i > 0)
+      params[p.slice(0, i).trim().toLowerCase()] = p
+        .slice(i + 1)
+        .trim()
+        .replace(/^"|"$/g, '');
   }
   return { type: type.trim().toLowerCase(), params };
 }
@@ -104,7 +108,13 @@ function parsePart(raw: string): MimePart {
   }
   const decoded = decodeBody(body, headers.get('content-transfer-encoding'));
   // SMTP carries CRLF; tests compare text with plain \n line ends
-  return { headers, contentType: type, params, body: type.startsWith('text/') ? decoded.replace(/\r\n/g, '\n') : decoded, parts: [] };
+  return {
+    headers,
+    contentType: type,
+    params,
+    body: type.startsWith('text/') ? decoded.replace(/\r\n/g, '\n') : decoded,
+    parts: [],
+  };
 }
 
 function leaves(part: MimePart): MimePart[] {
@@ -186,7 +196,10 @@ export class SmtpSink {
         stream.on('data', (c: Buffer) => chunks.push(c));
         stream.on('end', () => {
           const accept = () => {
-            this.mails.push({ ...parseMail(Buffer.concat(chunks)), envelopeTo: session.envelope.rcptTo.map((r) => r.address) });
+            this.mails.push({
+              ...parseMail(Buffer.concat(chunks)),
+              envelopeTo: session.envelope.rcptTo.map((r) => r.address),
+            });
             callback();
           };
           if (this.delayMs > 0) setTimeout(accept, this.delayMs);
@@ -217,7 +230,8 @@ export class SmtpSink {
   async waitFor(count: number, timeoutMs = 25_000, settleMs = 100): Promise<ReceivedMail[]> {
     const until = Date.now() + timeoutMs;
     while (this.mails.length < count) {
-      if (Date.now() > until) throw new Error(`expected ${count} mails, got ${this.mails.length} within ${timeoutMs} ms`);
+      if (Date.now() > until)
+        throw new Error(`expected ${count} mails, got ${this.mails.length} within ${timeoutMs} ms`);
       await new Promise((r) => setTimeout(r, 20));
     }
     await new Promise((r) => setTimeout(r, settleMs));

@@ -17,9 +17,19 @@ export interface WebhookTest extends TestApp {
  * (the receiver listens on 127.0.0.1). The time limit (10 s) is far beyond any answer of the
  * receiver even on a busy machine; tests that provoke it check order, never durations.
  */
-export async function startWebhookTest(config: Partial<Config> = {}, worker: Partial<WebhookWorkerOptions> = {}): Promise<WebhookTest> {
+export async function startWebhookTest(
+  config: Partial<Config> = {},
+  worker: Partial<WebhookWorkerOptions> = {},
+): Promise<WebhookTest> {
   const t = await startTestApp(
-    { webhookAllowPrivateNetworks: true, webhookRetryBaseMs: 5, webhookTimeoutMs: 10_000, bookingRateLimitPerMinute: 10_000, maxHoldsPerIp: 1000, ...config },
+    {
+      webhookAllowPrivateNetworks: true,
+      webhookRetryBaseMs: 5,
+      webhookTimeoutMs: 10_000,
+      bookingRateLimitPerMinute: 10_000,
+      maxHoldsPerIp: 1000,
+      ...config,
+    },
     new TestClock(new Date()),
   );
   const receiver = await startReceiver();
@@ -67,12 +77,18 @@ export async function deliveriesOf(p: Partner, id: string): Promise<DeliveryRow[
 }
 
 /** Polls the deliveries log until `predicate` holds. */
-export async function waitForDeliveries(p: Partner, id: string, predicate: (rows: DeliveryRow[]) => boolean, timeoutMs = 25_000): Promise<DeliveryRow[]> {
+export async function waitForDeliveries(
+  p: Partner,
+  id: string,
+  predicate: (rows: DeliveryRow[]) => boolean,
+  timeoutMs = 25_000,
+): Promise<DeliveryRow[]> {
   const until = Date.now() + timeoutMs;
   for (;;) {
     const rows = await deliveriesOf(p, id);
     if (predicate(rows)) return rows;
-    if (Date.now() > until) throw new Error(`deliveries not as expected within ${timeoutMs} ms: ${JSON.stringify(rows)}`);
+    if (Date.now() > until)
+      throw new Error(`deliveries not as expected within ${timeoutMs} ms: ${JSON.stringify(rows)}`);
     await new Promise((r) => setTimeout(r, 30));
   }
 }

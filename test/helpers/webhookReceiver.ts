@@ -24,6 +24,7 @@ export interface Receiver {
   /** decides the answer per request; default 200 */
   respond: (r: Received, index: number) => Behaviour;
   /** requests to `path` as parsed bodies */
+  // biome-ignore lint/suspicious/noExplicitAny: an event's data as parsed JSON, read field by field
   events(path?: string): { id: string; body: { type: string; timestamp: string; data: Record<string, any> } }[];
   /** waits until `predicate` holds for the received requests (polls; fails after timeoutMs) */
   waitFor(predicate: (received: Received[]) => boolean, timeoutMs?: number): Promise<void>;
@@ -42,11 +43,14 @@ export async function startReceiver(): Promise<Receiver> {
     received,
     respond: () => 200,
     events: (path) =>
-      received.filter((r) => path === undefined || r.path === path).map((r) => ({ id: String(r.headers['webhook-id']), body: JSON.parse(r.body) })),
+      received
+        .filter((r) => path === undefined || r.path === path)
+        .map((r) => ({ id: String(r.headers['webhook-id']), body: JSON.parse(r.body) })),
     async waitFor(predicate, timeoutMs = 25_000) {
       const until = Date.now() + timeoutMs;
       while (!predicate(received)) {
-        if (Date.now() > until) throw new Error(`receiver: condition not met within ${timeoutMs} ms (${received.length} requests received)`);
+        if (Date.now() > until)
+          throw new Error(`receiver: condition not met within ${timeoutMs} ms (${received.length} requests received)`);
         await new Promise((r) => setTimeout(r, 20));
       }
     },
@@ -62,7 +66,12 @@ export async function startReceiver(): Promise<Receiver> {
     const chunks: Buffer[] = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
-      const r: Received = { path: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks).toString('utf8'), at: Date.now() };
+      const r: Received = {
+        path: req.url ?? '/',
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString('utf8'),
+        at: Date.now(),
+      };
       received.push(r);
       const behaviour = receiver.respond(r, received.length - 1);
       open++;
@@ -83,7 +92,9 @@ export async function startReceiver(): Promise<Receiver> {
       }
       setTimeout(() => {
         finish();
-        res.writeHead(behaviour, behaviour >= 300 && behaviour < 400 ? { location: `${receiver.url}/elsewhere` } : {}).end('ok');
+        res
+          .writeHead(behaviour, behaviour >= 300 && behaviour < 400 ? { location: `${receiver.url}/elsewhere` } : {})
+          .end('ok');
       }, 5);
     });
   });
@@ -92,7 +103,10 @@ export async function startReceiver(): Promise<Receiver> {
   return receiver;
 }
 
-/** Verifies a received request with the Standard Webhooks reference implementation; throws when the signature does not match. */
+/**
+ * Verifies a received request with the Standard Webhooks reference
+ * implementation; throws when the signature does not match.
+ */
 export function verify(secret: string, r: Received): unknown {
   return new Webhook(secret).verify(r.body, {
     'webhook-id': String(r.headers['webhook-id']),

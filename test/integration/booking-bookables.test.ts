@@ -1,6 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, uniqueId, type TestApp } from '../helpers/app.js';
-import { book, bookBodyFor, consumer, createTimeslots, flatten, reserve, reserveBodyFor, setupBooking, upcoming, type Booking } from '../helpers/bookingFixtures.js';
+import {
+  book,
+  bookBodyFor,
+  consumer,
+  createTimeslots,
+  flatten,
+  reserve,
+  reserveBodyFor,
+  setupBooking,
+  upcoming,
+  type Booking,
+} from '../helpers/bookingFixtures.js';
 import { createProduct, createResource } from '../helpers/offeringsFixtures.js';
 
 let t: TestApp;
@@ -26,9 +37,12 @@ async function providerAppointment(b: Booking, over: object) {
 }
 
 describe('A1 upcoming_bookables', () => {
-  it('lists the raster slots of a bookable timeslot, grouped by day, with every member of models.Bookable', async () => {
+  it('lists the raster slots of a bookable timeslot, by day, with every member of models.Bookable', async () => {
     const b = await setupBooking(t);
-    const [ts] = await createTimeslots(b, [{ start: '2026-06-02T09:00', end: '2026-06-02T10:00' }, { start: '2026-06-03T09:00', end: '2026-06-03T09:30' }]);
+    const [ts] = await createTimeslots(b, [
+      { start: '2026-06-02T09:00', end: '2026-06-02T10:00' },
+      { start: '2026-06-03T09:00', end: '2026-06-03T09:30' },
+    ]);
     const res = await upcoming(t, b.resource.reference);
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toMatch(/application\/json/);
@@ -73,7 +87,7 @@ describe('A1 upcoming_bookables', () => {
     }
   });
 
-  it('asks for the full form when a short reference is shared by two providers, and 404s an unknown resource', async () => {
+  it('asks for the full form when two providers share a short reference, and 404s an unknown resource', async () => {
     const first = await setupBooking(t);
     const reference = first.resource.reference;
     const second = await setupBooking(t, { resource: { reference } });
@@ -82,22 +96,32 @@ describe('A1 upcoming_bookables', () => {
     expect(ambiguous.json().errors[0].message).toMatch(/resourceId@providerUuid@platform/);
     const [id, platform] = reference.split('@');
     expect(flatten(await upcoming(t, `${id}@${second.provider.providerUuid}@${platform}`))).toEqual([]);
-    for (const unknown of ['nobody@nowhere', '00000000-0000-4000-8000-000000000000', `${id}@00000000-0000-4000-8000-000000000000@${platform}`, 'no-at-sign']) {
+    for (const unknown of [
+      'nobody@nowhere',
+      '00000000-0000-4000-8000-000000000000',
+      `${id}@00000000-0000-4000-8000-000000000000@${platform}`,
+      'no-at-sign',
+    ]) {
       const res = await upcoming(t, unknown);
       expect(res.statusCode, unknown).toBe(404);
-      expect(res.json()).toEqual({ 'api-info': { version: '1' }, errors: [{ errorCode: 'NOT_FOUND', message: expect.stringContaining(unknown) }] });
+      expect(res.json()).toEqual({
+        'api-info': { version: '1' },
+        errors: [{ errorCode: 'NOT_FOUND', message: expect.stringContaining(unknown) }],
+      });
     }
   });
 
   it('answers 204 for an archived resource', async () => {
     const b = await setupBooking(t);
     await createTimeslots(b, [{}]);
-    const archive = await b.p.call('POST', `${b.base}/resources/${encodeURIComponent(b.resource.reference)}`, { archived: true });
+    const archive = await b.p.call('POST', `${b.base}/resources/${encodeURIComponent(b.resource.reference)}`, {
+      archived: true,
+    });
     expect(archive.statusCode, archive.body).toBe(202);
     expect((await upcoming(t, b.resource.reference)).statusCode).toBe(204);
   });
 
-  it('hides CREATED timeslots, timeslots without bookings or capacity, past slots and slots beyond the 90-day horizon', async () => {
+  it('hides CREATED timeslots, ones without bookings or capacity, past slots and slots beyond 90 days', async () => {
     const b = await setupBooking(t);
     await createTimeslots(b, [
       { start: '2026-06-02T09:00', end: '2026-06-02T10:00', state: 'CREATED' },
@@ -115,11 +139,16 @@ describe('A1 upcoming_bookables', () => {
     ]);
   });
 
-  it('leaves out slots overlapping an appointment and lists a group appointment with free places as models.LotAppointment', async () => {
+  it('skips slots overlapping an appointment; a group one with free places is a models.LotAppointment', async () => {
     const b = await setupBooking(t);
     await createTimeslots(b, [{ start: '2026-06-02T09:00', end: '2026-06-02T11:00', defaultCapacity: 3 }]);
     const group = await providerAppointment(b, { start: '2026-06-02T09:30', end: '2026-06-02T10:00', capacity: 3 });
-    await providerAppointment(b, { start: '2026-06-02T10:00', end: '2026-06-02T10:30', capacity: 1, acceptBookings: false });
+    await providerAppointment(b, {
+      start: '2026-06-02T10:00',
+      end: '2026-06-02T10:30',
+      capacity: 1,
+      acceptBookings: false,
+    });
     const list = flatten(await upcoming(t, b.resource.reference));
     expect(list.map((x) => [x.kind, x.start])).toEqual([
       ['models.Bookable', '2026-06-02T09:00:00+02:00'],
@@ -127,7 +156,13 @@ describe('A1 upcoming_bookables', () => {
       ['models.Bookable', '2026-06-02T10:30:00+02:00'],
     ]);
     // a provider's appointment has no timeslot of its own: timeslot_uuid is the appointment's UUID, which A3 accepts
-    expect(list[1]).toMatchObject({ appointment_uuid: group.uuid, timeslot_uuid: group.uuid, product_uuid: b.product.uuid, capacity: 3, capacity_left: 3 });
+    expect(list[1]).toMatchObject({
+      appointment_uuid: group.uuid,
+      timeslot_uuid: group.uuid,
+      product_uuid: b.product.uuid,
+      capacity: 3,
+      capacity_left: 3,
+    });
     expect(list[0]).not.toHaveProperty('appointment_uuid');
   });
 
@@ -145,8 +180,14 @@ describe('A1 upcoming_bookables', () => {
 
   it('loads several resources at once with the repeatable ref parameter', async () => {
     const b = await setupBooking(t);
-    const other = await createResource(b.p, b.provider.providerRef, { products: [b.product.reference], publicName: 'Other flat' });
-    await createTimeslots(b, [{ start: '2026-06-02T09:00', end: '2026-06-02T10:00' }, { resourceReference: other.reference, start: '2026-06-02T09:30', end: '2026-06-02T10:30' }]);
+    const other = await createResource(b.p, b.provider.providerRef, {
+      products: [b.product.reference],
+      publicName: 'Other flat',
+    });
+    await createTimeslots(b, [
+      { start: '2026-06-02T09:00', end: '2026-06-02T10:00' },
+      { resourceReference: other.reference, start: '2026-06-02T09:30', end: '2026-06-02T10:30' },
+    ]);
     const list = flatten(await upcoming(t, b.resource.reference, { ref: [other.uuid, b.resource.uuid] }));
     // ordered by start; at the same start by resource (UUID order, so compare as a sorted list)
     expect(list.map((x) => [x.start, (x as unknown as { resource_name: string }).resource_name]).sort()).toEqual([
@@ -160,15 +201,34 @@ describe('A1 upcoming_bookables', () => {
 
   it('with prdRef keeps the product, honours its minimum duration and its lead and follow-up buffers', async () => {
     const b = await setupBooking(t);
-    const long = await createProduct(b.p, b.provider.providerRef, { name: 'Long visit', minDuration: 60, leadTimeMinutes: 30, followUpTimeMinutes: 30 });
-    await b.p.call('POST', `${b.base}/resources/${encodeURIComponent(b.resource.reference)}`, { products: [b.product.reference, long.reference] });
+    const long = await createProduct(b.p, b.provider.providerRef, {
+      name: 'Long visit',
+      minDuration: 60,
+      leadTimeMinutes: 30,
+      followUpTimeMinutes: 30,
+    });
+    await b.p.call('POST', `${b.base}/resources/${encodeURIComponent(b.resource.reference)}`, {
+      products: [b.product.reference, long.reference],
+    });
     await createTimeslots(b, [{ start: '2026-06-02T08:00', end: '2026-06-02T12:00' }]);
     await providerAppointment(b, { start: '2026-06-02T11:30', end: '2026-06-02T12:00', capacity: 1 });
     for (const prdRef of [long.reference, long.uuid]) {
       const list = flatten(await upcoming(t, b.resource.reference, { prdRef }));
-      // 60-minute slots on the 30-minute raster; 10:00-11:00 would end its follow-up at 11:30: fine; 10:30-11:30 would not be.
-      expect(list.map((x) => `${x.start.slice(11, 16)}-${x.end.slice(11, 16)}`)).toEqual(['08:00-09:00', '08:30-09:30', '09:00-10:00', '09:30-10:30', '10:00-11:00']);
-      expect(list.every((x) => x.product_uuid === long.uuid && (x as unknown as { product_name: string }).product_name === 'Long visit')).toBe(true);
+      // 60-minute slots on the 30-minute raster; 10:00-11:00 would
+      // end its follow-up at 11:30: fine; 10:30-11:30 would not be.
+      expect(list.map((x) => `${x.start.slice(11, 16)}-${x.end.slice(11, 16)}`)).toEqual([
+        '08:00-09:00',
+        '08:30-09:30',
+        '09:00-10:00',
+        '09:30-10:30',
+        '10:00-11:00',
+      ]);
+      expect(
+        list.every(
+          (x) =>
+            x.product_uuid === long.uuid && (x as unknown as { product_name: string }).product_name === 'Long visit',
+        ),
+      ).toBe(true);
     }
   });
 
@@ -182,10 +242,12 @@ describe('A1 upcoming_bookables', () => {
     expect(unknown.json().errors[0].message).toContain('query.prdRef');
   });
 
-  it('shows product_uuid null when the resource offers several products and no prdRef is given, and lists them in products', async () => {
+  it('shows product_uuid null, and the products, for a resource with several products and no prdRef', async () => {
     const b = await setupBooking(t);
     const second = await createProduct(b.p, b.provider.providerRef, { name: 'Second' });
-    await b.p.call('POST', `${b.base}/resources/${encodeURIComponent(b.resource.reference)}`, { products: [b.product.reference, second.reference] });
+    await b.p.call('POST', `${b.base}/resources/${encodeURIComponent(b.resource.reference)}`, {
+      products: [b.product.reference, second.reference],
+    });
     await createTimeslots(b, [{}]);
     const [first] = flatten(await upcoming(t, b.resource.reference));
     expect(first).toMatchObject({ product_uuid: null, product_name: '' });
@@ -198,7 +260,9 @@ describe('A1 upcoming_bookables', () => {
   it('offers exclusive products only on RESOURCE_EXCLUSIVE, where public_visible is false', async () => {
     const b = await setupBooking(t);
     const vip = await createProduct(b.p, b.provider.providerRef, { name: 'VIP', exclusive: true });
-    await b.p.call('POST', `${b.base}/resources/${encodeURIComponent(b.resource.reference)}`, { products: [b.product.reference, vip.reference] });
+    await b.p.call('POST', `${b.base}/resources/${encodeURIComponent(b.resource.reference)}`, {
+      products: [b.product.reference, vip.reference],
+    });
     await createTimeslots(b, [{}]);
     const pub = await upcoming(t, b.resource.reference);
     const [p1] = flatten(pub);
@@ -224,10 +288,18 @@ describe('A1 upcoming_bookables', () => {
   it('renders groupFormat and timeFormat in the provider zone with the languageTag locale', async () => {
     const b = await setupBooking(t, { timeZone: 'America/New_York' });
     await createTimeslots(b, [{ start: '2026-06-02T09:00', end: '2026-06-02T09:30' }]);
-    const res = await upcoming(t, b.resource.reference, { groupFormat: 'EEEE, d. MMMM yyyy', timeFormat: 'HH:mm', languageTag: 'de_DE' });
+    const res = await upcoming(t, b.resource.reference, {
+      groupFormat: 'EEEE, d. MMMM yyyy',
+      timeFormat: 'HH:mm',
+      languageTag: 'de_DE',
+    });
     const body = res.json();
     expect(Object.keys(body)).toContain('Dienstag, 2. Juni 2026');
-    expect(body['Dienstag, 2. Juni 2026'][0]).toMatchObject({ start: '2026-06-02T09:00:00-04:00', formattedStart: '09:00', formattedEnd: '09:30' });
+    expect(body['Dienstag, 2. Juni 2026'][0]).toMatchObject({
+      start: '2026-06-02T09:00:00-04:00',
+      formattedStart: '09:00',
+      formattedEnd: '09:30',
+    });
     const en = await upcoming(t, b.resource.reference, { groupFormat: 'MMMM d', languageTag: 'en_US' });
     expect(Object.keys(en.json())).toContain('June 2');
   });
@@ -239,7 +311,10 @@ describe('A1 upcoming_bookables', () => {
   ])('rejects an invalid %s with 400 naming it, before looking up the resource', async (field, query) => {
     const res = await upcoming(t, 'unknown@nowhere', query);
     expect(res.statusCode).toBe(400);
-    expect(res.json().errors[0]).toMatchObject({ errorCode: 'VALIDATION', message: expect.stringContaining(`query.${field}`) });
+    expect(res.json().errors[0]).toMatchObject({
+      errorCode: 'VALIDATION',
+      message: expect.stringContaining(`query.${field}`),
+    });
   });
 
   it('shows the contact channel of the resource contactChannelType from the resolved contact', async () => {
@@ -249,7 +324,11 @@ describe('A1 upcoming_bookables', () => {
       contactChannels: [{ type: 'mobile', value: '+49 170 1234567' }],
     });
     expect(put.statusCode, put.body).toBeLessThan(300);
-    const r = await createResource(b.p, b.provider.providerRef, { products: [b.product.reference], contact: b.provider.ownerRef, contactChannelType: 'mobile' });
+    const r = await createResource(b.p, b.provider.providerRef, {
+      products: [b.product.reference],
+      contact: b.provider.ownerRef,
+      contactChannelType: 'mobile',
+    });
     await createTimeslots(b, [{ resourceReference: r.reference }]);
     const [first] = flatten(await upcoming(t, r.uuid));
     expect(first).toHaveProperty('contact_channel', { type: 'mobile', value: '+49 170 1234567' });

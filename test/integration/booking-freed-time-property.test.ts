@@ -11,7 +11,19 @@ import { afterAll, beforeAll, expect, it } from 'vitest';
 import { computeBookables, type EngineAppointment } from '../../src/booking/slotEngine.js';
 import { holdsPlace } from '../../src/scheduling/capacity.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { book, bookBodyFor, createTimeslots, flatten, publicCall, reserve, reserveBodyFor, setupBooking, upcoming, type Booking, type ListedBookable } from '../helpers/bookingFixtures.js';
+import {
+  book,
+  bookBodyFor,
+  createTimeslots,
+  flatten,
+  publicCall,
+  reserve,
+  reserveBodyFor,
+  setupBooking,
+  upcoming,
+  type Booking,
+  type ListedBookable,
+} from '../helpers/bookingFixtures.js';
 import { moveBodyFor, participationOfToken, reschedule, tokenOf } from '../helpers/lifecycleFixtures.js';
 
 const RUNS = Number(process.env.FREED_TIME_PROPERTY_RUNS ?? 25);
@@ -94,7 +106,9 @@ async function apply(w: World, s: Step): Promise<void> {
       if (!token) return;
       w.bookings.splice(w.bookings.indexOf(token), 1);
       const { reference } = await participationOfToken(t, token);
-      const res = await b.p.call('POST', `${b.base}/participations/${encodeURIComponent(reference)}`, { state: s.state });
+      const res = await b.p.call('POST', `${b.base}/participations/${encodeURIComponent(reference)}`, {
+        state: s.state,
+      });
       expect(res.statusCode, res.body).toBe(200);
       return;
     }
@@ -115,12 +129,30 @@ async function apply(w: World, s: Step): Promise<void> {
 /** The listing as the live participations alone make it: each appointment that some participation holds a place in. */
 async function expectedListing(w: World & { lead: number; followUp: number }): Promise<string[]> {
   const now = t.clock.now();
-  const [slot] = await t.db.query<{ id: string; start_at: Date; end_at: Date; raster: number; default_capacity: number }>(
-    'SELECT id, start_at, end_at, raster, default_capacity FROM timeslots WHERE resource_id = $1',
-    [w.b.resource.uuid],
-  );
-  const rows = await t.db.query<{ id: string; timeslot_id: string | null; product_id: string | null; start_at: Date; end_at: Date; blocked_from: Date; blocked_until: Date; capacity: number; accept_bookings: boolean; state: string; hold_until: Date | null }>(
-    `SELECT a.id, a.timeslot_id, a.product_id, a.start_at, a.end_at, a.blocked_from, a.blocked_until, a.capacity, a.accept_bookings, p.state, p.hold_until
+  const [slot] = await t.db.query<{
+    id: string;
+    start_at: Date;
+    end_at: Date;
+    raster: number;
+    default_capacity: number;
+  }>('SELECT id, start_at, end_at, raster, default_capacity FROM timeslots WHERE resource_id = $1', [
+    w.b.resource.uuid,
+  ]);
+  const rows = await t.db.query<{
+    id: string;
+    timeslot_id: string | null;
+    product_id: string | null;
+    start_at: Date;
+    end_at: Date;
+    blocked_from: Date;
+    blocked_until: Date;
+    capacity: number;
+    accept_bookings: boolean;
+    state: string;
+    hold_until: Date | null;
+  }>(
+    `SELECT a.id, a.timeslot_id, a.product_id, a.start_at, a.end_at, a.blocked_from, a.blocked_until, a.capacity,
+       a.accept_bookings, p.state, p.hold_until
        FROM appointments a JOIN participations p ON p.appointment_id = a.id WHERE a.resource_id = $1`,
     [w.b.resource.uuid],
   );
@@ -128,22 +160,48 @@ async function expectedListing(w: World & { lead: number; followUp: number }): P
   for (const r of rows) {
     if (!holdsPlace(r, now)) continue;
     const a = live.get(r.id) ?? {
-      id: r.id, resourceId: w.b.resource.uuid, timeslotId: r.timeslot_id, productId: r.product_id,
-      startMs: r.start_at.getTime(), endMs: r.end_at.getTime(), blockedFromMs: r.blocked_from.getTime(), blockedUntilMs: r.blocked_until.getTime(),
-      capacity: r.capacity, acceptBookings: r.accept_bookings, live: 0, state: 'ACTIVE' as const, archived: false,
+      id: r.id,
+      resourceId: w.b.resource.uuid,
+      timeslotId: r.timeslot_id,
+      productId: r.product_id,
+      startMs: r.start_at.getTime(),
+      endMs: r.end_at.getTime(),
+      blockedFromMs: r.blocked_from.getTime(),
+      blockedUntilMs: r.blocked_until.getTime(),
+      capacity: r.capacity,
+      acceptBookings: r.accept_bookings,
+      live: 0,
+      state: 'ACTIVE' as const,
+      archived: false,
     };
     a.live++;
     live.set(r.id, a);
   }
   const engine = computeBookables(
-    [{ id: slot.id, resourceId: w.b.resource.uuid, startMs: slot.start_at.getTime(), endMs: slot.end_at.getTime(), rasterMin: slot.raster, defaultCapacity: slot.default_capacity, defaultAcceptBookings: true, state: 'BOOKABLE' }],
+    [
+      {
+        id: slot.id,
+        resourceId: w.b.resource.uuid,
+        startMs: slot.start_at.getTime(),
+        endMs: slot.end_at.getTime(),
+        rasterMin: slot.raster,
+        defaultCapacity: slot.default_capacity,
+        defaultAcceptBookings: true,
+        state: 'BOOKABLE',
+      },
+    ],
     [...live.values()].sort((x, y) => x.startMs - y.startMs),
-    { nowMs: now.getTime(), untilMs: now.getTime() + 90 * 86_400_000, product: { id: w.b.product.uuid, leadMin: w.lead, followUpMin: w.followUp, minDurationMin: null } },
+    {
+      nowMs: now.getTime(),
+      untilMs: now.getTime() + 90 * 86_400_000,
+      product: { id: w.b.product.uuid, leadMin: w.lead, followUpMin: w.followUp, minDurationMin: null },
+    },
   );
   return engine.map((e) => `${e.kind} ${new Date(e.startMs).toISOString()} ${e.capacityLeft}`);
 }
 
-const shown = (list: ListedBookable[]) => list.map((s) => `${s.kind} ${new Date(s.start).toISOString()} ${s.capacity_left}`);
+const shown = (list: ListedBookable[]) =>
+  list.map((s) => `${s.kind} ${new Date(s.start).toISOString()} ${s.capacity_left}`);
 
 it(`A1 equals the listing of the live participations alone after any sequence (seed ${SEED})`, async () => {
   console.info(`booking-freed-time-property: PROPERTY_SEED=${SEED}`);
@@ -152,7 +210,9 @@ it(`A1 equals the listing of the live participations alone after any sequence (s
       t.clock.set(START);
       try {
         const b = await setupBooking(t, { product: { leadTimeMinutes: lead, followUpTimeMinutes: followUp } });
-        await createTimeslots(b, [{ start: '2026-06-02T09:00', end: '2026-06-02T12:00', raster: 30, defaultCapacity: capacity }]);
+        await createTimeslots(b, [
+          { start: '2026-06-02T09:00', end: '2026-06-02T12:00', raster: 30, defaultCapacity: capacity },
+        ]);
         const w: World & { lead: number; followUp: number } = { b, holds: [], bookings: [], lead, followUp };
         for (const s of steps) {
           await apply(w, s);

@@ -6,7 +6,19 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { book, bookBodyFor, consumer, createTimeslots, flatten, publicCall, reserve, reserveBodyFor, setupBooking, upcoming, type Booking } from '../helpers/bookingFixtures.js';
+import {
+  book,
+  bookBodyFor,
+  consumer,
+  createTimeslots,
+  flatten,
+  publicCall,
+  reserve,
+  reserveBodyFor,
+  setupBooking,
+  upcoming,
+  type Booking,
+} from '../helpers/bookingFixtures.js';
 import { bookSlot, moveBodyFor, participationOfToken, reschedule } from '../helpers/lifecycleFixtures.js';
 import { outboxOf } from '../helpers/mailFixtures.js';
 
@@ -26,7 +38,9 @@ async function ground(over: { resource?: object; end?: string } = {}) {
 
 /** The listed slots as "kind start" (with the product, so buffers count). */
 async function listed(b: Booking): Promise<string[]> {
-  return flatten(await upcoming(t, b.resource.reference, { prdRef: b.product.reference })).map((s) => `${s.kind} ${s.start.slice(11, 16)}`);
+  return flatten(await upcoming(t, b.resource.reference, { prdRef: b.product.reference })).map(
+    (s) => `${s.kind} ${s.start.slice(11, 16)}`,
+  );
 }
 const free = (...times: string[]) => times.map((time) => `models.Bookable ${time}`);
 

@@ -6,7 +6,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../../src/app.js';
 import { currentBackend } from '../helpers/db.js';
 import { startTestApp, uniqueId, type TestApp } from '../helpers/app.js';
-import { book, bookBodyFor, createTimeslots, flatten, reserve, reserveBodyFor, setupBooking, upcoming, type Booking } from '../helpers/bookingFixtures.js';
+import {
+  book,
+  bookBodyFor,
+  createTimeslots,
+  flatten,
+  reserve,
+  reserveBodyFor,
+  setupBooking,
+  upcoming,
+  type Booking,
+} from '../helpers/bookingFixtures.js';
 import { expectError } from '../helpers/conformance.js';
 
 let t: TestApp;
@@ -21,7 +31,13 @@ const enc = encodeURIComponent;
 async function groupAppointment(b: Booking, capacity = 3) {
   const reference = `${uniqueId('apt')}@crm`;
   const res = await b.p.call('POST', `${b.base}/appointments`, {
-    reference, start: '2026-06-04T09:00', end: '2026-06-04T09:30', resourceReference: b.resource.reference, productReference: b.product.reference, capacity, acceptBookings: true,
+    reference,
+    start: '2026-06-04T09:00',
+    end: '2026-06-04T09:30',
+    resourceReference: b.resource.reference,
+    productReference: b.product.reference,
+    capacity,
+    acceptBookings: true,
   });
   expect(res.statusCode, res.body).toBe(201);
   return reference;
@@ -45,11 +61,24 @@ describe('the A1 listing cache', () => {
     expect(await list(b)).toHaveLength(4);
     const appointment = await groupAppointment(b);
     expect((await list(b)).map((x) => [x.kind, x.capacity_left])).toEqual([
-      ['models.Bookable', 1], ['models.Bookable', 1], ['models.LotAppointment', 3], ['models.Bookable', 1],
+      ['models.Bookable', 1],
+      ['models.Bookable', 1],
+      ['models.LotAppointment', 3],
+      ['models.Bookable', 1],
     ]);
-    const customer = await b.p.call('POST', `${b.base}/customers`, { customerReference: `${uniqueId('c')}@crm`, providerReference: b.provider.providerRef, userName: 'Eva', email: `${uniqueId('e')}@example.com` });
+    const customer = await b.p.call('POST', `${b.base}/customers`, {
+      customerReference: `${uniqueId('c')}@crm`,
+      providerReference: b.provider.providerRef,
+      userName: 'Eva',
+      email: `${uniqueId('e')}@example.com`,
+    });
     const participation = `${uniqueId('part')}@crm`;
-    const added = await b.p.call('POST', `${b.base}/participations`, { reference: participation, appointmentReference: appointment, customerReference: customer.json().customer.customerReference, state: 'BOOKED' });
+    const added = await b.p.call('POST', `${b.base}/participations`, {
+      reference: participation,
+      appointmentReference: appointment,
+      customerReference: customer.json().customer.customerReference,
+      state: 'BOOKED',
+    });
     expect(added.statusCode, added.body).toBe(201);
     expect((await list(b))[2].capacity_left).toBe(2);
     const cancelled = await b.p.call('POST', `${b.base}/participations/${enc(participation)}`, { state: 'CANCELED' });
@@ -61,14 +90,29 @@ describe('the A1 listing cache', () => {
     const b = await setupBooking(t, { resource: { contact: undefined } });
     await createTimeslots(b, [{}]);
     const first = async () => (await list(b))[0] as unknown as Record<string, unknown>;
-    expect(await first()).toMatchObject({ product_name: 'Viewing', resource_name: 'Flat Main Street 1', contact_channel: null, start: '2026-06-02T09:00:00+02:00' });
+    expect(await first()).toMatchObject({
+      product_name: 'Viewing',
+      resource_name: 'Flat Main Street 1',
+      contact_channel: null,
+      start: '2026-06-02T09:00:00+02:00',
+    });
     await b.p.call('POST', `${b.base}/products/${enc(b.product.reference)}`, { name: 'Open house' });
     expect(await first()).toMatchObject({ product_name: 'Open house' });
-    await b.p.call('POST', `${b.base}/resources/${enc(b.resource.reference)}`, { publicName: 'Renamed flat', contact: b.provider.ownerRef, contactChannelType: 'phone' });
+    await b.p.call('POST', `${b.base}/resources/${enc(b.resource.reference)}`, {
+      publicName: 'Renamed flat',
+      contact: b.provider.ownerRef,
+      contactChannelType: 'phone',
+    });
     expect(await first()).toMatchObject({ resource_name: 'Renamed flat', contact_channel: null });
-    await b.p.call('PUT', `/user/${enc(b.provider.ownerRef)}/generalContactProfile`, { name: 'Olga', contactChannels: [{ type: 'phone', value: '+49301111' }] });
+    await b.p.call('PUT', `/user/${enc(b.provider.ownerRef)}/generalContactProfile`, {
+      name: 'Olga',
+      contactChannels: [{ type: 'phone', value: '+49301111' }],
+    });
     expect(await first()).toMatchObject({ contact_channel: { type: 'phone', value: '+49301111' } });
-    await b.p.call('PUT', `/user/${enc(b.provider.ownerRef)}/generalContactProfile`, { name: 'Olga', contactChannels: [{ type: 'phone', value: '+49302222' }] });
+    await b.p.call('PUT', `/user/${enc(b.provider.ownerRef)}/generalContactProfile`, {
+      name: 'Olga',
+      contactChannels: [{ type: 'phone', value: '+49302222' }],
+    });
     expect(await first()).toMatchObject({ contact_channel: { type: 'phone', value: '+49302222' } });
     const zone = await b.p.call('PUT', `/provider/${enc(b.provider.providerRef)}`, { timeZone: 'Europe/London' });
     expect(zone.statusCode, zone.body).toBe(200);
@@ -94,7 +138,7 @@ describe('the A1 listing cache', () => {
     }
   });
 
-  it('lets an expired hold free its place and a started slot leave the list, with no change in the database', async () => {
+  it('lets an expired hold free its place and a started slot leave the list, with no database change', async () => {
     const b = await setupBooking(t);
     await createTimeslots(b, [{ start: '2026-06-01T10:30', end: '2026-06-01T11:30' }]);
     const [slot] = await list(b);
@@ -139,7 +183,8 @@ describe.runIf(currentBackend() === 'postgres')('the A1 listing cache with two s
   it('shows a booking made on one instance at once on the other', async () => {
     const b = await setupBooking(t);
     await createTimeslots(b, [{ start: '2026-06-02T09:00', end: '2026-06-02T09:30', defaultCapacity: 2 }]);
-    const listOnOther = async () => flatten(await other.inject({ method: 'GET', url: `/resources/${b.resource.uuid}/upcoming_bookables` }));
+    const listOnOther = async () =>
+      flatten(await other.inject({ method: 'GET', url: `/resources/${b.resource.uuid}/upcoming_bookables` }));
     const [slot] = await listOnOther();
     expect(slot.capacity_left).toBe(2);
     expect((await book(t, b.resource.uuid, bookBodyFor(slot, b.product.uuid))).statusCode).toBe(201);

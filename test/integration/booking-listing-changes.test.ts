@@ -11,7 +11,19 @@ import { computeListing, listingUntilMs } from '../../src/listing/listingCompute
 import { DEFAULT_GROUP_FORMAT, DEFAULT_TIME_FORMAT, localeOf, timePattern } from '../../src/booking/timeFormats.js';
 import { currentBackend } from '../helpers/db.js';
 import { startTestApp, uniqueId, type TestApp } from '../helpers/app.js';
-import { book, bookBodyFor, consumer, createTimeslots, flatten, reserve, reserveBodyFor, setupBooking, upcoming, type Booking, type ListedBookable } from '../helpers/bookingFixtures.js';
+import {
+  book,
+  bookBodyFor,
+  consumer,
+  createTimeslots,
+  flatten,
+  reserve,
+  reserveBodyFor,
+  setupBooking,
+  upcoming,
+  type Booking,
+  type ListedBookable,
+} from '../helpers/bookingFixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -33,10 +45,18 @@ async function readsByKind(): Promise<Record<string, number>> {
 async function fromFullRead(b: Booking): Promise<unknown> {
   const nowMs = t.clock.now().getTime();
   const read = await readListing(t.db, {
-    refs: [{ ref: b.resource.uuid, field: 'ref' }], channelKey: 'RESOURCE_PUBLIC', nowMs, untilMs: listingUntilMs(nowMs), known: null,
+    refs: [{ ref: b.resource.uuid, field: 'ref' }],
+    channelKey: 'RESOURCE_PUBLIC',
+    nowMs,
+    untilMs: listingUntilMs(nowMs),
+    known: null,
   });
   const listing = computeListing(read.data!, {
-    channelKey: 'RESOURCE_PUBLIC', groupFormat: timePattern(DEFAULT_GROUP_FORMAT, 'g', ''), timeFormat: timePattern(DEFAULT_TIME_FORMAT, 't', ''), locale: localeOf(undefined), nowMs,
+    channelKey: 'RESOURCE_PUBLIC',
+    groupFormat: timePattern(DEFAULT_GROUP_FORMAT, 'g', ''),
+    timeFormat: timePattern(DEFAULT_TIME_FORMAT, 't', ''),
+    locale: localeOf(undefined),
+    nowMs,
   });
   return listing.json === null ? null : JSON.parse(listing.json.toString());
 }
@@ -52,7 +72,10 @@ async function listed(b: Booking): Promise<{ items: ListedBookable[]; read: stri
   return { items: res.statusCode === 204 ? [] : flatten(res), read: read[0] };
 }
 
-/** A listing asked for again after a change, so the instance keeps its data (it keeps none for a listing asked for once). */
+/**
+ * A listing asked for again after a change, so the instance
+ * keeps its data (it keeps none for a listing asked for once).
+ */
 async function listedAgain(b: Booking): Promise<{ items: ListedBookable[]; read: string }> {
   await listed(b);
   await createTimeslots(b, [{ start: '2026-06-20T09:00', end: '2026-06-20T09:30' }]);
@@ -64,20 +87,31 @@ async function listedAgain(b: Booking): Promise<{ items: ListedBookable[]; read:
 async function groupAppointment(b: Booking, start: string, capacity = 3): Promise<string> {
   const reference = `${uniqueId('apt')}@crm`;
   const res = await b.p.call('POST', `${b.base}/appointments`, {
-    reference, start, end: start.replace(/T(\d\d):00/, 'T$1:30'), resourceReference: b.resource.reference, productReference: b.product.reference, capacity, acceptBookings: true,
+    reference,
+    start,
+    end: start.replace(/T(\d\d):00/, 'T$1:30'),
+    resourceReference: b.resource.reference,
+    productReference: b.product.reference,
+    capacity,
+    acceptBookings: true,
   });
   expect(res.statusCode, res.body).toBe(201);
   return reference;
 }
 
 async function customer(b: Booking): Promise<string> {
-  const res = await b.p.call('POST', `${b.base}/customers`, { customerReference: `${uniqueId('c')}@crm`, providerReference: b.provider.providerRef, userName: 'Eva', email: `${uniqueId('e')}@example.com` });
+  const res = await b.p.call('POST', `${b.base}/customers`, {
+    customerReference: `${uniqueId('c')}@crm`,
+    providerReference: b.provider.providerRef,
+    userName: 'Eva',
+    email: `${uniqueId('e')}@example.com`,
+  });
   expect(res.statusCode, res.body).toBe(201);
   return res.json().customer.customerReference;
 }
 
 describe('A1 after a change', () => {
-  it('reads only the changed appointments after bookings, holds and partner changes, and answers as a full read would', async () => {
+  it('reads only what bookings, holds and partner changes changed, answering as a full read would', async () => {
     const b = await setupBooking(t);
     await createTimeslots(b, [
       { start: '2026-06-02T09:00', end: '2026-06-02T11:00', defaultCapacity: 2 },
@@ -100,10 +134,17 @@ describe('A1 after a change', () => {
     const appointment = await groupAppointment(b, '2026-06-04T09:00');
     expect((await listed(b)).read).toBe('changes');
     const participation = `${uniqueId('part')}@crm`;
-    const added = await b.p.call('POST', `${b.base}/participations`, { reference: participation, appointmentReference: appointment, customerReference: await customer(b), state: 'BOOKED' });
+    const added = await b.p.call('POST', `${b.base}/participations`, {
+      reference: participation,
+      appointmentReference: appointment,
+      customerReference: await customer(b),
+      state: 'BOOKED',
+    });
     expect(added.statusCode, added.body).toBe(201);
     expect((await listed(b)).items.find((x) => x.start.startsWith('2026-06-04'))).toMatchObject({ capacity_left: 2 });
-    expect((await b.p.call('POST', `${b.base}/participations/${enc(participation)}`, { state: 'CANCELED' })).statusCode).toBe(200);
+    expect(
+      (await b.p.call('POST', `${b.base}/participations/${enc(participation)}`, { state: 'CANCELED' })).statusCode,
+    ).toBe(200);
     expect((await listed(b)).items.find((x) => x.start.startsWith('2026-06-04'))).toMatchObject({ capacity_left: 3 });
     const cancelled = await b.p.call('DELETE', `${b.base}/appointments`, { appointmentReference: appointment });
     expect(cancelled.statusCode, cancelled.body).toBe(200);
@@ -112,7 +153,9 @@ describe('A1 after a change', () => {
     expect(afterCancel.items.some((x) => x.start.startsWith('2026-06-04'))).toBe(false);
     const other = await groupAppointment(b, '2026-06-05T09:00');
     expect((await listed(b)).items.some((x) => x.start.startsWith('2026-06-05'))).toBe(true);
-    const deleted = await b.p.call('DELETE', `${b.base}/appointments/withoutNotification`, { appointmentReference: other });
+    const deleted = await b.p.call('DELETE', `${b.base}/appointments/withoutNotification`, {
+      appointmentReference: other,
+    });
     expect(deleted.statusCode, deleted.body).toBe(200);
     expect((await listed(b)).items.some((x) => x.start.startsWith('2026-06-05'))).toBe(false);
 
@@ -121,14 +164,19 @@ describe('A1 after a change', () => {
     expect((await listed(b)).read).toBe('full');
   });
 
-  it('answers a request shape asked for the first time from the data of another shape of the same resource, brought up to date', async () => {
+  it('answers a new request shape from the data of another shape of the resource, brought up to date', async () => {
     const b = await setupBooking(t);
     await createTimeslots(b, [{ start: '2026-06-02T09:00', end: '2026-06-02T11:00', defaultCapacity: 2 }]);
     expect((await listed(b)).read).toBe('full');
     const { items } = await listed(b);
     expect((await book(t, b.resource.uuid, bookBodyFor(items[0], b.product.uuid))).statusCode).toBe(201);
-    // other formats and another language: no answer of their own yet, the data of the default shape and the booking since
-    const shapes: Record<string, string>[] = [{ timeFormat: 'HH:mm' }, { groupFormat: 'EEEE d MMMM', languageTag: 'de-DE' }, { timeFormat: "yyyy-MM-dd'T'HH:mm" }];
+    // other formats and another language: no answer of their own
+    // yet, the data of the default shape and the booking since
+    const shapes: Record<string, string>[] = [
+      { timeFormat: 'HH:mm' },
+      { groupFormat: 'EEEE d MMMM', languageTag: 'de-DE' },
+      { timeFormat: "yyyy-MM-dd'T'HH:mm" },
+    ];
     for (const query of shapes) {
       const before = await readsByKind();
       const res = await upcoming(t, b.resource.uuid, query);
@@ -140,30 +188,42 @@ describe('A1 after a change', () => {
       expect(shown).toHaveLength(items.length);
       expect(shown[0]).toMatchObject({ capacity_left: 1 });
     }
-    expect(flatten(await upcoming(t, b.resource.uuid, { timeFormat: "yyyy-MM-dd'T'HH:mm" }))[0].start).toBe(items[0].start.replace(' ', 'T'));
-    expect(Object.keys((await upcoming(t, b.resource.uuid, { groupFormat: 'EEEE d MMMM', languageTag: 'de-DE' })).json())[0]).toBe('Dienstag 2 Juni');
+    expect(flatten(await upcoming(t, b.resource.uuid, { timeFormat: "yyyy-MM-dd'T'HH:mm" }))[0].start).toBe(
+      items[0].start.replace(' ', 'T'),
+    );
+    expect(
+      Object.keys((await upcoming(t, b.resource.uuid, { groupFormat: 'EEEE d MMMM', languageTag: 'de-DE' })).json())[0],
+    ).toBe('Dienstag 2 Juni');
   });
 
-  it('keeps every shape of one resource up to date when they are asked for together, reading only changes', async () => {
+  it('keeps every shape of one resource up to date when they are asked together, reading changes only', async () => {
     const b = await setupBooking(t);
     await createTimeslots(b, [{ start: '2026-06-02T09:00', end: '2026-06-02T12:00', defaultCapacity: 3 }]);
     expect((await listed(b)).read).toBe('full');
-    const shapes: (Record<string, string> | undefined)[] = [undefined, { timeFormat: 'HH:mm' }, { languageTag: 'de-DE', groupFormat: 'd MMMM' }];
+    const shapes: (Record<string, string> | undefined)[] = [
+      undefined,
+      { timeFormat: 'HH:mm' },
+      { languageTag: 'de-DE', groupFormat: 'd MMMM' },
+    ];
     const placesLeft = (res: Awaited<ReturnType<typeof upcoming>>) => flatten(res).map((x) => x.capacity_left);
     for (let round = 0; round < 4; round++) {
       const { items } = await listed(b);
-      expect((await book(t, b.resource.uuid, bookBodyFor(items[round % items.length], b.product.uuid))).statusCode).toBe(201);
+      expect(
+        (await book(t, b.resource.uuid, bookBodyFor(items[round % items.length], b.product.uuid))).statusCode,
+      ).toBe(201);
       const before = await readsByKind();
       const answers = await Promise.all(shapes.map((query) => upcoming(t, b.resource.uuid, query)));
       const after = await readsByKind();
       expect(after.full - before.full).toBe(0);
       const oracle = ((await fromFullRead(b)) ?? {}) as Record<string, unknown>;
-      const oracleLeft = Object.values(oracle).flatMap((v) => (Array.isArray(v) ? v.map((x: { capacity_left: number }) => x.capacity_left) : []));
+      const oracleLeft = Object.values(oracle).flatMap((v) =>
+        Array.isArray(v) ? v.map((x: { capacity_left: number }) => x.capacity_left) : [],
+      );
       for (const res of answers) expect(placesLeft(res)).toEqual(oracleLeft);
     }
   });
 
-  it('frees the place of a hold that expired with no change in the database, then goes on reading changes', async () => {
+  it('frees the place of a hold that expired with no database change, then goes on reading changes', async () => {
     const b = await setupBooking(t);
     await createTimeslots(b, [{ start: '2026-06-02T09:00', end: '2026-06-02T10:00', defaultCapacity: 1 }]);
     const { items } = await listed(b);
@@ -174,7 +234,9 @@ describe('A1 after a change', () => {
       const after = await listed(b);
       expect(after.read).toBe('full');
       expect(after.items).toHaveLength(2);
-      expect((await book(t, b.resource.uuid, bookBodyFor(after.items[1], b.product.uuid, undefined, consumer()))).statusCode).toBe(201);
+      expect(
+        (await book(t, b.resource.uuid, bookBodyFor(after.items[1], b.product.uuid, undefined, consumer()))).statusCode,
+      ).toBe(201);
       const booked = await listed(b);
       expect(booked.read).toBe('changes');
       expect(booked.items).toHaveLength(1);
@@ -194,14 +256,17 @@ describe('A1 after a change', () => {
     expect(after.items).toHaveLength(1);
   });
 
-  it('goes on reading only changes when compaction folds what was committed before its previous run (the compactor job)', async () => {
+  it('goes on reading only changes when the compactor folds what was committed before its previous run', async () => {
     const b = await setupBooking(t);
     await createTimeslots(b, [{ start: '2026-06-02T09:00', end: '2026-06-02T11:00' }]);
     const { items } = await listedAgain(b);
     const [{ snapshot }] = await t.db.query<{ snapshot: string }>('SELECT pg_current_snapshot()::text AS snapshot');
     expect((await book(t, b.resource.uuid, bookBodyFor(items[0], b.product.uuid))).statusCode).toBe(201);
     await compactListingChanges(t.db, () => false, snapshot); // the booking came after that snapshot: it stays
-    const [{ n }] = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM listing_changes WHERE resource_id = $1', [b.resource.uuid]);
+    const [{ n }] = await t.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM listing_changes WHERE resource_id = $1',
+      [b.resource.uuid],
+    );
     expect(n).toBeGreaterThan(0);
     const after = await listed(b);
     expect(after.read).toBe('changes');

@@ -8,7 +8,15 @@ import type { LightMyRequestResponse } from 'fastify';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { FreshReads } from '../../src/listing/freshReads.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { book, bookBodyFor, createTimeslots, flatten, publicCall, setupBooking, type Booking } from '../helpers/bookingFixtures.js';
+import {
+  book,
+  bookBodyFor,
+  createTimeslots,
+  flatten,
+  publicCall,
+  setupBooking,
+  type Booking,
+} from '../helpers/bookingFixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -16,7 +24,8 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const a1 = (b: Booking, headers: Record<string, string> = {}, ref = b.resource.uuid) => publicCall(t, 'GET', `/resources/${ref}/upcoming_bookables`, undefined, undefined, headers);
+const a1 = (b: Booking, headers: Record<string, string> = {}, ref = b.resource.uuid) =>
+  publicCall(t, 'GET', `/resources/${ref}/upcoming_bookables`, undefined, undefined, headers);
 
 /** The body as the client gets it once the Content-Encoding is undone. */
 function decoded(res: LightMyRequestResponse): string {
@@ -73,7 +82,12 @@ describe('A1 shared by concurrent requests', () => {
       expect(booked.statusCode, booked.body).toBe(201);
       const later = await Promise.all(Array.from({ length: 5 }, () => a1(b)));
       await Promise.all(earlier);
-      for (const res of later) expect(flatten(res)[0]).toMatchObject({ start: slot.start, kind: 'models.LotAppointment', capacity_left: 4 - round });
+      for (const res of later)
+        expect(flatten(res)[0]).toMatchObject({
+          start: slot.start,
+          kind: 'models.LotAppointment',
+          capacity_left: 4 - round,
+        });
     }
   });
 });
@@ -82,13 +96,17 @@ describe('A1 reads while the listing changes', () => {
   /** booking_listing_reads_total, all kinds together, read from /metrics. */
   async function listingReads(): Promise<number> {
     const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
-    return [...text.matchAll(/^booking_listing_reads_total\{read="\w+"\} (\d+)$/gm)].reduce((n, m) => n + Number(m[1]), 0);
+    return [...text.matchAll(/^booking_listing_reads_total\{read="\w+"\} (\d+)$/gm)].reduce(
+      (n, m) => n + Number(m[1]),
+      0,
+    );
   }
 
   it('waits a moment to gather a burst only for a listing many ask for, never for a single client', async () => {
     const b = await busyResource();
     const slots = flatten(await a1(b));
-    const bookSlot = async (i: number) => expect((await book(t, b.resource.uuid, bookBodyFor(slots[i], b.product.uuid))).statusCode).toBe(201);
+    const bookSlot = async (i: number) =>
+      expect((await book(t, b.resource.uuid, bookBodyFor(slots[i], b.product.uuid))).statusCode).toBe(201);
     const reads = vi.spyOn(FreshReads.prototype, 'read');
     try {
       /** The start delay of the read a lone A1 queues. */
@@ -116,30 +134,38 @@ describe('A1 reads while the listing changes', () => {
 });
 
 describe('A1 reads on connections of their own', () => {
-  it.runIf(process.env.TEST_BACKEND === 'postgres')('answers while every connection of the request pool is taken by a transaction', async () => {
-    const b = await busyResource();
-    const [slot] = flatten(await a1(b));
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    // as many open transactions as the request pool has connections (test/helpers/db.ts: 20)
-    let holding = 0;
-    const blockers = Array.from({ length: 20 }, () =>
-      t.db.transaction(async (tx) => {
-        await tx.query('SELECT 1');
-        holding++;
-        await gate;
-      }),
-    );
-    await expect.poll(() => holding, { timeout: 25_000, interval: 10 }).toBe(20); // every blocker holds its connection
-    const booked = book(t, b.resource.uuid, bookBodyFor(slot, b.product.uuid)); // queues for a request connection
-    const listing = await a1(b); // on a shared pool, this would wait for the gate, which opens only below: a timeout
-    expect(listing.statusCode).toBe(200);
-    expect(flatten(listing)[0]).toMatchObject({ start: slot.start, kind: 'models.Bookable', capacity_left: 5 });
-    release();
-    await Promise.all(blockers);
-    expect((await booked).statusCode).toBe(201);
-    expect(flatten(await a1(b))[0]).toMatchObject({ start: slot.start, kind: 'models.LotAppointment', capacity_left: 4 });
-  });
+  it.runIf(process.env.TEST_BACKEND === 'postgres')(
+    'answers while every connection of the request pool is taken by a transaction',
+    async () => {
+      const b = await busyResource();
+      const [slot] = flatten(await a1(b));
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      // as many open transactions as the request pool has connections (test/helpers/db.ts: 20)
+      let holding = 0;
+      const blockers = Array.from({ length: 20 }, () =>
+        t.db.transaction(async (tx) => {
+          await tx.query('SELECT 1');
+          holding++;
+          await gate;
+        }),
+      );
+      // every blocker holds its connection
+      await expect.poll(() => holding, { timeout: 25_000, interval: 10 }).toBe(20);
+      const booked = book(t, b.resource.uuid, bookBodyFor(slot, b.product.uuid)); // queues for a request connection
+      const listing = await a1(b); // on a shared pool, this would wait for the gate, which opens only below: a timeout
+      expect(listing.statusCode).toBe(200);
+      expect(flatten(listing)[0]).toMatchObject({ start: slot.start, kind: 'models.Bookable', capacity_left: 5 });
+      release();
+      await Promise.all(blockers);
+      expect((await booked).statusCode).toBe(201);
+      expect(flatten(await a1(b))[0]).toMatchObject({
+        start: slot.start,
+        kind: 'models.LotAppointment',
+        capacity_left: 4,
+      });
+    },
+  );
 });
 
 describe('A1 references, resolved on every request', () => {
@@ -149,7 +175,8 @@ describe('A1 references, resolved on every request', () => {
     const cached = await byRef();
     expect(cached.statusCode).toBe(200);
     const before = await answersBySource();
-    expect((await byRef({ 'if-none-match': String(cached.headers.etag) })).statusCode).toBe(304); // served from the cache
+    // served from the cache
+    expect((await byRef({ 'if-none-match': String(cached.headers.etag) })).statusCode).toBe(304);
     expect((await answersBySource()).cache - before.cache).toBe(1);
 
     await setupBooking(t, { resource: { reference: b.resource.reference } }); // nothing of b's listing changed
@@ -164,7 +191,9 @@ describe('A1 references, resolved on every request', () => {
     const unknownPath = await publicCall(t, 'GET', '/resources/nobody@nowhere/upcoming_bookables');
     expect(unknownPath.statusCode).toBe(404);
     expect(unknownPath.json().errors[0].message).toBe('no resource found for ref nobody@nowhere');
-    const unknownQuery = await publicCall(t, 'GET', `/resources/${b.resource.uuid}/upcoming_bookables`, undefined, { ref: [b.resource.reference, 'nobody@nowhere'] });
+    const unknownQuery = await publicCall(t, 'GET', `/resources/${b.resource.uuid}/upcoming_bookables`, undefined, {
+      ref: [b.resource.reference, 'nobody@nowhere'],
+    });
     expect(unknownQuery.statusCode).toBe(404);
     expect(unknownQuery.json().errors[0].message).toBe('no resource found for query.ref nobody@nowhere');
   });
@@ -174,7 +203,9 @@ describe('A1 references, resolved on every request', () => {
     const other = await setupBooking(t, { partner: b.p });
     await createTimeslots(other, [{ start: '2026-06-02T07:00', end: '2026-06-02T08:00', defaultCapacity: 5 }]);
     const one = flatten(await a1(b));
-    const both = await publicCall(t, 'GET', `/resources/${b.resource.uuid}/upcoming_bookables`, undefined, { ref: [other.resource.uuid, b.resource.reference] });
+    const both = await publicCall(t, 'GET', `/resources/${b.resource.uuid}/upcoming_bookables`, undefined, {
+      ref: [other.resource.uuid, b.resource.reference],
+    });
     expect(both.statusCode).toBe(200);
     const listed = flatten(both);
     expect(listed).toHaveLength(one.length + 2);
@@ -230,7 +261,13 @@ describe('A1 compression', () => {
     expect(plain.headers['content-encoding']).toBeUndefined();
     const size = plain.rawPayload.length;
     expect(size).toBeGreaterThan(8_000);
-    for (const [accept, expected] of [['gzip, deflate, br', 'br'], ['gzip', 'gzip'], ['br;q=0, gzip', 'gzip'], ['gzip;q=0.5, br;q=0.9', 'br'], ['*', 'br']] as const) {
+    for (const [accept, expected] of [
+      ['gzip, deflate, br', 'br'],
+      ['gzip', 'gzip'],
+      ['br;q=0, gzip', 'gzip'],
+      ['gzip;q=0.5, br;q=0.9', 'br'],
+      ['*', 'br'],
+    ] as const) {
       const res = await a1(b, { 'accept-encoding': accept });
       expect(res.statusCode).toBe(200);
       expect(res.headers['content-encoding'], accept).toBe(expected);
@@ -239,7 +276,8 @@ describe('A1 compression', () => {
       expect(res.headers.etag).toBe(plain.headers.etag);
       expect(res.headers['content-type']).toMatch(/^application\/json/);
     }
-    for (const accept of ['identity', 'deflate', '']) expect((await a1(b, { 'accept-encoding': accept })).headers['content-encoding']).toBeUndefined();
+    for (const accept of ['identity', 'deflate', ''])
+      expect((await a1(b, { 'accept-encoding': accept })).headers['content-encoding']).toBeUndefined();
   });
 
   it('sends a small listing as it is', async () => {

@@ -6,9 +6,24 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { book, bookBodyFor, consumer, publicCall, reserve, reserveBodyFor, upcoming } from '../helpers/bookingFixtures.js';
+import {
+  book,
+  bookBodyFor,
+  consumer,
+  publicCall,
+  reserve,
+  reserveBodyFor,
+  upcoming,
+} from '../helpers/bookingFixtures.js';
 import { moveBodyFor, reschedule, tokenOf } from '../helpers/lifecycleFixtures.js';
-import { bookWithAnswers, GOOD_ANSWERS, participationsOf, QUESTIONS, setupQuestions, STORED_ANSWERS } from '../helpers/questionsFixtures.js';
+import {
+  bookWithAnswers,
+  GOOD_ANSWERS,
+  participationsOf,
+  QUESTIONS,
+  setupQuestions,
+  STORED_ANSWERS,
+} from '../helpers/questionsFixtures.js';
 import { createProduct } from '../helpers/offeringsFixtures.js';
 import { setupBooking } from '../helpers/bookingFixtures.js';
 
@@ -52,16 +67,52 @@ describe('questions on a product (B1, product update, B2)', () => {
   const cases: [string, unknown, RegExp][] = [
     ['a key that breaks the pattern', [q({ key: 'Persons' })], /body\.questions\.0\.key must be a lower-case letter/],
     ['a key of 41 characters', [q({ key: `a${'b'.repeat(40)}` })], /body\.questions\.0\.key/],
-    ['a key used twice', [q({ key: 'a' }), q({ key: 'a' })], /body\.questions\.1\.key a is used by an earlier question/],
-    ['an unknown type', [q({ type: 'number' })], /body\.questions\.0\.type must be one of text, textarea, select, checkbox, email, phone/],
-    ['a select without options', [q({ type: 'select' })], /body\.questions\.0\.options is required for a question of type select/],
-    ['options on a text question', [q({ options: [{ value: 'a', label: { de: 'a', en: 'a' } }] })], /body\.questions\.0\.options is allowed only for .*select/],
-    ['option values used twice', [q({ type: 'select', options: [{ value: 'a', label: { de: 'a', en: 'a' } }, { value: 'a', label: { de: 'b', en: 'b' } }] })], /body\.questions\.0\.options\.1\.value a/],
-    ['maxLength on a checkbox', [q({ type: 'checkbox', maxLength: 5 })], /body\.questions\.0\.maxLength is allowed only for questions of type text and textarea/],
+    [
+      'a key used twice',
+      [q({ key: 'a' }), q({ key: 'a' })],
+      /body\.questions\.1\.key a is used by an earlier question/,
+    ],
+    [
+      'an unknown type',
+      [q({ type: 'number' })],
+      /body\.questions\.0\.type must be one of text, textarea, select, checkbox, email, phone/,
+    ],
+    [
+      'a select without options',
+      [q({ type: 'select' })],
+      /body\.questions\.0\.options is required for a question of type select/,
+    ],
+    [
+      'options on a text question',
+      [q({ options: [{ value: 'a', label: { de: 'a', en: 'a' } }] })],
+      /body\.questions\.0\.options is allowed only for .*select/,
+    ],
+    [
+      'option values used twice',
+      [
+        q({
+          type: 'select',
+          options: [
+            { value: 'a', label: { de: 'a', en: 'a' } },
+            { value: 'a', label: { de: 'b', en: 'b' } },
+          ],
+        }),
+      ],
+      /body\.questions\.0\.options\.1\.value a/,
+    ],
+    [
+      'maxLength on a checkbox',
+      [q({ type: 'checkbox', maxLength: 5 })],
+      /body\.questions\.0\.maxLength is allowed only for questions of type text and textarea/,
+    ],
     ['a text maxLength over 500', [q({ maxLength: 501 })], /body\.questions\.0\.maxLength must be at most 500/],
     ['a label without English', [q({ label: { de: 'K' } })], /body\.questions\.0\.label\.en is required/],
     ['an unknown member', [q({ hint: 'x' })], /body\.questions\.0\.hint is not allowed/],
-    ['21 questions', Array.from({ length: 21 }, (_, i) => q({ key: `k${i}` })), /body\.questions must NOT have more than 20 items/],
+    [
+      '21 questions',
+      Array.from({ length: 21 }, (_, i) => q({ key: `k${i}` })),
+      /body\.questions must NOT have more than 20 items/,
+    ],
   ];
   it.each(cases)('refuse %s with a 400 naming the field, and create nothing', async (_name, questions, message) => {
     const b = await setupBooking(t);
@@ -87,10 +138,21 @@ describe('A4 active_products', () => {
       return res.json().products[0].questions;
     };
     const en = await labels({ languageTag: 'en_GB' });
-    expect(en[0]).toEqual({ key: 'persons', type: 'select', required: true, label: 'How many people?', options: [{ value: '1', label: 'One person' }, { value: '2', label: 'Two people' }] });
+    expect(en[0]).toEqual({
+      key: 'persons',
+      type: 'select',
+      required: true,
+      label: 'How many people?',
+      options: [
+        { value: '1', label: 'One person' },
+        { value: '2', label: 'Two people' },
+      ],
+    });
     expect(en.map((x: { label: string }) => x.label)).toEqual(QUESTIONS.map((x) => x.label.en));
     expect(en[1]).toMatchObject({ key: 'plate', type: 'text', required: false, maxLength: 12 });
-    expect((await labels({}, { 'accept-language': 'en-US,en;q=0.8' })).map((x: { label: string }) => x.label)).toEqual(QUESTIONS.map((x) => x.label.en));
+    expect((await labels({}, { 'accept-language': 'en-US,en;q=0.8' })).map((x: { label: string }) => x.label)).toEqual(
+      QUESTIONS.map((x) => x.label.en),
+    );
     expect((await labels({})).map((x: { label: string }) => x.label)).toEqual(QUESTIONS.map((x) => x.label.de));
     expect((await labels({ languageTag: 'de' }, { 'accept-language': 'en' }))[3].label).toBe('Ich stimme zu');
   });
@@ -100,38 +162,84 @@ describe('A3 answers', () => {
   const bad: [string, object, RegExp][] = [
     ['a missing required answer', { ...GOOD_ANSWERS, persons: undefined }, /^body\.answers\.persons is required$/],
     ['a blank required answer', { ...GOOD_ANSWERS, persons: '  ' }, /^body\.answers\.persons is required$/],
-    ['a value not among the options', { ...GOOD_ANSWERS, persons: '3' }, /^body\.answers\.persons must be one of 1, 2$/],
-    ['a key the product does not ask', { ...GOOD_ANSWERS, pets: 'a cat' }, /^body\.answers\.pets is not a question of this product$/],
-    ['a text over its maxLength', { ...GOOD_ANSWERS, plate: 'X'.repeat(13) }, /^body\.answers\.plate must have at most 12 characters$/],
-    ['a textarea over 2000 characters', { ...GOOD_ANSWERS, notes: 'x'.repeat(2001) }, /body\.answers\.notes must NOT have more than 2000 characters/],
+    [
+      'a value not among the options',
+      { ...GOOD_ANSWERS, persons: '3' },
+      /^body\.answers\.persons must be one of 1, 2$/,
+    ],
+    [
+      'a key the product does not ask',
+      { ...GOOD_ANSWERS, pets: 'a cat' },
+      /^body\.answers\.pets is not a question of this product$/,
+    ],
+    [
+      'a text over its maxLength',
+      { ...GOOD_ANSWERS, plate: 'X'.repeat(13) },
+      /^body\.answers\.plate must have at most 12 characters$/,
+    ],
+    [
+      'a textarea over 2000 characters',
+      { ...GOOD_ANSWERS, notes: 'x'.repeat(2001) },
+      /body\.answers\.notes must NOT have more than 2000 characters/,
+    ],
     ['a number for a text', { ...GOOD_ANSWERS, plate: 12 }, /body\.answers\.plate must be string/],
     ['text for a checkbox', { ...GOOD_ANSWERS, consent: 'yes' }, /^body\.answers\.consent must be true or false$/],
-    ['a required checkbox not ticked', { ...GOOD_ANSWERS, consent: false }, /^body\.answers\.consent must be true: the question is required$/],
+    [
+      'a required checkbox not ticked',
+      { ...GOOD_ANSWERS, consent: false },
+      /^body\.answers\.consent must be true: the question is required$/,
+    ],
     ['a boolean for a select', { ...GOOD_ANSWERS, persons: true }, /^body\.answers\.persons must be one of 1, 2$/],
-    ['an email that is none', { ...GOOD_ANSWERS, work_email: 'erika at work' }, /^body\.answers\.work_email must be an email address/],
-    ['a phone that is none', { ...GOOD_ANSWERS, insurance_phone: 'call me' }, /^body\.answers\.insurance_phone must be a phone number/],
+    [
+      'an email that is none',
+      { ...GOOD_ANSWERS, work_email: 'erika at work' },
+      /^body\.answers\.work_email must be an email address/,
+    ],
+    [
+      'a phone that is none',
+      { ...GOOD_ANSWERS, insurance_phone: 'call me' },
+      /^body\.answers\.insurance_phone must be a phone number/,
+    ],
     ['no answers at all', {}, /^body\.answers\.persons is required; body\.answers\.consent is required$/],
   ];
-  it.each(bad)('refuse %s with 400 VALIDATION naming the key; nothing is booked and the hold stays', async (_name, answers, message) => {
-    const { b, slots } = await setupQuestions(t);
-    const held = await reserve(t, b.resource.reference, reserveBodyFor(slots[0], b.product.uuid));
-    expect(held.statusCode, held.body).toBe(201);
-    const placeholder = held.json().participation.customer_uuid;
-    const body = { ...bookBodyFor(slots[0], b.product.uuid, placeholder), answers };
-    const res = await book(t, b.resource.reference, body);
-    expect(res.statusCode, res.body).toBe(400);
-    expect(res.json().errors).toEqual([{ errorCode: 'VALIDATION', message: expect.stringMatching(message) }]);
-    // nothing booked, the hold still RESERVED: the same consumer books it with good answers
-    expect((await participationsOf(b)).map((p) => p.state)).toEqual(['RESERVED']);
-    await bookWithAnswers(t, b, slots[0], GOOD_ANSWERS, consumer(), placeholder);
-    expect((await participationsOf(b)).map((p) => p.state)).toEqual(['BOOKED']);
-  });
+  it.each(bad)(
+    'refuse %s with 400 VALIDATION naming the key; nothing is booked and the hold stays',
+    async (_name, answers, message) => {
+      const { b, slots } = await setupQuestions(t);
+      const held = await reserve(t, b.resource.reference, reserveBodyFor(slots[0], b.product.uuid));
+      expect(held.statusCode, held.body).toBe(201);
+      const placeholder = held.json().participation.customer_uuid;
+      const body = { ...bookBodyFor(slots[0], b.product.uuid, placeholder), answers };
+      const res = await book(t, b.resource.reference, body);
+      expect(res.statusCode, res.body).toBe(400);
+      expect(res.json().errors).toEqual([{ errorCode: 'VALIDATION', message: expect.stringMatching(message) }]);
+      // nothing booked, the hold still RESERVED: the same consumer books it with good answers
+      expect((await participationsOf(b)).map((p) => p.state)).toEqual(['RESERVED']);
+      await bookWithAnswers(t, b, slots[0], GOOD_ANSWERS, consumer(), placeholder);
+      expect((await participationsOf(b)).map((p) => p.state)).toEqual(['BOOKED']);
+    },
+  );
 
   it('without any questions: no answers are fine, and any answer is a key the product does not ask', async () => {
     const b = await setupBooking(t);
-    await b.p.call('POST', `${b.base}/timeslots`, { timeslots: [{ resourceReference: b.resource.reference, start: '2026-06-02T09:00', end: '2026-06-02T10:00', raster: 30, defaultCapacity: 1, defaultAcceptBookings: true, state: 'BOOKABLE' }] });
+    await b.p.call('POST', `${b.base}/timeslots`, {
+      timeslots: [
+        {
+          resourceReference: b.resource.reference,
+          start: '2026-06-02T09:00',
+          end: '2026-06-02T10:00',
+          raster: 30,
+          defaultCapacity: 1,
+          defaultAcceptBookings: true,
+          state: 'BOOKABLE',
+        },
+      ],
+    });
     const slot = (await upcoming(t, b.resource.reference)).json()['2026-06-02'][0];
-    const res = await book(t, b.resource.reference, { ...bookBodyFor(slot, b.product.uuid), answers: { persons: '2' } });
+    const res = await book(t, b.resource.reference, {
+      ...bookBodyFor(slot, b.product.uuid),
+      answers: { persons: '2' },
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json().errors[0].message).toBe('body.answers.persons is not a question of this product');
     await bookWithAnswers(t, b, slot, {});
@@ -151,19 +259,35 @@ describe('stored answers', () => {
     expect(second.answers).toEqual([{ ...STORED_ANSWERS[0], value: '1' }, STORED_ANSWERS[3]]);
 
     const renamed = QUESTIONS.map((x) => ({ ...x, label: { de: `Neu: ${x.label.de}`, en: `New: ${x.label.en}` } }));
-    expect((await b.p.call('POST', `${b.base}/products/${enc(b.product.reference)}`, { questions: renamed.slice(1) })).statusCode).toBe(200);
+    expect(
+      (await b.p.call('POST', `${b.base}/products/${enc(b.product.reference)}`, { questions: renamed.slice(1) }))
+        .statusCode,
+    ).toBe(200);
     expect((await participationsOf(b))[0].answers).toEqual(STORED_ANSWERS);
 
-    const d2 = await b.p.call('GET', `${b.base}/resource/${enc(b.resource.reference)}/timeslots`, undefined, { from: '2026-06-02T00:00', to: '2026-06-03T00:00' });
+    const d2 = await b.p.call('GET', `${b.base}/resource/${enc(b.resource.reference)}/timeslots`, undefined, {
+      from: '2026-06-02T00:00',
+      to: '2026-06-03T00:00',
+    });
     expect(d2.statusCode, d2.body).toBe(200);
     expect(d2.json().appointments[0].participations[0].answers).toEqual(STORED_ANSWERS);
 
     const apptRef = d2.json().appointments[0].reference;
     const customerRef = d2.json().appointments[0].participations[0].customerReference;
-    const d9 = await b.p.call('POST', `${b.base}/participations`, { reference: first.reference, appointmentReference: apptRef, customerReference: customerRef, state: 'BOOKED' }, { sendMails: 'false' });
+    const d9 = await b.p.call(
+      'POST',
+      `${b.base}/participations`,
+      { reference: first.reference, appointmentReference: apptRef, customerReference: customerRef, state: 'BOOKED' },
+      { sendMails: 'false' },
+    );
     expect(d9.statusCode, d9.body).toBe(200);
     expect(d9.json().participation.answers).toEqual(STORED_ANSWERS);
-    const d10 = await b.p.call('POST', `${b.base}/participations/${enc(first.reference)}`, { state: 'CANCELED' }, { sendMails: 'false' });
+    const d10 = await b.p.call(
+      'POST',
+      `${b.base}/participations/${enc(first.reference)}`,
+      { state: 'CANCELED' },
+      { sendMails: 'false' },
+    );
     expect(d10.statusCode, d10.body).toBe(200);
     expect(d10.json().participation.answers).toEqual(STORED_ANSWERS);
   });
@@ -174,7 +298,9 @@ describe('stored answers', () => {
     const moved = await reschedule(t, tokenOf(created.cancelLink), moveBodyFor(slots[2]));
     expect(moved.statusCode, moved.body).toBe(200);
     const res = await b.p.call('GET', `${b.base}/appointments`);
-    const withPeople = (res.json() as { start: string; participations: { answers: unknown }[] }[]).filter((a) => a.participations.length > 0);
+    const withPeople = (res.json() as { start: string; participations: { answers: unknown }[] }[]).filter(
+      (a) => a.participations.length > 0,
+    );
     expect(withPeople.map((a) => a.start)).toEqual([slots[2].start]);
     expect(withPeople[0].participations[0].answers).toEqual(STORED_ANSWERS);
   });
@@ -182,9 +308,15 @@ describe('stored answers', () => {
   it("show on the consumer's own manage page, and in no public answer", async () => {
     const { b, slots } = await setupQuestions(t, { capacity: 2 });
     const held = await reserve(t, b.resource.reference, reserveBodyFor(slots[0], b.product.uuid));
-    const bookRes = await book(t, b.resource.reference, { ...bookBodyFor(slots[0], b.product.uuid, held.json().participation.customer_uuid), answers: GOOD_ANSWERS });
+    const bookRes = await book(t, b.resource.reference, {
+      ...bookBodyFor(slots[0], b.product.uuid, held.json().participation.customer_uuid),
+      answers: GOOD_ANSWERS,
+    });
     expect(bookRes.statusCode).toBe(201);
-    const manage = await t.app.inject({ method: 'GET', url: new URL(bookRes.json().createdAppointment.cancelLink).pathname });
+    const manage = await t.app.inject({
+      method: 'GET',
+      url: new URL(bookRes.json().createdAppointment.cancelLink).pathname,
+    });
     expect(manage.statusCode).toBe(200);
     expect(manage.body).toContain('Kennzeichen');
     expect(manage.body).toContain('B-XY 123');
@@ -194,7 +326,20 @@ describe('stored answers', () => {
     const publicAnswers = [
       bookRes.body,
       (await upcoming(t, b.resource.reference)).body,
-      (await reserve(t, b.resource.reference, reserveBodyFor({ ...slots[0], kind: 'models.LotAppointment', appointment_uuid: bookRes.json().createdAppointment.appointment_uuid }, b.product.uuid))).body,
+      (
+        await reserve(
+          t,
+          b.resource.reference,
+          reserveBodyFor(
+            {
+              ...slots[0],
+              kind: 'models.LotAppointment',
+              appointment_uuid: bookRes.json().createdAppointment.appointment_uuid,
+            },
+            b.product.uuid,
+          ),
+        )
+      ).body,
       (await activeProducts(b.resource.reference)).body,
       (await publicCall(t, 'POST', '/resources/public_data', undefined, { ref: b.resource.reference })).body,
     ];
@@ -203,7 +348,12 @@ describe('stored answers', () => {
       expect(body).not.toContain('erika@work.example');
     }
     // after cancelling, the page confirms without repeating them
-    const done = await t.app.inject({ method: 'POST', url: new URL(bookRes.json().createdAppointment.cancelLink).pathname, payload: '', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const done = await t.app.inject({
+      method: 'POST',
+      url: new URL(bookRes.json().createdAppointment.cancelLink).pathname,
+      payload: '',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(done.statusCode).toBe(200);
     expect(done.body).not.toContain('B-XY 123');
   });
@@ -222,9 +372,14 @@ describe('stored answers', () => {
 
   it('of another product of the provider are not asked on this one', async () => {
     const { b, slots } = await setupQuestions(t);
-    const other = await createProduct(b.p, b.provider.providerRef, { questions: [{ key: 'other', type: 'text', label: { de: 'O', en: 'O' } }] });
+    const other = await createProduct(b.p, b.provider.providerRef, {
+      questions: [{ key: 'other', type: 'text', label: { de: 'O', en: 'O' } }],
+    });
     expect(other.questions).toHaveLength(1);
-    const res = await book(t, b.resource.reference, { ...bookBodyFor(slots[0], b.product.uuid), answers: { ...GOOD_ANSWERS, other: 'x' } });
+    const res = await book(t, b.resource.reference, {
+      ...bookBodyFor(slots[0], b.product.uuid),
+      answers: { ...GOOD_ANSWERS, other: 'x' },
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json().errors[0].message).toBe('body.answers.other is not a question of this product');
   });

@@ -8,7 +8,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newPartner, startTestApp, type TestApp } from '../helpers/app.js';
 import { book, bookBodyFor, consumer, flatten, upcoming } from '../helpers/bookingFixtures.js';
 import { createResource } from '../helpers/offeringsFixtures.js';
-import { createAppointment, createCustomer, participate, setupScheduling, type Scheduling } from '../helpers/schedulingFixtures.js';
+import {
+  createAppointment,
+  createCustomer,
+  participate,
+  setupScheduling,
+  type Scheduling,
+} from '../helpers/schedulingFixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -19,14 +25,18 @@ afterAll(() => t.close());
 
 const feeds = (s: Scheduling) => `${s.base}/calendar-feeds`;
 
-async function newFeed(s: Scheduling, resourceReference?: string): Promise<{ id: string; url: string; path: string; resourceReference: string | null }> {
+async function newFeed(
+  s: Scheduling,
+  resourceReference?: string,
+): Promise<{ id: string; url: string; path: string; resourceReference: string | null }> {
   const res = await s.p.call('POST', feeds(s), resourceReference === undefined ? undefined : { resourceReference });
   expect(res.statusCode, res.body).toBe(201);
   const { feed } = res.json();
   return { ...feed, path: new URL(feed.url).pathname };
 }
 
-const fetchFeed = (path: string, headers: Record<string, string> = {}) => t.app.inject({ method: 'GET', url: path, headers });
+const fetchFeed = (path: string, headers: Record<string, string> = {}) =>
+  t.app.inject({ method: 'GET', url: path, headers });
 
 interface Event {
   uid: string;
@@ -58,7 +68,7 @@ function parse(ics: string): Map<string, Event> {
 }
 
 describe('partner endpoints', () => {
-  it('create a feed of the provider (no body) or of one resource, list them without URLs, keep only the token hash', async () => {
+  it('create a feed of the provider (no body) or a resource, list them without URLs, keep the token hash', async () => {
     const s = await setupScheduling(t);
     const all = await newFeed(s);
     expect(all.url).toMatch(/^https:\/\/book\.example\/feeds\/[A-Za-z0-9_-]{43}\.ics$/);
@@ -77,7 +87,9 @@ describe('partner endpoints', () => {
       ],
     });
     const token = all.path.slice('/feeds/'.length, -'.ics'.length);
-    const stored = await t.db.query<{ token_hash: string }>('SELECT token_hash FROM calendar_feeds WHERE id = $1', [all.id]);
+    const stored = await t.db.query<{ token_hash: string }>('SELECT token_hash FROM calendar_feeds WHERE id = $1', [
+      all.id,
+    ]);
     expect(stored).toEqual([{ token_hash: createHash('sha256').update(token).digest('hex') }]);
   });
 
@@ -93,13 +105,18 @@ describe('partner endpoints', () => {
     expect(anonymous.statusCode).toBe(401);
   });
 
-  it("revoke: 204, the URL is 404 after, and another partner can neither see nor revoke the feed", async () => {
+  it('revoke: 204, the URL is 404 after, and another partner can neither see nor revoke the feed', async () => {
     const s = await setupScheduling(t);
     const feed = await newFeed(s);
     expect((await fetchFeed(feed.path)).statusCode).toBe(200);
     const other = await newPartner(t);
-    expect((await other.call('GET', `/provider/${encodeURIComponent(s.provider.providerRef)}/calendar-feeds`)).statusCode).toBe(404);
-    expect((await other.call('DELETE', `/provider/${encodeURIComponent(s.provider.providerRef)}/calendar-feeds/${feed.id}`)).statusCode).toBe(404);
+    expect(
+      (await other.call('GET', `/provider/${encodeURIComponent(s.provider.providerRef)}/calendar-feeds`)).statusCode,
+    ).toBe(404);
+    expect(
+      (await other.call('DELETE', `/provider/${encodeURIComponent(s.provider.providerRef)}/calendar-feeds/${feed.id}`))
+        .statusCode,
+    ).toBe(404);
     expect((await fetchFeed(feed.path)).statusCode).toBe(200);
 
     expect((await s.p.call('DELETE', `${feeds(s)}/${feed.id}`)).statusCode).toBe(204);
@@ -119,15 +136,32 @@ describe('partner endpoints', () => {
 describe('the feed', () => {
   /** A provider with two resources and every kind of appointment the feed must show or leave out. */
   async function scenario() {
-    const s = await setupScheduling(t, { resource: { publicName: 'Flat 12', internalName: 'F12', channels: { RESOURCE_REFERENCE: { bookingProcess: 'REQUESTED' } } } });
-    const other = await createResource(s.p, s.provider.providerRef, { publicName: 'Flat 14', internalName: 'F14', products: [s.productRef] });
+    const s = await setupScheduling(t, {
+      resource: {
+        publicName: 'Flat 12',
+        internalName: 'F12',
+        channels: { RESOURCE_REFERENCE: { bookingProcess: 'REQUESTED' } },
+      },
+    });
+    const other = await createResource(s.p, s.provider.providerRef, {
+      publicName: 'Flat 14',
+      internalName: 'F14',
+      products: [s.productRef],
+    });
     const customer = (userName: string) => createCustomer(s, { userName });
     const withPeople = async (start: string, states: string[]) => {
-      const a = await createAppointment(s, { start, end: start.replace(/T(\d\d)/, (_, h) => `T${String(Number(h) + 1).padStart(2, '0')}`) });
+      const a = await createAppointment(s, {
+        start,
+        end: start.replace(/T(\d\d)/, (_, h) => `T${String(Number(h) + 1).padStart(2, '0')}`),
+      });
       const refs: string[] = [];
       for (const [i, state] of states.entries()) {
         const c = await customer(`Person ${i + 1} ${state}`);
-        const res = await participate(s, { appointmentReference: a.reference, customerReference: c.customerReference, state }, { sendMails: 'false' });
+        const res = await participate(
+          s,
+          { appointmentReference: a.reference, customerReference: c.customerReference, state },
+          { sendMails: 'false' },
+        );
         expect(res.statusCode, res.body).toBe(201);
         refs.push(res.json().participation.reference);
       }
@@ -138,35 +172,89 @@ describe('the feed', () => {
     const mixed = await withPeople('2026-06-12T10:00', ['REQUESTED', 'BOOKED']);
     const empty = await withPeople('2026-06-13T10:00', []);
     const allCancelled = await withPeople('2026-06-14T10:00', ['BOOKED']);
-    expect((await s.p.call('POST', `${s.base}/participations/${encodeURIComponent(allCancelled.refs[0])}`, { state: 'CANCELED' }, { sendMails: 'false' })).statusCode).toBe(200);
+    expect(
+      (
+        await s.p.call(
+          'POST',
+          `${s.base}/participations/${encodeURIComponent(allCancelled.refs[0])}`,
+          { state: 'CANCELED' },
+          { sendMails: 'false' },
+        )
+      ).statusCode,
+    ).toBe(200);
     const cancelledAppointment = await withPeople('2026-06-15T10:00', ['BOOKED']);
-    expect((await s.p.call('DELETE', `${s.base}/appointments`, { appointmentReference: cancelledAppointment.reference })).statusCode).toBe(200);
+    expect(
+      (await s.p.call('DELETE', `${s.base}/appointments`, { appointmentReference: cancelledAppointment.reference }))
+        .statusCode,
+    ).toBe(200);
     const longAgo = await withPeople('2026-04-20T10:00', ['BOOKED']); // 42 days back
     const recent = await withPeople('2026-05-10T10:00', ['BOOKED']); // 22 days back
     const tooFar = await withPeople('2027-06-10T10:00', ['BOOKED']); // 374 days ahead
-    const elsewhere = await createAppointment(s, { resourceReference: other.reference, start: '2026-06-10T12:00', end: '2026-06-10T13:00' });
+    const elsewhere = await createAppointment(s, {
+      resourceReference: other.reference,
+      start: '2026-06-10T12:00',
+      end: '2026-06-10T13:00',
+    });
 
     // the public flow: a booking, a request, and a booking the consumer cancelled (its appointment stays, empty)
     const slots = await s.p.call('POST', `${s.base}/timeslots`, {
-      timeslots: [{ resourceReference: s.resourceRef, start: '2026-06-20T09:00', end: '2026-06-20T12:00', raster: 60, defaultCapacity: 1, defaultAcceptBookings: true, state: 'BOOKABLE' }],
+      timeslots: [
+        {
+          resourceReference: s.resourceRef,
+          start: '2026-06-20T09:00',
+          end: '2026-06-20T12:00',
+          raster: 60,
+          defaultCapacity: 1,
+          defaultAcceptBookings: true,
+          state: 'BOOKABLE',
+        },
+      ],
     });
     expect(slots.statusCode, slots.body).toBe(201);
-    const [productUuid] = (await t.db.query<{ id: string }>('SELECT id FROM products WHERE provider_id = (SELECT provider_id FROM resources WHERE reference = $1)', [s.resourceRef])).map((r) => r.id);
+    const [productUuid] = (
+      await t.db.query<{ id: string }>(
+        'SELECT id FROM products WHERE provider_id = (SELECT provider_id FROM resources WHERE reference = $1)',
+        [s.resourceRef],
+      )
+    ).map((r) => r.id);
     const bookPublic = async (who: object, hour: string) => {
-      const slot = flatten(await upcoming(t, s.resourceRef, { prdRef: s.productRef })).find((b) => b.start === `2026-06-20T${hour}:00:00+02:00`)!;
+      const slot = flatten(await upcoming(t, s.resourceRef, { prdRef: s.productRef })).find(
+        (b) => b.start === `2026-06-20T${hour}:00:00+02:00`,
+      )!;
       const res = await book(t, s.resourceRef, bookBodyFor(slot, productUuid, undefined, who));
       expect(res.statusCode, res.body).toBe(201);
       return res.json().createdAppointment as { appointment_uuid: string; cancelLink: string };
     };
     const publicBooked = await bookPublic(consumer({ firstname: 'Paula', lastname: 'Public' }), '09');
-    const publicRequested = await bookPublic(consumer({ firstname: 'Rita', lastname: 'Request', channelKey: 'RESOURCE_REFERENCE' }), '10');
+    const publicRequested = await bookPublic(
+      consumer({ firstname: 'Rita', lastname: 'Request', channelKey: 'RESOURCE_REFERENCE' }),
+      '10',
+    );
     const publicCancelled = await bookPublic(consumer({ firstname: 'Carl', lastname: 'Cancel' }), '11');
-    expect((await t.app.inject({ method: 'POST', url: new URL(publicCancelled.cancelLink).pathname })).statusCode).toBe(200);
+    expect((await t.app.inject({ method: 'POST', url: new URL(publicCancelled.cancelLink).pathname })).statusCode).toBe(
+      200,
+    );
 
-    return { s, other, booked, requested, mixed, empty, allCancelled, cancelledAppointment, longAgo, recent, tooFar, elsewhere, publicBooked, publicRequested, publicCancelled };
+    return {
+      s,
+      other,
+      booked,
+      requested,
+      mixed,
+      empty,
+      allCancelled,
+      cancelledAppointment,
+      longAgo,
+      recent,
+      tooFar,
+      elsewhere,
+      publicBooked,
+      publicRequested,
+      publicCancelled,
+    };
   }
 
-  it('has one event per shown appointment with its uuid as UID, UTC times, statuses, product, resource and names', async () => {
+  it('has an event per shown appointment: uuid as UID, UTC times, statuses, product, resource, names', async () => {
     const x = await scenario();
     const feed = await newFeed(x.s, x.s.resourceRef);
     const res = await fetchFeed(feed.path);
@@ -182,9 +270,17 @@ describe('the feed', () => {
     const events = parse(res.body);
     // partner-created ones stay even when empty or all cancelled; public ones only with a live participation
     expect([...events.keys()].sort()).toEqual(
-      [x.booked, x.requested, x.mixed, x.empty, x.allCancelled, x.recent].map((a) => a.uuid).concat(x.publicBooked.appointment_uuid, x.publicRequested.appointment_uuid).sort(),
+      [x.booked, x.requested, x.mixed, x.empty, x.allCancelled, x.recent]
+        .map((a) => a.uuid)
+        .concat(x.publicBooked.appointment_uuid, x.publicRequested.appointment_uuid)
+        .sort(),
     );
-    expect(events.get(x.booked.uuid)).toMatchObject({ start: '2026-06-10T08:00:00.000Z', end: '2026-06-10T09:00:00.000Z', status: 'CONFIRMED', summary: 'Viewing – Flat 12 (F12)' });
+    expect(events.get(x.booked.uuid)).toMatchObject({
+      start: '2026-06-10T08:00:00.000Z',
+      end: '2026-06-10T09:00:00.000Z',
+      status: 'CONFIRMED',
+      summary: 'Viewing – Flat 12 (F12)',
+    });
     expect(events.get(x.booked.uuid)!.description).toContain('Person 1 BOOKED');
     expect(events.get(x.requested.uuid)).toMatchObject({ status: 'TENTATIVE', start: '2026-06-11T08:00:00.000Z' });
     expect(events.get(x.requested.uuid)!.description).toMatch(/Person 1 REQUESTED \(angefragt/);
@@ -192,7 +288,10 @@ describe('the feed', () => {
     expect(events.get(x.mixed.uuid)!.description).toMatch(/Person 1 REQUESTED[\s\S]*Person 2 BOOKED/);
     expect(events.get(x.empty.uuid)!.status).toBe('CONFIRMED');
     expect(events.get(x.allCancelled.uuid)!.description).not.toContain('Person');
-    expect(events.get(x.publicBooked.appointment_uuid)).toMatchObject({ status: 'CONFIRMED', start: '2026-06-20T07:00:00.000Z' });
+    expect(events.get(x.publicBooked.appointment_uuid)).toMatchObject({
+      status: 'CONFIRMED',
+      start: '2026-06-20T07:00:00.000Z',
+    });
     expect(events.get(x.publicBooked.appointment_uuid)!.description).toContain('Paula Public');
     expect(events.get(x.publicRequested.appointment_uuid)!.status).toBe('TENTATIVE');
     expect(events.has(x.publicCancelled.appointment_uuid)).toBe(false);
@@ -202,22 +301,33 @@ describe('the feed', () => {
     expect(en.get(x.requested.uuid)!.description).toMatch(/Participants:\n- Person 1 REQUESTED \(requested/);
   });
 
-  it("of the provider covers every resource, also one created after the feed", async () => {
+  it('of the provider covers every resource, also one created after the feed', async () => {
     const x = await scenario();
     const feed = await newFeed(x.s);
     const before = parse((await fetchFeed(feed.path)).body);
     expect(before.get(x.elsewhere.uuid)).toMatchObject({ summary: 'Viewing – Flat 14 (F14)', status: 'CONFIRMED' });
     expect(before.has(x.booked.uuid)).toBe(true);
-    const later = await createResource(x.s.p, x.s.provider.providerRef, { publicName: 'Flat 16', products: [x.s.productRef] });
-    const a = await createAppointment(x.s, { resourceReference: later.reference, start: '2026-06-30T10:00', end: '2026-06-30T11:00' });
+    const later = await createResource(x.s.p, x.s.provider.providerRef, {
+      publicName: 'Flat 16',
+      products: [x.s.productRef],
+    });
+    const a = await createAppointment(x.s, {
+      resourceReference: later.reference,
+      start: '2026-06-30T10:00',
+      end: '2026-06-30T11:00',
+    });
     expect(parse((await fetchFeed(feed.path)).body).get(a.uuid)!.summary).toBe('Viewing – Flat 16 (MS1)');
   });
 
-  it('answers 304 to its ETag, and a change shows at the next request with a new ETag and a higher SEQUENCE', async () => {
+  it('answers 304 to its ETag; a change shows at the next request with a new ETag and a higher SEQUENCE', async () => {
     const s = await setupScheduling(t);
     const a = await createAppointment(s, { start: '2026-06-10T10:00', end: '2026-06-10T11:00' });
     const c = await createCustomer(s, { userName: 'Tina Tentative' });
-    const joined = await participate(s, { appointmentReference: a.reference, customerReference: c.customerReference, state: 'REQUESTED' }, { sendMails: 'false' });
+    const joined = await participate(
+      s,
+      { appointmentReference: a.reference, customerReference: c.customerReference, state: 'REQUESTED' },
+      { sendMails: 'false' },
+    );
     const ref = encodeURIComponent(joined.json().participation.reference);
     const feed = await newFeed(s, s.resourceRef);
 
@@ -234,7 +344,10 @@ describe('the feed', () => {
     const tentative = parse(first.body).get(a.uuid)!;
     expect(tentative.status).toBe('TENTATIVE');
 
-    expect((await s.p.call('POST', `${s.base}/participations/${ref}`, { state: 'BOOKED' }, { sendMails: 'false' })).statusCode).toBe(200);
+    expect(
+      (await s.p.call('POST', `${s.base}/participations/${ref}`, { state: 'BOOKED' }, { sendMails: 'false' }))
+        .statusCode,
+    ).toBe(200);
     const changed = await fetchFeed(feed.path, { 'if-none-match': etag });
     expect(changed.statusCode).toBe(200);
     expect(changed.headers.etag).not.toBe(etag);
@@ -242,7 +355,16 @@ describe('the feed', () => {
     expect(confirmed).toMatchObject({ uid: a.uuid, status: 'CONFIRMED' });
     expect(confirmed.sequence).toBeGreaterThan(tentative.sequence);
 
-    expect((await s.p.call('DELETE', `${s.base}/appointments`, { appointmentReference: a.reference }, { sendMails: 'false' })).statusCode).toBe(200);
+    expect(
+      (
+        await s.p.call(
+          'DELETE',
+          `${s.base}/appointments`,
+          { appointmentReference: a.reference },
+          { sendMails: 'false' },
+        )
+      ).statusCode,
+    ).toBe(200);
     const gone = await fetchFeed(feed.path, { 'if-none-match': changed.headers.etag as string });
     expect(gone.statusCode).toBe(200);
     expect(parse(gone.body).size).toBe(0);

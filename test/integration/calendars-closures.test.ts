@@ -6,7 +6,18 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { book, bookBodyFor, createTimeslots, flatten, reserve, reserveBodyFor, setupBooking, upcoming, type Booking, type ListedBookable } from '../helpers/bookingFixtures.js';
+import {
+  book,
+  bookBodyFor,
+  createTimeslots,
+  flatten,
+  reserve,
+  reserveBodyFor,
+  setupBooking,
+  upcoming,
+  type Booking,
+  type ListedBookable,
+} from '../helpers/bookingFixtures.js';
 import { bookSlot, moveBodyFor, reschedule } from '../helpers/lifecycleFixtures.js';
 import { createResource } from '../helpers/offeringsFixtures.js';
 
@@ -26,7 +37,8 @@ async function ground(): Promise<Booking> {
 async function slots(b: Booking, resourceRef = b.resource.reference): Promise<ListedBookable[]> {
   return flatten(await upcoming(t, resourceRef, { prdRef: b.product.reference }));
 }
-const times = async (b: Booking, resourceRef?: string) => (await slots(b, resourceRef)).map((s) => s.start.slice(11, 16));
+const times = async (b: Booking, resourceRef?: string) =>
+  (await slots(b, resourceRef)).map((s) => s.start.slice(11, 16));
 
 function close(b: Booking, body: object) {
   return b.p.call('POST', `${b.base}/closures`, body);
@@ -36,10 +48,21 @@ describe('a closure', () => {
   it('blocks at once, buffers counted, touching is fine; removing it frees the time at once', async () => {
     const b = await ground();
     expect(await times(b)).toEqual(['09:00', '09:30', '10:00', '10:30']);
-    const res = await close(b, { resourceReference: b.resource.reference, start: '2026-06-02T10:00', end: '2026-06-02T10:30', reason: 'dentist' });
+    const res = await close(b, {
+      resourceReference: b.resource.reference,
+      start: '2026-06-02T10:00',
+      end: '2026-06-02T10:30',
+      reason: 'dentist',
+    });
     expect(res.statusCode, res.body).toBe(201);
     const { closure } = res.json();
-    expect(closure).toMatchObject({ resourceReference: b.resource.reference, start: '2026-06-02T10:00:00+02:00', end: '2026-06-02T10:30:00+02:00', reason: 'dentist', conflictingAppointments: [] });
+    expect(closure).toMatchObject({
+      resourceReference: b.resource.reference,
+      start: '2026-06-02T10:00:00+02:00',
+      end: '2026-06-02T10:30:00+02:00',
+      reason: 'dentist',
+      conflictingAppointments: [],
+    });
     // 09:30 ends at 10:00 but its follow-up buffer reaches 10:15
     expect(await times(b)).toEqual(['09:00', '10:30']);
 
@@ -72,7 +95,9 @@ describe('a closure', () => {
     expect((await close(b, { start: '2026-06-02T09:00', end: '2026-06-02T10:00' })).statusCode).toBe(201);
     expect(await times(b)).toEqual(['10:00', '10:30']);
     const later = await createResource(b.p, b.provider.providerRef, { products: [b.product.reference] });
-    await createTimeslots(b, [{ resourceReference: later.reference, start: '2026-06-02T09:00', end: '2026-06-02T11:00', raster: 30 }]);
+    await createTimeslots(b, [
+      { resourceReference: later.reference, start: '2026-06-02T09:00', end: '2026-06-02T11:00', raster: 30 },
+    ]);
     expect(await times(b, later.reference)).toEqual(['10:00', '10:30']);
   });
 
@@ -83,27 +108,52 @@ describe('a closure', () => {
     const res = await close(b, { start: '2026-06-02T08:00', end: '2026-06-02T09:15' });
     expect(res.statusCode, res.body).toBe(201);
     const { closure } = res.json();
-    const [row] = await t.db.query<{ reference: string; state: string }>('SELECT reference, state FROM appointments WHERE id = $1', [booked.appointment_uuid]);
+    const [row] = await t.db.query<{ reference: string; state: string }>(
+      'SELECT reference, state FROM appointments WHERE id = $1',
+      [booked.appointment_uuid],
+    );
     expect(closure.conflictingAppointments).toEqual([row.reference]);
     expect(row.state).toBe('ACTIVE');
 
     const d6 = await b.p.call('POST', `${b.base}/appointments`, {
-      reference: 'closed-apt@crm', start: '2026-06-02T08:00', end: '2026-06-02T08:30',
-      resourceReference: b.resource.reference, productReference: b.product.reference, capacity: 2,
+      reference: 'closed-apt@crm',
+      start: '2026-06-02T08:00',
+      end: '2026-06-02T08:30',
+      resourceReference: b.resource.reference,
+      productReference: b.product.reference,
+      capacity: 2,
     });
     expect(d6.statusCode, d6.body).toBe(201);
-    const overlap = { source: 'closure', sourceId: closure.id, start: '2026-06-02T08:00:00+02:00', end: '2026-06-02T09:15:00+02:00' };
+    const overlap = {
+      source: 'closure',
+      sourceId: closure.id,
+      start: '2026-06-02T08:00:00+02:00',
+      end: '2026-06-02T09:15:00+02:00',
+    };
     expect(d6.json().busyOverlaps).toEqual([overlap]);
 
-    const customer = await b.p.call('POST', `${b.base}/customers`, { customerReference: 'closed-cust@crm', providerReference: b.provider.providerRef, userName: 'Partner Guest', email: 'guest@consumer.example' });
+    const customer = await b.p.call('POST', `${b.base}/customers`, {
+      customerReference: 'closed-cust@crm',
+      providerReference: b.provider.providerRef,
+      userName: 'Partner Guest',
+      email: 'guest@consumer.example',
+    });
     expect(customer.statusCode, customer.body).toBe(201);
-    const d9 = await b.p.call('POST', `${b.base}/participations`, { reference: 'closed-part@crm', appointmentReference: 'closed-apt@crm', customerReference: 'closed-cust@crm', state: 'BOOKED' });
+    const d9 = await b.p.call('POST', `${b.base}/participations`, {
+      reference: 'closed-part@crm',
+      appointmentReference: 'closed-apt@crm',
+      customerReference: 'closed-cust@crm',
+      state: 'BOOKED',
+    });
     expect(d9.statusCode, d9.body).toBe(201);
     expect(d9.json().busyOverlaps).toEqual([overlap]);
 
     const outside = await b.p.call('POST', `${b.base}/appointments`, {
-      reference: 'open-apt@crm', start: '2026-06-02T12:00', end: '2026-06-02T12:30',
-      resourceReference: b.resource.reference, productReference: b.product.reference,
+      reference: 'open-apt@crm',
+      start: '2026-06-02T12:00',
+      end: '2026-06-02T12:30',
+      resourceReference: b.resource.reference,
+      productReference: b.product.reference,
     });
     expect(outside.statusCode, outside.body).toBe(201);
     expect(outside.json().busyOverlaps).toEqual([]);
@@ -113,7 +163,14 @@ describe('a closure', () => {
     const b = await ground();
     const past = await close(b, { start: '2026-05-01T00:00', end: '2026-05-02T00:00', reason: 'long gone' });
     expect(past.statusCode).toBe(201);
-    const coming = (await close(b, { resourceReference: b.resource.reference, start: '2026-06-03T00:00+02:00', end: '2026-06-04T00:00+02:00', reason: 'holiday' })).json().closure;
+    const coming = (
+      await close(b, {
+        resourceReference: b.resource.reference,
+        start: '2026-06-03T00:00+02:00',
+        end: '2026-06-04T00:00+02:00',
+        reason: 'holiday',
+      })
+    ).json().closure;
     const list = await b.p.call('GET', `${b.base}/closures`);
     expect(list.statusCode, list.body).toBe(200);
     expect(list.json().closures.map((c: { id: string }) => c.id)).toEqual([coming.id]);
@@ -122,7 +179,9 @@ describe('a closure', () => {
 
     const busy = await b.p.call('GET', `${b.base}/busy-times`, undefined, { resourceReference: b.resource.reference });
     expect(busy.statusCode, busy.body).toBe(200);
-    expect(busy.json().busyTimes).toEqual([{ start: '2026-06-03T00:00:00+02:00', end: '2026-06-04T00:00:00+02:00', source: 'closure', sourceId: coming.id }]);
+    expect(busy.json().busyTimes).toEqual([
+      { start: '2026-06-03T00:00:00+02:00', end: '2026-06-04T00:00:00+02:00', source: 'closure', sourceId: coming.id },
+    ]);
     expect(busy.body).not.toContain('holiday');
   });
 
@@ -143,7 +202,10 @@ describe('a closure', () => {
   it('answers 404 for an unknown closure id and 400 for a busy-times range over 400 days', async () => {
     const b = await ground();
     expect((await b.p.call('DELETE', `${b.base}/closures/not-a-uuid`)).statusCode).toBe(404);
-    const wide = await b.p.call('GET', `${b.base}/busy-times`, undefined, { from: '2026-06-01T00:00', to: '2028-06-01T00:00' });
+    const wide = await b.p.call('GET', `${b.base}/busy-times`, undefined, {
+      from: '2026-06-01T00:00',
+      to: '2028-06-01T00:00',
+    });
     expect(wide.statusCode).toBe(400);
     expect(wide.json().errors[0].message).toMatch(/query\.to/);
   });

@@ -54,21 +54,36 @@ describe('A1 with a subscribed calendar', () => {
     await fc.assert(
       fc.asyncProperty(calendarArb(), setting, async (calendar, s) => {
         run++;
-        const b = await setupBooking(t, { timeZone: s.zone, product: { leadTimeMinutes: s.lead, followUpTimeMinutes: s.followUp } });
+        const b = await setupBooking(t, {
+          timeZone: s.zone,
+          product: { leadTimeMinutes: s.lead, followUpTimeMinutes: s.followUp },
+        });
         const nowMs = Date.parse(NOW);
         const busy = calendar.expectedBusy(nowMs, nowMs + 400 * DAY, s.zone);
         const startOfDay = DateTime.fromISO(NOW, { zone: s.zone }).startOf('day');
-        const dayOf = (ms: number) => Math.floor(DateTime.fromMillis(ms, { zone: s.zone }).startOf('day').diff(startOfDay, 'days').days);
+        const dayOf = (ms: number) =>
+          Math.floor(DateTime.fromMillis(ms, { zone: s.zone }).startOf('day').diff(startOfDay, 'days').days);
         const busyOn = [...new Set(busy.map((i) => dayOf(i.startMs)))].filter((d) => d >= 1 && d <= 85);
         const picked = busyOn.length ? s.busyDays.map((i) => busyOn[i % busyOn.length]) : [];
-        const days = [...new Set([...s.days, ...picked])].sort((x, y) => x - y).map((d) => startOfDay.plus({ days: d }));
+        const days = [...new Set([...s.days, ...picked])]
+          .sort((x, y) => x - y)
+          .map((d) => startOfDay.plus({ days: d }));
         if (days.length === 0) return;
-        await createTimeslots(b, days.map((d) => ({ start: d.set({ hour: 6 }).toFormat("yyyy-MM-dd'T'HH:mm"), end: d.set({ hour: 22 }).toFormat("yyyy-MM-dd'T'HH:mm"), raster: RASTER_MIN })));
+        await createTimeslots(
+          b,
+          days.map((d) => ({
+            start: d.set({ hour: 6 }).toFormat("yyyy-MM-dd'T'HH:mm"),
+            end: d.set({ hour: 22 }).toFormat("yyyy-MM-dd'T'HH:mm"),
+            raster: RASTER_MIN,
+          })),
+        );
         served = calendar.ics;
         const sub = await b.p.call('POST', `${b.base}/calendar-subscriptions`, { url: `${base}/run-${run}.ics` });
         expect(sub.statusCode, sub.body).toBe(201);
 
-        const listed = flatten(await upcoming(t, b.resource.reference, { prdRef: b.product.reference })).map((x) => Date.parse(x.start));
+        const listed = flatten(await upcoming(t, b.resource.reference, { prdRef: b.product.reference })).map((x) =>
+          Date.parse(x.start),
+        );
         // every raster start of every timeslot, with its buffered span, decided independently
         const expected: number[] = [];
         for (const d of days) {
@@ -82,7 +97,9 @@ describe('A1 with a subscribed calendar', () => {
         const iso = (list: number[]) => list.map((ms) => new Date(ms).toISOString());
         expect(iso(listed)).toEqual(iso(expected));
       }),
-      seeded('calendars: A1 lists exactly the free slots', { numRuns: propertyRuns(Number(process.env.CALENDAR_PROPERTY_RUNS ?? 15)) }),
+      seeded('calendars: A1 lists exactly the free slots', {
+        numRuns: propertyRuns(Number(process.env.CALENDAR_PROPERTY_RUNS ?? 15)),
+      }),
     );
   });
 });

@@ -10,7 +10,15 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { createTimeslots, flatten, reserve, reserveBodyFor, setupBooking, upcoming, type Booking } from '../helpers/bookingFixtures.js';
+import {
+  createTimeslots,
+  flatten,
+  reserve,
+  reserveBodyFor,
+  setupBooking,
+  upcoming,
+  type Booking,
+} from '../helpers/bookingFixtures.js';
 import { bookSlot } from '../helpers/lifecycleFixtures.js';
 
 /** A calendar server whose answer the test sets; it honours If-None-Match. */
@@ -41,10 +49,19 @@ const hash = (s: string) => [...s].reduce((h, c) => (h * 31 + c.charCodeAt(0)) |
 function calendar(events: [string, string, string, string[]?][]): string {
   const lines = ['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//test//calendar//EN'];
   for (const [uid, start, end, extra = []] of events) {
-    lines.push('BEGIN:VEVENT', `UID:${uid}`, 'DTSTAMP:20260501T000000Z', `DTSTART:${start}`, `DTEND:${end}`, 'SUMMARY:Dentist (private)', ...extra, 'END:VEVENT');
+    lines.push(
+      'BEGIN:VEVENT',
+      `UID:${uid}`,
+      'DTSTAMP:20260501T000000Z',
+      `DTSTART:${start}`,
+      `DTEND:${end}`,
+      'SUMMARY:Dentist (private)',
+      ...extra,
+      'END:VEVENT',
+    );
   }
   lines.push('END:VCALENDAR');
-  return lines.join('\r\n') + '\r\n';
+  return `${lines.join('\r\n')}\r\n`;
 }
 
 let t: TestApp;
@@ -65,7 +82,8 @@ async function ground(): Promise<Booking> {
   await createTimeslots(b, [{ start: '2026-06-02T09:00', end: '2026-06-02T11:00', raster: 30 }]);
   return b;
 }
-const times = async (b: Booking) => flatten(await upcoming(t, b.resource.reference, { prdRef: b.product.reference })).map((s) => s.start.slice(11, 16));
+const times = async (b: Booking) =>
+  flatten(await upcoming(t, b.resource.reference, { prdRef: b.product.reference })).map((s) => s.start.slice(11, 16));
 
 function subscribe(b: Booking, body: object) {
   return b.p.call('POST', `${b.base}/calendar-subscriptions`, body);
@@ -87,7 +105,15 @@ describe('a subscribed iCalendar URL', () => {
     const res = await subscribe(b, { resourceReference: b.resource.reference, url });
     expect(res.statusCode, res.body).toBe(201);
     const { subscription } = res.json();
-    expect(subscription).toMatchObject({ resourceReference: b.resource.reference, kind: 'ics', host: new URL(cal.base).host, status: 'OK', busyCount: 1, lastError: null, failingSince: null });
+    expect(subscription).toMatchObject({
+      resourceReference: b.resource.reference,
+      kind: 'ics',
+      host: new URL(cal.base).host,
+      status: 'OK',
+      busyCount: 1,
+      lastError: null,
+      failingSince: null,
+    });
     expect(await times(b)).toEqual(['09:00', '10:00', '10:30']);
 
     const slots = flatten(await upcoming(t, b.resource.reference, { prdRef: b.product.reference }));
@@ -97,7 +123,14 @@ describe('a subscribed iCalendar URL', () => {
     for (const r of [res, list, one]) expect(r.body).not.toContain('private-token');
     expect(list.json().subscriptions).toEqual([subscription]);
     const busy = await b.p.call('GET', `${b.base}/busy-times`);
-    expect(busy.json().busyTimes).toEqual([{ start: '2026-06-02T09:30:00+02:00', end: '2026-06-02T10:00:00+02:00', source: 'subscription', sourceId: subscription.id }]);
+    expect(busy.json().busyTimes).toEqual([
+      {
+        start: '2026-06-02T09:30:00+02:00',
+        end: '2026-06-02T10:00:00+02:00',
+        source: 'subscription',
+        sourceId: subscription.id,
+      },
+    ]);
     expect(busy.body).not.toContain('Dentist');
   });
 
@@ -118,13 +151,17 @@ describe('a subscribed iCalendar URL', () => {
 
   it('answers 400 for a body without exactly one source, and a bad URL', async () => {
     const b = await ground();
-    for (const body of [{}, { url: `${cal.base}/x.ics`, caldav: { url: `${cal.base}/dav/`, username: 'u', password: 'p' } }, { url: 'ftp://example.com/x.ics' }]) {
+    for (const body of [
+      {},
+      { url: `${cal.base}/x.ics`, caldav: { url: `${cal.base}/dav/`, username: 'u', password: 'p' } },
+      { url: 'ftp://example.com/x.ics' },
+    ]) {
       const res = await subscribe(b, body);
       expect(res.statusCode, res.body).toBe(400);
     }
   });
 
-  it('leaves events with this service\'s own UIDs out (its feed and its write-back)', async () => {
+  it("leaves events with this service's own UIDs out (its feed and its write-back)", async () => {
     const b = await ground();
     const [first] = flatten(await upcoming(t, b.resource.reference, { prdRef: b.product.reference }));
     const booked = await bookSlot(t, b, first);
@@ -138,7 +175,10 @@ describe('a subscribed iCalendar URL', () => {
 
   it('reads again on POST sync; a failing calendar keeps its busy times, and tells once per outage', async () => {
     const b = await ground();
-    const hook = await b.p.call('POST', '/webhooks', { url: 'http://127.0.0.1:9/hook', events: ['calendar.sync_failed', 'calendar.sync_recovered'] });
+    const hook = await b.p.call('POST', '/webhooks', {
+      url: 'http://127.0.0.1:9/hook',
+      events: ['calendar.sync_failed', 'calendar.sync_recovered'],
+    });
     expect(hook.statusCode, hook.body).toBe(201);
     cal.status = 200;
     cal.body = DENTIST;
@@ -173,11 +213,18 @@ describe('a subscribed iCalendar URL', () => {
     const recovered = await sync();
     expect(recovered.json().subscription).toMatchObject({ status: 'OK', lastError: null, failingSince: null });
 
-    const events = await t.db.query<{ type: string; body: string }>(`SELECT type, body FROM webhook_events WHERE crm_id = $1 ORDER BY created_at, type`, [b.p.crmId]);
+    const events = await t.db.query<{ type: string; body: string }>(
+      `SELECT type, body FROM webhook_events WHERE crm_id = $1 ORDER BY created_at, type`,
+      [b.p.crmId],
+    );
     expect(events.map((e) => e.type)).toEqual(['calendar.sync_failed', 'calendar.sync_recovered']);
     for (const e of events) {
       expect(e.body).not.toContain('/cal.ics');
-      expect(JSON.parse(e.body).data).toMatchObject({ subscriptionId: subscription.id, providerReference: b.provider.providerRef, kind: 'ics' });
+      expect(JSON.parse(e.body).data).toMatchObject({
+        subscriptionId: subscription.id,
+        providerReference: b.provider.providerRef,
+        kind: 'ics',
+      });
     }
   });
 
@@ -203,7 +250,10 @@ describe('a subscribed iCalendar URL', () => {
     const held = await reserve(t, b.resource.reference, reserveBodyFor(at('10:00'), b.product.uuid));
     expect(held.statusCode, held.body).toBe(412);
     expect(held.json().errors[0].errorCode).toBe('201');
-    const list = await b.p.call('GET', `${b.base}/appointments`, undefined, { from: '2026-06-02T00:00', to: '2026-06-03T00:00' });
+    const list = await b.p.call('GET', `${b.base}/appointments`, undefined, {
+      from: '2026-06-02T00:00',
+      to: '2026-06-03T00:00',
+    });
     expect(list.statusCode, list.body).toBe(200);
     expect(list.json()).toHaveLength(1);
   });
@@ -211,20 +261,30 @@ describe('a subscribed iCalendar URL', () => {
 
 describe('the refresh job', () => {
   it('reads a calendar again once CALENDAR_SYNC_SECONDS have passed', async () => {
-    const jobs = await startTestApp({ calendarAllowPrivateNetworks: true, calendarPollMs: 50, calendarSyncMs: 300_000 }, undefined, { jobs: true });
+    const jobs = await startTestApp(
+      { calendarAllowPrivateNetworks: true, calendarPollMs: 50, calendarSyncMs: 300_000 },
+      undefined,
+      { jobs: true },
+    );
     try {
       const b = await setupBooking(jobs);
       await createTimeslots(b, [{ start: '2026-06-02T09:00', end: '2026-06-02T11:00', raster: 30 }]);
       cal.status = 200;
       cal.body = DENTIST;
-      const { subscription } = (await b.p.call('POST', `${b.base}/calendar-subscriptions`, { url: `${cal.base}/job.ics` })).json();
+      const { subscription } = (
+        await b.p.call('POST', `${b.base}/calendar-subscriptions`, { url: `${cal.base}/job.ics` })
+      ).json();
       cal.body = calendar([['later@example.com', '20260602T080000Z', '20260602T090000Z']]);
-      const listed = async () => flatten(await upcoming(jobs, b.resource.reference, { prdRef: b.product.reference })).map((s) => s.start.slice(11, 16));
+      const listed = async () =>
+        flatten(await upcoming(jobs, b.resource.reference, { prdRef: b.product.reference })).map((s) =>
+          s.start.slice(11, 16),
+        );
       await new Promise((r) => setTimeout(r, 300));
       expect(await listed()).toEqual(['09:00', '10:00', '10:30']);
       jobs.clock.advance(301_000);
       const deadline = Date.now() + 10_000;
-      while (Date.now() < deadline && (await listed()).join() !== '09:00,09:30') await new Promise((r) => setTimeout(r, 50));
+      while (Date.now() < deadline && (await listed()).join() !== '09:00,09:30')
+        await new Promise((r) => setTimeout(r, 50));
       expect(await listed()).toEqual(['09:00', '09:30']);
       const row = (await b.p.call('GET', `${b.base}/calendar-subscriptions/${subscription.id}`)).json().subscription;
       expect(row.lastSyncedAt).toBe(jobs.clock.now().toISOString());

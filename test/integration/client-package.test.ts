@@ -25,10 +25,17 @@ const api: BookingClient = createBookingClient({ baseUrl, apiKey });
 
 const created = await api.POST('/crms/{crmId}/user', {
   params: { path: { crmId } },
-  body: { reference, email: \`\${reference.split('@')[0]}@example.com\`, username: reference.split('@')[0], lastName: 'Owner' },
+  body: {
+    reference,
+    email: \`\${reference.split('@')[0]}@example.com\`,
+    username: reference.split('@')[0],
+    lastName: 'Owner',
+  },
 });
 const read = await api.GET('/crms/{crmId}/user/{reference}', { params: { path: { crmId, reference } } });
-const missing = await api.GET('/crms/{crmId}/user/{reference}', { params: { path: { crmId, reference: 'nobody@crm' } } });
+const missing = await api.GET('/crms/{crmId}/user/{reference}', {
+  params: { path: { crmId, reference: 'nobody@crm' } },
+});
 console.log(JSON.stringify({
   created: created.response.status,
   lastName: read.data?.user.lastName,
@@ -84,7 +91,7 @@ async function run(command: string, args: string[], cwd: string): Promise<string
 }
 
 describe.skipIf(process.env.TEST_BACKEND === 'postgres')('the typed client as a package', () => {
-  it('packs built, installs from the tarball into a fresh project, type-checks there and runs against the service', async () => {
+  it('packs built, installs the tarball in a new project, type-checks there, runs against the service', async () => {
     const packs = join(dir, 'packs');
     mkdirSync(packs);
     await run('npm', ['pack', '--pack-destination', packs, '--silent'], join(ROOT, 'clients/typescript'));
@@ -95,8 +102,15 @@ describe.skipIf(process.env.TEST_BACKEND === 'postgres')('the typed client as a 
 
     const project = join(dir, 'project');
     mkdirSync(project);
-    writeFileSync(join(project, 'package.json'), JSON.stringify({ name: 'integrator', version: '1.0.0', private: true, type: 'module' }));
-    await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--silent', join(packs, tarball)], project);
+    writeFileSync(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'integrator', version: '1.0.0', private: true, type: 'module' }),
+    );
+    await run(
+      'npm',
+      ['install', '--prefer-offline', '--no-audit', '--no-fund', '--silent', join(packs, tarball)],
+      project,
+    );
     writeFileSync(join(project, 'main.ts'), USAGE);
     writeFileSync(join(project, 'tsconfig.json'), JSON.stringify(TSCONFIG));
     await run(process.execPath, [TSC, '-p', 'tsconfig.json'], project);
@@ -104,6 +118,12 @@ describe.skipIf(process.env.TEST_BACKEND === 'postgres')('the typed client as a 
     const partner = await newPartner(t);
     const reference = `${uniqueId('u')}@crm`;
     const out = await run(process.execPath, ['dist/main.js', baseUrl, partner.crmId, partner.key, reference], project);
-    expect(JSON.parse(out)).toEqual({ created: 201, lastName: 'Owner', missing: 404, errorCode: 'NOT_FOUND', verifier: 'function' });
+    expect(JSON.parse(out)).toEqual({
+      created: 201,
+      lastName: 'Owner',
+      missing: 404,
+      errorCode: 'NOT_FOUND',
+      verifier: 'function',
+    });
   }, 240_000);
 });

@@ -5,7 +5,12 @@
  */
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBookingClient, verifyWebhook, WebhookVerificationError, type BookingClient } from '../../clients/typescript/src/index.js';
+import {
+  createBookingClient,
+  verifyWebhook,
+  WebhookVerificationError,
+  type BookingClient,
+} from '../../clients/typescript/src/index.js';
 import { newPartner, uniqueId } from '../helpers/app.js';
 import { startWebhookTest, type WebhookTest } from '../helpers/webhookFixtures.js';
 
@@ -26,21 +31,39 @@ describe('the typed TypeScript client', () => {
     const api: BookingClient = createBookingClient({ baseUrl, apiKey: partner.key });
     const id = uniqueId('c');
 
-    const hook = await api.POST('/crms/{crmId}/webhooks', { params: { path: { crmId } }, body: { url: `${t.receiver.url}/client`, events: ['participation.booked'] } });
+    const hook = await api.POST('/crms/{crmId}/webhooks', {
+      params: { path: { crmId } },
+      body: { url: `${t.receiver.url}/client`, events: ['participation.booked'] },
+    });
     expect(hook.response.status).toBe(201);
     const secret = hook.data!.webhook.secret;
 
-    const user = await api.POST('/crms/{crmId}/user', { params: { path: { crmId } }, body: { reference: `${id}@crm`, email: `${id}@example.com`, username: id, lastName: 'Owner' } });
+    const user = await api.POST('/crms/{crmId}/user', {
+      params: { path: { crmId } },
+      body: { reference: `${id}@crm`, email: `${id}@example.com`, username: id, lastName: 'Owner' },
+    });
     expect(user.response.status, JSON.stringify(user.error)).toBe(201);
-    const account = await api.POST('/crms/{crmId}/account', { params: { path: { crmId } }, body: { accountReference: `acc-${id}@crm`, ownerReference: `${id}@crm`, branch: 'real-estate' } });
+    const account = await api.POST('/crms/{crmId}/account', {
+      params: { path: { crmId } },
+      body: { accountReference: `acc-${id}@crm`, ownerReference: `${id}@crm`, branch: 'real-estate' },
+    });
     expect(account.response.status, JSON.stringify(account.error)).toBe(201);
     const provider = await api.POST('/crms/{crmId}/provider', {
       params: { path: { crmId } },
-      body: { reference: `prov-${id}@crm`, ownerReference: `${id}@crm`, accountReference: `acc-${id}@crm`, name: 'Acme Estates', email: 'office@acme.example' },
+      body: {
+        reference: `prov-${id}@crm`,
+        ownerReference: `${id}@crm`,
+        accountReference: `acc-${id}@crm`,
+        name: 'Acme Estates',
+        email: 'office@acme.example',
+      },
     });
     expect(provider.response.status, JSON.stringify(provider.error)).toBe(201);
     const path = { crmId, providerRef: `prov-${id}@crm` };
-    const product = await api.POST('/crms/{crmId}/provider/{providerRef}/products', { params: { path }, body: { reference: `prod-${id}@crm`, name: 'Viewing' } });
+    const product = await api.POST('/crms/{crmId}/provider/{providerRef}/products', {
+      params: { path },
+      body: { reference: `prod-${id}@crm`, name: 'Viewing' },
+    });
     expect(product.response.status, JSON.stringify(product.error)).toBe(201);
     const resource = await api.POST('/crms/{crmId}/provider/{providerRef}/resources', {
       params: { path },
@@ -49,7 +72,19 @@ describe('the typed TypeScript client', () => {
     expect(resource.response.status, JSON.stringify(resource.error)).toBe(201);
     const slots = await api.POST('/crms/{crmId}/provider/{providerRef}/timeslots', {
       params: { path },
-      body: { timeslots: [{ resourceReference: `res-${id}@crm`, start: `${day}T09:00`, end: `${day}T10:00`, raster: 30, defaultCapacity: 1, defaultAcceptBookings: true, state: 'BOOKABLE' }] },
+      body: {
+        timeslots: [
+          {
+            resourceReference: `res-${id}@crm`,
+            start: `${day}T09:00`,
+            end: `${day}T10:00`,
+            raster: 30,
+            defaultCapacity: 1,
+            defaultAcceptBookings: true,
+            state: 'BOOKABLE',
+          },
+        ],
+      },
     });
     expect(slots.response.status, JSON.stringify(slots.error)).toBe(201);
 
@@ -57,19 +92,34 @@ describe('the typed TypeScript client', () => {
     const ref = resource.data!.uuid;
     const listed = await publicApi.GET('/resources/{ref}/upcoming_bookables', { params: { path: { ref } } });
     expect(listed.response.status).toBe(200);
-    const [first] = Object.entries(listed.data!).flatMap(([key, v]) => (key === 'public_visible' ? [] : (v as Exclude<typeof v, boolean>)));
-    expect(first.start).toBe(`${day}T09:00:00${DateTime.fromISO(`${day}T09:00`, { zone: 'Europe/Berlin' }).toFormat('ZZ')}`);
+    const [first] = Object.entries(listed.data!).flatMap(([key, v]) =>
+      key === 'public_visible' ? [] : (v as Exclude<typeof v, boolean>),
+    );
+    expect(first.start).toBe(
+      `${day}T09:00:00${DateTime.fromISO(`${day}T09:00`, { zone: 'Europe/Berlin' }).toFormat('ZZ')}`,
+    );
 
     const held = await publicApi.POST('/rest/1/resources/{ref}/reserve_appointment', {
       params: { path: { ref } },
-      body: { timeslot_uuid: first.timeslot_uuid, product_uuid: product.data!.product.uuid, from: first.start, to: first.end },
+      body: {
+        timeslot_uuid: first.timeslot_uuid,
+        product_uuid: product.data!.product.uuid,
+        from: first.start,
+        to: first.end,
+      },
     });
     expect(held.response.status, JSON.stringify(held.error)).toBe(201);
     const booked = await publicApi.POST('/resources/{ref}/create_appointment_with_consumer', {
       params: { path: { ref } },
       body: {
-        start: first.start, end: first.end, timeslot_uuid: first.timeslot_uuid, product_uuid: product.data!.product.uuid,
-        placeholder_id: held.data!.participation.customer_uuid, email: `${id}@consumer.example`, firstname: 'Erika', lastname: 'Muster',
+        start: first.start,
+        end: first.end,
+        timeslot_uuid: first.timeslot_uuid,
+        product_uuid: product.data!.product.uuid,
+        placeholder_id: held.data!.participation.customer_uuid,
+        email: `${id}@consumer.example`,
+        firstname: 'Erika',
+        lastname: 'Muster',
       },
     });
     expect(booked.response.status, JSON.stringify(booked.error)).toBe(201);
@@ -77,7 +127,14 @@ describe('the typed TypeScript client', () => {
 
     const taken = await publicApi.POST('/resources/{ref}/create_appointment_with_consumer', {
       params: { path: { ref } },
-      body: { start: first.start, end: first.end, timeslot_uuid: first.timeslot_uuid, email: `${id}-2@consumer.example`, firstname: 'Max', lastname: 'Muster' },
+      body: {
+        start: first.start,
+        end: first.end,
+        timeslot_uuid: first.timeslot_uuid,
+        email: `${id}-2@consumer.example`,
+        firstname: 'Max',
+        lastname: 'Muster',
+      },
     });
     expect(taken.response.status).toBe(412);
     expect(taken.error!.errors[0].errorCode).toBe('201');
@@ -91,7 +148,9 @@ describe('the typed TypeScript client', () => {
       expect(event.data.participation.uuid).toBe(held.data!.participation.uuid);
       expect(event.data.customer?.email).toBe(`${id}@consumer.example`);
     }
-    expect(() => verifyWebhook(secret, delivery.headers as Record<string, string>, delivery.body.replace('BOOKED', 'CANCELED'))).toThrow(WebhookVerificationError);
+    expect(() =>
+      verifyWebhook(secret, delivery.headers as Record<string, string>, delivery.body.replace('BOOKED', 'CANCELED')),
+    ).toThrow(WebhookVerificationError);
     expect(() => verifyWebhook(secret, {}, delivery.body)).toThrow(/webhook-id/);
   });
 });

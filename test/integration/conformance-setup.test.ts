@@ -4,7 +4,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newPartner, startTestApp, uniqueId, type Partner, type TestApp } from '../helpers/app.js';
-import { book, consumer, createTimeslots, flatten, setupBooking, upcoming, bookBodyFor } from '../helpers/bookingFixtures.js';
+import {
+  book,
+  consumer,
+  createTimeslots,
+  flatten,
+  setupBooking,
+  upcoming,
+  bookBodyFor,
+} from '../helpers/bookingFixtures.js';
 import { expectBareArray, expectEnvelope, expectError, expectNoContent } from '../helpers/conformance.js';
 import { setupProvider } from '../helpers/fixtures.js';
 
@@ -30,7 +38,7 @@ async function createUser(p: Partner, over: object = {}) {
 }
 
 describe('C1 POST /crms/{crmId}/user', () => {
-  it('a new user is 201 with api-info and user (reference, email, username, lastName, firstName, phone, mobile)', async () => {
+  it('a new user is 201 with api-info and user (reference, email, username, names, phone, mobile)', async () => {
     const p = await newPartner(t);
     const body = newUser({ firstName: 'Erika', phone: '+49 30 123', mobile: '+49 170 123' });
     const res = await p.call('POST', '/user', body);
@@ -62,16 +70,30 @@ describe('C1 POST /crms/{crmId}/user', () => {
     expect((await p.call('POST', '/user', newUser({ username: 'a.b-c_d+e' }))).statusCode).toBe(201);
   });
 
-  it('rule 1: a known reference returns the existing user with 200 and updates phone, mobile, lastName, firstName', async () => {
+  it('rule 1: a known reference returns the existing user (200), updating phone, mobile and the names', async () => {
     const p = await newPartner(t);
     const user = await createUser(p, { firstName: 'A', phone: '1', mobile: '2' });
-    const res = await p.call('POST', '/user', { reference: user.reference, email: user.email, username: user.username, lastName: 'New', firstName: 'B', phone: '3', mobile: '4' });
-    expect(expectEnvelope(res, 200, 'user').user).toMatchObject({ reference: user.reference, lastName: 'New', firstName: 'B', phone: '3', mobile: '4' });
+    const res = await p.call('POST', '/user', {
+      reference: user.reference,
+      email: user.email,
+      username: user.username,
+      lastName: 'New',
+      firstName: 'B',
+      phone: '3',
+      mobile: '4',
+    });
+    expect(expectEnvelope(res, 200, 'user').user).toMatchObject({
+      reference: user.reference,
+      lastName: 'New',
+      firstName: 'B',
+      phone: '3',
+      mobile: '4',
+    });
     const read = await p.call('GET', `/user/${enc(user.reference)}`);
     expect(read.json().user).toMatchObject({ lastName: 'New', firstName: 'B', phone: '3', mobile: '4' });
   });
 
-  it('rule 2: an email that exists with a different reference creates a new user with a numbered plus-suffix email', async () => {
+  it('rule 2: an email known with another reference makes a new user with a numbered plus-suffix email', async () => {
     const p = await newPartner(t);
     const first = await createUser(p);
     const res = await p.call('POST', '/user', newUser({ email: first.email }));
@@ -81,7 +103,7 @@ describe('C1 POST /crms/{crmId}/user', () => {
     expect(user.reference).not.toBe(first.reference);
   });
 
-  it('rule 3: an email that exists without a reference (a consumer who booked) is used and the reference attached', async () => {
+  it('rule 3: an email known without a reference (a consumer who booked) is used, the reference attached', async () => {
     const b = await setupBooking(t);
     await createTimeslots(b, [{}]);
     const [slot] = flatten(await upcoming(t, b.resource.reference));
@@ -95,7 +117,12 @@ describe('C1 POST /crms/{crmId}/user', () => {
 
   it('rule 4: the cookie PLAY_LANG sets the language of a newly created user', async () => {
     const p = await newPartner(t);
-    const res = await t.app.inject({ method: 'POST', url: `/crms/${p.crmId}/user`, headers: { 'x-service-client-id': p.key, cookie: 'PLAY_LANG=en' }, payload: newUser() });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/crms/${p.crmId}/user`,
+      headers: { 'x-service-client-id': p.key, cookie: 'PLAY_LANG=en' },
+      payload: newUser(),
+    });
     expect(expectEnvelope(res, 201, 'user').user.language).toBe('en');
   });
 
@@ -120,26 +147,42 @@ describe('C2 GET /crms/{crmId}/user/{reference}', () => {
     expectError(await p.call('GET', '/user/nobody%40crm'), 404, 'NOT_FOUND');
   });
 
-  it("PUT changes the given fields only (200 with the user); another user's email is 409 'User with given email already exists.'", async () => {
+  it("PUT changes the given fields only (200); another user's email is 409 'User with given email ...'", async () => {
     const p = await newPartner(t);
     const a = await createUser(p, { firstName: 'Anna', phone: '1' });
     const b = await createUser(p);
     const res = await p.call('PUT', `/user/${enc(a.reference)}`, { lastName: 'Changed' });
-    expect(expectEnvelope(res, 200, 'user').user).toMatchObject({ lastName: 'Changed', firstName: 'Anna', phone: '1', email: a.email, username: a.username });
-    expect(expectError(await p.call('PUT', `/user/${enc(a.reference)}`, { email: b.email }), 409).message).toBe('User with given email already exists.');
+    expect(expectEnvelope(res, 200, 'user').user).toMatchObject({
+      lastName: 'Changed',
+      firstName: 'Anna',
+      phone: '1',
+      email: a.email,
+      username: a.username,
+    });
+    expect(expectError(await p.call('PUT', `/user/${enc(a.reference)}`, { email: b.email }), 409).message).toBe(
+      'User with given email already exists.',
+    );
     expectError(await p.call('PUT', '/user/nobody%40crm', { lastName: 'X' }), 404, 'NOT_FOUND');
   });
 });
 
 describe('C3 POST /crms/{crmId}/account and C4 GET', () => {
-  const account = (owner: string, over: object = {}) => ({ accountReference: `${uniqueId('acc')}@crm`, ownerReference: owner, branch: 'real-estate', ...over });
+  const account = (owner: string, over: object = {}) => ({
+    accountReference: `${uniqueId('acc')}@crm`,
+    ownerReference: owner,
+    branch: 'real-estate',
+    ...over,
+  });
 
   it('an unknown accountReference creates the account: 201 with api-info and account', async () => {
     const p = await newPartner(t);
     const owner = await createUser(p);
     const body = account(owner.reference, {
       invoiceAddress: { city: 'Berlin', countryCode: 'DE', street: 'Hauptstr.', number: '1', zip: '10115' },
-      invoiceContactName: 'Anna', invoiceCompanyName: 'Acme', invoiceTaxId: 'DE1', email: 'billing@example.com',
+      invoiceContactName: 'Anna',
+      invoiceCompanyName: 'Acme',
+      invoiceTaxId: 'DE1',
+      email: 'billing@example.com',
     });
     const { account: created } = expectEnvelope(await p.call('POST', '/account', body), 201, 'account');
     expect(created).toMatchObject(body);
@@ -151,7 +194,10 @@ describe('C3 POST /crms/{crmId}/account and C4 GET', () => {
     const body = account(owner.reference, { invoiceCompanyName: 'Acme' });
     await p.call('POST', '/account', body);
     const again = await p.call('POST', '/account', { ...body, branch: 'misc', invoiceCompanyName: 'Other' });
-    expect(expectEnvelope(again, 200, 'account').account).toMatchObject({ branch: 'real-estate', invoiceCompanyName: 'Acme' });
+    expect(expectEnvelope(again, 200, 'account').account).toMatchObject({
+      branch: 'real-estate',
+      invoiceCompanyName: 'Acme',
+    });
   });
 
   it('every branch value is accepted: real-estate, facilities, handyman, sports-and-leisure, misc', async () => {
@@ -167,26 +213,36 @@ describe('C3 POST /crms/{crmId}/account and C4 GET', () => {
     const owner = await createUser(p);
     for (const field of ['ownerReference', 'accountReference', 'branch']) {
       for (const value of [undefined, '']) {
-        expect(expectError(await p.call('POST', '/account', account(owner.reference, { [field]: value })), 400, 'VALIDATION').message).toContain(`body.${field}`);
+        expect(
+          expectError(await p.call('POST', '/account', account(owner.reference, { [field]: value })), 400, 'VALIDATION')
+            .message,
+        ).toContain(`body.${field}`);
       }
     }
   });
 
   it("404 'no user found for ownerReference' when the owner user does not exist", async () => {
     const p = await newPartner(t);
-    expect(expectError(await p.call('POST', '/account', account('ghost@crm')), 404).message).toBe('no user found for ownerReference');
+    expect(expectError(await p.call('POST', '/account', account('ghost@crm')), 404).message).toBe(
+      'no user found for ownerReference',
+    );
   });
 
   it("404 with a message beginning 'Unable to find specified branch. Was ...' for an invalid branch", async () => {
     const p = await newPartner(t);
     const owner = await createUser(p);
-    expect(expectError(await p.call('POST', '/account', account(owner.reference, { branch: 'banking' })), 404).message).toMatch(/^Unable to find specified branch\. Was /);
+    expect(
+      expectError(await p.call('POST', '/account', account(owner.reference, { branch: 'banking' })), 404).message,
+    ).toMatch(/^Unable to find specified branch\. Was /);
   });
 
-  it("404 with a message beginning 'Unable to parse account reference. Was ...' for an invalid reference format", async () => {
+  it("404 with a message beginning 'Unable to parse account reference. Was ...' for a bad reference", async () => {
     const p = await newPartner(t);
     const owner = await createUser(p);
-    expect(expectError(await p.call('POST', '/account', account(owner.reference, { accountReference: 'no-platform' })), 404).message).toMatch(/^Unable to parse account reference\. Was /);
+    expect(
+      expectError(await p.call('POST', '/account', account(owner.reference, { accountReference: 'no-platform' })), 404)
+        .message,
+    ).toMatch(/^Unable to parse account reference\. Was /);
   });
 
   it('an invoice address needs city, countryCode, street, number and zip', async () => {
@@ -218,12 +274,25 @@ describe('C5 POST /crms/{crmId}/provider, C6 GET, C7 staff', () => {
     const owner = await createUser(p);
     const accountReference = `${uniqueId('acc')}@crm`;
     await p.call('POST', '/account', { accountReference, ownerReference: owner.reference, branch: 'misc' });
-    return { reference: `${uniqueId('prov')}@crm`, ownerReference: owner.reference, accountReference, name: 'Acme', ...over };
+    return {
+      reference: `${uniqueId('prov')}@crm`,
+      ownerReference: owner.reference,
+      accountReference,
+      name: 'Acme',
+      ...over,
+    };
   }
 
-  it('201 with api-info and provider (uuid, reference, name, email, mobile, phone, impressum, branch, subbranch)', async () => {
+  it('201 with api-info and provider (uuid, reference, name, email, mobile, phone, impressum, branches)', async () => {
     const p = await newPartner(t);
-    const body = await providerBody(p, { email: 'p@example.com', mobile: '+49 170 1', phone: '+49 30 1', impressum: 'Imprint', branch: 'handyman', subbranch: 'plumbing' });
+    const body = await providerBody(p, {
+      email: 'p@example.com',
+      mobile: '+49 170 1',
+      phone: '+49 30 1',
+      impressum: 'Imprint',
+      branch: 'handyman',
+      subbranch: 'plumbing',
+    });
     const { provider } = expectEnvelope(await p.call('POST', '/provider', body), 201, 'provider');
     expect(typeof provider.uuid).toBe('string');
     for (const field of ['reference', 'name', 'email', 'mobile', 'phone', 'impressum', 'branch', 'subbranch']) {
@@ -235,7 +304,9 @@ describe('C5 POST /crms/{crmId}/provider, C6 GET, C7 staff', () => {
     const p = await newPartner(t);
     const body = await providerBody(p);
     for (const field of ['reference', 'ownerReference', 'accountReference', 'name']) {
-      expect(expectError(await p.call('POST', '/provider', { ...body, [field]: undefined }), 400, 'VALIDATION').message).toContain(`body.${field}`);
+      expect(
+        expectError(await p.call('POST', '/provider', { ...body, [field]: undefined }), 400, 'VALIDATION').message,
+      ).toContain(`body.${field}`);
       expectError(await p.call('POST', '/provider', { ...body, [field]: '' }), 400, 'VALIDATION');
     }
   });
@@ -264,7 +335,7 @@ describe('C5 POST /crms/{crmId}/provider, C6 GET, C7 staff', () => {
     expect(expectEnvelope(res, 200, 'provider').provider).toEqual({ ...before, impressum: 'New imprint' });
   });
 
-  it('C7: 200 with a bare array of staff users (reference, email, username, firstName, lastName, phone, mobile), no api-info', async () => {
+  it('C7: 200 with a bare array of staff users (reference, email, username, names, phone, mobile)', async () => {
     const p = await newPartner(t);
     const f = await setupProvider(p);
     const staff = expectBareArray(await p.call('GET', `/provider/${enc(f.providerRef)}/staff`));
@@ -278,7 +349,9 @@ describe('C5 POST /crms/{crmId}/provider, C6 GET, C7 staff', () => {
     const f = await setupProvider(p);
     const user = await createUser(p);
     const path = `/provider/${enc(f.providerRef)}/staff`;
-    expect(expectEnvelope(await p.call('POST', path, { userReference: user.reference }), 201, 'staff').staff.reference).toBe(user.reference);
+    expect(
+      expectEnvelope(await p.call('POST', path, { userReference: user.reference }), 201, 'staff').staff.reference,
+    ).toBe(user.reference);
     expectEnvelope(await p.call('POST', path, { userReference: user.reference }), 200, 'staff');
     expect(expectBareArray(await p.call('GET', path)).map((s) => s.reference)).toEqual([f.ownerRef, user.reference]);
     expectNoContent(await p.call('DELETE', `${path}/${enc(user.reference)}`));

@@ -8,14 +8,26 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderMail } from '../../src/notifications/render.js';
 import { startTestApp, uniqueId, type TestApp } from '../helpers/app.js';
-import { book, bookBodyFor, createTimeslots, flatten, publicCall, setupBooking, upcoming } from '../helpers/bookingFixtures.js';
+import {
+  book,
+  bookBodyFor,
+  createTimeslots,
+  flatten,
+  publicCall,
+  setupBooking,
+  upcoming,
+} from '../helpers/bookingFixtures.js';
 import { tokenOf } from '../helpers/lifecycleFixtures.js';
 import { outboxOf } from '../helpers/mailFixtures.js';
 import { seeded } from '../helpers/property.js';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ bookingRateLimitPerMinute: 100_000, maxHoldsPerIp: 10_000, publicBaseUrl: 'https://book.example' });
+  t = await startTestApp({
+    bookingRateLimitPerMinute: 100_000,
+    maxHoldsPerIp: 10_000,
+    publicBaseUrl: 'https://book.example',
+  });
 });
 afterAll(() => t.close());
 
@@ -30,7 +42,8 @@ const WRITTEN = [
 ];
 
 /** Each letter upper or lower case as the mask says. */
-const cased = (text: string, mask: boolean[]) => [...text].map((ch, i) => (mask[i % mask.length] ? ch.toUpperCase() : ch)).join('');
+const cased = (text: string, mask: boolean[]) =>
+  [...text].map((ch, i) => (mask[i % mask.length] ? ch.toUpperCase() : ch)).join('');
 
 const personArb = fc.record({
   number: fc.constantFrom('5550123', '5550124'),
@@ -43,7 +56,7 @@ const pairArb = fc.record({ a: personArb, b: personArb, sameEmail: fc.boolean(),
 const lower = (s: string) => s.toLowerCase();
 
 describe('consumers sharing an e-mail or a phone', () => {
-  it('get every mail at their own address and never see the other one\'s cancel link', async () => {
+  it("get every mail at their own address and never see the other one's cancel link", async () => {
     await fc.assert(
       fc.asyncProperty(pairArb, async ({ a, b: other, sameEmail, cancel }) => {
         const setup = await setupBooking(t);
@@ -65,7 +78,17 @@ describe('consumers sharing an e-mail or a phone', () => {
         }
         expect((await publicCall(t, 'POST', new URL(links[cancel]).pathname)).statusCode).toBe(200);
         for (const who of people) {
-          expect((await publicCall(t, 'POST', '/rest/1/my-bookings', { email: who.email }, { ref: setup.resource.reference })).statusCode).toBe(202);
+          expect(
+            (
+              await publicCall(
+                t,
+                'POST',
+                '/rest/1/my-bookings',
+                { email: who.email },
+                { ref: setup.resource.reference },
+              )
+            ).statusCode,
+          ).toBe(202);
         }
 
         const samePerson = lower(people[0].email) === lower(people[1].email);

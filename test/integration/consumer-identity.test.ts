@@ -7,14 +7,28 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eventSequences } from '../../src/calendars/eventSequences.js';
 import { renderMail } from '../../src/notifications/render.js';
 import { startTestApp, uniqueId, type TestApp } from '../helpers/app.js';
-import { book, bookBodyFor, consumer, createTimeslots, flatten, publicCall, setupBooking, upcoming, type Booking } from '../helpers/bookingFixtures.js';
+import {
+  book,
+  bookBodyFor,
+  consumer,
+  createTimeslots,
+  flatten,
+  publicCall,
+  setupBooking,
+  upcoming,
+  type Booking,
+} from '../helpers/bookingFixtures.js';
 import { moveBodyFor, reschedule, tokenOf } from '../helpers/lifecycleFixtures.js';
 import { outboxOf } from '../helpers/mailFixtures.js';
 import { QUESTIONS } from '../helpers/questionsFixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
-  t = await startTestApp({ bookingRateLimitPerMinute: 10_000, maxHoldsPerIp: 1_000, publicBaseUrl: 'https://book.example' });
+  t = await startTestApp({
+    bookingRateLimitPerMinute: 10_000,
+    maxHoldsPerIp: 1_000,
+    publicBaseUrl: 'https://book.example',
+  });
 });
 afterAll(() => t.close());
 
@@ -42,7 +56,9 @@ const household = () => {
 async function participantsOf(b: Booking) {
   const res = await b.p.call('GET', `${b.base}/appointments`);
   expect(res.statusCode, res.body).toBe(200);
-  return (res.json() as { participations: { uuid: string; name: string; email: string; mobile: string }[] }[]).flatMap((a) => a.participations);
+  return (res.json() as { participations: { uuid: string; name: string; email: string; mobile: string }[] }[]).flatMap(
+    (a) => a.participations,
+  );
 }
 
 describe('a shared phone', () => {
@@ -60,7 +76,10 @@ describe('a shared phone', () => {
       ['Anna Home', anna.email],
       ['Ben Home', ben.email],
     ]);
-    const users = await t.db.query<{ email: string }>('SELECT email FROM users WHERE crm_id = $1 AND mobile_e164 = $2 ORDER BY email', [b.p.crmId, '+491705550123']);
+    const users = await t.db.query<{ email: string }>(
+      'SELECT email FROM users WHERE crm_id = $1 AND mobile_e164 = $2 ORDER BY email',
+      [b.p.crmId, '+491705550123'],
+    );
     expect(users.map((u) => u.email)).toEqual([anna.email, ben.email]);
 
     const consumerMails = (await outboxOf(t, b.p.crmId)).filter((m) => m.template === 'booking-confirmed');
@@ -72,7 +91,10 @@ describe('a shared phone', () => {
       expect(text + html).not.toContain(tokenOf(other));
     }
     // Anna's "my bookings" shows hers only
-    expect((await publicCall(t, 'POST', '/rest/1/my-bookings', { email: anna.email }, { ref: b.resource.reference })).statusCode).toBe(202);
+    expect(
+      (await publicCall(t, 'POST', '/rest/1/my-bookings', { email: anna.email }, { ref: b.resource.reference }))
+        .statusCode,
+    ).toBe(202);
     const [listMail] = (await outboxOf(t, b.p.crmId)).filter((m) => m.template === 'my-bookings');
     expect(listMail.recipient).toBe(anna.email);
     const link = /\/my-bookings\/(\S+)/.exec(renderMail(listMail, { mailFrom: t.config.mailFrom }).text)![1];
@@ -83,15 +105,28 @@ describe('a shared phone', () => {
   it("takes the provider's customer that has no e-mail and this number, in another written form", async () => {
     const b = await provider();
     const reference = `${uniqueId('cust')}@crm`;
-    const made = await b.p.call('POST', `${b.base}/customers`, { customerReference: reference, providerReference: b.provider.providerRef, userName: 'Walk-in', mobile: '+49 (170) 333-3333' });
+    const made = await b.p.call('POST', `${b.base}/customers`, {
+      customerReference: reference,
+      providerReference: b.provider.providerRef,
+      userName: 'Walk-in',
+      mobile: '+49 (170) 333-3333',
+    });
     expect(made.statusCode, made.body).toBe(201);
     const who = consumer({ mobile: '0170 3333333' });
     expect((await bookFirst(b, who)).statusCode).toBe(201);
     const customer = await b.p.call('GET', `${b.base}/customers/${encodeURIComponent(reference)}`);
-    expect(customer.json().customer).toMatchObject({ userName: 'Walk-in', email: who.email, mobile: '+49 (170) 333-3333' });
+    expect(customer.json().customer).toMatchObject({
+      userName: 'Walk-in',
+      email: who.email,
+      mobile: '+49 (170) 333-3333',
+    });
     // the next person with that number but their own e-mail is someone else
     expect((await bookFirst(b, consumer({ mobile: '+491703333333' }))).statusCode).toBe(201);
-    const [{ n }] = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM customers WHERE provider_id = (SELECT provider_id FROM customers WHERE reference = $1)', [reference]);
+    const [{ n }] = await t.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM customers WHERE provider_id = (SELECT provider_id FROM customers
+         WHERE reference = $1)`,
+      [reference],
+    );
     expect(n).toBe(2);
   });
 
@@ -100,9 +135,19 @@ describe('a shared phone', () => {
     await createTimeslots(b, [{ start: '2026-06-03T09:00', end: '2026-06-03T09:30', defaultCapacity: 3 }]);
     const who = consumer({ mobile: '0151 2345678' });
     const slot = flatten(await upcoming(t, b.resource.reference)).find((s) => s.start.startsWith('2026-06-03'))!;
-    expect((await book(t, b.resource.reference, bookBodyFor(slot, b.product.uuid, undefined, who))).statusCode).toBe(201);
+    expect((await book(t, b.resource.reference, bookBodyFor(slot, b.product.uuid, undefined, who))).statusCode).toBe(
+      201,
+    );
     const [lot] = flatten(await upcoming(t, b.resource.reference)).filter((s) => s.start.startsWith('2026-06-03'));
-    const again = await book(t, b.resource.reference, bookBodyFor(lot, b.product.uuid, undefined, { ...who, email: who.email.toUpperCase(), mobile: '+49 151 2345678' }));
+    const again = await book(
+      t,
+      b.resource.reference,
+      bookBodyFor(lot, b.product.uuid, undefined, {
+        ...who,
+        email: who.email.toUpperCase(),
+        mobile: '+49 151 2345678',
+      }),
+    );
     expect(again.statusCode).toBe(409);
     expect(again.json().errors[0].errorCode).toBe('AppointmentAlreadyBookedException');
   });
@@ -111,7 +156,10 @@ describe('a shared phone', () => {
     const b = await provider();
     const res = await bookFirst(b, consumer({ mobile: '12' }));
     expect(res.statusCode).toBe(400);
-    expect(res.json().errors[0]).toMatchObject({ errorCode: 'VALIDATION', message: expect.stringMatching(/^body\.mobile /) });
+    expect(res.json().errors[0]).toMatchObject({
+      errorCode: 'VALIDATION',
+      message: expect.stringMatching(/^body\.mobile /),
+    });
     expect(await participantsOf(b)).toEqual([]);
   });
 });
@@ -121,7 +169,9 @@ describe('phone numbers in a phone question', () => {
   const offer = (countryCode?: string) =>
     provider({
       product: { questions: phoneOnly },
-      resource: countryCode ? { address: { street: 'Main', number: '1', zip: '10001', city: 'Somewhere', countryCode } } : {},
+      resource: countryCode
+        ? { address: { street: 'Main', number: '1', zip: '10001', city: 'Somewhere', countryCode } }
+        : {},
     });
 
   it.each([
@@ -133,7 +183,9 @@ describe('phone numbers in a phone question', () => {
     const res = await bookFirst(b, consumer(), { answers: { insurance_phone: phone } });
     expect(res.statusCode, res.body).toBe(201);
     const d5 = await b.p.call('GET', `${b.base}/appointments`);
-    expect(d5.json()[0].participations[0].answers).toEqual([{ key: 'insurance_phone', label: phoneOnly[0].label, value: phone }]);
+    expect(d5.json()[0].participations[0].answers).toEqual([
+      { key: 'insurance_phone', label: phoneOnly[0].label, value: phone },
+    ]);
   });
 
   it('refuses a number no country could have with 400 naming the question', async () => {
@@ -151,7 +203,10 @@ describe('a data request by mobile', () => {
     const who = consumer({ email: `${id}@consumer.example`, mobile: '+49 151 2345 6789' });
     expect((await bookFirst(b, who)).statusCode).toBe(201);
     const partnerMade = await b.p.call('POST', `${b.base}/customers`, {
-      customerReference: `${id}@crm`, providerReference: b.provider.providerRef, userName: 'Same Number', mobile: '+49 151 23456789',
+      customerReference: `${id}@crm`,
+      providerReference: b.provider.providerRef,
+      userName: 'Same Number',
+      mobile: '+49 151 23456789',
     });
     expect(partnerMade.statusCode, partnerMade.body).toBe(201);
 
@@ -159,7 +214,10 @@ describe('a data request by mobile', () => {
     expect(exported.statusCode, exported.body).toBe(200);
     const data = exported.json().consumer;
     expect(data.users.map((u: { email: string }) => u.email)).toEqual([who.email]);
-    expect(data.customers.map((c: { mobile: string }) => c.mobile).sort()).toEqual(['+49 151 2345 6789', '+49 151 23456789']);
+    expect(data.customers.map((c: { mobile: string }) => c.mobile).sort()).toEqual([
+      '+49 151 2345 6789',
+      '+49 151 23456789',
+    ]);
     expect(data.participations).toHaveLength(1);
 
     const erased = await b.p.call('POST', '/consumer-data/erase', { mobile: '0049 151 23456789' });
@@ -188,11 +246,12 @@ describe('SEQUENCE', () => {
     expect(await sequences(b.p.crmId)).toEqual([0, 1, 2]);
   });
 
-  it('is one counter per appointment for the feed and the CalDAV write-back, raised by a change either one shows', async () => {
+  it('is one counter per appointment for feed and CalDAV write-back, raised by a change either shows', async () => {
     const b = await provider();
     const res = await bookFirst(b, consumer());
     const id: string = res.json().createdAppointment.appointment_uuid;
-    const at = async (writer: 'feed' | 'write-back', digest: string) => (await eventSequences(t.db, writer, [{ id, digest }])).get(id);
+    const at = async (writer: 'feed' | 'write-back', digest: string) =>
+      (await eventSequences(t.db, writer, [{ id, digest }])).get(id);
     expect(await at('feed', 'f1')).toBe(0);
     expect(await at('write-back', 'w1')).toBe(0); // its first version of the event: the number as it stands
     expect(await at('feed', 'f1')).toBe(0); // unchanged: the same number

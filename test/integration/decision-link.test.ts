@@ -6,7 +6,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signCancelToken } from '../../src/notifications/cancelToken.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { book, bookBodyFor, consumer, createTimeslots, flatten, setupBooking, upcoming, type Booking } from '../helpers/bookingFixtures.js';
+import {
+  book,
+  bookBodyFor,
+  consumer,
+  createTimeslots,
+  flatten,
+  setupBooking,
+  upcoming,
+  type Booking,
+} from '../helpers/bookingFixtures.js';
 import { outboxOf, participationState } from '../helpers/mailFixtures.js';
 import { SmtpSink, type ReceivedMail } from '../helpers/smtpSink.js';
 
@@ -15,7 +24,9 @@ let t: TestApp;
 beforeAll(async () => {
   sink = await SmtpSink.start();
   // the test clock stands at 2026-06-01T08:00Z; the slot below lies after it
-  t = await startTestApp({ smtpUrl: sink.url, mailPollMs: 50, publicBaseUrl: 'https://book.example' }, undefined, { jobs: true });
+  t = await startTestApp({ smtpUrl: sink.url, mailPollMs: 50, publicBaseUrl: 'https://book.example' }, undefined, {
+    jobs: true,
+  });
 });
 afterAll(async () => {
   await t.close();
@@ -32,7 +43,13 @@ async function mailTo(address: string, match: (m: ReceivedMail) => boolean, time
   for (;;) {
     const found = sink.to(address).find(match);
     if (found) return found;
-    if (Date.now() > until) throw new Error(`no matching mail to ${address}; got: ${sink.to(address).map((m) => m.subject).join(' | ')}`);
+    if (Date.now() > until)
+      throw new Error(
+        `no matching mail to ${address}; got: ${sink
+          .to(address)
+          .map((m) => m.subject)
+          .join(' | ')}`,
+      );
     await new Promise((r) => setTimeout(r, 25));
   }
 }
@@ -48,7 +65,9 @@ interface Requested {
 }
 
 /** A consumer's request through the public flow on a resource whose public channel is REQUESTED. */
-async function requested(who = consumer({ firstname: 'Jane', lastname: 'Doe', locale: 'en', message: 'Ground floor, <please>' })): Promise<Requested> {
+async function requested(
+  who = consumer({ firstname: 'Jane', lastname: 'Doe', locale: 'en', message: 'Ground floor, <please>' }),
+): Promise<Requested> {
   const b = await setupBooking(t, {
     product: { name: 'Viewing' },
     resource: { publicName: 'Flat 12', channels: { RESOURCE_PUBLIC: { bookingProcess: 'REQUESTED' } } },
@@ -73,7 +92,7 @@ async function requested(who = consumer({ firstname: 'Jane', lastname: 'Doe', lo
 const templates = async (r: Requested) => (await outboxOf(t, r.b.p.crmId)).map((m) => m.template).sort();
 
 describe('the decision link in the request mail', () => {
-  it('reaches the provider side only, and its page shows who asked for what and when, with the message and both buttons', async () => {
+  it('reaches the provider side only; its page shows who asked what and when, the message, two buttons', async () => {
     const r = await requested();
     const request = await mailTo(r.providerEmail, (m) => m.subject.startsWith('Bitte bestätigen'));
     const link = /https:\/\/book\.example\/requests\/\S+/.exec(request.text!)?.[0];
@@ -105,7 +124,7 @@ describe('the decision link in the request mail', () => {
     expect(await participationState(t, r.participationId)).toBe('REQUESTED');
   });
 
-  it("confirm: BOOKED, and the consumer gets the booking confirmation with an invite and the cancel link", async () => {
+  it('confirm: BOOKED, and the consumer gets the booking confirmation with an invite and the cancel link', async () => {
     const r = await requested();
     const res = await post(r.decisionPath, 'decision=confirm');
     expect(res.statusCode).toBe(200);
@@ -120,9 +139,12 @@ describe('the decision link in the request mail', () => {
     expect(confirmed.raw).not.toContain('/requests/');
   });
 
-  it("decline with a reason: CANCELED, the consumer's mail carries the reason, and the place is free again", async () => {
+  it("decline with a reason: CANCELED, the consumer's mail has the reason, and the place is free again", async () => {
     const r = await requested();
-    const res = await post(`${r.decisionPath}?lang=en`, `decision=decline&message=${encodeURIComponent('Already let, sorry.\nTry flat 14.')}`);
+    const res = await post(
+      `${r.decisionPath}?lang=en`,
+      `decision=decline&message=${encodeURIComponent('Already let, sorry.\nTry flat 14.')}`,
+    );
     expect(res.statusCode).toBe(200);
     expect(res.body).toContain('Request declined');
     expect(await participationState(t, r.participationId)).toBe('CANCELED');
@@ -139,7 +161,11 @@ describe('the decision link in the request mail', () => {
     const r = await requested();
     expect((await post(r.decisionPath, 'decision=decline&message=')).statusCode).toBe(200);
     const [row] = (await outboxOf(t, r.b.p.crmId)).filter((m) => m.template === 'booking-declined');
-    expect(row).toMatchObject({ recipient: r.who.email, locale: 'en', payload: { message: null, participation: { state: 'CANCELED' } } });
+    expect(row).toMatchObject({
+      recipient: r.who.email,
+      locale: 'en',
+      payload: { message: null, participation: { state: 'CANCELED' } },
+    });
   });
 });
 
@@ -148,7 +174,11 @@ describe('a request no longer awaiting a decision', () => {
     const r = await requested();
     expect((await post(r.decisionPath, 'decision=confirm')).statusCode).toBe(200);
     const before = await templates(r);
-    for (const res of [await get(r.decisionPath), await post(r.decisionPath, 'decision=decline'), await post(r.decisionPath, 'decision=confirm')]) {
+    for (const res of [
+      await get(r.decisionPath),
+      await post(r.decisionPath, 'decision=decline'),
+      await post(r.decisionPath, 'decision=confirm'),
+    ]) {
       expect(res.statusCode).toBe(409);
       expect(res.headers['content-type']).toMatch(/^text\/html/);
       expect(res.body).toContain('Diese Anfrage wurde bereits bestätigt.');
@@ -217,7 +247,10 @@ describe('races with the consumer cancel link', () => {
   it('confirm and cancel at the same moment: one wins, and state and mails agree', async () => {
     for (let i = 0; i < 4; i++) {
       const r = await requested();
-      const [decided, cancelled] = await Promise.all([post(r.decisionPath, 'decision=confirm'), post(r.cancelPath, '')]);
+      const [decided, cancelled] = await Promise.all([
+        post(r.decisionPath, 'decision=confirm'),
+        post(r.cancelPath, ''),
+      ]);
       expect(cancelled.statusCode).toBe(200);
       const sent = await templates(r);
       // the cancel link cancels a request and a booking alike, so the end state is CANCELED either way
@@ -234,7 +267,10 @@ describe('races with the consumer cancel link', () => {
   it('decline and cancel at the same moment: exactly one of them takes effect', async () => {
     for (let i = 0; i < 4; i++) {
       const r = await requested();
-      const [decided, cancelled] = await Promise.all([post(r.decisionPath, 'decision=decline'), post(r.cancelPath, '')]);
+      const [decided, cancelled] = await Promise.all([
+        post(r.decisionPath, 'decision=decline'),
+        post(r.cancelPath, ''),
+      ]);
       const sent = await templates(r);
       expect(await participationState(t, r.participationId)).toBe('CANCELED');
       const declinedWon = decided.statusCode === 200;

@@ -198,10 +198,17 @@ describe('docs/api.md, Worked example', () => {
             url = url.split(printed).join(real);
             body = body?.split(printed).join(real);
           }
-          expect(`${url} ${body ?? ''}`, `a UUID to put in that no earlier answer named: ${request.printed}`).not.toMatch(/[0-9a-f]{8}-\.\.\./);
+          expect(
+            `${url} ${body ?? ''}`,
+            `a UUID to put in that no earlier answer named: ${request.printed}`,
+          ).not.toMatch(/[0-9a-f]{8}-\.\.\./);
           const target = new URL(url);
           expect(target.origin).toBe(vars.S);
-          const res = await fetch(`${baseUrl}${target.pathname}${target.search}`, { method: request.method, headers: request.headers, body });
+          const res = await fetch(`${baseUrl}${target.pathname}${target.search}`, {
+            method: request.method,
+            headers: request.headers,
+            body,
+          });
           const text = await res.text();
           pending.push({ request, status: res.status, body: text ? JSON.parse(text) : null });
           ran++;
@@ -228,9 +235,12 @@ describe('docs/api.md, Worked example', () => {
     expect(ran).toBeGreaterThanOrEqual(11);
     // the booking is there, tomorrow at 09:00 in the provider's zone, as the example says
     const [row] = await t.db.query<{ start_at: Date; state: string }>(
-      `SELECT a.start_at, p.state FROM participations p JOIN appointments a ON a.id = p.appointment_id WHERE p.crm_id = 'acme'`,
+      `SELECT a.start_at, p.state FROM participations p JOIN appointments a ON a.id = p.appointment_id
+         WHERE p.crm_id = 'acme'`,
     );
     expect(row.state).toBe('BOOKED');
-    expect(DateTime.fromJSDate(row.start_at, { zone: 'Europe/Berlin' }).toFormat("yyyy-MM-dd'T'HH:mm")).toBe(`${vars.D}T09:00`);
+    expect(DateTime.fromJSDate(row.start_at, { zone: 'Europe/Berlin' }).toFormat("yyyy-MM-dd'T'HH:mm")).toBe(
+      `${vars.D}T09:00`,
+    );
   });
 });

@@ -8,7 +8,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { client, encodingOf, type Send } from '../../bench/http.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { bookBodyFor, consumer, createTimeslots, flatten, reserveBodyFor, setupBooking, upcoming, type Booking, type ListedBookable } from '../helpers/bookingFixtures.js';
+import {
+  bookBodyFor,
+  consumer,
+  createTimeslots,
+  flatten,
+  reserveBodyFor,
+  setupBooking,
+  upcoming,
+  type Booking,
+  type ListedBookable,
+} from '../helpers/bookingFixtures.js';
 import { currentBackend } from '../helpers/db.js';
 import { skipWithoutNginx, startEdge, type Edge } from '../helpers/nginx.js';
 
@@ -38,7 +48,8 @@ afterAll(async () => {
 /** Requests the service answered on a route so far (its /metrics, every status). */
 async function served(route: string, method = 'GET'): Promise<number> {
   const text = (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
-  const line = new RegExp(`^http_request_duration_seconds_count\\{method="${method}",route="${route.replace(/[/:]/g, '\\$&')}",status="\\d+"\\} (\\d+)$`, 'gm');
+  const labels = `method="${method}",route="${route.replace(/[/:]/g, '\\$&')}",status="\\d+"`;
+  const line = new RegExp(`^http_request_duration_seconds_count\\{${labels}\\} (\\d+)$`, 'gm');
   return [...text.matchAll(line)].reduce((sum, m) => sum + Number(m[1]), 0);
 }
 
@@ -47,10 +58,19 @@ async function listing(slots: number, capacity = 3): Promise<{ b: Booking; path:
   const b = await setupBooking(t);
   const end = `2026-06-02T${String(9 + slots / 2).padStart(2, '0')}:${slots % 2 ? '30' : '00'}`;
   await createTimeslots(b, [{ start: '2026-06-02T09:00', end, defaultCapacity: capacity }]);
-  return { b, path: `/resources/${encodeURIComponent(b.resource.reference)}/upcoming_bookables?prdRef=${encodeURIComponent(b.product.reference)}` };
+  return {
+    b,
+    path:
+      `/resources/${encodeURIComponent(b.resource.reference)}/upcoming_bookables` +
+      `?prdRef=${encodeURIComponent(b.product.reference)}`,
+  };
 }
 
-const places = (body: string) => (Object.entries(JSON.parse(body) as Record<string, ListedBookable[]>).filter(([k]) => k !== 'public_visible').flatMap(([, v]) => v)).map((i) => i.capacity_left);
+const places = (body: string) =>
+  Object.entries(JSON.parse(body) as Record<string, ListedBookable[]>)
+    .filter(([k]) => k !== 'public_visible')
+    .flatMap(([, v]) => v)
+    .map((i) => i.capacity_left);
 const BR = { 'accept-encoding': 'br, gzip' };
 /** X-Cache of an answer nginx gave from its copy (a copy past its second is served while it is refreshed) */
 const FROM_CACHE = ['HIT', 'STALE', 'UPDATING'];
@@ -94,7 +114,7 @@ describe.skipIf(skip)(`the service behind deploy/nginx.conf (${currentBackend()}
     expect(answers.map((r) => r.status)).toEqual(answers.map(() => 200));
     expect(new Set(answers.map((r) => r.headers.etag)).size).toBe(1);
     // one, or two when the second ticked over between the first answer and the last request
-    expect(await served(A1_ROUTE) - before).toBeLessThanOrEqual(2);
+    expect((await served(A1_ROUTE)) - before).toBeLessThanOrEqual(2);
   });
 
   it('passes every reserve and create through, and shows the booking once the cached second is over', async () => {
@@ -106,13 +126,21 @@ describe.skipIf(skip)(`the service behind deploy/nginx.conf (${currentBackend()}
     const body = reserveBodyFor(slot, b.product.uuid);
     const headers = { 'content-type': 'application/json' };
     // the same request twice: two holds, both made by the service
-    const holds = [await viaEdge('POST', `/rest/1/resources/${ref}/reserve_appointment`, headers, body), await viaEdge('POST', `/rest/1/resources/${ref}/reserve_appointment`, headers, body)];
+    const holds = [
+      await viaEdge('POST', `/rest/1/resources/${ref}/reserve_appointment`, headers, body),
+      await viaEdge('POST', `/rest/1/resources/${ref}/reserve_appointment`, headers, body),
+    ];
     expect(holds.map((h) => h.status)).toEqual([201, 201]);
     expect(holds.map((h) => h.headers['x-cache'])).toEqual([undefined, undefined]);
-    expect(await served('/rest/1/resources/:ref/reserve_appointment', 'POST') - reserves).toBe(2);
+    expect((await served('/rest/1/resources/:ref/reserve_appointment', 'POST')) - reserves).toBe(2);
     const [one, two] = holds.map((h) => JSON.parse(h.body).participation.customer_uuid);
     expect(one).not.toBe(two);
-    const created = await viaEdge('POST', `/resources/${ref}/create_appointment_with_consumer`, headers, bookBodyFor(slot, b.product.uuid, one, consumer()));
+    const created = await viaEdge(
+      'POST',
+      `/resources/${ref}/create_appointment_with_consumer`,
+      headers,
+      bookBodyFor(slot, b.product.uuid, one, consumer()),
+    );
     expect(created.status, created.body).toBe(201);
     expect(created.headers['x-cache']).toBeUndefined();
     // the edge may show the old listing for its second; then the one the service has
@@ -125,7 +153,14 @@ describe.skipIf(skip)(`the service behind deploy/nginx.conf (${currentBackend()}
 
   it('keeps br, gzip and uncompressed answers, and the CORS origins, in entries of their own', async () => {
     const { path } = await listing(8);
-    const asked: Record<string, string>[] = [{ 'accept-encoding': 'br' }, {}, { 'accept-encoding': 'gzip, deflate' }, { 'accept-encoding': 'gzip, deflate, br, zstd' }, { 'accept-encoding': 'br;q=0, gzip' }, {}];
+    const asked: Record<string, string>[] = [
+      { 'accept-encoding': 'br' },
+      {},
+      { 'accept-encoding': 'gzip, deflate' },
+      { 'accept-encoding': 'gzip, deflate, br, zstd' },
+      { 'accept-encoding': 'br;q=0, gzip' },
+      {},
+    ];
     const expected = ['br', 'identity', 'gzip', 'br', 'gzip', 'identity'];
     const answers = [];
     for (const h of asked) answers.push(await viaEdge('GET', path, h));
@@ -149,7 +184,9 @@ describe.skipIf(skip)(`the service behind deploy/nginx.conf (${currentBackend()}
     expect(first.body).toMatch(/^BEGIN:VCALENDAR/);
     expect(FROM_CACHE).toContain((await viaEdge('GET', path, BR)).headers['x-cache']);
     expect((await b.p.call('DELETE', `${b.base}/calendar-feeds/${id}`)).statusCode).toBe(204);
-    await waitFor('the revoked feed gone at the edge', async () => ((await viaEdge('GET', path, BR)).status === 404 ? true : undefined));
+    await waitFor('the revoked feed gone at the edge', async () =>
+      (await viaEdge('GET', path, BR)).status === 404 ? true : undefined,
+    );
   });
 
   it('keeps /metrics off the public side', async () => {

@@ -7,7 +7,17 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { book, bookBodyFor, consumer, createTimeslots, flatten, reserve, setupBooking, upcoming, type Booking } from '../helpers/bookingFixtures.js';
+import {
+  book,
+  bookBodyFor,
+  consumer,
+  createTimeslots,
+  flatten,
+  reserve,
+  setupBooking,
+  upcoming,
+  type Booking,
+} from '../helpers/bookingFixtures.js';
 import { DATABASE_TIMESTAMP } from '../helpers/contract.js';
 
 let t: TestApp;
@@ -28,12 +38,18 @@ describe('a taken slot (412, errorCode "201")', () => {
     const b = await setupBooking(t, { product: { followUpTimeMinutes: 15 } });
     const [nine, half] = await slotsOf(b);
     expect((await book(t, b.resource.uuid, bookBodyFor(nine, b.product.uuid))).statusCode).toBe(201);
-    const res = await book(t, b.resource.uuid, bookBodyFor(half, b.product.uuid, undefined, consumer({ email: 'second@example.com' })));
+    const res = await book(
+      t,
+      b.resource.uuid,
+      bookBodyFor(half, b.product.uuid, undefined, consumer({ email: 'second@example.com' })),
+    );
     expect(res.statusCode).toBe(412);
     expect(res.json().errors).toEqual([
       {
         errorCode: '201',
-        message: 'body.start: the slot 2026-06-02T09:30:00+02:00 to 2026-06-02T10:00:00+02:00 (Europe/Berlin) is taken: it overlaps another appointment of this resource; choose another slot',
+        message:
+          'body.start: the slot 2026-06-02T09:30:00+02:00 to 2026-06-02T10:00:00+02:00 (Europe/Berlin) ' +
+          'is taken: it overlaps another appointment of this resource; choose another slot',
       },
     ]);
   });
@@ -43,12 +59,25 @@ describe('a taken slot (412, errorCode "201")', () => {
     await createTimeslots(b, [{ start: '2026-06-02T09:00', end: '2026-06-02T10:00' }]);
     const [first] = flatten(await upcoming(t, b.resource.uuid));
     expect((await book(t, b.resource.uuid, bookBodyFor(first, b.product.uuid))).statusCode).toBe(201);
-    const again = await book(t, b.resource.uuid, bookBodyFor(first, b.product.uuid, undefined, consumer({ email: 'late@example.com' })));
+    const again = await book(
+      t,
+      b.resource.uuid,
+      bookBodyFor(first, b.product.uuid, undefined, consumer({ email: 'late@example.com' })),
+    );
     expect(again.statusCode).toBe(412);
-    expect(again.json().errors[0].message).toMatch(/^body\.start: the slot 2026-06-02T09:00:00-04:00 to 2026-06-02T09:30:00-04:00 \(America\/New_York\) /);
-    const hold = await reserve(t, b.resource.uuid, { timeslot_uuid: first.timeslot_uuid, product_uuid: b.product.uuid, from: first.start, to: first.end });
+    expect(again.json().errors[0].message).toMatch(
+      /^body\.start: the slot 2026-06-02T09:00:00-04:00 to 2026-06-02T09:30:00-04:00 \(America\/New_York\) /,
+    );
+    const hold = await reserve(t, b.resource.uuid, {
+      timeslot_uuid: first.timeslot_uuid,
+      product_uuid: b.product.uuid,
+      from: first.start,
+      to: first.end,
+    });
     expect(hold.statusCode).toBe(412);
-    expect(hold.json().errors[0].message).toMatch(/^body\.from: the slot 2026-06-02T09:00:00-04:00 to 2026-06-02T09:30:00-04:00 \(America\/New_York\) /);
+    expect(hold.json().errors[0].message).toMatch(
+      /^body\.from: the slot 2026-06-02T09:00:00-04:00 to 2026-06-02T09:30:00-04:00 \(America\/New_York\) /,
+    );
   });
 });
 

@@ -10,13 +10,24 @@ import { runCalendarReads } from '../../src/calendars/calendarJobs.js';
 import { compactListingChanges } from '../../src/listing/listingCompactor.js';
 import type { Db } from '../../src/storage/db.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { createTimeslots, flatten, reserve, reserveBodyFor, setupBooking, upcoming } from '../helpers/bookingFixtures.js';
+import {
+  createTimeslots,
+  flatten,
+  reserve,
+  reserveBodyFor,
+  setupBooking,
+  upcoming,
+} from '../helpers/bookingFixtures.js';
 import { currentBackend } from '../helpers/db.js';
 
 let t: TestApp;
 let other: Db;
 beforeAll(async () => {
-  t = await startTestApp({ bookingRateLimitPerMinute: 10_000, maxHoldsPerIp: 1000, calendarAllowPrivateNetworks: true });
+  t = await startTestApp({
+    bookingRateLimitPerMinute: 10_000,
+    maxHoldsPerIp: 1000,
+    calendarAllowPrivateNetworks: true,
+  });
   // PostgreSQL: a second instance's own pool; PGlite has one session, shared by whoever runs
   other = currentBackend() === 'postgres' ? await t.database.openAnother() : t.db;
 });
@@ -57,16 +68,21 @@ describe(`background jobs of two instances${currentBackend() === 'postgres' ? ' 
     let reads = 0;
     const server = createServer((_req, res) => {
       reads++;
-      res.writeHead(200, { 'content-type': 'text/calendar' }).end('BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//EN\r\nEND:VCALENDAR\r\n');
+      res
+        .writeHead(200, { 'content-type': 'text/calendar' })
+        .end('BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//t//EN\r\nEND:VCALENDAR\r\n');
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const b = await setupBooking(t);
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/cal.ics`;
-      for (let i = 0; i < 6; i++) expect((await b.p.call('POST', `${b.base}/calendar-subscriptions`, { url })).statusCode).toBe(201);
+      for (let i = 0; i < 6; i++)
+        expect((await b.p.call('POST', `${b.base}/calendar-subscriptions`, { url })).statusCode).toBe(201);
       expect(reads).toBe(6);
       t.clock.advance(t.config.calendarSyncMs + 1000);
-      const runs = await Promise.all([t.db, other, t.db, other].map((db) => runCalendarReads({ db, config: t.config, clock: t.clock })));
+      const runs = await Promise.all(
+        [t.db, other, t.db, other].map((db) => runCalendarReads({ db, config: t.config, clock: t.clock })),
+      );
       expect(runs.reduce((n, r) => n + r, 0)).toBe(6);
       expect(reads).toBe(12);
     } finally {

@@ -17,7 +17,6 @@ afterAll(async () => {
 
 const KEY = { 'x-service-client-id': 'key-one' };
 
-
 /** GET on a connection of its own (no keep-alive pool): the status, or the connection error's code. */
 function statusOf(url: string): Promise<number | string> {
   return new Promise((resolve) => {
@@ -28,12 +27,15 @@ function statusOf(url: string): Promise<number | string> {
   });
 }
 
-
 describe('drain on SIGTERM', () => {
-  it('answers /readyz 503 at once, keeps serving through SHUTDOWN_GRACE_MS, then refuses new connections, finishes the request in flight and exits 0', async () => {
+  it('on SIGTERM: /readyz 503, serves through the grace, refuses new connections, ends the last, exits 0', async () => {
     // a grace long enough that a busy machine still sees the 503 and a served /healthz inside it
     const graceMs = 8000;
-    const svc = startServiceProcess({ ...(await serviceStorageEnv(cleanups)), API_KEYS: 'crm1:key-one', SHUTDOWN_GRACE_MS: String(graceMs) });
+    const svc = startServiceProcess({
+      ...(await serviceStorageEnv(cleanups)),
+      API_KEYS: 'crm1:key-one',
+      SHUTDOWN_GRACE_MS: String(graceMs),
+    });
     const base = await svc.listening;
     expect(await statusOf(`${base}/readyz`)).toBe(200);
 
@@ -53,7 +55,9 @@ describe('drain on SIGTERM', () => {
       inFlight.on('error', reject);
     });
     inFlight.write(body.slice(0, 20));
-    await expect.poll(() => inFlight.socket !== null && !inFlight.socket.connecting, { timeout: 20_000, interval: 20 }).toBe(true);
+    await expect
+      .poll(() => inFlight.socket !== null && !inFlight.socket.connecting, { timeout: 20_000, interval: 20 })
+      .toBe(true);
 
     const sigterm = Date.now();
     svc.child.kill('SIGTERM');
@@ -61,7 +65,9 @@ describe('drain on SIGTERM', () => {
     expect(await statusOf(`${base}/healthz`)).toBe(200); // still serving while the proxy notices
 
     // then, once the grace is over, no longer accepting: waited for, not slept
-    await expect.poll(() => statusOf(`${base}/healthz`), { timeout: graceMs + 30_000, interval: 50 }).toBe('ECONNREFUSED');
+    await expect
+      .poll(() => statusOf(`${base}/healthz`), { timeout: graceMs + 30_000, interval: 50 })
+      .toBe('ECONNREFUSED');
     expect(Date.now() - sigterm, 'served through the whole grace').toBeGreaterThanOrEqual(graceMs);
 
     inFlight.end(body.slice(20));
@@ -69,7 +75,10 @@ describe('drain on SIGTERM', () => {
     expect(done.status, done.body).toBe(201);
     expect(await svc.exited).toBe(0);
     const drainMs = Date.now() - sigterm;
-    console.log(`[fleet] drain on ${currentBackend()}: SIGTERM to exit ${drainMs} ms (grace ${graceMs} ms, request in flight until the grace was over)`);
+    console.log(
+      `[fleet] drain on ${currentBackend()}: SIGTERM to exit ${drainMs} ms (grace ${graceMs} ms, ` +
+        `request in flight until the grace was over)`,
+    );
   }, 90_000);
 });
 
@@ -99,8 +108,14 @@ describe.runIf(currentBackend() === 'pglite')('start-up with REDIS_URL', () => {
 const skipRedis = await skipWithoutRedis();
 
 describe.runIf(currentBackend() === 'postgres' && !skipRedis)('several instances starting at once', () => {
-  it('migrates an empty database once while four instances start together, and all four come up ready with the shared Redis', async () => {
-    const env: Record<string, string> = { ...(await serviceStorageEnv(cleanups)), API_KEYS: 'crm1:key-one', REDIS_URL, REDIS_KEY_PREFIX: uniquePrefix(), SHUTDOWN_GRACE_MS: '0' };
+  it('migrates an empty database once while four instances start together; all four get ready', async () => {
+    const env: Record<string, string> = {
+      ...(await serviceStorageEnv(cleanups)),
+      API_KEYS: 'crm1:key-one',
+      REDIS_URL,
+      REDIS_KEY_PREFIX: uniquePrefix(),
+      SHUTDOWN_GRACE_MS: '0',
+    };
     const fleet = Array.from({ length: 4 }, () => startServiceProcess(env));
     try {
       const bases = await Promise.all(fleet.map((s) => s.listening));
@@ -119,7 +134,7 @@ describe.runIf(currentBackend() === 'postgres' && !skipRedis)('several instances
         await db.close();
       }
     } finally {
-      fleet.forEach((s) => s.child.kill('SIGTERM'));
+      for (const s of fleet) s.child.kill('SIGTERM');
       expect(await Promise.all(fleet.map((s) => s.exited))).toEqual([0, 0, 0, 0]);
     }
   }, 90_000);

@@ -9,12 +9,17 @@ import { createPostgresDatabase, currentBackend } from '../helpers/db.js';
 import { startServiceProcess } from '../helpers/process.js';
 
 const dirs: string[] = [];
-afterAll(() => dirs.forEach((d) => rmSync(d, { recursive: true, force: true })));
+afterAll(() => {
+  for (const d of dirs) rmSync(d, { recursive: true, force: true });
+});
 
 describe.runIf(currentBackend() === 'postgres')('migrations on PostgreSQL', () => {
   it('migrates once when two instances start together on one database', async () => {
     const { url, drop } = await createPostgresDatabase();
-    const [a, b] = await Promise.all([openDb({ databaseUrl: url, dataDir: '' }), openDb({ databaseUrl: url, dataDir: '' })]);
+    const [a, b] = await Promise.all([
+      openDb({ databaseUrl: url, dataDir: '' }),
+      openDb({ databaseUrl: url, dataDir: '' }),
+    ]);
     try {
       const [ranA, ranB] = await Promise.all([migrate(a), migrate(b)]);
       const all = listMigrations().map((m) => m.version);
@@ -32,7 +37,7 @@ describe.runIf(currentBackend() === 'postgres')('migrations on PostgreSQL', () =
 });
 
 describe.runIf(currentBackend() === 'pglite')('the service process on PGlite', () => {
-  it('refuses a second process on the same data directory, keeps data across restarts and shuts down cleanly on SIGTERM', async () => {
+  it('refuses a second process on its data directory, keeps data over restarts, stops cleanly on SIGTERM', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'booking-data-'));
     dirs.push(dataDir);
     const env = { DATA_DIR: dataDir, API_KEYS: 'crm1:key-one' };
@@ -65,7 +70,10 @@ describe.runIf(currentBackend() === 'pglite')('the service process on PGlite', (
     const dataDir = mkdtempSync(join(tmpdir(), 'booking-keys-'));
     dirs.push(dataDir);
     const keys = (...args: string[]) =>
-      execFileSync(process.execPath, ['dist/cli/keys.js', ...args], { env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir }, encoding: 'utf8' });
+      execFileSync(process.execPath, ['dist/cli/keys.js', ...args], {
+        env: { PATH: process.env.PATH ?? '', DATA_DIR: dataDir },
+        encoding: 'utf8',
+      });
     const out = keys('create', '--crm', 'crmX', '--label', 'test');
     const key = out.split('\n')[1].trim();
     expect(key.length).toBeGreaterThan(20);
@@ -73,7 +81,9 @@ describe.runIf(currentBackend() === 'pglite')('the service process on PGlite', (
 
     const svc = startServiceProcess({ DATA_DIR: dataDir });
     const base = await svc.listening;
-    expect((await fetch(`${base}/crms/crmX/user/none@crm`, { headers: { 'x-service-client-id': key } })).status).toBe(404);
+    expect((await fetch(`${base}/crms/crmX/user/none@crm`, { headers: { 'x-service-client-id': key } })).status).toBe(
+      404,
+    );
     svc.child.kill('SIGTERM');
     expect(await svc.exited).toBe(0);
 

@@ -5,7 +5,14 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, uniqueId, type TestApp } from '../helpers/app.js';
-import { createTimeslots, flatten, reserve, reserveBodyFor, setupBooking, upcoming } from '../helpers/bookingFixtures.js';
+import {
+  createTimeslots,
+  flatten,
+  reserve,
+  reserveBodyFor,
+  setupBooking,
+  upcoming,
+} from '../helpers/bookingFixtures.js';
 import { createAppointment, createCustomer, participate, setupScheduling } from '../helpers/schedulingFixtures.js';
 import { consumerArgument } from '../../src/booking/consumer.js';
 
@@ -17,10 +24,15 @@ beforeAll(async () => {
 afterAll(() => t.close());
 afterEach(() => t.clock.set(T0));
 
-const ipHeaders = () => ({ 'x-forwarded-for': `10.40.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}` });
+const ipHeaders = () => ({
+  'x-forwarded-for': `10.40.${Math.floor(Math.random() * 250)}.${Math.floor(Math.random() * 250)}`,
+});
 
 async function holdRow(id: string): Promise<{ state: string; hold_until: Date }> {
-  const [row] = await t.db.query<{ state: string; hold_until: Date }>('SELECT state, hold_until FROM participations WHERE id = $1', [id]);
+  const [row] = await t.db.query<{ state: string; hold_until: Date }>(
+    'SELECT state, hold_until FROM participations WHERE id = $1',
+    [id],
+  );
   return { state: row.state, hold_until: new Date(row.hold_until) };
 }
 
@@ -34,8 +46,21 @@ describe('the partner views leave out a hold that has expired but is not swept y
     const holder = await createCustomer(s);
     const bookedRef = `${uniqueId('booked')}@crm`;
     const heldRef = `${uniqueId('held')}@crm`;
-    expect((await participate(s, { reference: bookedRef, appointmentReference: apt.reference, customerReference: booked.customerReference }, { sendMails: 'false' })).statusCode).toBe(201);
-    const held = await participate(s, { reference: heldRef, appointmentReference: apt.reference, customerReference: holder.customerReference, state: 'RESERVED' });
+    expect(
+      (
+        await participate(
+          s,
+          { reference: bookedRef, appointmentReference: apt.reference, customerReference: booked.customerReference },
+          { sendMails: 'false' },
+        )
+      ).statusCode,
+    ).toBe(201);
+    const held = await participate(s, {
+      reference: heldRef,
+      appointmentReference: apt.reference,
+      customerReference: holder.customerReference,
+      state: 'RESERVED',
+    });
     expect(held.statusCode, held.body).toBe(201);
     const hold = await holdRow(held.json().participation.uuid);
     expect(hold.hold_until.getTime()).toBe(new Date(T0).getTime() + t.config.reservationHoldSeconds * 1000);
@@ -43,13 +68,24 @@ describe('the partner views leave out a hold that has expired but is not swept y
       const res = await s.p.call('GET', `${s.base}/appointments`);
       expect(res.statusCode, res.body).toBe(200);
       const a = res.json().find((x: { reference: string }) => x.reference === apt.reference);
-      return { capacityLeft: a.capacityLeft as number, participants: (a.participations as { reference: string }[]).map((p) => p.reference).sort() };
+      return {
+        capacityLeft: a.capacityLeft as number,
+        participants: (a.participations as { reference: string }[]).map((p) => p.reference).sort(),
+      };
     };
     const d2 = async () => {
-      const res = await s.p.call('GET', `${s.base}/resource/${encodeURIComponent(s.resourceRef)}/timeslots`, undefined, { from: '2026-07-01T00:00', to: '2026-07-02T00:00' });
+      const res = await s.p.call(
+        'GET',
+        `${s.base}/resource/${encodeURIComponent(s.resourceRef)}/timeslots`,
+        undefined,
+        { from: '2026-07-01T00:00', to: '2026-07-02T00:00' },
+      );
       expect(res.statusCode, res.body).toBe(200);
       const [a] = res.json().appointments;
-      return { capacityLeft: a.capacityLeft as number, participants: (a.participations as { reference: string }[]).map((p) => p.reference).sort() };
+      return {
+        capacityLeft: a.capacityLeft as number,
+        participants: (a.participations as { reference: string }[]).map((p) => p.reference).sort(),
+      };
     };
     return { s, apt, bookedRef, heldRef, holdId: held.json().participation.uuid as string, hold, d5, d2 };
   }
@@ -62,15 +98,18 @@ describe('the partner views leave out a hold that has expired but is not swept y
     expect(await g.d2()).toEqual(live);
   });
 
-  it.each([0, 1, 60_000])('counts it for nothing and leaves it out of the participations %i ms after hold_until, unswept', async (after) => {
-    const g = await groundWithHold();
-    t.clock.set(new Date(g.hold.hold_until.getTime() + after));
-    const expired = { capacityLeft: 1, participants: [g.bookedRef] };
-    expect(await g.d5()).toEqual(expired);
-    expect(await g.d2()).toEqual(expired);
-    // nothing swept it: the row is still a RESERVED hold
-    expect((await holdRow(g.holdId)).state).toBe('RESERVED');
-  });
+  it.each([0, 1, 60_000])(
+    'counts it for nothing and leaves it out of the participations %i ms after hold_until, unswept',
+    async (after) => {
+      const g = await groundWithHold();
+      t.clock.set(new Date(g.hold.hold_until.getTime() + after));
+      const expired = { capacityLeft: 1, participants: [g.bookedRef] };
+      expect(await g.d5()).toEqual(expired);
+      expect(await g.d2()).toEqual(expired);
+      // nothing swept it: the row is still a RESERVED hold
+      expect((await holdRow(g.holdId)).state).toBe('RESERVED');
+    },
+  );
 });
 
 describe('book_hold in SQL: a hold is live strictly before hold_until', () => {
@@ -83,9 +122,17 @@ describe('book_hold in SQL: a hold is live strictly before hold_until', () => {
     const held = await reserve(t, b.resource.reference, reserveBodyFor(slot, b.product.uuid), undefined, ipHeaders());
     expect(held.statusCode, held.body).toBe(201);
     const id: string = held.json().participation.uuid;
-    const [row] = await t.db.query<{ provider_id: string; crm_id: string; channel_key: string }>('SELECT provider_id, crm_id, channel_key FROM participations WHERE id = $1', [id]);
-    const consumer = consumerArgument({ id: row.provider_id, crmId: row.crm_id }, { email: `${uniqueId('c')}@consumer.example`, firstname: 'Erika', lastname: 'Muster' });
-    const [{ customer }] = await t.db.query<{ customer: string }>(`SELECT consumer_customer($1)->>'id' AS customer`, [consumer]);
+    const [row] = await t.db.query<{ provider_id: string; crm_id: string; channel_key: string }>(
+      'SELECT provider_id, crm_id, channel_key FROM participations WHERE id = $1',
+      [id],
+    );
+    const consumer = consumerArgument(
+      { id: row.provider_id, crmId: row.crm_id },
+      { email: `${uniqueId('c')}@consumer.example`, firstname: 'Erika', lastname: 'Muster' },
+    );
+    const [{ customer }] = await t.db.query<{ customer: string }>(`SELECT consumer_customer($1)->>'id' AS customer`, [
+      consumer,
+    ]);
     const changes = JSON.stringify({ state: 'BOOKED', message: null, locale: null, channel_key: row.channel_key });
     /** book_hold with p_now = hold_until + offset, computed in SQL so the instant is exact (microseconds included) */
     const bookAt = (offset: string) =>
@@ -101,7 +148,9 @@ describe('book_hold in SQL: a hold is live strictly before hold_until', () => {
     expect(await h.bookAt('1 millisecond')).toEqual([]);
     expect(await h.bookAt('0 seconds')).toEqual([]);
     expect((await holdRow(h.id)).state).toBe('RESERVED');
-    expect(await t.db.query(`SELECT 1 FROM participations WHERE id = $1 AND customer_id IS NOT NULL`, [h.id])).toEqual([]);
+    expect(await t.db.query(`SELECT 1 FROM participations WHERE id = $1 AND customer_id IS NOT NULL`, [h.id])).toEqual(
+      [],
+    );
   });
 
   it('books one millisecond before hold_until', async () => {
@@ -115,12 +164,18 @@ describe('book_hold in SQL: a hold is live strictly before hold_until', () => {
 });
 
 describe("A1's listing frees a hold's place exactly at hold_until", () => {
-  it('lists the group appointment with the hold counted 1 ms before and its place free at hold_until, unswept', async () => {
+  it('lists the group appointment with the hold counted 1 ms before and free at hold_until, unswept', async () => {
     t.clock.set(T0);
     const b = await setupBooking(t);
     const reference = `${uniqueId('apt')}@crm`;
     const created = await b.p.call('POST', `${b.base}/appointments`, {
-      reference, start: '2026-06-04T09:00', end: '2026-06-04T09:30', resourceReference: b.resource.reference, productReference: b.product.reference, capacity: 2, acceptBookings: true,
+      reference,
+      start: '2026-06-04T09:00',
+      end: '2026-06-04T09:30',
+      resourceReference: b.resource.reference,
+      productReference: b.product.reference,
+      capacity: 2,
+      acceptBookings: true,
     });
     expect(created.statusCode, created.body).toBe(201);
     const listed = async () => flatten(await upcoming(t, b.resource.reference)).map((x) => [x.kind, x.capacity_left]);

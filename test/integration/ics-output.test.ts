@@ -11,7 +11,13 @@ import { renderMail } from '../../src/notifications/render.js';
 import { mailSources } from '../../src/offerings/contact.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import { outboxOf } from '../helpers/mailFixtures.js';
-import { createAppointment, createCustomer, participate, setupScheduling, type Scheduling } from '../helpers/schedulingFixtures.js';
+import {
+  createAppointment,
+  createCustomer,
+  participate,
+  setupScheduling,
+  type Scheduling,
+} from '../helpers/schedulingFixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -20,7 +26,8 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 /** A name whose lines need folding, with characters of 2, 3 and 4 octets: ä, –, 🏠. */
-const LONG_NAME = `Ferienwohnung „Über den Dächern“ – Dachgeschoss links 🏠 mit Blick auf den Fluss – ${'äöü–'.repeat(12)}`;
+const WIDE = 'äöü–'.repeat(12);
+const LONG_NAME = `Ferienwohnung „Über den Dächern“ – Dachgeschoss links 🏠 mit Blick auf den Fluss – ${WIDE}`;
 
 /** Every physical line of the iCalendar bytes: at most 75 octets, and whole UTF-8 characters only. */
 function expectFoldedByOctets(bytes: Buffer): void {
@@ -51,7 +58,13 @@ async function setup(): Promise<{ s: Scheduling; appointment: { uuid: string; re
 async function calendarParts(crmId: string): Promise<string[]> {
   const mails = await outboxOf(t, crmId);
   return mails
-    .map((m) => renderMail({ template: m.template, locale: m.locale, recipient: m.recipient, payload: m.payload }, { mailFrom: t.config.mailFrom }).calendar?.content)
+    .map(
+      (m) =>
+        renderMail(
+          { template: m.template, locale: m.locale, recipient: m.recipient, payload: m.payload },
+          { mailFrom: t.config.mailFrom },
+        ).calendar?.content,
+    )
     .filter((c): c is string => Boolean(c));
 }
 
@@ -61,7 +74,11 @@ describe('mails', () => {
   it('fold every calendar line at 75 octets of UTF-8, never inside a character', async () => {
     const { s, appointment } = await setup();
     const c = await createCustomer(s, { userName: 'Jürgen Groß' });
-    const res = await participate(s, { appointmentReference: appointment.reference, customerReference: c.customerReference, state: 'BOOKED' });
+    const res = await participate(s, {
+      appointmentReference: appointment.reference,
+      customerReference: c.customerReference,
+      state: 'BOOKED',
+    });
     expect(res.statusCode, res.body).toBe(201);
     const [ics] = await calendarParts(s.p.crmId);
     expectFoldedByOctets(Buffer.from(ics, 'utf8'));
@@ -73,17 +90,23 @@ describe('mails', () => {
   it('give each calendar part a higher SEQUENCE than the one before, also several within one second', async () => {
     const { s, appointment } = await setup();
     const c = await createCustomer(s);
-    const res = await participate(s, { appointmentReference: appointment.reference, customerReference: c.customerReference, state: 'REQUESTED' }, { sendMails: 'false' });
+    const res = await participate(
+      s,
+      { appointmentReference: appointment.reference, customerReference: c.customerReference, state: 'REQUESTED' },
+      { sendMails: 'false' },
+    );
     const ref = encodeURIComponent(res.json().participation.reference);
     const [{ id }] = await t.db.query<{ id: string }>('SELECT id FROM participations WHERE crm_id = $1', [s.p.crmId]);
     // booked (REQUEST), the same invite twice more as a reminder would send it, then cancelled (CANCEL): all at once
     expect((await s.p.call('POST', `${s.base}/participations/${ref}`, { state: 'BOOKED' })).statusCode).toBe(200);
-    for (let i = 0; i < 2; i++) await t.db.transaction((tx) => enqueueParticipationMails(tx, mailSources(t.config), id, ['booking-reminder']));
+    for (let i = 0; i < 2; i++)
+      await t.db.transaction((tx) => enqueueParticipationMails(tx, mailSources(t.config), id, ['booking-reminder']));
     expect((await s.p.call('POST', `${s.base}/participations/${ref}`, { state: 'CANCELED' })).statusCode).toBe(200);
     const parts = await calendarParts(s.p.crmId);
     expect(parts.map((p) => /^METHOD:(\w+)$/m.exec(p)![1])).toEqual(['REQUEST', 'REQUEST', 'REQUEST', 'CANCEL']);
     const sequences = parts.map(sequenceOf);
-    for (let i = 1; i < sequences.length; i++) expect(sequences[i], sequences.join(', ')).toBeGreaterThan(sequences[i - 1]);
+    for (let i = 1; i < sequences.length; i++)
+      expect(sequences[i], sequences.join(', ')).toBeGreaterThan(sequences[i - 1]);
   });
 });
 
@@ -95,9 +118,15 @@ describe('calendar feeds', () => {
   }
 
   function eventOf(ics: string, uid: string) {
-    const vevent = new ICAL.Component(ICAL.parse(ics)).getAllSubcomponents('vevent').find((v) => v.getFirstPropertyValue('uid') === uid)!;
+    const vevent = new ICAL.Component(ICAL.parse(ics))
+      .getAllSubcomponents('vevent')
+      .find((v) => v.getFirstPropertyValue('uid') === uid)!;
     const e = new ICAL.Event(vevent);
-    return { sequence: e.sequence, status: String(vevent.getFirstPropertyValue('status')), description: e.description ?? '' };
+    return {
+      sequence: e.sequence,
+      status: String(vevent.getFirstPropertyValue('status')),
+      description: e.description ?? '',
+    };
   }
 
   it('fold every line at 75 octets of UTF-8, never inside a character', async () => {
@@ -109,20 +138,34 @@ describe('calendar feeds', () => {
     expect(eventOf(res.body, appointment.uuid).status).toBe('CONFIRMED');
   });
 
-  it('raise an event\'s SEQUENCE with every change, also several within one second, and keep it while nothing changes', async () => {
+  it("raise an event's SEQUENCE with every change, also several in one second, and keep it otherwise", async () => {
     const { s, appointment } = await setup();
     const path = await feedOf(s);
-    const sequence = async () => eventOf((await t.app.inject({ method: 'GET', url: path })).body, appointment.uuid).sequence;
+    const sequence = async () =>
+      eventOf((await t.app.inject({ method: 'GET', url: path })).body, appointment.uuid).sequence;
     const c = await createCustomer(s, { userName: 'Tina Tentative' });
 
     const seen = [await sequence()];
-    const joined = await participate(s, { appointmentReference: appointment.reference, customerReference: c.customerReference, state: 'REQUESTED' }, { sendMails: 'false' });
+    const joined = await participate(
+      s,
+      { appointmentReference: appointment.reference, customerReference: c.customerReference, state: 'REQUESTED' },
+      { sendMails: 'false' },
+    );
     seen.push(await sequence());
     const ref = encodeURIComponent(joined.json().participation.reference);
-    expect((await s.p.call('POST', `${s.base}/participations/${ref}`, { state: 'BOOKED' }, { sendMails: 'false' })).statusCode).toBe(200);
+    expect(
+      (await s.p.call('POST', `${s.base}/participations/${ref}`, { state: 'BOOKED' }, { sendMails: 'false' }))
+        .statusCode,
+    ).toBe(200);
     seen.push(await sequence());
     seen.push(await sequence()); // unchanged: the same number
-    expect((await s.p.call('PUT', `${s.base}/customers/${encodeURIComponent(c.customerReference)}`, { userName: 'Tina Booked' })).statusCode).toBe(200);
+    expect(
+      (
+        await s.p.call('PUT', `${s.base}/customers/${encodeURIComponent(c.customerReference)}`, {
+          userName: 'Tina Booked',
+        })
+      ).statusCode,
+    ).toBe(200);
     seen.push(await sequence());
     expect(seen[1]).toBeGreaterThan(seen[0]);
     expect(seen[2]).toBeGreaterThan(seen[1]);

@@ -9,7 +9,18 @@ import { buildApp, type App } from '../../src/app.js';
 import { requestFingerprint } from '../../src/http/idempotency.js';
 import { claimKey } from '../../src/storage/idempotencyKeys.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { book, bookBodyFor, consumer, createTimeslots, flatten, publicCall, reserve, reserveBodyFor, setupBooking, upcoming } from '../helpers/bookingFixtures.js';
+import {
+  book,
+  bookBodyFor,
+  consumer,
+  createTimeslots,
+  flatten,
+  publicCall,
+  reserve,
+  reserveBodyFor,
+  setupBooking,
+  upcoming,
+} from '../helpers/bookingFixtures.js';
 import { currentBackend } from '../helpers/db.js';
 import { bookSlot, moveBodyFor, participationOfToken, reschedule } from '../helpers/lifecycleFixtures.js';
 
@@ -28,12 +39,18 @@ async function offer() {
 }
 
 const participationsOf = async (resourceId: string) =>
-  (await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM participations p JOIN appointments a ON a.id = p.appointment_id WHERE a.resource_id = $1', [resourceId]))[0].n;
+  (
+    await t.db.query<{ n: number }>(
+      `SELECT count(*)::int AS n FROM participations p JOIN appointments a ON a.id = p.appointment_id
+         WHERE a.resource_id = $1`,
+      [resourceId],
+    )
+  )[0].n;
 const mailsOf = async (crmId: string) => (await t.db.query('SELECT 1 FROM outbox WHERE crm_id = $1', [crmId])).length;
 const clientIp = (n: number) => ({ 'x-forwarded-for': `10.77.0.${n}` });
 
 describe('Idempotency-Key', () => {
-  it('A3: a retry with the same key and body replays status and body with Idempotent-Replayed, and books once', async () => {
+  it('A3: a retry with the same key and body replays status and body (Idempotent-Replayed), books once', async () => {
     const { b, slots } = await offer();
     const body = bookBodyFor(slots[0], b.product.uuid, undefined, consumer());
     const k = key();
@@ -42,7 +59,8 @@ describe('Idempotency-Key', () => {
     expect(first.headers['idempotent-replayed']).toBeUndefined();
     const mails = await mailsOf(b.p.crmId);
 
-    const again = await book(t, b.resource.reference, body, undefined, { 'idempotency-key': `"${k}"` }); // the structured-field form is the same key
+    // the structured-field form is the same key
+    const again = await book(t, b.resource.reference, body, undefined, { 'idempotency-key': `"${k}"` });
     expect(again.statusCode).toBe(201);
     expect(again.headers['idempotent-replayed']).toBe('true');
     expect(again.headers['content-type']).toMatch(/^application\/json/);
@@ -57,42 +75,75 @@ describe('Idempotency-Key', () => {
   it('the same key with another body is 422 IDEMPOTENCY_KEY_REUSED; on another path it is another key', async () => {
     const { b, slots } = await offer();
     const k = key();
-    const first = await reserve(t, b.resource.reference, reserveBodyFor(slots[0], b.product.uuid), undefined, { 'idempotency-key': k, ...clientIp(1) });
+    const first = await reserve(t, b.resource.reference, reserveBodyFor(slots[0], b.product.uuid), undefined, {
+      'idempotency-key': k,
+      ...clientIp(1),
+    });
     expect(first.statusCode, first.body).toBe(201);
-    const other = await reserve(t, b.resource.reference, reserveBodyFor(slots[1], b.product.uuid), undefined, { 'idempotency-key': k, ...clientIp(1) });
+    const other = await reserve(t, b.resource.reference, reserveBodyFor(slots[1], b.product.uuid), undefined, {
+      'idempotency-key': k,
+      ...clientIp(1),
+    });
     expect(other.statusCode).toBe(422);
     expect(other.json().errors[0].errorCode).toBe('IDEMPOTENCY_KEY_REUSED');
     expect(other.headers['idempotent-replayed']).toBeUndefined();
 
-    const booked = await book(t, b.resource.reference, bookBodyFor(slots[0], b.product.uuid, first.json().participation.customer_uuid), undefined, { 'idempotency-key': k });
+    const booked = await book(
+      t,
+      b.resource.reference,
+      bookBodyFor(slots[0], b.product.uuid, first.json().participation.customer_uuid),
+      undefined,
+      { 'idempotency-key': k },
+    );
     expect(booked.statusCode, booked.body).toBe(201);
     expect(booked.headers['idempotent-replayed']).toBeUndefined();
   });
 
-  it('keeps a 412 (replayed), but not a 400 or a 429: after those the key is free for the corrected request', async () => {
+  it('keeps a 412 (replayed), not a 400 or a 429: after those the key is free for the corrected request', async () => {
     const { b, slots } = await offer();
     await bookSlot(t, b, slots[0]);
     const taken = reserveBodyFor(slots[0], b.product.uuid);
     const k412 = key();
-    expect((await reserve(t, b.resource.reference, taken, undefined, { 'idempotency-key': k412, ...clientIp(2) })).statusCode).toBe(412);
-    const replayed = await reserve(t, b.resource.reference, taken, undefined, { 'idempotency-key': k412, ...clientIp(2) });
+    expect(
+      (await reserve(t, b.resource.reference, taken, undefined, { 'idempotency-key': k412, ...clientIp(2) }))
+        .statusCode,
+    ).toBe(412);
+    const replayed = await reserve(t, b.resource.reference, taken, undefined, {
+      'idempotency-key': k412,
+      ...clientIp(2),
+    });
     expect(replayed.statusCode).toBe(412);
     expect(replayed.headers['idempotent-replayed']).toBe('true');
 
     const k400 = key();
-    const bad = await reserve(t, b.resource.reference, { ...reserveBodyFor(slots[1], b.product.uuid), to: '2026-06-02T10:30:00+02:00' }, undefined, { 'idempotency-key': k400, ...clientIp(2) });
+    const bad = await reserve(
+      t,
+      b.resource.reference,
+      { ...reserveBodyFor(slots[1], b.product.uuid), to: '2026-06-02T10:30:00+02:00' },
+      undefined,
+      { 'idempotency-key': k400, ...clientIp(2) },
+    );
     expect(bad.statusCode).toBe(400);
-    const fixed = await reserve(t, b.resource.reference, reserveBodyFor(slots[1], b.product.uuid), undefined, { 'idempotency-key': k400, ...clientIp(2) });
+    const fixed = await reserve(t, b.resource.reference, reserveBodyFor(slots[1], b.product.uuid), undefined, {
+      'idempotency-key': k400,
+      ...clientIp(2),
+    });
     expect(fixed.statusCode, fixed.body).toBe(201);
 
     // MAX_HOLDS_PER_IP is 1 here: a second hold from this address is 429, then possible once the first expired
     const k429 = key();
     const second = reserveBodyFor(slots[2], b.product.uuid);
-    const limited = await reserve(t, b.resource.reference, second, undefined, { 'idempotency-key': k429, ...clientIp(2) });
+    const limited = await reserve(t, b.resource.reference, second, undefined, {
+      'idempotency-key': k429,
+      ...clientIp(2),
+    });
     expect(limited.statusCode).toBe(429);
     t.clock.advance(181_000);
     try {
-      const later = await reserve(t, b.resource.reference, second, undefined, { 'idempotency-key': k429, ...clientIp(2) });
+      const later = await reserve(t, b.resource.reference, second, undefined, {
+        'idempotency-key': k429,
+        ...clientIp(2),
+      });
       expect(later.statusCode, later.body).toBe(201);
       expect(later.headers['idempotent-replayed']).toBeUndefined();
     } finally {
@@ -100,7 +151,7 @@ describe('Idempotency-Key', () => {
     }
   });
 
-  it('answers 409 IDEMPOTENCY_KEY_IN_USE while the first request runs, and lets the key run again once that one is taken for dead', async () => {
+  it('answers 409 IDEMPOTENCY_KEY_IN_USE while the first runs, and runs the key again once that is dead', async () => {
     const { b, slots } = await offer();
     const booked = await bookSlot(t, b, slots[0]);
     const body = moveBodyFor(slots[1]);
@@ -122,7 +173,9 @@ describe('Idempotency-Key', () => {
       const replay = await reschedule(t, booked.token, body, { 'idempotency-key': k });
       expect(replay.headers['idempotent-replayed']).toBe('true');
       expect(replay.body).toBe(moved.body);
-      expect(await t.db.query(`SELECT 1 FROM outbox WHERE crm_id = $1 AND template = 'booking-rescheduled'`, [b.p.crmId])).toHaveLength(1);
+      expect(
+        await t.db.query(`SELECT 1 FROM outbox WHERE crm_id = $1 AND template = 'booking-rescheduled'`, [b.p.crmId]),
+      ).toHaveLength(1);
     } finally {
       t.clock.set('2026-06-01T08:00:00Z');
     }
@@ -131,15 +184,29 @@ describe('Idempotency-Key', () => {
   it('expires a key after 24 hours', async () => {
     const { b, slots } = await offer();
     const k = key();
-    expect((await reserve(t, b.resource.reference, reserveBodyFor(slots[0], b.product.uuid), undefined, { 'idempotency-key': k, ...clientIp(3) })).statusCode).toBe(201);
+    expect(
+      (
+        await reserve(t, b.resource.reference, reserveBodyFor(slots[0], b.product.uuid), undefined, {
+          'idempotency-key': k,
+          ...clientIp(3),
+        })
+      ).statusCode,
+    ).toBe(201);
     t.clock.advance(24 * 3_600_000 - 60_000);
     try {
-      const reused = await reserve(t, b.resource.reference, reserveBodyFor(slots[1], b.product.uuid), undefined, { 'idempotency-key': k, ...clientIp(3) });
+      const reused = await reserve(t, b.resource.reference, reserveBodyFor(slots[1], b.product.uuid), undefined, {
+        'idempotency-key': k,
+        ...clientIp(3),
+      });
       expect(reused.statusCode).toBe(422);
       t.clock.advance(61_000);
-      await t.db.query("DELETE FROM participations WHERE client_ip = '10.77.0.3'"); // the first hold's place, so this address may hold again
+      // the first hold's place, so this address may hold again
+      await t.db.query("DELETE FROM participations WHERE client_ip = '10.77.0.3'");
       // a day later the slots are in the past: what matters is that the key runs anew (no 422, no replay)
-      const fresh = await reserve(t, b.resource.reference, reserveBodyFor(slots[1], b.product.uuid), undefined, { 'idempotency-key': k, ...clientIp(3) });
+      const fresh = await reserve(t, b.resource.reference, reserveBodyFor(slots[1], b.product.uuid), undefined, {
+        'idempotency-key': k,
+        ...clientIp(3),
+      });
       expect(fresh.statusCode).toBe(409);
       expect(fresh.json().errors[0].errorCode).toBe('TOO_LATE');
       expect(fresh.headers['idempotent-replayed']).toBeUndefined();
@@ -150,7 +217,9 @@ describe('Idempotency-Key', () => {
 
   it('rejects a malformed key with 400 naming the header', async () => {
     const { b, slots } = await offer();
-    const res = await reserve(t, b.resource.reference, reserveBodyFor(slots[0], b.product.uuid), undefined, { 'idempotency-key': 'x'.repeat(256) });
+    const res = await reserve(t, b.resource.reference, reserveBodyFor(slots[0], b.product.uuid), undefined, {
+      'idempotency-key': 'x'.repeat(256),
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json().errors[0].message).toContain('Idempotency-Key');
   });
@@ -158,9 +227,16 @@ describe('Idempotency-Key', () => {
   it('allows the header in a CORS preflight that asks for it, and answers A6 exactly otherwise', async () => {
     const path = '/rest/1/resources/x@y/reserve_appointment';
     const plain = await publicCall(t, 'OPTIONS', path, undefined, undefined, { origin: 'https://partner.example' });
-    expect(plain.headers['access-control-allow-headers']).toBe('Origin, X-Requested-With, Content-Type, Accept, Authorization, X-Auth-Token');
-    const asking = await publicCall(t, 'OPTIONS', path, undefined, undefined, { origin: 'https://partner.example', 'access-control-request-headers': 'content-type,idempotency-key' });
-    expect(asking.headers['access-control-allow-headers']).toBe('Origin, X-Requested-With, Content-Type, Accept, Authorization, X-Auth-Token, Idempotency-Key');
+    expect(plain.headers['access-control-allow-headers']).toBe(
+      'Origin, X-Requested-With, Content-Type, Accept, Authorization, X-Auth-Token',
+    );
+    const asking = await publicCall(t, 'OPTIONS', path, undefined, undefined, {
+      origin: 'https://partner.example',
+      'access-control-request-headers': 'content-type,idempotency-key',
+    });
+    expect(asking.headers['access-control-allow-headers']).toBe(
+      'Origin, X-Requested-With, Content-Type, Accept, Authorization, X-Auth-Token, Idempotency-Key',
+    );
   });
 });
 
@@ -186,7 +262,12 @@ describe.runIf(currentBackend() === 'postgres')('Idempotency-Key across instance
     const first = send(t.app);
     // until the first request waits on that lock (its key is taken by then): waited for, not slept
     const waiting = async () =>
-      (await blocker.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`)).rows[0].n;
+      (
+        await blocker.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database()
+             AND wait_event_type = 'Lock'`,
+        )
+      ).rows[0].n;
     await expect.poll(waiting, { timeout: 25_000, interval: 20 }).toBeGreaterThanOrEqual(1);
     const meanwhile = await send(second);
     await blocker.query('COMMIT');

@@ -10,7 +10,14 @@ import { DateTime } from 'luxon';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { sendDueReminders } from '../../src/booking/reminders.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { consumer, createTimeslots, flatten, setupBooking, upcoming, type Booking } from '../helpers/bookingFixtures.js';
+import {
+  consumer,
+  createTimeslots,
+  flatten,
+  setupBooking,
+  upcoming,
+  type Booking,
+} from '../helpers/bookingFixtures.js';
 import { currentBackend } from '../helpers/db.js';
 import { bookSlot, moveBodyFor, participationOfToken, reschedule } from '../helpers/lifecycleFixtures.js';
 import { SmtpSink } from '../helpers/smtpSink.js';
@@ -19,7 +26,11 @@ let sink: SmtpSink;
 let t: TestApp;
 beforeAll(async () => {
   sink = await SmtpSink.start();
-  t = await startTestApp({ smtpUrl: sink.url, mailPollMs: 50, publicBaseUrl: 'https://book.example', reminderMinutesBefore: [1440, 60] }, undefined, { jobs: true });
+  t = await startTestApp(
+    { smtpUrl: sink.url, mailPollMs: 50, publicBaseUrl: 'https://book.example', reminderMinutesBefore: [1440, 60] },
+    undefined,
+    { jobs: true },
+  );
 });
 afterAll(async () => {
   await t.close();
@@ -29,7 +40,8 @@ beforeEach(() => t.clock.set(new Date()));
 
 const MIN = 60_000;
 /** Whole hours in Berlin, `days` from now. */
-const dayAhead = (days: number, hour: number) => DateTime.now().setZone('Europe/Berlin').plus({ days }).set({ hour, minute: 0, second: 0, millisecond: 0 });
+const dayAhead = (days: number, hour: number) =>
+  DateTime.now().setZone('Europe/Berlin').plus({ days }).set({ hour, minute: 0, second: 0, millisecond: 0 });
 
 async function offer(options: Parameters<typeof setupBooking>[1] = {}, day = dayAhead(3, 9)): Promise<Booking> {
   const b = await setupBooking(t, { timeZone: 'Europe/Berlin', product: { name: 'Besichtigung' }, ...options });
@@ -95,7 +107,9 @@ describe('reminders', () => {
     const [first] = await slotsOf(b);
     const cancelled = await bookSlot(t, b, first);
     expect((await t.app.inject({ method: 'POST', url: new URL(cancelled.cancelLink).pathname })).statusCode).toBe(200);
-    expect(await t.db.query('SELECT 1 FROM reminders WHERE participation_id = $1', [cancelled.token.split('.')[0]])).toHaveLength(0);
+    expect(
+      await t.db.query('SELECT 1 FROM reminders WHERE participation_id = $1', [cancelled.token.split('.')[0]]),
+    ).toHaveLength(0);
     expect(await run(Date.parse(first.start) - 1000)).toBe(0);
     expect(await reminderMails(b.p.crmId)).toHaveLength(0);
   });
@@ -106,32 +120,45 @@ describe('reminders', () => {
     const booked = await bookSlot(t, b, first);
     const moved = await reschedule(t, booked.token, moveBodyFor(third));
     expect(moved.statusCode, moved.body).toBe(200);
-    expect((await participationOfToken(t, booked.token)).start_at.toISOString()).toBe(new Date(third.start).toISOString());
+    expect((await participationOfToken(t, booked.token)).start_at.toISOString()).toBe(
+      new Date(third.start).toISOString(),
+    );
 
     // at the old time's hour-before reminder only the new time's day-before one is due; then its hour-before one
     expect(await run(Date.parse(first.start) - 60 * MIN + 1000)).toBe(1);
     expect(await run(Date.parse(third.start) - 60 * MIN + 1000)).toBe(1);
     const rows = await reminderMails(b.p.crmId);
-    expect(rows.map((r) => Date.parse(r.payload.appointment.start))).toEqual([Date.parse(third.start), Date.parse(third.start)]);
+    expect(rows.map((r) => Date.parse(r.payload.appointment.start))).toEqual([
+      Date.parse(third.start),
+      Date.parse(third.start),
+    ]);
   });
 
-  it("uses the provider's reminderMinutesBefore instead of the default, [] for none, and re-plans upcoming bookings", async () => {
+  it("uses the provider's reminderMinutesBefore over the default, [] for none, re-planning upcoming ones", async () => {
     const b = await offer();
     const [slot, other] = await slotsOf(b);
     await bookSlot(t, b, slot);
-    const put = await b.p.call('PUT', `/provider/${encodeURIComponent(b.provider.providerRef)}`, { reminderMinutesBefore: [120, 120, 30] });
+    const put = await b.p.call('PUT', `/provider/${encodeURIComponent(b.provider.providerRef)}`, {
+      reminderMinutesBefore: [120, 120, 30],
+    });
     expect(put.statusCode, put.body).toBe(200);
     expect(put.json().provider.reminderMinutesBefore).toEqual([120, 30]);
     await bookSlot(t, b, other);
     const offsets = await t.db.query<{ minutes_before: number }>(
-      'SELECT DISTINCT minutes_before FROM reminders r JOIN participations p ON p.id = r.participation_id WHERE p.crm_id = $1 ORDER BY 1',
+      `SELECT DISTINCT minutes_before FROM reminders r JOIN participations p ON p.id = r.participation_id
+         WHERE p.crm_id = $1 ORDER BY 1`,
       [b.p.crmId],
     );
     expect(offsets.map((o) => o.minutes_before)).toEqual([30, 120]);
 
-    expect((await b.p.call('PUT', `/provider/${encodeURIComponent(b.provider.providerRef)}`, { reminderMinutesBefore: [] })).statusCode).toBe(200);
+    expect(
+      (await b.p.call('PUT', `/provider/${encodeURIComponent(b.provider.providerRef)}`, { reminderMinutesBefore: [] }))
+        .statusCode,
+    ).toBe(200);
     expect(await run(Date.parse(other.start) - 1000)).toBe(0);
-    const bad = await b.p.call('PUT', `/provider/${encodeURIComponent(b.provider.providerRef)}`, { reminderMinutesBefore: [0] });
+    const bad = await b.p.call('PUT', `/provider/${encodeURIComponent(b.provider.providerRef)}`, {
+      reminderMinutesBefore: [0],
+    });
     expect(bad.statusCode).toBe(400);
     expect(bad.json().errors[0].message).toContain('body.reminderMinutesBefore');
   });

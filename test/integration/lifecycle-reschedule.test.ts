@@ -6,7 +6,15 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { consumer, createTimeslots, flatten, setupBooking, upcoming, type Booking, type ListedBookable } from '../helpers/bookingFixtures.js';
+import {
+  consumer,
+  createTimeslots,
+  flatten,
+  setupBooking,
+  upcoming,
+  type Booking,
+  type ListedBookable,
+} from '../helpers/bookingFixtures.js';
 import { bookSlot, moveBodyFor, participationOfToken, reschedule, setWindow } from '../helpers/lifecycleFixtures.js';
 import { SmtpSink, type ReceivedMail } from '../helpers/smtpSink.js';
 
@@ -15,7 +23,11 @@ let t: TestApp;
 beforeAll(async () => {
   sink = await SmtpSink.start();
   // the test clock stands at 2026-06-01T08:00Z (10:00 in Berlin)
-  t = await startTestApp({ smtpUrl: sink.url, mailPollMs: 50, publicBaseUrl: 'https://book.example', bookingRateLimitPerMinute: 100_000 }, undefined, { jobs: true });
+  t = await startTestApp(
+    { smtpUrl: sink.url, mailPollMs: 50, publicBaseUrl: 'https://book.example', bookingRateLimitPerMinute: 100_000 },
+    undefined,
+    { jobs: true },
+  );
 });
 afterAll(async () => {
   await t.close();
@@ -25,7 +37,13 @@ afterAll(async () => {
 async function mailsTo(address: string, count: number, timeoutMs = 25_000): Promise<ReceivedMail[]> {
   const until = Date.now() + timeoutMs;
   while (sink.to(address).length < count) {
-    if (Date.now() > until) throw new Error(`expected ${count} mails to ${address}, got ${sink.to(address).map((m) => m.subject).join(' | ')}`);
+    if (Date.now() > until)
+      throw new Error(
+        `expected ${count} mails to ${address}, got ${sink
+          .to(address)
+          .map((m) => m.subject)
+          .join(' | ')}`,
+      );
     await new Promise((r) => setTimeout(r, 25));
   }
   await new Promise((r) => setTimeout(r, 200));
@@ -35,7 +53,10 @@ async function mailsTo(address: string, count: number, timeoutMs = 25_000): Prom
 const unfold = (ics: string) => ics.replace(/\r?\n[ \t]/g, '');
 const icsField = (ics: string, name: string) => new RegExp(`^${name}:(.*)$`, 'm').exec(unfold(ics))?.[1]?.trim();
 
-async function offer(options: Parameters<typeof setupBooking>[1] = {}, timeslots: object[] = [{ start: '2026-06-02T09:00', end: '2026-06-02T12:00', raster: 60 }]) {
+async function offer(
+  options: Parameters<typeof setupBooking>[1] = {},
+  timeslots: object[] = [{ start: '2026-06-02T09:00', end: '2026-06-02T12:00', raster: 60 }],
+) {
   const b = await setupBooking(t, { product: { name: 'Besichtigung' }, ...options });
   await createTimeslots(b, timeslots);
   return b;
@@ -49,12 +70,14 @@ const at = (slots: ListedBookable[], hhmm: string) => {
 };
 
 async function providerEmail(b: Booking): Promise<string> {
-  const [row] = await t.db.query<{ email: string }>('SELECT email FROM providers WHERE reference = $1', [b.provider.providerRef]);
+  const [row] = await t.db.query<{ email: string }>('SELECT email FROM providers WHERE reference = $1', [
+    b.provider.providerRef,
+  ]);
   return row.email;
 }
 
 describe('reschedule through the cancel link', () => {
-  it('moves the booking in one step: same participation, new slot taken, old one free, mails with the same calendar UID and a higher SEQUENCE', async () => {
+  it('moves a booking in one step: same participation, new slot, old one free, same UID, higher SEQUENCE', async () => {
     const b = await offer();
     const who = consumer({ firstname: 'Erika', lastname: 'Muster' });
     const booked = await bookSlot(t, b, at(await listed(b), '09:00'), who);
@@ -65,11 +88,22 @@ describe('reschedule through the cancel link', () => {
     expect(res.statusCode, res.body).toBe(200);
     expect(res.headers['idempotent-replayed']).toBeUndefined();
     const moved = res.json().createdAppointment;
-    expect(moved).toMatchObject({ kind: 'models.LotAppointment', start: '2026-06-02T11:00:00+02:00', end: '2026-06-02T12:00:00+02:00', capacity: 1, capacity_left: 0 });
+    expect(moved).toMatchObject({
+      kind: 'models.LotAppointment',
+      start: '2026-06-02T11:00:00+02:00',
+      end: '2026-06-02T12:00:00+02:00',
+      capacity: 1,
+      capacity_left: 0,
+    });
     expect(moved.cancelLink).toBe(booked.cancelLink);
 
     const after = await participationOfToken(t, booked.token);
-    expect(after).toMatchObject({ id: before.id, reference: before.reference, state: 'BOOKED', appointment_id: moved.appointment_uuid });
+    expect(after).toMatchObject({
+      id: before.id,
+      reference: before.reference,
+      state: 'BOOKED',
+      appointment_id: moved.appointment_uuid,
+    });
     expect(after.appointment_id).not.toBe(before.appointment_id);
     // the old public-flow appointment is gone, its slot offered again; the new one is taken
     expect(await t.db.query('SELECT 1 FROM appointments WHERE id = $1', [before.appointment_id])).toHaveLength(0);
@@ -96,18 +130,30 @@ describe('reschedule through the cancel link', () => {
     expect(cancelled.statusCode).toBe(200);
     const [, , cancelMail] = await mailsTo(who.email, 3);
     expect(icsField(cancelMail.calendar!.content, 'UID')).toBe(icsField(invite, 'UID'));
-    expect(Number(icsField(cancelMail.calendar!.content, 'SEQUENCE'))).toBeGreaterThan(Number(icsField(update, 'SEQUENCE')));
+    expect(Number(icsField(cancelMail.calendar!.content, 'SEQUENCE'))).toBeGreaterThan(
+      Number(icsField(update, 'SEQUENCE')),
+    );
   });
 
   it('moves to a time that overlaps the old one (the old appointment no longer blocks it)', async () => {
-    const b = await offer({ product: { name: 'Lang', minDuration: 60 } }, [{ start: '2026-06-02T09:00', end: '2026-06-02T12:00', raster: 30 }]);
+    const b = await offer({ product: { name: 'Lang', minDuration: 60 } }, [
+      { start: '2026-06-02T09:00', end: '2026-06-02T12:00', raster: 30 },
+    ]);
     const booked = await bookSlot(t, b, at(await listed(b), '09:00'));
-    const res = await reschedule(t, booked.token, moveBodyFor({ ...at(await listed(b), '10:00'), start: '2026-06-02T09:30:00+02:00', end: '2026-06-02T10:30:00+02:00' }));
+    const res = await reschedule(
+      t,
+      booked.token,
+      moveBodyFor({
+        ...at(await listed(b), '10:00'),
+        start: '2026-06-02T09:30:00+02:00',
+        end: '2026-06-02T10:30:00+02:00',
+      }),
+    );
     expect(res.statusCode, res.body).toBe(200);
     expect(res.json().createdAppointment.start).toBe('2026-06-02T09:30:00+02:00');
   });
 
-  it('leaves the booking untouched when the new slot is taken (412 "201"), outside the booking window (412 BOOKING_WINDOW) or not a slot (400)', async () => {
+  it('leaves the booking for a taken slot (412 "201"), one past the window (412) or no slot (400)', async () => {
     const b = await offer();
     const mine = await bookSlot(t, b, at(await listed(b), '09:00'));
     const target = at(await listed(b), '10:00');
@@ -136,18 +182,24 @@ describe('reschedule through the cancel link', () => {
     expect((await t.db.query('SELECT 1 FROM outbox WHERE crm_id = $1', [b.p.crmId])).length).toBe(mailsBefore);
   });
 
-  it('answers 404 for a forged token, 409 for a cancelled booking, and 200 without a mail for the slot it already has', async () => {
+  it('answers 404 to a forged token, 409 for a cancelled booking, 200 without mail for its own slot', async () => {
     const b = await offer();
     const slot = at(await listed(b), '09:00');
     const booked = await bookSlot(t, b, slot);
     const forged = await reschedule(t, `${booked.token.split('.')[0]}.AAAA`, moveBodyFor(slot));
     expect(forged.statusCode).toBe(404);
 
-    const same = await reschedule(t, booked.token, { start: booked.start, end: booked.end, timeslot_uuid: booked.appointment_uuid });
+    const same = await reschedule(t, booked.token, {
+      start: booked.start,
+      end: booked.end,
+      timeslot_uuid: booked.appointment_uuid,
+    });
     expect(same.statusCode, same.body).toBe(200);
     expect(same.json().createdAppointment.appointment_uuid).toBe(booked.appointment_uuid);
     await new Promise((r) => setTimeout(r, 300));
-    expect(await t.db.query(`SELECT 1 FROM outbox WHERE crm_id = $1 AND template LIKE 'booking-rescheduled%'`, [b.p.crmId])).toHaveLength(0);
+    expect(
+      await t.db.query(`SELECT 1 FROM outbox WHERE crm_id = $1 AND template LIKE 'booking-rescheduled%'`, [b.p.crmId]),
+    ).toHaveLength(0);
 
     expect((await t.app.inject({ method: 'POST', url: new URL(booked.cancelLink).pathname })).statusCode).toBe(200);
     const cancelled = await reschedule(t, booked.token, moveBodyFor(at(await listed(b), '10:00')));
@@ -166,7 +218,9 @@ describe('reschedule through the cancel link', () => {
     const page = await t.app.inject({ method: 'GET', url: `${new URL(booked.cancelLink).pathname}?lang=en` });
     expect(page.statusCode).toBe(409);
     expect(page.body).toContain('Too late to change');
-    expect(page.body).toContain('Less than 2 hours before it starts, this appointment can no longer be cancelled or moved online.');
+    expect(page.body).toContain(
+      'Less than 2 hours before it starts, this appointment can no longer be cancelled or moved online.',
+    );
     expect(page.body).not.toContain('<form');
     const cancel = await t.app.inject({ method: 'POST', url: new URL(booked.cancelLink).pathname });
     expect(cancel.statusCode).toBe(409);
@@ -192,7 +246,9 @@ describe('reschedule through the cancel link', () => {
 describe('concurrent reschedules into one place', () => {
   it('exactly one of them wins; every other booking stays where it was', async () => {
     const RACERS = 8;
-    const b = await offer({}, [{ start: '2026-06-03T08:00', end: `2026-06-03T${String(8 + RACERS + 1).padStart(2, '0')}:00`, raster: 60 }]);
+    const b = await offer({}, [
+      { start: '2026-06-03T08:00', end: `2026-06-03T${String(8 + RACERS + 1).padStart(2, '0')}:00`, raster: 60 },
+    ]);
     const slots = await listed(b);
     const target = slots[RACERS];
     const bookings = await Promise.all(slots.slice(0, RACERS).map((s) => bookSlot(t, b, s)));

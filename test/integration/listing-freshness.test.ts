@@ -43,22 +43,38 @@ describe('listing freshness', () => {
     // a resource with everything a listing shows: timeslots, a booked appointment, a closure, a contact
     const b = await setupBooking(t);
     const owner = encodeURIComponent(b.provider.ownerRef);
-    const profile = await b.p.call('PUT', `/user/${owner}/generalContactProfile`, { name: 'Olga', contactChannels: [{ type: 'phone', value: '+49301111' }] });
+    const profile = await b.p.call('PUT', `/user/${owner}/generalContactProfile`, {
+      name: 'Olga',
+      contactChannels: [{ type: 'phone', value: '+49301111' }],
+    });
     expect(profile.statusCode, profile.body).toBeLessThan(300);
-    const contact = await b.p.call('POST', `${b.base}/resources/${encodeURIComponent(b.resource.reference)}`, { contact: b.provider.ownerRef, contactChannelType: 'phone' });
+    const contact = await b.p.call('POST', `${b.base}/resources/${encodeURIComponent(b.resource.reference)}`, {
+      contact: b.provider.ownerRef,
+      contactChannelType: 'phone',
+    });
     expect(contact.statusCode, contact.body).toBeLessThan(300);
     await createTimeslots(b, [{ start: '2026-06-02T09:00', end: '2026-06-02T12:00' }]);
     const [slot] = flatten(await upcoming(t, b.resource.uuid));
     expect((await book(t, b.resource.uuid, bookBodyFor(slot, b.product.uuid))).statusCode).toBe(201);
     const closure = await b.p.call('POST', `${b.base}/closures`, {
-      resourceReference: b.resource.reference, start: '2026-06-02T11:00', end: '2026-06-02T11:30', reason: uniqueId('x'),
+      resourceReference: b.resource.reference,
+      start: '2026-06-02T11:00',
+      end: '2026-06-02T11:30',
+      reason: uniqueId('x'),
     });
     expect(closure.statusCode, closure.body).toBe(201);
 
     const refs = [{ ref: b.resource.uuid, field: 'ref' }];
     const nowMs = t.clock.now().getTime();
     const before = await scans(t.db);
-    const read = await readListing(t.db, { refs, channelKey: 'RESOURCE_PUBLIC', prdRef: b.product.reference, nowMs, untilMs: nowMs + 90 * 86_400_000, known: null });
+    const read = await readListing(t.db, {
+      refs,
+      channelKey: 'RESOURCE_PUBLIC',
+      prdRef: b.product.reference,
+      nowMs,
+      untilMs: nowMs + 90 * 86_400_000,
+      known: null,
+    });
     await readVersions(t.db, refs);
     const after = await scans(t.db);
 
@@ -67,7 +83,17 @@ describe('listing freshness', () => {
     expect(read.data?.busy.length).toBeGreaterThan(0);
     const touched = [...after].filter(([table, n]) => n > (before.get(table) ?? 0)).map(([table]) => table);
     // the statistics work on this engine: the read's own tables are among them
-    expect(touched).toEqual(expect.arrayContaining(['timeslots', 'appointments', 'participations', 'busy_times', 'resources', 'users', 'contact_profiles']));
+    expect(touched).toEqual(
+      expect.arrayContaining([
+        'timeslots',
+        'appointments',
+        'participations',
+        'busy_times',
+        'resources',
+        'users',
+        'contact_profiles',
+      ]),
+    );
     const triggered = await tablesWithListingTrigger(t.db);
     const unguarded = touched.filter((table) => !VERSION_TABLES.has(table) && !triggered.has(table)).sort();
     expect(unguarded, 'tables the listing reads whose changes do not move a listing version').toEqual([]);

@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { signCancelToken } from '../../src/notifications/cancelToken.js';
 import { buildApp } from '../../src/app.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { book, bookBodyFor, consumer, createTimeslots, flatten, setupBooking, upcoming } from '../helpers/bookingFixtures.js';
+import {
+  book,
+  bookBodyFor,
+  consumer,
+  createTimeslots,
+  flatten,
+  setupBooking,
+  upcoming,
+} from '../helpers/bookingFixtures.js';
 import { bookedParticipant, outboxOf, participationState } from '../helpers/mailFixtures.js';
 import { createCustomer, participate } from '../helpers/schedulingFixtures.js';
 
@@ -32,7 +40,9 @@ describe('GET /cancel/{token}', () => {
     expect(res.body).toContain('Viewing');
     expect(res.body).toContain('Wohnung Hauptstraße, Hauptstraße 1, 10115 Berlin, DE');
     expect(res.body).toContain('Acme Estates');
-    expect(res.body).toMatch(/<form method="post"><button type="submit">Termin verbindlich stornieren<\/button><\/form>/);
+    expect(res.body).toMatch(
+      /<form method="post"><button type="submit">Termin verbindlich stornieren<\/button><\/form>/,
+    );
     expect(await participationState(t, b.participationId)).toBe('BOOKED');
     expect(await outboxOf(t, b.s.p.crmId)).toEqual([]);
   });
@@ -51,7 +61,11 @@ describe('GET /cancel/{token}', () => {
     const offer = await setupBooking(t);
     await createTimeslots(offer, [{}]);
     const [slot] = flatten(await upcoming(t, offer.resource.reference));
-    const res = await book(t, offer.resource.reference, bookBodyFor(slot, offer.product.uuid, undefined, consumer({ locale: 'en' })));
+    const res = await book(
+      t,
+      offer.resource.reference,
+      bookBodyFor(slot, offer.product.uuid, undefined, consumer({ locale: 'en' })),
+    );
     expect(res.statusCode, res.body).toBe(201);
     const page = await get(new URL(res.json().createdAppointment.cancelLink).pathname);
     expect(page.statusCode).toBe(200);
@@ -60,7 +74,9 @@ describe('GET /cancel/{token}', () => {
 
   it("names the provider's own zone when it is not Berlin", async () => {
     const b = await booked({ timeZone: 'America/New_York' });
-    expect((await get(`${b.cancelPath}?lang=en`)).body).toContain('Friday, 12 June 2026, 10:00–11:00 (America/New_York, GMT-4)');
+    expect((await get(`${b.cancelPath}?lang=en`)).body).toContain(
+      'Friday, 12 June 2026, 10:00–11:00 (America/New_York, GMT-4)',
+    );
   });
 
   it('is not cached, not indexed and does not leak the token as a referrer', async () => {
@@ -77,7 +93,12 @@ describe('POST /cancel/{token}', () => {
   it('cancels: CANCELED, the place is free again, and both mails are in the outbox', async () => {
     const b = await booked({ language: 'en' });
     const next = await createCustomer(b.s);
-    const join = () => participate(b.s, { appointmentReference: b.appointmentReference, customerReference: next.customerReference }, { sendMails: 'false' });
+    const join = () =>
+      participate(
+        b.s,
+        { appointmentReference: b.appointmentReference, customerReference: next.customerReference },
+        { sendMails: 'false' },
+      );
     expect((await join()).statusCode).toBe(409); // capacity 1, taken
     const res = await post(b.cancelPath, form, '');
     expect(res.statusCode).toBe(200);
@@ -90,7 +111,10 @@ describe('POST /cancel/{token}', () => {
       ['self-cancel-confirmation', b.email, 'en'],
       ['self-cancel-notification', b.providerEmail, 'de'],
     ]);
-    expect(mails[0].payload).toMatchObject({ participation: { state: 'CANCELED' }, appointment: { productName: 'Viewing' } });
+    expect(mails[0].payload).toMatchObject({
+      participation: { state: 'CANCELED' },
+      appointment: { productName: 'Viewing' },
+    });
     expect((await join()).statusCode).toBe(201); // the place is free again
   });
 
@@ -121,7 +145,10 @@ describe('POST /cancel/{token}', () => {
     const answers = await Promise.all([post(b.cancelPath, form, ''), post(b.cancelPath, form, '')]);
     expect(answers.map((a) => a.statusCode)).toEqual([200, 200]);
     expect(answers.filter((a) => a.body.includes('Bereits storniert'))).toHaveLength(1);
-    expect((await outboxOf(t, b.s.p.crmId)).map((m) => m.template).sort()).toEqual(['self-cancel-confirmation', 'self-cancel-notification']);
+    expect((await outboxOf(t, b.s.p.crmId)).map((m) => m.template).sort()).toEqual([
+      'self-cancel-confirmation',
+      'self-cancel-notification',
+    ]);
   });
 });
 
@@ -156,7 +183,10 @@ describe('forged, altered and late links', () => {
   it('answers a client asking for JSON with the documented error body', async () => {
     const res = await post('/cancel/nonsense', { accept: 'application/json' });
     expect(res.statusCode).toBe(404);
-    expect(res.json()).toEqual({ 'api-info': { version: '1' }, errors: [{ errorCode: 'NOT_FOUND', message: 'the cancel link is not valid' }] });
+    expect(res.json()).toEqual({
+      'api-info': { version: '1' },
+      errors: [{ errorCode: 'NOT_FOUND', message: 'the cancel link is not valid' }],
+    });
   });
 
   it('answers 404 for a participation deleted without notice', async () => {
@@ -191,13 +221,14 @@ describe('forged, altered and late links', () => {
 });
 
 describe('the generated link key (no CANCEL_LINK_SECRET)', () => {
-  it('is settled when the service starts: stored once, signing every link, and shared by every instance on the database', async () => {
+  it('is settled at start: stored once, signing every link, shared by every instance on the database', async () => {
     const [stored] = await t.db.query<{ value: string }>("SELECT value FROM settings WHERE key = 'cancel_link_secret'");
     expect(stored.value).toMatch(/^[0-9a-f]{64}$/);
     const b = await booked();
     const token = b.cancelPath.split('/').pop()!;
     expect(token).toBe(signCancelToken(stored.value, b.participationId));
-    // another instance started on the same database (a config of its own, no key in it) reads the stored key and honours the link
+    // another instance started on the same database (a config of its
+    // own, no key in it) reads the stored key and honours the link
     const config = { ...t.config, cancelLinkSecret: undefined };
     const second = await buildApp({ config, db: t.db, clock: t.clock, logger: false });
     expect(config.cancelLinkSecret).toBe(stored.value);

@@ -34,15 +34,26 @@ describe.runIf(currentBackend() === 'postgres')('mail after a crash (PostgreSQL,
   };
   const outbox = () =>
     t.db.query<{ id: string; status: string; attempts: number; leased: boolean; lease_left_s: number }>(
-      'SELECT id, status, attempts, next_attempt_at > now() AS leased, extract(epoch FROM next_attempt_at - now())::float8 AS lease_left_s FROM outbox ORDER BY created_at',
+      `SELECT id, status, attempts, next_attempt_at > now() AS leased,
+              extract(epoch FROM next_attempt_at - now())::float8 AS lease_left_s
+         FROM outbox ORDER BY created_at`,
     );
 
-  it('delivers every committed mail; the ones a killed worker held are leased for one lease (30 s), not more', async () => {
+  it('delivers every committed mail; those a killed worker held wait one lease (30 s), no more', async () => {
     const s = await setupScheduling(t);
-    const appointment = await createAppointment(s, { start: '2026-06-12T10:00', end: '2026-06-12T11:00', capacity: 100 });
+    const appointment = await createAppointment(s, {
+      start: '2026-06-12T10:00',
+      end: '2026-06-12T11:00',
+      capacity: 100,
+    });
     while ((await outbox()).length < MAILS_WANTED) {
       const customer = await createCustomer(s);
-      const res = await participate(s, { reference: `${uniqueId('part')}@crm`, appointmentReference: appointment.reference, customerReference: customer.customerReference, state: 'BOOKED' });
+      const res = await participate(s, {
+        reference: `${uniqueId('part')}@crm`,
+        appointmentReference: appointment.reference,
+        customerReference: customer.customerReference,
+        state: 'BOOKED',
+      });
       expect(res.statusCode, res.body).toBe(201);
     }
     const committed = await outbox();
@@ -56,7 +67,8 @@ describe.runIf(currentBackend() === 'postgres')('mail after a crash (PostgreSQL,
     const stranded = (await outbox()).filter((r) => r.status === 'PENDING' && r.attempts > 0 && r.leased);
     expect(stranded.length, 'the killed worker held claimed, unsent mails').toBeGreaterThan(0);
     // by the database's clock: they come back after at most one lease, not the old 10-minute lease
-    for (const r of stranded) expect(r.lease_left_s, 'lease left on a stranded mail, in seconds').toBeLessThanOrEqual(30);
+    for (const r of stranded)
+      expect(r.lease_left_s, 'lease left on a stranded mail, in seconds').toBeLessThanOrEqual(30);
 
     sink.delayMs = 0;
     const restartedAt = Date.now();
@@ -65,7 +77,10 @@ describe.runIf(currentBackend() === 'postgres')('mail after a crash (PostgreSQL,
     // waited for, with a generous ceiling (one lease is 30 s); the lease's length is checked above
     await expect.poll(() => committed.every((r) => delivered(r.id)), { timeout: 150_000, interval: 200 }).toBe(true);
     const took = Date.now() - restartedAt;
-    console.info(`mail after a crash: ${committed.length} mails, ${stranded.length} held by the killed worker, all delivered ${took} ms after the restart`);
+    console.info(
+      `mail after a crash: ${committed.length} mails, ${stranded.length} held by the killed worker, ` +
+        `all delivered ${took} ms after the restart`,
+    );
     expect((await outbox()).every((r) => r.status === 'SENT')).toBe(true);
     // at least once, and at most one extra copy: the mail in flight when the worker died
     const copies = committed.map((r) => sink.mails.filter((m) => m.messageId === `<${r.id}@booking-service>`).length);

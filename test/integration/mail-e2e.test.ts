@@ -4,7 +4,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { book, bookBodyFor, consumer, createTimeslots, flatten, setupBooking, upcoming, type Booking } from '../helpers/bookingFixtures.js';
+import {
+  book,
+  bookBodyFor,
+  consumer,
+  createTimeslots,
+  flatten,
+  setupBooking,
+  upcoming,
+  type Booking,
+} from '../helpers/bookingFixtures.js';
 import { createAppointment, createCustomer, participate, setupScheduling } from '../helpers/schedulingFixtures.js';
 import { SmtpSink, type ReceivedMail } from '../helpers/smtpSink.js';
 
@@ -13,7 +22,9 @@ let t: TestApp;
 beforeAll(async () => {
   sink = await SmtpSink.start();
   // the test clock stands at 2026-06-01T08:00Z; slots below lie after it
-  t = await startTestApp({ smtpUrl: sink.url, mailPollMs: 50, publicBaseUrl: 'https://book.example' }, undefined, { jobs: true });
+  t = await startTestApp({ smtpUrl: sink.url, mailPollMs: 50, publicBaseUrl: 'https://book.example' }, undefined, {
+    jobs: true,
+  });
 });
 afterAll(async () => {
   await t.close();
@@ -42,7 +53,10 @@ const icsField = (ics: string, name: string) => new RegExp(`^${name}:(.*)$`, 'm'
 async function offer(options: Parameters<typeof setupBooking>[1] = {}): Promise<Booking> {
   const b = await setupBooking(t, {
     product: { name: 'Besichtigung' },
-    resource: { publicName: 'Wohnung Hauptstraße', address: { street: 'Hauptstraße', number: '1', zip: '10115', city: 'Berlin' } },
+    resource: {
+      publicName: 'Wohnung Hauptstraße',
+      address: { street: 'Hauptstraße', number: '1', zip: '10115', city: 'Berlin' },
+    },
     ...options,
   });
   await createTimeslots(b, [{ start: '2026-06-02T09:00', end: '2026-06-02T11:00', raster: 30 }]);
@@ -57,7 +71,7 @@ async function bookFirstSlot(b: Booking, who: object) {
 }
 
 describe('booking mails through SMTP', () => {
-  it('an IMMEDIATE booking mails the consumer a German confirmation with invite and cancel link, and the provider side a notification', async () => {
+  it('IMMEDIATE: consumer gets a German confirmation with invite and cancel link, the provider a notice', async () => {
     const b = await offer();
     const who = consumer({ firstname: 'Erika', lastname: 'Muster', message: 'Bitte <unten> klingeln' });
     const created = await bookFirstSlot(b, who);
@@ -73,7 +87,9 @@ describe('booking mails through SMTP', () => {
     const invite = confirmation.calendar!.content;
     expect(icsField(invite, 'METHOD')).toBe('REQUEST');
     expect(icsField(invite, 'DTSTART')).toBe('20260602T070000Z');
-    expect(icsField(invite, 'UID')).toMatch(new RegExp(`^${created.appointment_uuid}\\.[0-9a-f-]{36}@booking-service$`));
+    expect(icsField(invite, 'UID')).toMatch(
+      new RegExp(`^${created.appointment_uuid}\\.[0-9a-f-]{36}@booking-service$`),
+    );
 
     const [notification] = await mailsTo(await providerEmail(b.provider.providerRef), 1);
     expect(notification.subject).toBe('Neue Buchung: Besichtigung am 2. Juni 2026 (Erika Muster)');
@@ -87,7 +103,12 @@ describe('booking mails through SMTP', () => {
     const page = await t.app.inject({ method: 'GET', url: path });
     expect(page.statusCode).toBe(200);
     expect(page.body).toContain('Dienstag, 2. Juni 2026, 09:00–09:30 Uhr (Europe/Berlin, MESZ)');
-    const cancelled = await t.app.inject({ method: 'POST', url: path, headers: { 'content-type': 'application/x-www-form-urlencoded' }, payload: '' });
+    const cancelled = await t.app.inject({
+      method: 'POST',
+      url: path,
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      payload: '',
+    });
     expect(cancelled.statusCode).toBe(200);
 
     const [, cancelConfirmation] = await mailsTo(who.email, 2);
@@ -104,7 +125,7 @@ describe('booking mails through SMTP', () => {
     await bookFirstSlot(b, consumer());
   });
 
-  it('a REQUESTED booking in English: request received without invite, request for confirmation to the provider side', async () => {
+  it('REQUESTED in English: request received without invite, a request for confirmation to the provider', async () => {
     const b = await offer({ resource: { channels: { RESOURCE_PUBLIC: { bookingProcess: 'REQUESTED' } } } });
     const who = consumer({ firstname: 'Jane', lastname: 'Doe', locale: 'en' });
     const created = await bookFirstSlot(b, who);
@@ -117,17 +138,26 @@ describe('booking mails through SMTP', () => {
     expect(toConfirm.subject).toBe('Bitte bestätigen: Anfrage für Besichtigung am 2. Juni 2026 (Jane Doe)');
   });
 
-  it("the provider's confirmation and cancellation carry its message, an invite and then a CANCEL for the same entry", async () => {
+  it("the provider's confirmation and cancellation carry its message, an invite, then a CANCEL of it", async () => {
     const s = await setupScheduling(t);
     const appointment = await createAppointment(s, { start: '2026-07-01T10:00', end: '2026-07-01T11:00' });
     const customer = await createCustomer(s, { language: 'en', userName: 'Jane Doe' });
-    const res = await participate(s, { appointmentReference: appointment.reference, customerReference: customer.customerReference, message: 'See you at the gate' });
+    const res = await participate(s, {
+      appointmentReference: appointment.reference,
+      customerReference: customer.customerReference,
+      message: 'See you at the gate',
+    });
     expect(res.statusCode, res.body).toBe(201);
     const [booked] = await mailsTo(customer.email, 1);
     expect(booked.subject).toMatch(/^Appointment confirmed: .* on 1 July 2026$/);
     expect(booked.text).toContain('> See you at the gate');
     expect(booked.calendar?.method).toBe('REQUEST');
-    const cancel = await s.p.call('DELETE', `${s.base}/appointments`, { appointmentReference: appointment.reference }, { message: 'The owner is ill' });
+    const cancel = await s.p.call(
+      'DELETE',
+      `${s.base}/appointments`,
+      { appointmentReference: appointment.reference },
+      { message: 'The owner is ill' },
+    );
     expect(cancel.statusCode, cancel.body).toBe(200);
     const [, cancelled] = await mailsTo(customer.email, 2);
     expect(cancelled.subject).toMatch(/^Cancelled: .* on 1 July 2026$/);
@@ -141,8 +171,19 @@ describe('booking mails through SMTP', () => {
     const appointment = await createAppointment(s);
     const silent = await createCustomer(s);
     const loud = await createCustomer(s);
-    expect((await participate(s, { appointmentReference: appointment.reference, customerReference: silent.customerReference }, { sendMails: 'false' })).statusCode).toBe(201);
-    expect((await participate(s, { appointmentReference: appointment.reference, customerReference: loud.customerReference })).statusCode).toBe(201);
+    expect(
+      (
+        await participate(
+          s,
+          { appointmentReference: appointment.reference, customerReference: silent.customerReference },
+          { sendMails: 'false' },
+        )
+      ).statusCode,
+    ).toBe(201);
+    expect(
+      (await participate(s, { appointmentReference: appointment.reference, customerReference: loud.customerReference }))
+        .statusCode,
+    ).toBe(201);
     // the later mail has arrived, so the earlier one would have too
     await mailsTo(loud.email, 1);
     expect(sink.to(silent.email)).toHaveLength(0);
@@ -157,8 +198,19 @@ describe('the other participant mails and recipients through SMTP', () => {
     const appointment = await createAppointment(s);
     const customer = await createCustomer(s);
     const reference = `${customer.customerReference}-p`;
-    expect((await participate(s, { reference, appointmentReference: appointment.reference, customerReference: customer.customerReference })).statusCode).toBe(201);
-    const res = await s.p.call('POST', `${s.base}/participations/${enc(reference)}`, { state: 'CANCELED', message: 'Leider ausgebucht' });
+    expect(
+      (
+        await participate(s, {
+          reference,
+          appointmentReference: appointment.reference,
+          customerReference: customer.customerReference,
+        })
+      ).statusCode,
+    ).toBe(201);
+    const res = await s.p.call('POST', `${s.base}/participations/${enc(reference)}`, {
+      state: 'CANCELED',
+      message: 'Leider ausgebucht',
+    });
     expect(res.statusCode, res.body).toBe(200);
     const [booked, canceled] = await mailsTo(customer.email, 2);
     expect(canceled.subject).toMatch(/^Termin abgesagt: .* am 1\. Juli 2026$/);
@@ -171,8 +223,17 @@ describe('the other participant mails and recipients through SMTP', () => {
     const s = await setupScheduling(t);
     const appointment = await createAppointment(s);
     const customer = await createCustomer(s, { language: 'en' });
-    expect((await participate(s, { appointmentReference: appointment.reference, customerReference: customer.customerReference })).statusCode).toBe(201);
-    const res = await s.p.call('DELETE', `${s.base}/customers/${enc(customer.customerReference)}`, undefined, { ignoreFutureAppointments: 'true' });
+    expect(
+      (
+        await participate(s, {
+          appointmentReference: appointment.reference,
+          customerReference: customer.customerReference,
+        })
+      ).statusCode,
+    ).toBe(201);
+    const res = await s.p.call('DELETE', `${s.base}/customers/${enc(customer.customerReference)}`, undefined, {
+      ignoreFutureAppointments: 'true',
+    });
     expect(res.statusCode, res.body).toBe(204);
     const [, removed] = await mailsTo(customer.email, 2);
     expect(removed.subject).toMatch(/^Booking cancelled: .* on 1 July 2026$/);
@@ -183,8 +244,17 @@ describe('the other participant mails and recipients through SMTP', () => {
     const s = await setupScheduling(t);
     const appointment = await createAppointment(s);
     const customer = await createCustomer(s);
-    expect((await participate(s, { appointmentReference: appointment.reference, customerReference: customer.customerReference })).statusCode).toBe(201);
-    const res = await s.p.call('DELETE', `${s.base}/resources/${enc(s.resourceRef)}`, undefined, { ignoreFutureAppointments: 'true' });
+    expect(
+      (
+        await participate(s, {
+          appointmentReference: appointment.reference,
+          customerReference: customer.customerReference,
+        })
+      ).statusCode,
+    ).toBe(201);
+    const res = await s.p.call('DELETE', `${s.base}/resources/${enc(s.resourceRef)}`, undefined, {
+      ignoreFutureAppointments: 'true',
+    });
     expect(res.statusCode, res.body).toBe(204);
     const [, cancelled] = await mailsTo(customer.email, 2);
     expect(cancelled.subject).toMatch(/^Termin entfällt: .* am 1\. Juli 2026$/);
@@ -199,7 +269,9 @@ describe('the other participant mails and recipients through SMTP', () => {
       contactChannels: [{ type: 'email', value: 'desk@acme.example' }],
     });
     expect(profile.statusCode, profile.body).toBeLessThan(300);
-    const resource = await b.p.call('POST', `${b.base}/resources/${enc(b.resource.reference)}`, { contact: b.provider.ownerRef });
+    const resource = await b.p.call('POST', `${b.base}/resources/${enc(b.resource.reference)}`, {
+      contact: b.provider.ownerRef,
+    });
     expect(resource.statusCode, resource.body).toBe(202);
     await createTimeslots(b, [{}]);
     const who = consumer();
@@ -208,18 +280,24 @@ describe('the other participant mails and recipients through SMTP', () => {
     expect(notification.text).toContain('Hallo Vermietungsteam,');
     const [confirmation] = await mailsTo(who.email, 1);
     expect(confirmation.text).toMatch(/Kontakt: +Vermietungsteam\n +desk@acme\.example/);
-    expect(unfold(confirmation.calendar!.content)).toMatch(/ORGANIZER;CN="?Vermietungsteam"?:MAILTO:desk@acme\.example/i);
+    expect(unfold(confirmation.calendar!.content)).toMatch(
+      /ORGANIZER;CN="?Vermietungsteam"?:MAILTO:desk@acme\.example/i,
+    );
   });
 
   it("provider-side mails speak the contact user's language; the consumer's mails keep the consumer's", async () => {
     const b = await offer();
     const owner = await b.p.call('PUT', `/user/${enc(b.provider.ownerRef)}`, { language: 'en' });
     expect(owner.statusCode, owner.body).toBe(200);
-    const resource = await b.p.call('POST', `${b.base}/resources/${enc(b.resource.reference)}`, { contact: b.provider.ownerRef });
+    const resource = await b.p.call('POST', `${b.base}/resources/${enc(b.resource.reference)}`, {
+      contact: b.provider.ownerRef,
+    });
     expect(resource.statusCode, resource.body).toBe(202);
     const who = consumer({ firstname: 'Erika', lastname: 'Muster' });
     await bookFirstSlot(b, who);
-    const [ownerRow] = await t.db.query<{ email: string }>('SELECT u.email FROM users u WHERE u.reference = $1', [b.provider.ownerRef]);
+    const [ownerRow] = await t.db.query<{ email: string }>('SELECT u.email FROM users u WHERE u.reference = $1', [
+      b.provider.ownerRef,
+    ]);
     const [notification] = await mailsTo(ownerRow.email, 1);
     expect(notification.subject).toMatch(/Besichtigung on 2 June 2026 \(Erika Muster\)$/);
     const [confirmation] = await mailsTo(who.email, 1);
@@ -231,7 +309,12 @@ describe('the other participant mails and recipients through SMTP', () => {
     const who = consumer();
     await bookFirstSlot(b, who);
     await mailsTo(who.email, 1);
-    const res = await b.p.call('POST', '/user', { reference: `${who.email}@crm`, email: who.email, username: who.email.split('@')[0], lastName: 'Muster' });
+    const res = await b.p.call('POST', '/user', {
+      reference: `${who.email}@crm`,
+      email: who.email,
+      username: who.email.split('@')[0],
+      lastName: 'Muster',
+    });
     expect(res.statusCode, res.body).toBe(200);
     const [, verification] = await mailsTo(who.email, 2);
     expect(verification.subject).toBe('Bitte bestätigen Sie Ihre E-Mail-Adresse');
@@ -248,7 +331,12 @@ describe('SMTP outage', () => {
     for (const who of consumers) await bookFirstSlot(b, who); // each 201
     // the worker has tried each and failed: still PENDING, attempted (waited for, not slept)
     const triedAndPending = async () =>
-      (await t.db.query<{ n: number }>(`SELECT count(*)::int AS n FROM outbox WHERE status = 'PENDING' AND attempts >= 1 AND recipient = ANY($1)`, [consumers.map((c) => c.email)]))[0].n;
+      (
+        await t.db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM outbox WHERE status = 'PENDING' AND attempts >= 1 AND recipient = ANY($1)`,
+          [consumers.map((c) => c.email)],
+        )
+      )[0].n;
     await expect.poll(triedAndPending, { timeout: 25_000, interval: 50 }).toBe(3);
     await sink.up();
     for (const who of consumers) {

@@ -6,7 +6,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { renderMail } from '../../src/notifications/render.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { book, bookBodyFor, consumer, createTimeslots, flatten, publicCall, setupBooking, upcoming, type Booking } from '../helpers/bookingFixtures.js';
+import {
+  book,
+  bookBodyFor,
+  consumer,
+  createTimeslots,
+  flatten,
+  publicCall,
+  setupBooking,
+  upcoming,
+  type Booking,
+} from '../helpers/bookingFixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -36,7 +46,8 @@ const ask = (ref: string, body: object) => publicCall(t, 'POST', '/rest/1/my-boo
 /** The links of the crm's my-bookings mails to this address, oldest first. */
 async function mailedLinks(crmId: string, address: string): Promise<string[]> {
   const rows = await t.db.query<{ template: string; locale: string; recipient: string; payload: unknown }>(
-    `SELECT template, locale, recipient, payload FROM outbox WHERE crm_id = $1 AND template = 'my-bookings' AND lower(recipient) = lower($2) ORDER BY created_at`,
+    `SELECT template, locale, recipient, payload FROM outbox WHERE crm_id = $1 AND template = 'my-bookings'
+       AND lower(recipient) = lower($2) ORDER BY created_at`,
     [crmId, address],
   );
   return rows.map((m) => {
@@ -47,10 +58,11 @@ async function mailedLinks(crmId: string, address: string): Promise<string[]> {
 
 const tokenOf = (link: string) => link.split('/').pop()!;
 const listOf = (link: string) => publicCall(t, 'GET', `/rest/1/my-bookings/${tokenOf(link)}`);
-const pageOf = (link: string, lang = 'en') => publicCall(t, 'GET', `/my-bookings/${tokenOf(link)}`, undefined, { lang });
+const pageOf = (link: string, lang = 'en') =>
+  publicCall(t, 'GET', `/my-bookings/${tokenOf(link)}`, undefined, { lang });
 
 describe('my bookings', () => {
-  it("lists the person's own bookings at the provider, never another person's, also one sharing their phone", async () => {
+  it("lists the person's own bookings at the provider, never another's, also one sharing their phone", async () => {
     const b = await provider();
     const anna = consumer({ firstname: 'Anna', mobile: '+49 170 5550123' });
     const ben = consumer({ firstname: 'Ben', mobile: '0170 5550123' });
@@ -64,7 +76,12 @@ describe('my bookings', () => {
 
     const list = await listOf(link);
     expect(list.statusCode, list.body).toBe(200);
-    expect(list.json().bookings.map((x: { cancelLink: string }) => x.cancelLink).sort()).toEqual([...annas].sort());
+    expect(
+      list
+        .json()
+        .bookings.map((x: { cancelLink: string }) => x.cancelLink)
+        .sort(),
+    ).toEqual([...annas].sort());
     expect(list.json().bookings[0]).toMatchObject({
       state: 'BOOKED',
       start: '2026-06-02T09:00:00+02:00',
@@ -133,7 +150,11 @@ describe('my bookings', () => {
     await ask(b.resource.reference, { email: who.email });
     const [link] = await mailedLinks(b.p.crmId, who.email);
     const [customerId, expiry, mac] = tokenOf(link).split('.');
-    const forged = [`${customerId}.${expiry}.${'A'.repeat(mac.length)}`, `${customerId}.${Number(expiry) + 3600}.${mac}`, 'nothing-like-a-token'];
+    const forged = [
+      `${customerId}.${expiry}.${'A'.repeat(mac.length)}`,
+      `${customerId}.${Number(expiry) + 3600}.${mac}`,
+      'nothing-like-a-token',
+    ];
     for (const token of forged) {
       const res = await publicCall(t, 'GET', `/rest/1/my-bookings/${token}`);
       expect(res.statusCode, token).toBe(404);
@@ -178,7 +199,11 @@ describe('my bookings', () => {
     try {
       await ask(b.resource.reference, { email: who.email });
       const [link] = await mailedLinks(b.p.crmId, who.email);
-      const list = (await listOf(link)).json().bookings as { state: string; canCancel: boolean; canReschedule: boolean }[];
+      const list = (await listOf(link)).json().bookings as {
+        state: string;
+        canCancel: boolean;
+        canReschedule: boolean;
+      }[];
       expect(list.map((x) => [x.state, x.canCancel, x.canReschedule]).sort()).toEqual([
         ['BOOKED', false, false],
         ['CANCELED', false, false],

@@ -18,22 +18,48 @@ async function provider(): Promise<{ p: Partner; base: string }> {
 describe('B1 create product', () => {
   it('creates a product with 201, the envelope and every field, buffers null by default', async () => {
     const { p, base } = await provider();
-    const res = await p.call('POST', base, { reference: 'viewing@crm', name: 'Viewing', description: 'Bring ID', minDuration: 30, maxDuration: 60 });
+    const res = await p.call('POST', base, {
+      reference: 'viewing@crm',
+      name: 'Viewing',
+      description: 'Bring ID',
+      minDuration: 30,
+      maxDuration: 60,
+    });
     expect(res.statusCode).toBe(201);
     expect(res.json()).toEqual({
       'api-info': { version: '1' },
       product: {
-        uuid: expect.any(String), reference: 'viewing@crm', name: 'Viewing', description: 'Bring ID', minDuration: 30, maxDuration: 60,
-        leadTimeMinutes: null, followUpTimeMinutes: null, exclusive: false, questions: [],
+        uuid: expect.any(String),
+        reference: 'viewing@crm',
+        name: 'Viewing',
+        description: 'Bring ID',
+        minDuration: 30,
+        maxDuration: 60,
+        leadTimeMinutes: null,
+        followUpTimeMinutes: null,
+        exclusive: false,
+        questions: [],
       },
     });
   });
 
   it('accepts leadTimeMinutes, followUpTimeMinutes and exclusive', async () => {
     const { p, base } = await provider();
-    const res = await p.call('POST', base, { reference: 'x@crm', name: 'X', leadTimeMinutes: 15, followUpTimeMinutes: 10, exclusive: true });
+    const res = await p.call('POST', base, {
+      reference: 'x@crm',
+      name: 'X',
+      leadTimeMinutes: 15,
+      followUpTimeMinutes: 10,
+      exclusive: true,
+    });
     expect(res.statusCode).toBe(201);
-    expect(res.json().product).toMatchObject({ leadTimeMinutes: 15, followUpTimeMinutes: 10, exclusive: true, description: null, minDuration: null });
+    expect(res.json().product).toMatchObject({
+      leadTimeMinutes: 15,
+      followUpTimeMinutes: 10,
+      exclusive: true,
+      description: null,
+      minDuration: null,
+    });
   });
 
   it('answers 409 for a reference the provider already has, but another provider may use it', async () => {
@@ -41,7 +67,10 @@ describe('B1 create product', () => {
     await createProduct(p, base.split('/')[2], { reference: 'dup@crm' });
     const again = await p.call('POST', base, { reference: 'dup@crm', name: 'Other' });
     expect(again.statusCode).toBe(409);
-    expect(again.json().errors[0]).toMatchObject({ errorCode: 'CONFLICT', message: expect.stringContaining('dup@crm') });
+    expect(again.json().errors[0]).toMatchObject({
+      errorCode: 'CONFLICT',
+      message: expect.stringContaining('dup@crm'),
+    });
     const other = await setupProvider(p);
     await createProduct(p, other.providerRef, { reference: 'dup@crm' });
   });
@@ -102,10 +131,18 @@ describe('B2 list products', () => {
 describe('product update', () => {
   it('changes the given fields only and answers 200 with the product', async () => {
     const { p, base } = await provider();
-    const created = await createProduct(p, base.split('/')[2], { reference: 'u@crm', name: 'Old', description: 'keep', minDuration: 30 });
+    const created = await createProduct(p, base.split('/')[2], {
+      reference: 'u@crm',
+      name: 'Old',
+      description: 'keep',
+      minDuration: 30,
+    });
     const res = await p.call('POST', `${base}/u@crm`, { name: 'New', leadTimeMinutes: 20 });
     expect(res.statusCode).toBe(200);
-    expect(res.json()).toEqual({ 'api-info': { version: '1' }, product: { ...created, name: 'New', leadTimeMinutes: 20 } });
+    expect(res.json()).toEqual({
+      'api-info': { version: '1' },
+      product: { ...created, name: 'New', leadTimeMinutes: 20 },
+    });
     expect((await p.call('GET', base)).json()).toEqual([{ ...created, name: 'New', leadTimeMinutes: 20 }]);
   });
 
@@ -135,18 +172,26 @@ describe('OpenAPI document', () => {
   it('describes every offering route with its body, query and response schemas', async () => {
     const doc = (await t.app.inject({ method: 'GET', url: '/openapi.json' })).json();
     const at = (path: string) => doc.paths[`/crms/{crmId}${path}`];
-    expect(at('/provider/{providerRef}/products').post.requestBody.content['application/json'].schema.required).toEqual(['reference', 'name']);
-    expect(at('/provider/{providerRef}/products').get.responses['200'].content['application/json'].schema.type).toBe('array');
+    expect(at('/provider/{providerRef}/products').post.requestBody.content['application/json'].schema.required).toEqual(
+      ['reference', 'name'],
+    );
+    expect(at('/provider/{providerRef}/products').get.responses['200'].content['application/json'].schema.type).toBe(
+      'array',
+    );
     expect(at('/provider/{providerRef}/products/{productRef}').post.responses['200']).toBeDefined();
     const create = at('/provider/{providerRef}/resources').post;
     expect(create.parameters.map((p: { name: string }) => p.name)).toContain('onDuplicateRaise');
     expect(Object.keys(create.responses)).toEqual(expect.arrayContaining(['201', '400', '404']));
     expect(create.responses['201'].content['application/json'].schema.properties).toHaveProperty('channels');
     expect(at('/provider/{providerRef}/resources/{resourceRef}').post.responses['202']).toBeDefined();
-    expect(at('/provider/{providerRef}/resources/{resourceRef}').delete.parameters.map((p: { name: string }) => p.name)).toContain('ignoreFutureAppointments');
+    expect(
+      at('/provider/{providerRef}/resources/{resourceRef}').delete.parameters.map((p: { name: string }) => p.name),
+    ).toContain('ignoreFutureAppointments');
     expect(at('/user/{userRef}/generalContactProfile').put.requestBody).toBeDefined();
     expect(at('/user/{userRef}/generalContactProfile').get.responses['200']).toBeDefined();
     expect(at('/provider/{providerRef}/contactProfile').post.responses['201']).toBeDefined();
-    expect(at('/provider/{providerRef}/contactProfile/{profileRef}').get.tags).toEqual(['B. Offerings: contact profiles']);
+    expect(at('/provider/{providerRef}/contactProfile/{profileRef}').get.tags).toEqual([
+      'B. Offerings: contact profiles',
+    ]);
   });
 });

@@ -20,7 +20,12 @@ function seedAppointment(s: Scheduling, when: { start: string; end: string }, st
   return createAppointment(s, {
     ...when,
     capacity: 10,
-    participations: states.map((state) => ({ reference: `${uniqueId('part')}@crm`, name: 'Carla', email: `${uniqueId('c')}@consumer.example`, state })),
+    participations: states.map((state) => ({
+      reference: `${uniqueId('part')}@crm`,
+      name: 'Carla',
+      email: `${uniqueId('c')}@consumer.example`,
+      state,
+    })),
   });
 }
 
@@ -53,7 +58,12 @@ describe('B6 delete resource', () => {
     const s = await setupScheduling(t);
     const past = await seedAppointment(s, PAST, ['BOOKED']);
     expect((await s.p.call('DELETE', resourcePath(s))).statusCode).toBe(204);
-    expect(await listed(s, past.uuid)).toMatchObject({ resourceReference: null, archived: false, state: 'ACTIVE', participations: [{ state: 'BOOKED' }] });
+    expect(await listed(s, past.uuid)).toMatchObject({
+      resourceReference: null,
+      archived: false,
+      state: 'ACTIVE',
+      participations: [{ state: 'BOOKED' }],
+    });
     expect(await outboxOf(t, s.p.crmId)).toEqual([]);
   });
 
@@ -62,14 +72,23 @@ describe('B6 delete resource', () => {
     const future = await seedAppointment(s, FUTURE, ['BOOKED']);
     const res = await s.p.call('DELETE', resourcePath(s));
     expect(res.statusCode).toBe(409);
-    expect(res.json().errors[0]).toMatchObject({ errorCode: 'CONFLICT', message: expect.stringContaining('ignoreFutureAppointments') });
+    expect(res.json().errors[0]).toMatchObject({
+      errorCode: 'CONFLICT',
+      message: expect.stringContaining('ignoreFutureAppointments'),
+    });
     expect(await resources(s)).toHaveLength(1);
-    expect(await listed(s, future.uuid)).toMatchObject({ resourceReference: s.resourceRef, archived: false, participations: [{ state: 'BOOKED' }] });
+    expect(await listed(s, future.uuid)).toMatchObject({
+      resourceReference: s.resourceRef,
+      archived: false,
+      participations: [{ state: 'BOOKED' }],
+    });
     expect(await outboxOf(t, s.p.crmId)).toEqual([]);
-    expect((await s.p.call('DELETE', resourcePath(s), undefined, { ignoreFutureAppointments: 'false' })).statusCode).toBe(409);
+    expect(
+      (await s.p.call('DELETE', resourcePath(s), undefined, { ignoreFutureAppointments: 'false' })).statusCode,
+    ).toBe(409);
   });
 
-  it('with ignoreFutureAppointments archives future appointments, cancels and informs participants, and deletes', async () => {
+  it('with ignoreFutureAppointments archives future appointments, informs participants, deletes', async () => {
     const s = await setupScheduling(t);
     const future = await seedAppointment(s, FUTURE, ['BOOKED', 'REQUESTED', 'CANCELED']);
     const past = await seedAppointment(s, { start: '2026-05-20T10:00', end: '2026-05-20T11:00' }, ['BOOKED']);
@@ -80,7 +99,11 @@ describe('B6 delete resource', () => {
     const after = await listed(s, future.uuid);
     expect(after).toMatchObject({ resourceReference: null, archived: true, state: 'ACTIVE' });
     expect(after.participations.map((p) => p.state)).toEqual(['CANCELED', 'CANCELED', 'CANCELED']);
-    expect(await listed(s, past.uuid)).toMatchObject({ resourceReference: null, archived: false, participations: [{ state: 'BOOKED' }] });
+    expect(await listed(s, past.uuid)).toMatchObject({
+      resourceReference: null,
+      archived: false,
+      participations: [{ state: 'BOOKED' }],
+    });
 
     // the BOOKED and the REQUESTED participant are told; the one already CANCELED is not
     const informed = future.participations
@@ -89,7 +112,9 @@ describe('B6 delete resource', () => {
       .sort();
     expect(informed).toHaveLength(2);
     const mails = await outboxOf(t, s.p.crmId);
-    expect(mails.map((m) => [m.template, m.recipient]).sort()).toEqual(informed.map((email: string) => ['resource-deleted-cancellation', email]));
+    expect(mails.map((m) => [m.template, m.recipient]).sort()).toEqual(
+      informed.map((email: string) => ['resource-deleted-cancellation', email]),
+    );
     for (const m of mails) {
       expect(m.payload.participation.state).toBe('CANCELED');
       expect(m.payload.appointment.reference).toBe(future.reference);
@@ -104,11 +129,18 @@ describe('B6 delete resource', () => {
     const reserve = await t.app.inject({
       method: 'POST',
       url: `/rest/1/resources/${encodeURIComponent(s.resourceRef)}/reserve_appointment`,
-      payload: { appointment_uuid: future.uuid, product_uuid: product.uuid, from: '2026-06-10T08:00:00Z', to: '2026-06-10T09:00:00Z' },
+      payload: {
+        appointment_uuid: future.uuid,
+        product_uuid: product.uuid,
+        from: '2026-06-10T08:00:00Z',
+        to: '2026-06-10T09:00:00Z',
+      },
     });
     expect(reserve.statusCode, reserve.body).toBe(201);
     const id = reserve.json().participation.uuid;
-    expect((await s.p.call('DELETE', resourcePath(s), undefined, { ignoreFutureAppointments: 'true' })).statusCode).toBe(204);
+    expect(
+      (await s.p.call('DELETE', resourcePath(s), undefined, { ignoreFutureAppointments: 'true' })).statusCode,
+    ).toBe(204);
     const [row] = await t.db.query<{ state: string }>('SELECT state FROM participations WHERE id = $1', [id]);
     expect(row.state).toBe('CANCELED');
     expect(await outboxOf(t, s.p.crmId)).toEqual([]);

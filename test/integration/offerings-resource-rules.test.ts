@@ -22,11 +22,20 @@ async function provider(): Promise<Setup> {
   return { p, providerRef, ownerRef, base: `/provider/${providerRef}/resources` };
 }
 
-const body = (over: Record<string, unknown> = {}) => ({ reference: `${uniqueId('res')}@crm`, publicName: 'Flat', internalName: 'F1', ...over });
+const body = (over: Record<string, unknown> = {}) => ({
+  reference: `${uniqueId('res')}@crm`,
+  publicName: 'Flat',
+  internalName: 'F1',
+  ...over,
+});
 
 async function profile(s: Setup, userRef: string, reference = 'prof@crm', providerRef = s.providerRef) {
   const res = await s.p.call('POST', `/provider/${providerRef}/contactProfile`, {
-    reference, userReference: userRef, providerReference: providerRef, name: 'Profile', contactChannels: [],
+    reference,
+    userReference: userRef,
+    providerReference: providerRef,
+    name: 'Profile',
+    contactChannels: [],
   });
   expect(res.statusCode, res.body).toBe(201);
 }
@@ -37,7 +46,10 @@ async function user(p: Partner): Promise<string> {
   return `${id}@crm`;
 }
 
-function expect400(res: { statusCode: number; json(): { errors: { errorCode: string; message: string }[] } }, text: string) {
+function expect400(
+  res: { statusCode: number; json(): { errors: { errorCode: string; message: string }[] } },
+  text: string,
+) {
   expect(res.statusCode).toBe(400);
   expect(res.json().errors[0]).toMatchObject({ errorCode: 'VALIDATION', message: expect.stringContaining(text) });
 }
@@ -48,7 +60,10 @@ describe('resource products', () => {
     const known = await createProduct(s.p, s.providerRef);
     const res = await s.p.call('POST', s.base, body({ products: [known.reference, 'ghost@crm'] }));
     expect(res.statusCode).toBe(404);
-    expect(res.json().errors[0]).toMatchObject({ errorCode: 'NOT_FOUND', message: expect.stringContaining('ghost@crm') });
+    expect(res.json().errors[0]).toMatchObject({
+      errorCode: 'NOT_FOUND',
+      message: expect.stringContaining('ghost@crm'),
+    });
     expect(res.json().errors[0].message).not.toContain(known.reference);
     expect((await s.p.call('GET', s.base)).json()).toEqual([]);
   });
@@ -80,13 +95,25 @@ describe('resource address', () => {
 
   it('rejects an empty member and an invalid countryCode with 400', async () => {
     const s = await provider();
-    expect400(await s.p.call('POST', s.base, body({ address: { city: '', street: 'M', number: '1', zip: '1' } })), 'body.address.city');
-    expect400(await s.p.call('POST', s.base, body({ address: { city: 'B', street: 'M', number: '1', zip: '1', countryCode: 'Germany' } })), 'body.address.countryCode');
+    expect400(
+      await s.p.call('POST', s.base, body({ address: { city: '', street: 'M', number: '1', zip: '1' } })),
+      'body.address.city',
+    );
+    expect400(
+      await s.p.call(
+        'POST',
+        s.base,
+        body({ address: { city: 'B', street: 'M', number: '1', zip: '1', countryCode: 'Germany' } }),
+      ),
+      'body.address.countryCode',
+    );
   });
 
   it('stores a lower-case countryCode in upper case', async () => {
     const s = await provider();
-    const r = await createResource(s.p, s.providerRef, { address: { city: 'B', street: 'M', number: '1', zip: '1', countryCode: 'ch' } });
+    const r = await createResource(s.p, s.providerRef, {
+      address: { city: 'B', street: 'M', number: '1', zip: '1', countryCode: 'ch' },
+    });
     expect(r.address.countryCode).toBe('CH');
   });
 });
@@ -94,8 +121,14 @@ describe('resource address', () => {
 describe('resource contact and contact profile', () => {
   it('rejects contactProfileReference without contact with 400, before any lookup', async () => {
     const s = await provider();
-    expect400(await s.p.call('POST', s.base, body({ contactProfileReference: 'ghost@crm' })), 'body.contact is required when body.contactProfileReference is given');
-    expect400(await s.p.call('POST', '/provider/none@crm/resources', body({ contactProfileReference: 'x@crm' })), 'body.contact');
+    expect400(
+      await s.p.call('POST', s.base, body({ contactProfileReference: 'ghost@crm' })),
+      'body.contact is required when body.contactProfileReference is given',
+    );
+    expect400(
+      await s.p.call('POST', '/provider/none@crm/resources', body({ contactProfileReference: 'x@crm' })),
+      'body.contact',
+    );
   });
 
   it('accepts a profile of the contact user for this provider', async () => {
@@ -111,7 +144,10 @@ describe('resource contact and contact profile', () => {
     const owner = await user(s.p);
     const other = await user(s.p);
     await profile(s, owner);
-    expect400(await s.p.call('POST', s.base, body({ contact: other, contactProfileReference: 'prof@crm' })), 'does not belong');
+    expect400(
+      await s.p.call('POST', s.base, body({ contact: other, contactProfileReference: 'prof@crm' })),
+      'does not belong',
+    );
   });
 
   it('rejects a profile of the same user for another provider with 400', async () => {
@@ -119,7 +155,10 @@ describe('resource contact and contact profile', () => {
     const u = await user(s.p);
     const second = await setupProvider(s.p);
     await profile(s, u, 'elsewhere@crm', second.providerRef);
-    expect400(await s.p.call('POST', s.base, body({ contact: u, contactProfileReference: 'elsewhere@crm' })), 'another provider');
+    expect400(
+      await s.p.call('POST', s.base, body({ contact: u, contactProfileReference: 'elsewhere@crm' })),
+      'another provider',
+    );
   });
 
   it('answers 404 for an unknown contact user or an unknown profile reference', async () => {
@@ -133,7 +172,7 @@ describe('resource contact and contact profile', () => {
     expect(unknownProfile.json().errors[0].message).toContain('ghost@crm');
   });
 
-  it('drops the profile when B4 names another contact, keeps it for the same contact, and clears both with contact null', async () => {
+  it('drops the profile when B4 names another contact, keeps it for the same one, clears both with null', async () => {
     const s = await provider();
     const u = await user(s.p);
     await profile(s, u);
@@ -160,7 +199,10 @@ describe('resource contact and contact profile', () => {
 describe('resource channels and public-data fields', () => {
   it('rejects an unknown channelKey with 400', async () => {
     const s = await provider();
-    expect400(await s.p.call('POST', s.base, body({ channels: { RESOURCE_SECRET: { bookingProcess: 'IMMEDIATE' } } })), 'body.channels.RESOURCE_SECRET is not allowed');
+    expect400(
+      await s.p.call('POST', s.base, body({ channels: { RESOURCE_SECRET: { bookingProcess: 'IMMEDIATE' } } })),
+      'body.channels.RESOURCE_SECRET is not allowed',
+    );
   });
 
   it('rejects an unknown booking process with 400 listing the allowed ones', async () => {
@@ -171,21 +213,33 @@ describe('resource channels and public-data fields', () => {
 
   it('rejects a contactChannelType outside the seven types with 400', async () => {
     const s = await provider();
-    expect400(await s.p.call('POST', s.base, body({ contactChannelType: 'fax' })), 'body.contactChannelType must be one of mobile, phone, email, video, messenger, link, location');
+    expect400(
+      await s.p.call('POST', s.base, body({ contactChannelType: 'fax' })),
+      'body.contactChannelType must be one of mobile, phone, email, video, messenger, link, location',
+    );
   });
 
-  it.each(['mobile', 'phone', 'email', 'video', 'messenger', 'link', 'location'])('accepts contactChannelType %s', async (type) => {
-    const s = await provider();
-    expect((await createResource(s.p, s.providerRef, { contactChannelType: type })).contactChannelType).toBe(type);
-  });
+  it.each(['mobile', 'phone', 'email', 'video', 'messenger', 'link', 'location'])(
+    'accepts contactChannelType %s',
+    async (type) => {
+      const s = await provider();
+      expect((await createResource(s.p, s.providerRef, { contactChannelType: type })).contactChannelType).toBe(type);
+    },
+  );
 
   it('changes only the given channel keys on B4', async () => {
     const s = await provider();
-    const r = await createResource(s.p, s.providerRef, { channels: { RESOURCE_PUBLIC: { bookingProcess: 'REQUESTED' } } });
-    const res = await s.p.call('POST', `${s.base}/${r.reference}`, { channels: { CALENDAR_PUBLIC: { bookingProcess: 'REQUESTED' } } });
+    const r = await createResource(s.p, s.providerRef, {
+      channels: { RESOURCE_PUBLIC: { bookingProcess: 'REQUESTED' } },
+    });
+    const res = await s.p.call('POST', `${s.base}/${r.reference}`, {
+      channels: { CALENDAR_PUBLIC: { bookingProcess: 'REQUESTED' } },
+    });
     expect(res.json().channels).toEqual({
-      RESOURCE_PUBLIC: { bookingProcess: 'REQUESTED' }, RESOURCE_EXCLUSIVE: { bookingProcess: 'IMMEDIATE' },
-      RESOURCE_REFERENCE: { bookingProcess: 'IMMEDIATE' }, CALENDAR_PUBLIC: { bookingProcess: 'REQUESTED' },
+      RESOURCE_PUBLIC: { bookingProcess: 'REQUESTED' },
+      RESOURCE_EXCLUSIVE: { bookingProcess: 'IMMEDIATE' },
+      RESOURCE_REFERENCE: { bookingProcess: 'IMMEDIATE' },
+      CALENDAR_PUBLIC: { bookingProcess: 'REQUESTED' },
     });
   });
 });

@@ -18,6 +18,7 @@ let t: TestApp;
 let partner: Partner;
 let other: Partner;
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
+// biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document as parsed JSON, walked by path
 let doc: any;
 beforeAll(async () => {
   t = await startTestApp();
@@ -125,24 +126,31 @@ interface Op {
 }
 
 function operations(): Op[] {
-  return Object.entries(doc.paths as Record<string, Record<string, Omit<Op, 'method' | 'path'>>>).flatMap(([path, item]) =>
-    Object.entries(item).map(([method, op]) => ({ ...op, method: method.toUpperCase(), path })),
+  return Object.entries(doc.paths as Record<string, Record<string, Omit<Op, 'method' | 'path'>>>).flatMap(
+    ([path, item]) => Object.entries(item).map(([method, op]) => ({ ...op, method: method.toUpperCase(), path })),
   );
 }
 
 const isPartner = (o: Op) => o.path.startsWith('/crms/');
-const statusesOf = (o: Op) => Object.keys(o.responses).filter((s) => /^\d+$/.test(s)).map(Number);
+const statusesOf = (o: Op) =>
+  Object.keys(o.responses)
+    .filter((s) => /^\d+$/.test(s))
+    .map(Number);
 
 /** A concrete URL for the operation: the partner's crmId, a placeholder for every other parameter. */
 function urlOf(o: Op, query = ''): string {
-  const path = o.path.replace(/\{([^}]+)\}/g, (_, name: string) => (name === 'crmId' ? partner.crmId : name === 'file' ? 'x.ics' : 'x'));
+  const path = o.path.replace(/\{([^}]+)\}/g, (_, name: string) =>
+    name === 'crmId' ? partner.crmId : name === 'file' ? 'x.ics' : 'x',
+  );
   return `${path}${query}`;
 }
 
 describe('every route is documented and every operation is a route', () => {
   it('the document has an operation for each registered route (HEAD and the /docs pages aside), and no other', () => {
     const registered = new Set(
-      t.contract.routes.filter((r) => r.method !== 'HEAD' && r.url !== '/docs' && !r.url.startsWith('/docs/')).map((r) => `${r.method} ${openapiPath(r.url)}`),
+      t.contract.routes
+        .filter((r) => r.method !== 'HEAD' && r.url !== '/docs' && !r.url.startsWith('/docs/'))
+        .map((r) => `${r.method} ${openapiPath(r.url)}`),
     );
     const documented = new Set(operations().map((o) => `${o.method} ${o.path}`));
     expect([...registered].filter((r) => !documented.has(r))).toEqual([]);
@@ -167,17 +175,25 @@ describe('every documented status is one the operation can answer', () => {
     for (const o of operations()) {
       const errors = statusesOf(o).filter((s) => s >= 400);
       const generic = errors.filter((s) => GENERIC.includes(s));
-      expect(errors.filter((s) => !GENERIC.includes(s)).sort(), o.operationId).toEqual([...(SPECIFIC[o.operationId] ?? [])].sort());
+      expect(errors.filter((s) => !GENERIC.includes(s)).sort(), o.operationId).toEqual(
+        [...(SPECIFIC[o.operationId] ?? [])].sort(),
+      );
       // 401 and 403 exactly on the partner operations; 413 and 415 exactly where Fastify parses a body (not GET)
       expect(generic.includes(401) && generic.includes(403), `${o.operationId} 401/403`).toBe(isPartner(o));
-      expect(generic.includes(413) && generic.includes(415), `${o.operationId} 413/415`).toBe(['POST', 'PUT', 'DELETE', 'OPTIONS'].includes(o.method));
+      expect(generic.includes(413) && generic.includes(415), `${o.operationId} 413/415`).toBe(
+        ['POST', 'PUT', 'DELETE', 'OPTIONS'].includes(o.method),
+      );
     }
   });
 
   it('400: a NUL character in any query value, on every operation', async () => {
     for (const o of operations()) {
       expect(statusesOf(o), o.operationId).toContain(400);
-      const res = await t.app.inject({ method: o.method as 'GET', url: urlOf(o, '?probe=%00'), headers: { 'x-service-client-id': partner.key } });
+      const res = await t.app.inject({
+        method: o.method as 'GET',
+        url: urlOf(o, '?probe=%00'),
+        headers: { 'x-service-client-id': partner.key },
+      });
       expect(res.statusCode, `${o.operationId}: ${res.body}`).toBe(400);
     }
   });
@@ -186,7 +202,11 @@ describe('every documented status is one the operation can answer', () => {
     for (const o of operations().filter(isPartner)) {
       const none = await t.app.inject({ method: o.method as 'GET', url: urlOf(o) });
       expect(none.statusCode, o.operationId).toBe(401);
-      const foreign = await t.app.inject({ method: o.method as 'GET', url: urlOf(o), headers: { 'x-service-client-id': other.key } });
+      const foreign = await t.app.inject({
+        method: o.method as 'GET',
+        url: urlOf(o),
+        headers: { 'x-service-client-id': other.key },
+      });
       expect(foreign.statusCode, o.operationId).toBe(403);
     }
   });
@@ -195,8 +215,18 @@ describe('every documented status is one the operation can answer', () => {
     const big = `"${'x'.repeat(1024 * 1024)}"`;
     for (const o of operations()) {
       const headers = { 'x-service-client-id': partner.key };
-      const large = await t.app.inject({ method: o.method as 'GET', url: urlOf(o), headers: { ...headers, 'content-type': 'application/json' }, payload: big });
-      const xml = await t.app.inject({ method: o.method as 'GET', url: urlOf(o), headers: { ...headers, 'content-type': 'application/xml' }, payload: '<a/>' });
+      const large = await t.app.inject({
+        method: o.method as 'GET',
+        url: urlOf(o),
+        headers: { ...headers, 'content-type': 'application/json' },
+        payload: big,
+      });
+      const xml = await t.app.inject({
+        method: o.method as 'GET',
+        url: urlOf(o),
+        headers: { ...headers, 'content-type': 'application/xml' },
+        payload: '<a/>',
+      });
       if (statusesOf(o).includes(413)) {
         expect(large.statusCode, o.operationId).toBe(413);
         expect(xml.statusCode, o.operationId).toBe(415);
@@ -210,12 +240,21 @@ describe('every documented status is one the operation can answer', () => {
 
 describe('405 Method Not Allowed', () => {
   it('a known path with a method it does not serve: 405, Allow and the error body', async () => {
-    const res = await t.app.inject({ method: 'PATCH', url: `/crms/${partner.crmId}/webhooks`, headers: { 'x-service-client-id': partner.key } });
+    const res = await t.app.inject({
+      method: 'PATCH',
+      url: `/crms/${partner.crmId}/webhooks`,
+      headers: { 'x-service-client-id': partner.key },
+    });
     expect(res.statusCode).toBe(405);
     expect(res.headers.allow).toBe('GET, HEAD, POST');
     expect(res.json()).toEqual({
       'api-info': { version: '1' },
-      errors: [{ errorCode: 'METHOD_NOT_ALLOWED', message: `PATCH is not allowed on /crms/${partner.crmId}/webhooks; allowed: GET, HEAD, POST` }],
+      errors: [
+        {
+          errorCode: 'METHOD_NOT_ALLOWED',
+          message: `PATCH is not allowed on /crms/${partner.crmId}/webhooks; allowed: GET, HEAD, POST`,
+        },
+      ],
     });
     const put = await t.app.inject({ method: 'PUT', url: '/resources/x/upcoming_bookables' });
     expect(put.statusCode).toBe(405);

@@ -10,7 +10,12 @@ afterAll(() => t.close());
 
 async function user(p: Partner) {
   const id = uniqueId('u');
-  const res = await p.call('POST', '/user', { reference: `${id}@crm`, email: `${id}@example.com`, username: id, lastName: 'L' });
+  const res = await p.call('POST', '/user', {
+    reference: `${id}@crm`,
+    email: `${id}@example.com`,
+    username: id,
+    lastName: 'L',
+  });
   expect(res.statusCode).toBe(201);
   return `${id}@crm`;
 }
@@ -20,13 +25,22 @@ describe('C3 and C4 accounts', () => {
     const p = await newPartner(t);
     const owner = await user(p);
     const body = {
-      accountReference: 'acc1@crm', ownerReference: owner, branch: 'handyman',
+      accountReference: 'acc1@crm',
+      ownerReference: owner,
+      branch: 'handyman',
       invoiceAddress: { city: 'Berlin', countryCode: 'DE', street: 'Hauptstr.', number: '1', zip: '10115' },
-      invoiceCompanyName: 'Acme GmbH', invoiceTaxId: 'DE123', email: 'billing@acme.example',
+      invoiceCompanyName: 'Acme GmbH',
+      invoiceTaxId: 'DE123',
+      email: 'billing@acme.example',
     };
     const created = await p.call('POST', '/account', body);
     expect(created.statusCode).toBe(201);
-    expect(created.json().account).toMatchObject({ accountReference: 'acc1@crm', ownerReference: owner, branch: 'handyman', invoiceCompanyName: 'Acme GmbH' });
+    expect(created.json().account).toMatchObject({
+      accountReference: 'acc1@crm',
+      ownerReference: owner,
+      branch: 'handyman',
+      invoiceCompanyName: 'Acme GmbH',
+    });
     const again = await p.call('POST', '/account', { ...body, branch: 'misc', invoiceCompanyName: 'Other' });
     expect(again.statusCode).toBe(200);
     expect(again.json().account).toMatchObject({ branch: 'handyman', invoiceCompanyName: 'Acme GmbH' });
@@ -39,13 +53,25 @@ describe('C3 and C4 accounts', () => {
   it('answers the spec 404 messages for an unknown owner, an invalid branch and an unparsable reference', async () => {
     const p = await newPartner(t);
     const owner = await user(p);
-    const noOwner = await p.call('POST', '/account', { accountReference: 'a@crm', ownerReference: 'ghost@crm', branch: 'misc' });
+    const noOwner = await p.call('POST', '/account', {
+      accountReference: 'a@crm',
+      ownerReference: 'ghost@crm',
+      branch: 'misc',
+    });
     expect(noOwner.statusCode).toBe(404);
     expect(noOwner.json().errors[0].message).toBe('no user found for ownerReference');
-    const badBranch = await p.call('POST', '/account', { accountReference: 'a@crm', ownerReference: owner, branch: 'banking' });
+    const badBranch = await p.call('POST', '/account', {
+      accountReference: 'a@crm',
+      ownerReference: owner,
+      branch: 'banking',
+    });
     expect(badBranch.statusCode).toBe(404);
     expect(badBranch.json().errors[0].message).toMatch(/^Unable to find specified branch\. Was banking/);
-    const badRef = await p.call('POST', '/account', { accountReference: 'no-platform', ownerReference: owner, branch: 'misc' });
+    const badRef = await p.call('POST', '/account', {
+      accountReference: 'no-platform',
+      ownerReference: owner,
+      branch: 'misc',
+    });
     expect(badRef.statusCode).toBe(404);
     expect(badRef.json().errors[0].message).toMatch(/^Unable to parse account reference\. Was no-platform/);
   });
@@ -53,7 +79,12 @@ describe('C3 and C4 accounts', () => {
   it('requires every invoice address member when an invoice address is given', async () => {
     const p = await newPartner(t);
     const owner = await user(p);
-    const res = await p.call('POST', '/account', { accountReference: 'a@crm', ownerReference: owner, branch: 'misc', invoiceAddress: { city: 'Berlin', street: 'X', number: '1', zip: '1' } });
+    const res = await p.call('POST', '/account', {
+      accountReference: 'a@crm',
+      ownerReference: owner,
+      branch: 'misc',
+      invoiceAddress: { city: 'Berlin', street: 'X', number: '1', zip: '1' },
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json().errors[0].message).toContain('body.invoiceAddress.countryCode');
   });
@@ -61,7 +92,12 @@ describe('C3 and C4 accounts', () => {
   it('updates the given account fields only through PUT', async () => {
     const p = await newPartner(t);
     const owner = await user(p);
-    await p.call('POST', '/account', { accountReference: 'a@crm', ownerReference: owner, branch: 'misc', invoiceTaxId: 'T1' });
+    await p.call('POST', '/account', {
+      accountReference: 'a@crm',
+      ownerReference: owner,
+      branch: 'misc',
+      invoiceTaxId: 'T1',
+    });
     const res = await p.call('PUT', '/account/a@crm', { branch: 'facilities' });
     expect(res.statusCode).toBe(200);
     expect(res.json().account).toMatchObject({ branch: 'facilities', invoiceTaxId: 'T1' });
@@ -72,14 +108,35 @@ describe('optional fields sent as null', () => {
   it('accepts null for optional user, account and provider fields, and PUT with null clears a field', async () => {
     const p = await newPartner(t);
     const id = uniqueId('u');
-    const created = await p.call('POST', '/user', { reference: `${id}@crm`, email: `${id}@example.com`, username: id, lastName: 'L', firstName: null, phone: null, mobile: null });
+    const created = await p.call('POST', '/user', {
+      reference: `${id}@crm`,
+      email: `${id}@example.com`,
+      username: id,
+      lastName: 'L',
+      firstName: null,
+      phone: null,
+      mobile: null,
+    });
     expect(created.statusCode).toBe(201);
     expect(created.json().user).toMatchObject({ firstName: null, phone: null, mobile: null });
-    await p.call('POST', '/account', { accountReference: 'a@crm', ownerReference: `${id}@crm`, branch: 'misc', invoiceTaxId: 'T1', email: null });
+    await p.call('POST', '/account', {
+      accountReference: 'a@crm',
+      ownerReference: `${id}@crm`,
+      branch: 'misc',
+      invoiceTaxId: 'T1',
+      email: null,
+    });
     const cleared = await p.call('PUT', '/account/a@crm', { invoiceTaxId: null });
     expect(cleared.statusCode).toBe(200);
     expect(cleared.json().account.invoiceTaxId).toBeNull();
-    const provider = await p.call('POST', '/provider', { reference: 'p@crm', ownerReference: `${id}@crm`, accountReference: 'a@crm', name: 'P', impressum: null, email: null });
+    const provider = await p.call('POST', '/provider', {
+      reference: 'p@crm',
+      ownerReference: `${id}@crm`,
+      accountReference: 'a@crm',
+      name: 'P',
+      impressum: null,
+      email: null,
+    });
     expect(provider.statusCode).toBe(201);
   });
 });
@@ -91,7 +148,15 @@ describe('C5 and C6 providers', () => {
     const read = await p.call('GET', `/provider/${encodeURIComponent(f.providerRef)}`);
     expect(read.statusCode).toBe(200);
     expect(read.json()['api-info']).toEqual({ version: '1' });
-    expect(read.json().provider).toMatchObject({ uuid: f.providerUuid, reference: f.providerRef, name: 'Acme Estates', timeZone: 'Europe/Berlin', impressum: null, branch: null, subbranch: null });
+    expect(read.json().provider).toMatchObject({
+      uuid: f.providerUuid,
+      reference: f.providerRef,
+      name: 'Acme Estates',
+      timeZone: 'Europe/Berlin',
+      impressum: null,
+      branch: null,
+      subbranch: null,
+    });
     expect((await p.call('GET', '/provider/ghost@crm')).statusCode).toBe(404);
   });
 
@@ -110,9 +175,16 @@ describe('C5 and C6 providers', () => {
   it('updates given provider fields through PUT', async () => {
     const p = await newPartner(t);
     const f = await setupProvider(p);
-    const res = await p.call('PUT', `/provider/${f.providerRef}`, { impressum: 'Acme GmbH, Berlin', timeZone: 'Europe/Zurich' });
+    const res = await p.call('PUT', `/provider/${f.providerRef}`, {
+      impressum: 'Acme GmbH, Berlin',
+      timeZone: 'Europe/Zurich',
+    });
     expect(res.statusCode).toBe(200);
-    expect(res.json().provider).toMatchObject({ impressum: 'Acme GmbH, Berlin', timeZone: 'Europe/Zurich', name: 'Acme Estates' });
+    expect(res.json().provider).toMatchObject({
+      impressum: 'Acme GmbH, Berlin',
+      timeZone: 'Europe/Zurich',
+      name: 'Acme Estates',
+    });
   });
 });
 
@@ -126,11 +198,15 @@ describe('C7 staff', () => {
     const member = await user(p);
     expect((await p.call('POST', `/provider/${f.providerRef}/staff`, { userReference: member })).statusCode).toBe(201);
     expect((await p.call('POST', `/provider/${f.providerRef}/staff`, { userReference: member })).statusCode).toBe(200);
-    expect((await p.call('GET', `/provider/${f.providerRef}/staff`)).json().map((s: { reference: string }) => s.reference)).toEqual([f.ownerRef, member]);
+    expect(
+      (await p.call('GET', `/provider/${f.providerRef}/staff`)).json().map((s: { reference: string }) => s.reference),
+    ).toEqual([f.ownerRef, member]);
     expect((await p.call('DELETE', `/provider/${f.providerRef}/staff/${member}`)).statusCode).toBe(204);
     expect((await p.call('DELETE', `/provider/${f.providerRef}/staff/${member}`)).statusCode).toBe(404);
     expect((await p.call('DELETE', `/provider/${f.providerRef}/staff/${f.ownerRef}`)).statusCode).toBe(409);
-    expect((await p.call('POST', `/provider/${f.providerRef}/staff`, { userReference: 'ghost@crm' })).statusCode).toBe(404);
+    expect((await p.call('POST', `/provider/${f.providerRef}/staff`, { userReference: 'ghost@crm' })).statusCode).toBe(
+      404,
+    );
   });
 });
 
@@ -140,9 +216,17 @@ describe('API keys and partner isolation', () => {
     const none = await t.app.inject({ method: 'GET', url: `/crms/${p.crmId}/user/x@crm` });
     expect(none.statusCode).toBe(401);
     expect(none.json().errors[0].errorCode).toBe('UNAUTHORIZED');
-    const wrong = await t.app.inject({ method: 'GET', url: `/crms/${p.crmId}/user/x@crm`, headers: { 'x-service-client-id': 'nope' } });
+    const wrong = await t.app.inject({
+      method: 'GET',
+      url: `/crms/${p.crmId}/user/x@crm`,
+      headers: { 'x-service-client-id': 'nope' },
+    });
     expect(wrong.statusCode).toBe(401);
-    const bearer = await t.app.inject({ method: 'GET', url: `/crms/${p.crmId}/user/x@crm`, headers: { authorization: `Bearer ${p.key}` } });
+    const bearer = await t.app.inject({
+      method: 'GET',
+      url: `/crms/${p.crmId}/user/x@crm`,
+      headers: { authorization: `Bearer ${p.key}` },
+    });
     expect(bearer.statusCode).toBe(401);
   });
 
@@ -150,7 +234,11 @@ describe('API keys and partner isolation', () => {
     const a = await newPartner(t);
     const b = await newPartner(t);
     const f = await setupProvider(a);
-    const cross = await t.app.inject({ method: 'GET', url: `/crms/${a.crmId}/provider/${f.providerRef}`, headers: { 'x-service-client-id': b.key } });
+    const cross = await t.app.inject({
+      method: 'GET',
+      url: `/crms/${a.crmId}/provider/${f.providerRef}`,
+      headers: { 'x-service-client-id': b.key },
+    });
     expect(cross.statusCode).toBe(403);
     expect((await b.call('GET', `/provider/${f.providerRef}`)).statusCode).toBe(404);
     expect((await b.call('GET', `/user/${f.ownerRef}`)).statusCode).toBe(404);
@@ -167,33 +255,56 @@ describe('errors on every route', () => {
   it('answers unknown routes with 404 in the error body', async () => {
     const res = await t.app.inject({ method: 'GET', url: '/nothing/here' });
     expect(res.statusCode).toBe(404);
-    expect(res.json()).toEqual({ 'api-info': { version: '1' }, errors: [{ errorCode: 'NOT_FOUND', message: expect.stringContaining('/nothing/here') }] });
+    expect(res.json()).toEqual({
+      'api-info': { version: '1' },
+      errors: [{ errorCode: 'NOT_FOUND', message: expect.stringContaining('/nothing/here') }],
+    });
   });
 
   it('answers malformed JSON with 400', async () => {
     const p = await newPartner(t);
-    const res = await t.app.inject({ method: 'POST', url: `/crms/${p.crmId}/user`, headers: { 'x-service-client-id': p.key, 'content-type': 'application/json' }, payload: '{"reference": ' });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/crms/${p.crmId}/user`,
+      headers: { 'x-service-client-id': p.key, 'content-type': 'application/json' },
+      payload: '{"reference": ',
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json().errors[0]).toEqual({ errorCode: 'VALIDATION', message: 'body is not valid JSON' });
   });
 
   it('answers a wrong type with 400 naming the field, without coercing it', async () => {
     const p = await newPartner(t);
-    const res = await p.call('POST', '/user', { reference: 'x@crm', email: 'x@example.com', username: 'x', lastName: 42 });
+    const res = await p.call('POST', '/user', {
+      reference: 'x@crm',
+      email: 'x@example.com',
+      username: 'x',
+      lastName: 42,
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json().errors[0].message).toContain('body.lastName');
   });
 
   it('answers a body over 1 MiB with 413', async () => {
     const p = await newPartner(t);
-    const res = await t.app.inject({ method: 'POST', url: `/crms/${p.crmId}/user`, headers: { 'x-service-client-id': p.key, 'content-type': 'application/json' }, payload: JSON.stringify({ pad: 'x'.repeat(1024 * 1024 + 10) }) });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/crms/${p.crmId}/user`,
+      headers: { 'x-service-client-id': p.key, 'content-type': 'application/json' },
+      payload: JSON.stringify({ pad: 'x'.repeat(1024 * 1024 + 10) }),
+    });
     expect(res.statusCode).toBe(413);
     expect(res.json().errors[0].errorCode).toBe('PAYLOAD_TOO_LARGE');
   });
 
   it('answers a string over its limit with 400', async () => {
     const p = await newPartner(t);
-    const res = await p.call('POST', '/user', { reference: 'x@crm', email: 'x@example.com', username: 'x'.repeat(300), lastName: 'L' });
+    const res = await p.call('POST', '/user', {
+      reference: 'x@crm',
+      email: 'x@example.com',
+      username: 'x'.repeat(300),
+      lastName: 'L',
+    });
     expect(res.statusCode).toBe(400);
     expect(res.json().errors[0].message).toContain('body.username');
   });

@@ -13,7 +13,10 @@ const newUser = (over: Record<string, unknown> = {}) => {
 };
 
 async function outboxFor(email: string) {
-  return t.db.query<{ template: string; recipient: string }>('SELECT template, recipient FROM outbox WHERE recipient = $1', [email]);
+  return t.db.query<{ template: string; recipient: string }>(
+    'SELECT template, recipient FROM outbox WHERE recipient = $1',
+    [email],
+  );
 }
 
 describe('C1 create user', () => {
@@ -24,7 +27,16 @@ describe('C1 create user', () => {
     expect(res.statusCode).toBe(201);
     expect(res.json()).toEqual({
       'api-info': { version: '1' },
-      user: { reference: body.reference, email: body.email, username: body.username, firstName: 'Max', lastName: 'Muster', phone: '+49301234', mobile: '+491701234', language: 'de' },
+      user: {
+        reference: body.reference,
+        email: body.email,
+        username: body.username,
+        firstName: 'Max',
+        lastName: 'Muster',
+        phone: '+49301234',
+        mobile: '+491701234',
+        language: 'de',
+      },
     });
   });
 
@@ -34,7 +46,12 @@ describe('C1 create user', () => {
     await p.call('POST', '/user', body);
     const res = await p.call('POST', '/user', { ...body, lastName: 'Neu', firstName: 'Moritz', mobile: '+4917000' });
     expect(res.statusCode).toBe(200);
-    expect(res.json().user).toMatchObject({ lastName: 'Neu', firstName: 'Moritz', mobile: '+4917000', email: body.email });
+    expect(res.json().user).toMatchObject({
+      lastName: 'Neu',
+      firstName: 'Moritz',
+      mobile: '+4917000',
+      email: body.email,
+    });
   });
 
   it('gives a numbered plus-suffix email to a new reference with a taken email (rule 2)', async () => {
@@ -51,12 +68,18 @@ describe('C1 create user', () => {
   it('adopts a user of the same email without reference and queues a verification mail (rule 3)', async () => {
     const p = await newPartner(t);
     const email = `${uniqueId('c')}@example.com`;
-    await t.db.query(`INSERT INTO users (crm_id, email, username, email_verified, language) VALUES ($1, $2, $2, true, 'en')`, [p.crmId, email]);
+    await t.db.query(
+      `INSERT INTO users (crm_id, email, username, email_verified, language) VALUES ($1, $2, $2, true, 'en')`,
+      [p.crmId, email],
+    );
     const body = newUser({ email });
     const res = await p.call('POST', '/user', body);
     expect(res.statusCode).toBe(200);
     expect(res.json().user).toMatchObject({ reference: body.reference, email });
-    const [row] = await t.db.query<{ email_verified: boolean }>('SELECT email_verified FROM users WHERE crm_id = $1 AND email = $2', [p.crmId, email]);
+    const [row] = await t.db.query<{ email_verified: boolean }>(
+      'SELECT email_verified FROM users WHERE crm_id = $1 AND email = $2',
+      [p.crmId, email],
+    );
     expect(row.email_verified).toBe(false);
     expect(await outboxFor(email)).toEqual([{ template: 'user-email-verification', recipient: email }]);
   });
@@ -113,7 +136,10 @@ describe('C2 read and update a user', () => {
     expect(res.json().user.email).toBe(body.email);
     const missing = await p.call('GET', '/user/nobody%40crm');
     expect(missing.statusCode).toBe(404);
-    expect(missing.json()).toEqual({ 'api-info': { version: '1' }, errors: [{ errorCode: 'NOT_FOUND', message: expect.any(String) }] });
+    expect(missing.json()).toEqual({
+      'api-info': { version: '1' },
+      errors: [{ errorCode: 'NOT_FOUND', message: expect.any(String) }],
+    });
   });
 
   it('updates only the given fields and answers 409 for a taken email', async () => {

@@ -6,7 +6,15 @@
 import { DateTime } from 'luxon';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newPartner, startTestApp, TestClock, uniqueId, type Partner, type TestApp } from '../helpers/app.js';
-import { book, bookBodyFor, createTimeslots, flatten, setupBooking, upcoming, type Booking } from '../helpers/bookingFixtures.js';
+import {
+  book,
+  bookBodyFor,
+  createTimeslots,
+  flatten,
+  setupBooking,
+  upcoming,
+  type Booking,
+} from '../helpers/bookingFixtures.js';
 import { reschedule, tokenOf } from '../helpers/lifecycleFixtures.js';
 import { SmtpSink } from '../helpers/smtpSink.js';
 import { startReceiver, type Receiver } from '../helpers/webhookReceiver.js';
@@ -19,7 +27,14 @@ beforeAll(async () => {
   sink = await SmtpSink.start();
   receiver = await startReceiver();
   t = await startTestApp(
-    { smtpUrl: sink.url, mailPollMs: 50, webhookPollMs: 25, webhookAllowPrivateNetworks: true, webhookRetryBaseMs: 5, publicBaseUrl: 'https://book.example' },
+    {
+      smtpUrl: sink.url,
+      mailPollMs: 50,
+      webhookPollMs: 25,
+      webhookAllowPrivateNetworks: true,
+      webhookRetryBaseMs: 5,
+      publicBaseUrl: 'https://book.example',
+    },
     new TestClock(new Date()),
     { jobs: true },
   );
@@ -55,7 +70,16 @@ async function offer(p?: Partner): Promise<Booking> {
 
 async function bookAs(b: Booking, who: Person, slotIndex = 0, headers: Record<string, string> = {}) {
   const slot = flatten(await upcoming(t, b.resource.reference))[slotIndex];
-  const res = await book(t, b.resource.reference, { ...bookBodyFor(slot, b.product.uuid, undefined, who), message: `Hallo, hier ist ${who.firstname} ${who.lastname}` }, undefined, headers);
+  const res = await book(
+    t,
+    b.resource.reference,
+    {
+      ...bookBodyFor(slot, b.product.uuid, undefined, who),
+      message: `Hallo, hier ist ${who.firstname} ${who.lastname}`,
+    },
+    undefined,
+    headers,
+  );
   expect(res.statusCode, res.body).toBe(201);
   return res.json().createdAppointment as { cancelLink: string; appointment_uuid: string; capacity_left: number };
 }
@@ -75,52 +99,95 @@ async function waitUntil(what: string, check: () => boolean | Promise<boolean>, 
 async function databaseMentions(needles: string[]): Promise<string[]> {
   const columns = await t.db.query<{ table_name: string; column_name: string }>(
     `SELECT c.table_name, c.column_name FROM information_schema.columns c
-       JOIN information_schema.tables tb ON tb.table_schema = c.table_schema AND tb.table_name = c.table_name AND tb.table_type = 'BASE TABLE'
-      WHERE c.table_schema = current_schema() AND c.data_type IN ('text', 'character varying', 'character', 'json', 'jsonb', 'ARRAY')`,
+       JOIN information_schema.tables tb ON tb.table_schema = c.table_schema AND tb.table_name = c.table_name
+         AND tb.table_type = 'BASE TABLE'
+      WHERE c.table_schema = current_schema() AND c.data_type IN ('text', 'character varying', 'character', 'json',
+        'jsonb', 'ARRAY')`,
   );
   expect(columns.length).toBeGreaterThan(30);
   const found: string[] = [];
   for (const { table_name, column_name } of columns) {
-    const rows = await t.db.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM "${table_name}" WHERE strpos(lower("${column_name}"::text), ANY (SELECT lower(x) FROM unnest($1::text[]) x)) > 0`,
-      [needles],
-    ).catch(async () =>
-      t.db.query<{ n: number }>(
-        `SELECT count(*)::int AS n FROM "${table_name}" x, unnest($1::text[]) nd WHERE strpos(lower(x."${column_name}"::text), lower(nd)) > 0`,
+    const rows = await t.db
+      .query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM "${table_name}" WHERE strpos(lower("${column_name}"::text), ANY (SELECT lower(x)
+           FROM unnest($1::text[]) x)) > 0`,
         [needles],
-      ),
-    );
+      )
+      .catch(async () =>
+        t.db.query<{ n: number }>(
+          `SELECT count(*)::int AS n FROM "${table_name}" x, unnest($1::text[]) nd
+             WHERE strpos(lower(x."${column_name}"::text), lower(nd)) > 0`,
+          [needles],
+        ),
+      );
     if (rows[0].n > 0) found.push(`${table_name}.${column_name}: ${rows[0].n}`);
   }
   return found;
 }
 
-const mentions = (text: string, who: Person) => needlesOf(who).filter((n) => text.toLowerCase().includes(n.toLowerCase()));
+const mentions = (text: string, who: Person) =>
+  needlesOf(who).filter((n) => text.toLowerCase().includes(n.toLowerCase()));
 
 describe('consumer data: export', () => {
-  it('lists the users, customers, participations with appointment, product, resource and answers, and the mails of a person', async () => {
+  it("lists a person's users, customers, participations (appointment, product, resource, answers), mails", async () => {
     const b = await offer();
     const who = person();
     const booked = await bookAs(b, who);
-    await t.db.query(`UPDATE participations SET answers = '[{"key":"pet","label":"Haustier","value":"Katze"}]' WHERE id = $1`, [tokenOf(booked.cancelLink).split('.')[0]]);
-    await waitUntil('the confirmation is sent', () => sink.to(who.email.toLowerCase()).length + sink.to(who.email).length >= 1);
-    await waitUntil('the outbox row is SENT', async () => (await t.db.query(`SELECT 1 FROM outbox WHERE lower(recipient) = lower($1) AND status = 'SENT'`, [who.email])).length > 0);
+    await t.db.query(
+      `UPDATE participations SET answers = '[{"key":"pet","label":"Haustier","value":"Katze"}]' WHERE id = $1`,
+      [tokenOf(booked.cancelLink).split('.')[0]],
+    );
+    await waitUntil(
+      'the confirmation is sent',
+      () => sink.to(who.email.toLowerCase()).length + sink.to(who.email).length >= 1,
+    );
+    await waitUntil(
+      'the outbox row is SENT',
+      async () =>
+        (await t.db.query(`SELECT 1 FROM outbox WHERE lower(recipient) = lower($1) AND status = 'SENT'`, [who.email]))
+          .length > 0,
+    );
 
     const res = await exportOf(b.p, { email: who.email.toUpperCase() });
     expect(res.statusCode, res.body).toBe(200);
     const { consumer } = res.json();
-    expect(consumer.users).toEqual([expect.objectContaining({ email: who.email, firstName: who.firstname, lastName: who.lastname, mobile: who.mobile })]);
-    expect(consumer.customers).toEqual([expect.objectContaining({ email: who.email, userName: `${who.firstname} ${who.lastname}`, providerReference: b.provider.providerRef })]);
+    expect(consumer.users).toEqual([
+      expect.objectContaining({
+        email: who.email,
+        firstName: who.firstname,
+        lastName: who.lastname,
+        mobile: who.mobile,
+      }),
+    ]);
+    expect(consumer.customers).toEqual([
+      expect.objectContaining({
+        email: who.email,
+        userName: `${who.firstname} ${who.lastname}`,
+        providerReference: b.provider.providerRef,
+      }),
+    ]);
     expect(consumer.participations).toHaveLength(1);
     expect(consumer.participations[0]).toMatchObject({
       state: 'BOOKED',
       message: `Hallo, hier ist ${who.firstname} ${who.lastname}`,
       answers: [{ key: 'pet', label: 'Haustier', value: 'Katze' }],
-      appointment: { uuid: booked.appointment_uuid, start: expect.stringMatching(new RegExp(`^${day}T09:00:00\\+0[12]:00$`)) },
+      appointment: {
+        uuid: booked.appointment_uuid,
+        start: expect.stringMatching(new RegExp(`^${day}T09:00:00\\+0[12]:00$`)),
+      },
       product: { reference: b.product.reference, name: 'Beratung' },
       resource: { reference: b.resource.reference, name: 'Raum 1' },
     });
-    expect(consumer.mails).toEqual(expect.arrayContaining([expect.objectContaining({ type: 'booking-confirmed', to: who.email, status: 'SENT', sentAt: expect.any(String) })]));
+    expect(consumer.mails).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({
+          type: 'booking-confirmed',
+          to: who.email,
+          status: 'SENT',
+          sentAt: expect.any(String),
+        }),
+      ]),
+    );
 
     const byMobile = (await exportOf(b.p, { mobile: who.mobile })).json().consumer;
     expect(byMobile.users).toHaveLength(1);
@@ -135,7 +202,14 @@ describe('consumer data: export', () => {
     const res = await exportOf(other, { email: who.email });
     expect(res.statusCode).toBe(200);
     expect(res.json().consumer).toEqual({ users: [], customers: [], participations: [], mails: [] });
-    expect((await erase(other, { email: who.email })).json().erased).toEqual({ users: 0, customers: 0, participations: 0, mails: 0, webhookEvents: 0, idempotencyRecords: 0 });
+    expect((await erase(other, { email: who.email })).json().erased).toEqual({
+      users: 0,
+      customers: 0,
+      participations: 0,
+      mails: 0,
+      webhookEvents: 0,
+      idempotencyRecords: 0,
+    });
     expect((await exportOf(b.p, { email: who.email })).json().consumer.users).toHaveLength(1);
   });
 
@@ -162,17 +236,30 @@ describe('consumer data: erasure', () => {
     const feed = (await b.p.call('POST', `${b.base}/calendar-feeds`, {})).json().feed;
     const who = person();
     const first = await bookAs(b, who, 0, { 'idempotency-key': uniqueId('k') });
-    const settled = async () => (await t.db.query(`SELECT 1 FROM outbox WHERE crm_id = $1 AND status = 'PENDING'`, [b.p.crmId])).length === 0;
+    const settled = async () =>
+      (await t.db.query(`SELECT 1 FROM outbox WHERE crm_id = $1 AND status = 'PENDING'`, [b.p.crmId])).length === 0;
     await waitUntil('the first mails are sent', settled);
     // the next booking's mails wait: the SMTP server refuses for now
     sink.rejecting = true;
     const second = await bookAs(b, who, 1);
-    await waitUntil('the webhook events arrive', () => receiver.events(hookPath).filter((e) => e.body.type === 'participation.booked').length >= 2);
+    await waitUntil(
+      'the webhook events arrive',
+      () => receiver.events(hookPath).filter((e) => e.body.type === 'participation.booked').length >= 2,
+    );
     // a mail handed to SMTP cannot be recalled: erase while the refused ones wait for their retry,
     // with seconds to spare (the second retry waits 4 s), so that no retry is on its way to SMTP
     // while the erase runs, however slow the machine
-    await waitUntil('the refused mails wait for a retry', async () =>
-      (await t.db.query(`SELECT 1 FROM outbox WHERE crm_id = $1 AND status = 'PENDING' AND attempts >= 2 AND next_attempt_at > now() + interval '2500 milliseconds'`, [b.p.crmId])).length >= 2);
+    await waitUntil(
+      'the refused mails wait for a retry',
+      async () =>
+        (
+          await t.db.query(
+            `SELECT 1 FROM outbox WHERE crm_id = $1 AND status = 'PENDING' AND attempts >= 2
+               AND next_attempt_at > now() + interval '2500 milliseconds'`,
+            [b.p.crmId],
+          )
+        ).length >= 2,
+    );
     const before = flatten(await upcoming(t, b.resource.reference)).map((s) => [s.start, s.capacity_left]);
 
     const res = await erase(b.p, { email: who.email });
@@ -185,12 +272,26 @@ describe('consumer data: erasure', () => {
     sink.rejecting = false;
 
     // a second call erases nothing, and the export finds nothing
-    expect((await erase(b.p, { email: who.email })).json().erased).toEqual({ users: 0, customers: 0, participations: 0, mails: 0, webhookEvents: 0, idempotencyRecords: 0 });
+    expect((await erase(b.p, { email: who.email })).json().erased).toEqual({
+      users: 0,
+      customers: 0,
+      participations: 0,
+      mails: 0,
+      webhookEvents: 0,
+      idempotencyRecords: 0,
+    });
     expect((await erase(b.p, { mobile: who.mobile })).json().erased.participations).toBe(0);
-    expect((await exportOf(b.p, { email: who.email })).json().consumer).toEqual({ users: [], customers: [], participations: [], mails: [] });
+    expect((await exportOf(b.p, { email: who.email })).json().consumer).toEqual({
+      users: [],
+      customers: [],
+      participations: [],
+      mails: [],
+    });
 
     // the event says what was erased, and nothing of whom
-    await waitUntil('consumer.erased arrives', () => receiver.events(hookPath).some((e) => e.body.type === 'consumer.erased'));
+    await waitUntil('consumer.erased arrives', () =>
+      receiver.events(hookPath).some((e) => e.body.type === 'consumer.erased'),
+    );
     const event = receiver.events(hookPath).find((e) => e.body.type === 'consumer.erased')!;
     expect(event.body.data).toEqual({ crmId: b.p.crmId, source: 'partner', erased });
 
@@ -206,7 +307,11 @@ describe('consumer data: erasure', () => {
     // the places stay, anonymous, and the capacity with them
     expect(flatten(await upcoming(t, b.resource.reference)).map((s) => [s.start, s.capacity_left])).toEqual(before);
     const listed = await b.p.call('GET', `${b.base}/appointments`);
-    const participants = (listed.json() as { participations: { name: string; email: string | null; mobile: string | null; state: string }[] }[]).flatMap((a) => a.participations);
+    const participants = (
+      listed.json() as {
+        participations: { name: string; email: string | null; mobile: string | null; state: string }[];
+      }[]
+    ).flatMap((a) => a.participations);
     expect(participants).toHaveLength(2);
     for (const x of participants) expect(x).toMatchObject({ name: '—', email: null, mobile: null, state: 'BOOKED' });
 
@@ -216,15 +321,28 @@ describe('consumer data: erasure', () => {
       expect((await t.app.inject({ method: 'GET', url: path })).statusCode).toBe(404);
       expect((await t.app.inject({ method: 'POST', url: path })).statusCode).toBe(404);
       const slot = flatten(await upcoming(t, b.resource.reference))[3];
-      expect((await reschedule(t, tokenOf(link), { start: slot.start, end: slot.end, timeslot_uuid: slot.timeslot_uuid })).statusCode).toBe(404);
+      expect(
+        (await reschedule(t, tokenOf(link), { start: slot.start, end: slot.end, timeslot_uuid: slot.timeslot_uuid }))
+          .statusCode,
+      ).toBe(404);
     }
 
     // no endpoint, page, feed or delivery log shows them; no column of any table holds them
-    await waitUntil('every delivery settled', async () =>
-      (await t.db.query(`SELECT 1 FROM webhook_deliveries WHERE status = 'PENDING' AND subscription_id = $1`, [hook.id])).length === 0);
+    await waitUntil(
+      'every delivery settled',
+      async () =>
+        (
+          await t.db.query(`SELECT 1 FROM webhook_deliveries WHERE status = 'PENDING' AND subscription_id = $1`, [
+            hook.id,
+          ])
+        ).length === 0,
+    );
     const shown = [
       await b.p.call('GET', `${b.base}/appointments`),
-      await b.p.call('GET', `${b.base}/resource/${encodeURIComponent(b.resource.reference)}/timeslots`, undefined, { from: `${day}T00:00`, to: `${day}T23:59` }),
+      await b.p.call('GET', `${b.base}/resource/${encodeURIComponent(b.resource.reference)}/timeslots`, undefined, {
+        from: `${day}T00:00`,
+        to: `${day}T23:59`,
+      }),
       await b.p.call('GET', `/webhooks/${hook.id}/deliveries`),
       await upcoming(t, b.resource.reference),
       await t.app.inject({ method: 'GET', url: new URL(feed.url).pathname }),

@@ -1,7 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, uniqueId, type TestApp } from '../helpers/app.js';
 import { createProduct, createResource } from '../helpers/offeringsFixtures.js';
-import { createAppointment, createCustomer, outboxOf, setupScheduling, type Scheduling } from '../helpers/schedulingFixtures.js';
+import {
+  createAppointment,
+  createCustomer,
+  outboxOf,
+  setupScheduling,
+  type Scheduling,
+} from '../helpers/schedulingFixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -18,12 +24,16 @@ const single = (s: Scheduling, over: object = {}) => ({
   ...over,
 });
 
-const post = (s: Scheduling, body: object, query?: Record<string, string>) => s.p.call('POST', `${s.base}/appointments`, body, query);
-const list = (s: Scheduling, query?: Record<string, string>) => s.p.call('GET', `${s.base}/appointments`, undefined, query);
+const post = (s: Scheduling, body: object, query?: Record<string, string>) =>
+  s.p.call('POST', `${s.base}/appointments`, body, query);
+const list = (s: Scheduling, query?: Record<string, string>) =>
+  s.p.call('GET', `${s.base}/appointments`, undefined, query);
 
 describe('D6 create a single appointment', () => {
   it('creates it with 201, defaults capacity 0 and acceptBookings false, and answers every field', async () => {
-    const s = await setupScheduling(t, { resource: { address: { city: 'Köln', street: 'Ring', number: '5', zip: '50667' } } });
+    const s = await setupScheduling(t, {
+      resource: { address: { city: 'Köln', street: 'Ring', number: '5', zip: '50667' } },
+    });
     const body = single(s);
     const res = await post(s, body);
     expect(res.statusCode, res.body).toBe(201);
@@ -56,16 +66,30 @@ describe('D6 create a single appointment', () => {
 
   it('stores productName, contact, address, price, description and notes as given', async () => {
     const s = await setupScheduling(t);
-    const res = await post(s, single(s, {
-      capacity: 4, acceptBookings: true, productName: 'Open house', contactReference: s.provider.ownerRef,
-      address: { city: 'Bern', street: 'Gasse', number: '2', zip: '3000', country: 'CH' },
-      price: { value: 12.5, currency: 'CHF' }, description: 'Bring ID', notes: 'Key at the desk',
-    }));
+    const res = await post(
+      s,
+      single(s, {
+        capacity: 4,
+        acceptBookings: true,
+        productName: 'Open house',
+        contactReference: s.provider.ownerRef,
+        address: { city: 'Bern', street: 'Gasse', number: '2', zip: '3000', country: 'CH' },
+        price: { value: 12.5, currency: 'CHF' },
+        description: 'Bring ID',
+        notes: 'Key at the desk',
+      }),
+    );
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json().appointments[0]).toMatchObject({
-      capacity: 4, capacityLeft: 4, acceptBookings: true, productName: 'Open house', contactReference: s.provider.ownerRef,
+      capacity: 4,
+      capacityLeft: 4,
+      acceptBookings: true,
+      productName: 'Open house',
+      contactReference: s.provider.ownerRef,
       address: { city: 'Bern', street: 'Gasse', number: '2', zip: '3000', countryCode: 'CH' },
-      price: { value: 12.5, currency: 'CHF' }, description: 'Bring ID', notes: 'Key at the desk',
+      price: { value: 12.5, currency: 'CHF' },
+      description: 'Bring ID',
+      notes: 'Key at the desk',
     });
   });
 
@@ -75,7 +99,7 @@ describe('D6 create a single appointment', () => {
     expect(res.json().appointments[0].address).toBe('https://meet.example/abc');
   });
 
-  it('refuses an appointment that overlaps another on the resource with 409 naming it, and allows touching ones', async () => {
+  it('refuses an appointment overlapping another on the resource (409 naming it); allows touching ones', async () => {
     const s = await setupScheduling(t);
     const first = await createAppointment(s, { start: '2026-07-01T10:00', end: '2026-07-01T11:00' });
     const clash = await post(s, single(s, { start: '2026-07-01T10:30', end: '2026-07-01T11:30' }));
@@ -97,7 +121,10 @@ describe('D6 create a single appointment', () => {
   it('answers 409 for a reference that exists', async () => {
     const s = await setupScheduling(t);
     const first = await createAppointment(s);
-    const res = await post(s, single(s, { reference: first.reference, start: '2026-08-01T10:00', end: '2026-08-01T11:00' }));
+    const res = await post(
+      s,
+      single(s, { reference: first.reference, start: '2026-08-01T10:00', end: '2026-08-01T11:00' }),
+    );
     expect(res.statusCode).toBe(409);
     expect(res.json().errors[0].message).toContain(first.reference);
   });
@@ -121,8 +148,16 @@ describe('D6 create a single appointment', () => {
     ['an unknown currency', { price: { value: 1, currency: 'USD' } }, 'body.price.currency must be one of EUR, CHF'],
     ['a price without value', { price: { currency: 'EUR' } }, 'body.price.value is required'],
     ['an invalid time', { start: '1.7.2026' }, 'body.start must be an ISO 8601'],
-    ['a participation without reference', { participations: [{ name: 'A', email: 'a@example.com', state: 'BOOKED' }] }, 'body.participations[0].reference is required'],
-    ['a participation with an unknown state', { participations: [{ reference: 'x', name: 'A', email: 'a@example.com', state: 'DONE' }] }, 'body.participations.0.state'],
+    [
+      'a participation without reference',
+      { participations: [{ name: 'A', email: 'a@example.com', state: 'BOOKED' }] },
+      'body.participations[0].reference is required',
+    ],
+    [
+      'a participation with an unknown state',
+      { participations: [{ reference: 'x', name: 'A', email: 'a@example.com', state: 'DONE' }] },
+      'body.participations.0.state',
+    ],
   ])('rejects %s with 400', async (_what, over, message) => {
     const s = await setupScheduling(t);
     const res = await post(s, single(s, over));
@@ -153,24 +188,74 @@ describe('D6 inline participations', () => {
   it('creates customers by email, reuses an existing one, and lists the participants', async () => {
     const s = await setupScheduling(t);
     const known = await createCustomer(s, { userName: 'Known', email: 'known@example.com' });
-    const res = await post(s, single(s, {
-      capacity: 3,
-      participations: [
-        { reference: 'p1@crm', name: 'Anna', email: 'anna@example.com', mobile: '+49 170 1111111', note: 'wheelchair', state: 'BOOKED' },
-        { reference: 'p2@crm', name: 'Known again', email: 'KNOWN@example.com', state: 'REQUESTED' },
-        { reference: 'p3@crm', name: 'Gone', email: 'gone@example.com', state: 'CANCELED' },
-      ],
-    }));
+    const res = await post(
+      s,
+      single(s, {
+        capacity: 3,
+        participations: [
+          {
+            reference: 'p1@crm',
+            name: 'Anna',
+            email: 'anna@example.com',
+            mobile: '+49 170 1111111',
+            note: 'wheelchair',
+            state: 'BOOKED',
+          },
+          { reference: 'p2@crm', name: 'Known again', email: 'KNOWN@example.com', state: 'REQUESTED' },
+          { reference: 'p3@crm', name: 'Gone', email: 'gone@example.com', state: 'CANCELED' },
+        ],
+      }),
+    );
     expect(res.statusCode, res.body).toBe(201);
     const apt = res.json().appointments[0];
     expect(apt.capacityLeft).toBe(1);
     expect(apt.participations).toEqual([
-      { reference: 'p1@crm', uuid: expect.any(String), customerReference: expect.stringMatching(/^customer-/), name: 'Anna', email: 'anna@example.com', mobile: '+49 170 1111111', note: 'wheelchair', state: 'BOOKED', messages: [], answers: [] },
-      { reference: 'p2@crm', uuid: expect.any(String), customerReference: known.customerReference, name: 'Known', email: 'known@example.com', mobile: null, note: null, state: 'REQUESTED', messages: [], answers: [] },
-      { reference: 'p3@crm', uuid: expect.any(String), customerReference: expect.stringMatching(/^customer-/), name: 'Gone', email: 'gone@example.com', mobile: null, note: null, state: 'CANCELED', messages: [], answers: [] },
+      {
+        reference: 'p1@crm',
+        uuid: expect.any(String),
+        customerReference: expect.stringMatching(/^customer-/),
+        name: 'Anna',
+        email: 'anna@example.com',
+        mobile: '+49 170 1111111',
+        note: 'wheelchair',
+        state: 'BOOKED',
+        messages: [],
+        answers: [],
+      },
+      {
+        reference: 'p2@crm',
+        uuid: expect.any(String),
+        customerReference: known.customerReference,
+        name: 'Known',
+        email: 'known@example.com',
+        mobile: null,
+        note: null,
+        state: 'REQUESTED',
+        messages: [],
+        answers: [],
+      },
+      {
+        reference: 'p3@crm',
+        uuid: expect.any(String),
+        customerReference: expect.stringMatching(/^customer-/),
+        name: 'Gone',
+        email: 'gone@example.com',
+        mobile: null,
+        note: null,
+        state: 'CANCELED',
+        messages: [],
+        answers: [],
+      },
     ]);
-    const created = await s.p.call('GET', `${s.base}/customers/${encodeURIComponent(apt.participations[0].customerReference)}`);
-    expect(created.json().customer).toMatchObject({ userName: 'Anna', email: 'anna@example.com', mobile: '+49 170 1111111' });
+    const created = await s.p.call(
+      'GET',
+      `${s.base}/customers/${encodeURIComponent(apt.participations[0].customerReference)}`,
+    );
+    expect(created.json().customer).toMatchObject({
+      userName: 'Anna',
+      email: 'anna@example.com',
+      mobile: '+49 170 1111111',
+    });
     expect(await outboxOf(t, s.p.crmId)).toEqual([]);
   });
 
@@ -193,13 +278,16 @@ describe('D6 inline participations', () => {
 
   it('refuses the same person twice in one appointment with 409 AppointmentAlreadyBookedException', async () => {
     const s = await setupScheduling(t);
-    const res = await post(s, single(s, {
-      capacity: 5,
-      participations: [
-        { reference: 'a@crm', name: 'A', email: 'same@example.com', state: 'BOOKED' },
-        { reference: 'b@crm', name: 'A', email: 'same@example.com', state: 'REQUESTED' },
-      ],
-    }));
+    const res = await post(
+      s,
+      single(s, {
+        capacity: 5,
+        participations: [
+          { reference: 'a@crm', name: 'A', email: 'same@example.com', state: 'BOOKED' },
+          { reference: 'b@crm', name: 'A', email: 'same@example.com', state: 'REQUESTED' },
+        ],
+      }),
+    );
     expect(res.statusCode).toBe(409);
     expect(res.json().errors[0].errorCode).toBe('AppointmentAlreadyBookedException');
   });
@@ -219,7 +307,9 @@ describe('D5 list appointments', () => {
     expect(res.statusCode).toBe(200);
     expect(Array.isArray(res.json())).toBe(true);
     expect(res.json().map((a: { reference: string; state: string }) => [a.reference, a.state])).toEqual([
-      [earlier.reference, 'ACTIVE'], [later.reference, 'ACTIVE'], [cancelled.reference, 'CANCELLED'],
+      [earlier.reference, 'ACTIVE'],
+      [later.reference, 'ACTIVE'],
+      [cancelled.reference, 'CANCELLED'],
     ]);
     const all = await list(s, { includeArchived: 'true' });
     expect(all.json().map((a: { reference: string }) => a.reference)).toContain(archived.reference);
@@ -231,8 +321,12 @@ describe('D5 list appointments', () => {
     const product2 = await createProduct(s.p, s.provider.providerRef);
     const resource2 = await createResource(s.p, s.provider.providerRef, { products: [product2.reference] });
     const a = await createAppointment(s);
-    const b = await createAppointment(s, { resourceReference: resource2.reference, productReference: product2.reference });
-    const refs = async (q: Record<string, string>) => (await list(s, q)).json().map((x: { reference: string }) => x.reference);
+    const b = await createAppointment(s, {
+      resourceReference: resource2.reference,
+      productReference: product2.reference,
+    });
+    const refs = async (q: Record<string, string>) =>
+      (await list(s, q)).json().map((x: { reference: string }) => x.reference);
     expect(await refs({ resourceRef: s.resourceRef })).toEqual([a.reference]);
     expect(await refs({ productRef: product2.reference })).toEqual([b.reference]);
     expect(await refs({ productRef: product2.reference, resourceRef: s.resourceRef })).toEqual([]);

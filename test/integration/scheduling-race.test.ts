@@ -16,14 +16,21 @@ describe('concurrent scheduling requests', () => {
     for (let i = 0; i < 50; i++) customers.push(await createCustomer(s));
 
     const results = await Promise.all(
-      customers.map((c) => participate(s, { appointmentReference: apt.reference, customerReference: c.customerReference })),
+      customers.map((c) =>
+        participate(s, { appointmentReference: apt.reference, customerReference: c.customerReference }),
+      ),
     );
 
     const statuses = results.map((r) => r.statusCode);
     expect(statuses.filter((x) => x === 201)).toHaveLength(3);
     expect(statuses.filter((x) => x === 409)).toHaveLength(47);
-    expect(results.filter((r) => r.statusCode === 409).every((r) => r.json().errors[0].errorCode === 'CAPACITY_EXHAUSTED')).toBe(true);
-    const [row] = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM participations WHERE appointment_id = $1', [apt.uuid]);
+    expect(
+      results.filter((r) => r.statusCode === 409).every((r) => r.json().errors[0].errorCode === 'CAPACITY_EXHAUSTED'),
+    ).toBe(true);
+    const [row] = await t.db.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM participations WHERE appointment_id = $1',
+      [apt.uuid],
+    );
     expect(row.n).toBe(3);
     const [listed] = (await s.p.call('GET', `${s.base}/appointments`)).json();
     expect(listed).toMatchObject({ capacityLeft: 0 });

@@ -21,7 +21,14 @@ const series = (s: Scheduling, over: object = {}, data: object = {}) => ({
 
 const post = (s: Scheduling, body: object) => s.p.call('POST', `${s.base}/appointments`, body);
 
-interface Apt { reference: string; start: string; end: string; seriesId: string; capacity: number; acceptBookings: boolean }
+interface Apt {
+  reference: string;
+  start: string;
+  end: string;
+  seriesId: string;
+  capacity: number;
+  acceptBookings: boolean;
+}
 
 describe('D6 series', () => {
   it('cuts the daily window into raster appointments on the listed weekdays with one seriesId', async () => {
@@ -46,10 +53,18 @@ describe('D6 series', () => {
 
   it('accepts numeric weekdays, date-times as series dates and ignores a top-level reference', async () => {
     const s = await setupScheduling(t);
-    const res = await post(s, series(s, { reference: 'ignored@crm' }, { from: '2026-06-07T18:00', to: '2026-06-08T06:00', weekdays: [7, 1] }));
+    const res = await post(
+      s,
+      series(s, { reference: 'ignored@crm' }, { from: '2026-06-07T18:00', to: '2026-06-08T06:00', weekdays: [7, 1] }),
+    );
     expect(res.statusCode, res.body).toBe(201);
     const apts: Apt[] = res.json().appointments;
-    expect(apts.map((a) => a.start)).toEqual(['2026-06-07T09:00:00+02:00', '2026-06-07T10:00:00+02:00', '2026-06-08T09:00:00+02:00', '2026-06-08T10:00:00+02:00']);
+    expect(apts.map((a) => a.start)).toEqual([
+      '2026-06-07T09:00:00+02:00',
+      '2026-06-07T10:00:00+02:00',
+      '2026-06-08T09:00:00+02:00',
+      '2026-06-08T10:00:00+02:00',
+    ]);
     expect(apts.some((a) => a.reference === 'ignored@crm')).toBe(false);
   });
 
@@ -62,27 +77,58 @@ describe('D6 series', () => {
 
   it('keeps the wall-clock window every day across the spring-forward change', async () => {
     const s = await setupScheduling(t);
-    const res = await post(s, series(s, {}, { from: '2026-03-28', to: '2026-03-30', weekdays: ['1', '2', '3', '4', '5', '6', '7'], raster: 120 }));
+    const res = await post(
+      s,
+      series(
+        s,
+        {},
+        { from: '2026-03-28', to: '2026-03-30', weekdays: ['1', '2', '3', '4', '5', '6', '7'], raster: 120 },
+      ),
+    );
     expect(res.statusCode, res.body).toBe(201);
     expect(res.json().appointments.map((a: Apt) => [a.start, a.end])).toEqual([
       ['2026-03-28T09:00:00+01:00', '2026-03-28T11:00:00+01:00'],
       ['2026-03-29T09:00:00+02:00', '2026-03-29T11:00:00+02:00'],
       ['2026-03-30T09:00:00+02:00', '2026-03-30T11:00:00+02:00'],
     ]);
-    const rows = await t.db.query<{ start_at: Date }>('SELECT start_at FROM appointments WHERE crm_id = $1 ORDER BY start_at', [s.p.crmId]);
-    expect(rows.map((r) => r.start_at.toISOString())).toEqual(['2026-03-28T08:00:00.000Z', '2026-03-29T07:00:00.000Z', '2026-03-30T07:00:00.000Z']);
+    const rows = await t.db.query<{ start_at: Date }>(
+      'SELECT start_at FROM appointments WHERE crm_id = $1 ORDER BY start_at',
+      [s.p.crmId],
+    );
+    expect(rows.map((r) => r.start_at.toISOString())).toEqual([
+      '2026-03-28T08:00:00.000Z',
+      '2026-03-29T07:00:00.000Z',
+      '2026-03-30T07:00:00.000Z',
+    ]);
   });
 
   it('keeps the wall-clock window every day across the fall-back change', async () => {
     const s = await setupScheduling(t);
-    const res = await post(s, series(s, {}, { from: '2026-10-24', to: '2026-10-26', weekdays: ['1', '6', '7'], raster: 120 }));
-    expect(res.json().appointments.map((a: Apt) => a.start)).toEqual(['2026-10-24T09:00:00+02:00', '2026-10-25T09:00:00+01:00', '2026-10-26T09:00:00+01:00']);
+    const res = await post(
+      s,
+      series(s, {}, { from: '2026-10-24', to: '2026-10-26', weekdays: ['1', '6', '7'], raster: 120 }),
+    );
+    expect(res.json().appointments.map((a: Apt) => a.start)).toEqual([
+      '2026-10-24T09:00:00+02:00',
+      '2026-10-25T09:00:00+01:00',
+      '2026-10-26T09:00:00+01:00',
+    ]);
   });
 
   it('reads the window in the provider zone when from and to carry an offset', async () => {
     const s = await setupScheduling(t);
-    const res = await post(s, series(s, { from: '2026-06-01T07:00:00Z', to: '2026-06-01T09:00:00Z' }, { to: '2026-06-01', weekdays: undefined }));
-    expect(res.json().appointments.map((a: Apt) => a.start)).toEqual(['2026-06-01T09:00:00+02:00', '2026-06-01T10:00:00+02:00']);
+    const res = await post(
+      s,
+      series(
+        s,
+        { from: '2026-06-01T07:00:00Z', to: '2026-06-01T09:00:00Z' },
+        { to: '2026-06-01', weekdays: undefined },
+      ),
+    );
+    expect(res.json().appointments.map((a: Apt) => a.start)).toEqual([
+      '2026-06-01T09:00:00+02:00',
+      '2026-06-01T10:00:00+02:00',
+    ]);
   });
 
   it('creates nothing and answers 409 naming the clash when any appointment overlaps', async () => {
@@ -97,12 +143,21 @@ describe('D6 series', () => {
 
   it('gives each appointment of a series its own inline participations', async () => {
     const s = await setupScheduling(t);
-    const res = await post(s, series(s, { participations: [{ name: 'Anna', email: 'anna@example.com', state: 'BOOKED' }] }, { to: '2026-06-01', weekdays: undefined }));
+    const res = await post(
+      s,
+      series(
+        s,
+        { participations: [{ name: 'Anna', email: 'anna@example.com', state: 'BOOKED' }] },
+        { to: '2026-06-01', weekdays: undefined },
+      ),
+    );
     expect(res.statusCode, res.body).toBe(201);
     const apts = res.json().appointments;
-    expect(apts.map((a: { reference: string; participations: { reference: string; customerReference: string }[] }) => a.participations.map((p) => p.reference))).toEqual([
-      [`${apts[0].reference}-p1`], [`${apts[1].reference}-p1`],
-    ]);
+    expect(
+      apts.map((a: { reference: string; participations: { reference: string; customerReference: string }[] }) =>
+        a.participations.map((p) => p.reference),
+      ),
+    ).toEqual([[`${apts[0].reference}-p1`], [`${apts[1].reference}-p1`]]);
     expect(apts[0].participations[0].customerReference).toBe(apts[1].participations[0].customerReference);
     expect(apts.map((a: { capacityLeft: number }) => a.capacityLeft)).toEqual([1, 1]);
   });
@@ -110,7 +165,12 @@ describe('D6 series', () => {
   it.each([
     ['weekdays missing over several days', {}, { weekdays: undefined }, 'body.series_data.weekdays is required'],
     ['an unknown weekday', {}, { weekdays: ['8'] }, 'body.series_data.weekdays.0'],
-    ['a last date before the first', {}, { from: '2026-06-07', to: '2026-06-01' }, 'body.series_data.to must not be before'],
+    [
+      'a last date before the first',
+      {},
+      { from: '2026-06-07', to: '2026-06-01' },
+      'body.series_data.to must not be before',
+    ],
     ['a window ending before it starts', { to: '2026-06-01T08:00' }, {}, 'body.to must be a later time of day'],
     ['a raster of 0', {}, { raster: 0 }, 'body.series_data.raster'],
     ['a missing raster', {}, { raster: undefined }, 'body.series_data.raster is required'],

@@ -25,7 +25,10 @@ describe.runIf(currentBackend() === 'postgres')('the connections of a service in
     const admin = new pg.Client({ connectionString: process.env.TEST_DATABASE_URL });
     await admin.connect();
     try {
-      const { rows } = await admin.query<{ n: number }>('SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1', [name]);
+      const { rows } = await admin.query<{ n: number }>(
+        'SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1',
+        [name],
+      );
       return rows[0].n;
     } finally {
       await admin.end();
@@ -33,7 +36,9 @@ describe.runIf(currentBackend() === 'postgres')('the connections of a service in
   }
 
   it('are all open once the pools are, before any request', async () => {
-    dbs = await openInstanceDbs(testConfig({ databaseUrl: database.url, databasePoolSize: 4, listingPoolSize: 2, jobPoolSize: 1 }));
+    dbs = await openInstanceDbs(
+      testConfig({ databaseUrl: database.url, databasePoolSize: 4, listingPoolSize: 2, jobPoolSize: 1 }),
+    );
     expect(await connectionsTo(database.url)).toBe(4 + 2 + 1);
     // a burst of queries finds them: none opens another
     await Promise.all(Array.from({ length: 12 }, () => dbs!.db.query('SELECT pg_sleep(0.01)')));

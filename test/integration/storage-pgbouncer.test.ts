@@ -38,13 +38,17 @@ async function throughBouncer(preparedStatements: boolean): Promise<Db> {
 async function concurrentWork(db: Db): Promise<PromiseSettledResult<unknown>[]> {
   return Promise.allSettled(
     Array.from({ length: 60 }, (_, i) =>
-      i % 2 ? db.query('SELECT $1::int + 1 AS n', [i]) : db.transaction(async (tx) => tx.query('SELECT count(*)::int AS n FROM schema_migrations WHERE version <> $1', [String(i)])),
+      i % 2
+        ? db.query('SELECT $1::int + 1 AS n', [i])
+        : db.transaction(async (tx) =>
+            tx.query('SELECT count(*)::int AS n FROM schema_migrations WHERE version <> $1', [String(i)]),
+          ),
     ),
   );
 }
 
 describe.runIf(run)('PostgreSQL behind PgBouncer in transaction pooling', () => {
-  it('with DATABASE_PREPARED_STATEMENTS=false migrates, answers concurrent statements and transactions, and serves the API', async () => {
+  it('DATABASE_PREPARED_STATEMENTS=false: migrates, runs concurrent statements and transactions, serves', async () => {
     const db = await throughBouncer(false);
     await migrate(db);
     const results = await concurrentWork(db);
@@ -55,16 +59,23 @@ describe.runIf(run)('PostgreSQL behind PgBouncer in transaction pooling', () => 
       app = await buildApp({ config: testConfig({ preparedStatements: false }), db, logger: false });
       await ensureKey(db, 'crm-bouncer', 'key-bouncer');
       const headers = { 'x-service-client-id': 'key-bouncer' };
-      const created = await app.inject({ method: 'POST', url: '/crms/crm-bouncer/user', headers, payload: { reference: 'u1@crm', email: 'u1@example.com', username: 'u1', lastName: 'L' } });
+      const created = await app.inject({
+        method: 'POST',
+        url: '/crms/crm-bouncer/user',
+        headers,
+        payload: { reference: 'u1@crm', email: 'u1@example.com', username: 'u1', lastName: 'L' },
+      });
       expect(created.statusCode, created.body).toBe(201);
-      const reads = await Promise.all(Array.from({ length: 20 }, () => app!.inject({ method: 'GET', url: '/crms/crm-bouncer/user/u1@crm', headers })));
+      const reads = await Promise.all(
+        Array.from({ length: 20 }, () => app!.inject({ method: 'GET', url: '/crms/crm-bouncer/user/u1@crm', headers })),
+      );
       expect(reads.map((r) => r.statusCode)).toEqual(Array(20).fill(200));
     } finally {
       await app?.close();
     }
   });
 
-  it('with named prepared statements (the default) the same work fails there: the switch is what makes it work', async () => {
+  it('with named prepared statements (the default) the same work fails: the switch is what makes it work', async () => {
     const results = await concurrentWork(await throughBouncer(true));
     const errors = results.flatMap((r) => (r.status === 'rejected' ? [String((r.reason as Error).message)] : []));
     expect(errors.length).toBeGreaterThan(0);

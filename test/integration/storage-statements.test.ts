@@ -16,17 +16,20 @@ describe('statements', () => {
 
   // PostgreSQL keeps a named statement's plan per connection; a schema change that alters its result
   // type (as a migration by another instance could) makes the server refuse the cached plan.
-  it.skipIf(currentBackend() !== 'postgres')('survives a schema change under its prepared statements, outside and inside transactions', async () => {
-    await t.db.exec('CREATE TABLE plan_probe (a int); INSERT INTO plan_probe VALUES (1)');
-    const read = () => t.db.query<Record<string, unknown>>('SELECT * FROM plan_probe');
-    const readInTx = () => t.db.transaction((tx) => tx.query<Record<string, unknown>>('SELECT * FROM plan_probe'));
-    // prepare the statements on every connection of the pool
-    await Promise.all(Array.from({ length: 20 }, () => Promise.all([read(), readInTx()])));
-    await t.db.exec('ALTER TABLE plan_probe ADD COLUMN b text DEFAULT \'x\'');
-    const after = await Promise.all(Array.from({ length: 20 }, () => Promise.all([read(), readInTx()])));
-    for (const [plain, inTx] of after) {
-      expect(plain).toEqual([{ a: 1, b: 'x' }]);
-      expect(inTx).toEqual([{ a: 1, b: 'x' }]);
-    }
-  });
+  it.skipIf(currentBackend() !== 'postgres')(
+    'survives a schema change under its prepared statements, outside and inside transactions',
+    async () => {
+      await t.db.exec('CREATE TABLE plan_probe (a int); INSERT INTO plan_probe VALUES (1)');
+      const read = () => t.db.query<Record<string, unknown>>('SELECT * FROM plan_probe');
+      const readInTx = () => t.db.transaction((tx) => tx.query<Record<string, unknown>>('SELECT * FROM plan_probe'));
+      // prepare the statements on every connection of the pool
+      await Promise.all(Array.from({ length: 20 }, () => Promise.all([read(), readInTx()])));
+      await t.db.exec("ALTER TABLE plan_probe ADD COLUMN b text DEFAULT 'x'");
+      const after = await Promise.all(Array.from({ length: 20 }, () => Promise.all([read(), readInTx()])));
+      for (const [plain, inTx] of after) {
+        expect(plain).toEqual([{ a: 1, b: 'x' }]);
+        expect(inTx).toEqual([{ a: 1, b: 'x' }]);
+      }
+    },
+  );
 });

@@ -43,17 +43,24 @@ describe.each(['d5910a4', '69e5c5c', '60cdfba'])('a database left by %s', (commi
   beforeAll(async () => {
     sink = await SmtpSink.start();
     // June 2027 (the fixtures' bookings) lies inside A1's 90 days from here
-    t = await startTestApp({ smtpUrl: sink.url, mailPollMs: 50 }, new TestClock(new Date('2027-05-31T08:00:00Z')), { jobs: true, prepare: restore(commit) });
+    t = await startTestApp({ smtpUrl: sink.url, mailPollMs: 50 }, new TestClock(new Date('2027-05-31T08:00:00Z')), {
+      jobs: true,
+      prepare: restore(commit),
+    });
   });
   afterAll(async () => {
     await t?.close();
     await sink?.close();
   });
 
-  it('is migrated to the current schema: every migration recorded with its checksum, every definition current', async () => {
-    const migrations = await t.db.query<{ version: string; checksum: string }>('SELECT version, checksum FROM schema_migrations ORDER BY version');
+  it('is migrated to the current schema: each migration recorded with its checksum, definitions current', async () => {
+    const migrations = await t.db.query<{ version: string; checksum: string }>(
+      'SELECT version, checksum FROM schema_migrations ORDER BY version',
+    );
     expect(migrations).toEqual(listMigrations().map((m) => ({ version: m.version, checksum: m.checksum })));
-    const definitions = await t.db.query<{ name: string; checksum: string }>('SELECT name, checksum FROM schema_definitions ORDER BY name');
+    const definitions = await t.db.query<{ name: string; checksum: string }>(
+      'SELECT name, checksum FROM schema_definitions ORDER BY name',
+    );
     expect(definitions).toEqual(listDefinitions().map((d) => ({ name: d.name, checksum: d.checksum })));
   });
 
@@ -62,14 +69,18 @@ describe.each(['d5910a4', '69e5c5c', '60cdfba'])('a database left by %s', (commi
       `SELECT pg_get_function_identity_arguments(oid) AS args FROM pg_proc WHERE proname = 'compact_listing_changes'`,
     );
     expect(compact).toEqual([{ args: 'batch integer, committed_before pg_snapshot' }]);
-    const [index] = await t.db.query<{ indexdef: string }>(`SELECT indexdef FROM pg_indexes WHERE indexname = 'participations_appointment_idx'`);
+    const [index] = await t.db.query<{ indexdef: string }>(
+      `SELECT indexdef FROM pg_indexes WHERE indexname = 'participations_appointment_idx'`,
+    );
     expect(index.indexdef).toContain('INCLUDE (state, hold_until)');
     expect(index.indexdef).not.toContain('WHERE');
-    const [{ moved }] = await t.db.query<{ moved: number }>('SELECT compact_listing_changes(100, pg_current_snapshot()) AS moved');
+    const [{ moved }] = await t.db.query<{ moved: number }>(
+      'SELECT compact_listing_changes(100, pg_current_snapshot()) AS moved',
+    );
     expect(moved).toBeGreaterThanOrEqual(0);
   });
 
-  it('lists the old bookings as taken, and the time of the one the partner cancelled before the upgrade as free', async () => {
+  it('lists the old bookings as taken, and the time of the one cancelled before the upgrade as free', async () => {
     // 06-01: BOOKED 09:00 (its 15-minute buffer takes 09:30) and REQUESTED 11:00 (and so 11:30)
     const first = await berlinSlots(t, '2027-06-01');
     expect(first).not.toContain('09:00');
@@ -81,9 +92,17 @@ describe.each(['d5910a4', '69e5c5c', '60cdfba'])('a database left by %s', (commi
   });
 
   it('books, mails the booking, and cancels an old booking through the link of its old mail', async () => {
-    const slot = flatten(await upcoming(t, 'room-be@fix', { prdRef: 'consult-be@fix' })).find((s) => s.start.startsWith('2027-06-01T10:00'))!;
+    const slot = flatten(await upcoming(t, 'room-be@fix', { prdRef: 'consult-be@fix' })).find((s) =>
+      s.start.startsWith('2027-06-01T10:00'),
+    )!;
     const who = consumer();
-    const booked = await book(t, 'room-be@fix', { start: slot.start, end: slot.end, timeslot_uuid: slot.timeslot_uuid, product_uuid: slot.product_uuid, ...who });
+    const booked = await book(t, 'room-be@fix', {
+      start: slot.start,
+      end: slot.end,
+      timeslot_uuid: slot.timeslot_uuid,
+      product_uuid: slot.product_uuid,
+      ...who,
+    });
     expect(booked.statusCode, booked.body).toBe(201);
     expect(await berlinSlots(t, '2027-06-01')).not.toContain('10:00');
     await waitFor('the booking mail', async () => sink.to(who.email)[0]);
@@ -111,7 +130,9 @@ describe.each(['d5910a4', '69e5c5c', '60cdfba'])('a database left by %s', (commi
 
   it('reads the stored phone numbers into E.164, so a data request finds them in any written form', async () => {
     const e164 = await waitFor('the numbers read', async () => {
-      const rows = await t.db.query<{ mobile_e164: string | null }>("SELECT mobile_e164 FROM customers WHERE crm_id = 'fix' AND mobile = '+49 170 0000003'");
+      const rows = await t.db.query<{ mobile_e164: string | null }>(
+        "SELECT mobile_e164 FROM customers WHERE crm_id = 'fix' AND mobile = '+49 170 0000003'",
+      );
       return rows.every((r) => r.mobile_e164 !== null) && rows.length > 0 ? rows[0].mobile_e164 : undefined;
     });
     expect(e164).toBe('+491700000003');
@@ -120,10 +141,11 @@ describe.each(['d5910a4', '69e5c5c', '60cdfba'])('a database left by %s', (commi
     expect(found.json().consumer.customers.map((c: { userName: string }) => c.userName)).toContain('Paula Partner');
   });
 
-  it('carries each booking\'s SEQUENCE over from its old mails, so calendars take the next update', async () => {
+  it("carries each booking's SEQUENCE over from its old mails, so calendars take the next update", async () => {
     const rows = await t.db.query<{ carried: string; sent: string }>(
       `SELECT m.sequence::text AS carried, max((o.payload ->> 'sequence')::bigint)::text AS sent
-         FROM outbox o JOIN mail_calendar_sequences m ON m.participation_id::text = o.payload -> 'participation' ->> 'uuid'
+         FROM outbox o JOIN mail_calendar_sequences m
+           ON m.participation_id::text = o.payload -> 'participation' ->> 'uuid'
         WHERE o.crm_id = 'fix' AND o.payload ? 'icsUid' GROUP BY m.participation_id, m.sequence`,
     );
     expect(rows.length).toBeGreaterThan(0);

@@ -23,7 +23,7 @@ function client(base: string) {
       headers: { 'x-service-client-id': KEY, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return { status: res.status, json: (await res.json().catch(() => null)) as any };
+    return { status: res.status, json: await res.json().catch(() => null) };
   };
 }
 
@@ -50,21 +50,68 @@ describe('webhooks across a crash', () => {
     const call = client(await first.listening);
 
     const day = DateTime.now().setZone('Europe/Berlin').plus({ days: 2 }).toISODate();
-    expect((await call('POST', `/crms/${CRM}/user`, { reference: 'owner@crm', email: 'owner@example.com', username: 'owner', lastName: 'O' })).status).toBe(201);
-    expect((await call('POST', `/crms/${CRM}/account`, { accountReference: 'acc@crm', ownerReference: 'owner@crm', branch: 'real-estate' })).status).toBe(201);
-    expect((await call('POST', `/crms/${CRM}/provider`, { reference: 'prov@crm', ownerReference: 'owner@crm', accountReference: 'acc@crm', name: 'Acme' })).status).toBe(201);
+    expect(
+      (
+        await call('POST', `/crms/${CRM}/user`, {
+          reference: 'owner@crm',
+          email: 'owner@example.com',
+          username: 'owner',
+          lastName: 'O',
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await call('POST', `/crms/${CRM}/account`, {
+          accountReference: 'acc@crm',
+          ownerReference: 'owner@crm',
+          branch: 'real-estate',
+        })
+      ).status,
+    ).toBe(201);
+    expect(
+      (
+        await call('POST', `/crms/${CRM}/provider`, {
+          reference: 'prov@crm',
+          ownerReference: 'owner@crm',
+          accountReference: 'acc@crm',
+          name: 'Acme',
+        })
+      ).status,
+    ).toBe(201);
     const P = `/crms/${CRM}/provider/prov@crm`;
     const product = (await call('POST', `${P}/products`, { reference: 'prod@crm', name: 'Viewing' })).json.product;
-    const resource = (await call('POST', `${P}/resources`, { reference: 'res@crm', publicName: 'Flat', internalName: 'F', products: ['prod@crm'] })).json;
+    const resource = (
+      await call('POST', `${P}/resources`, {
+        reference: 'res@crm',
+        publicName: 'Flat',
+        internalName: 'F',
+        products: ['prod@crm'],
+      })
+    ).json;
     const slots = await call('POST', `${P}/timeslots`, {
-      timeslots: [{ resourceReference: 'res@crm', start: `${day}T08:00`, end: `${day}T18:00`, raster: 30, defaultCapacity: 1000, defaultAcceptBookings: true, state: 'BOOKABLE' }],
+      timeslots: [
+        {
+          resourceReference: 'res@crm',
+          start: `${day}T08:00`,
+          end: `${day}T18:00`,
+          raster: 30,
+          defaultCapacity: 1000,
+          defaultAcceptBookings: true,
+          state: 'BOOKABLE',
+        },
+      ],
     });
     expect(slots.status).toBe(201);
     const timeslot = slots.json.timeslots[0].uuid;
-    expect((await call('POST', `/crms/${CRM}/webhooks`, { url: `${receiver.url}/crash`, events: ['participation.booked'] })).status).toBe(201);
+    expect(
+      (await call('POST', `/crms/${CRM}/webhooks`, { url: `${receiver.url}/crash`, events: ['participation.booked'] }))
+        .status,
+    ).toBe(201);
 
     // Consumers book the 20 slots over and over until the process dies under them.
-    const startOf = (i: number) => DateTime.fromISO(`${day}T08:00`, { zone: 'Europe/Berlin' }).plus({ minutes: 30 * (i % 20) });
+    const startOf = (i: number) =>
+      DateTime.fromISO(`${day}T08:00`, { zone: 'Europe/Berlin' }).plus({ minutes: 30 * (i % 20) });
     let booked = 0;
     let n = 0;
     const consumerLoop = async () => {
@@ -72,8 +119,13 @@ describe('webhooks across a crash', () => {
         const i = n++;
         const s = startOf(i);
         const res = await call('POST', `/resources/${resource.uuid}/create_appointment_with_consumer`, {
-          start: s.toISO(), end: s.plus({ minutes: 30 }).toISO(), timeslot_uuid: timeslot, product_uuid: product.uuid,
-          email: `c${i}@consumer.example`, firstname: 'C', lastname: String(i),
+          start: s.toISO(),
+          end: s.plus({ minutes: 30 }).toISO(),
+          timeslot_uuid: timeslot,
+          product_uuid: product.uuid,
+          email: `c${i}@consumer.example`,
+          firstname: 'C',
+          lastname: String(i),
         }).catch(() => null);
         if (!res) return; // the service is gone
         if (res.status === 201) booked++;
@@ -91,9 +143,14 @@ describe('webhooks across a crash', () => {
     const second = startServiceProcess(env);
     cleanups.push(() => void second.child.kill('SIGKILL'));
     const again = client(await second.listening);
-    const appointments = (await again('GET', `${P}/appointments`)).json as { participations: { uuid: string; state: string }[] }[];
-    const committed = new Set(appointments.flatMap((a) => a.participations.filter((p) => p.state === 'BOOKED').map((p) => p.uuid)));
-    expect(committed.size).toBeGreaterThanOrEqual(booked); // every 201 was committed (some in flight may have committed too)
+    const appointments = (await again('GET', `${P}/appointments`)).json as {
+      participations: { uuid: string; state: string }[];
+    }[];
+    const committed = new Set(
+      appointments.flatMap((a) => a.participations.filter((p) => p.state === 'BOOKED').map((p) => p.uuid)),
+    );
+    // every 201 was committed (some in flight may have committed too)
+    expect(committed.size).toBeGreaterThanOrEqual(booked);
 
     const accepted = () => receiver.received.filter((r) => r.at > restartedAt);
     const reported = () => new Set(accepted().map((r) => JSON.parse(r.body).data.participation.uuid as string));

@@ -8,7 +8,13 @@ import { createServer } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { newPartner, uniqueId } from '../helpers/app.js';
 import { createAppointment, createCustomer, participate, setupScheduling } from '../helpers/schedulingFixtures.js';
-import { deliveriesOf, startWebhookTest, subscribe, waitForDeliveries, type WebhookTest } from '../helpers/webhookFixtures.js';
+import {
+  deliveriesOf,
+  startWebhookTest,
+  subscribe,
+  waitForDeliveries,
+  type WebhookTest,
+} from '../helpers/webhookFixtures.js';
 import { startReceiver, verify } from '../helpers/webhookReceiver.js';
 
 let t: WebhookTest;
@@ -45,13 +51,25 @@ describe('retries', () => {
     const sub = await subscribe(p, `${t.receiver.url}${at}`);
     const eventId = await testEvent(p, sub.id);
     const [row] = await waitForDeliveries(p, sub.id, (rows) => rows[0]?.status === 'SUCCEEDED');
-    expect(row).toEqual({ eventId, type: 'webhook.test', attempt: 3, status: 'SUCCEEDED', responseStatus: 204, error: null, at: expect.any(String), nextAttemptAt: null });
+    expect(row).toEqual({
+      eventId,
+      type: 'webhook.test',
+      attempt: 3,
+      status: 'SUCCEEDED',
+      responseStatus: 204,
+      error: null,
+      at: expect.any(String),
+      nextAttemptAt: null,
+    });
     const attempts = requestsAt(at);
     expect(attempts).toHaveLength(3);
     expect(new Set(attempts.map((r) => r.headers['webhook-id']))).toEqual(new Set([eventId]));
     expect(new Set(attempts.map((r) => r.body)).size).toBe(1);
     for (const r of attempts) verify(sub.secret, r);
-    expect(JSON.parse(attempts[0].body)).toMatchObject({ type: 'webhook.test', data: { crmId: p.crmId, webhookId: sub.id } });
+    expect(JSON.parse(attempts[0].body)).toMatchObject({
+      type: 'webhook.test',
+      data: { crmId: p.crmId, webhookId: sub.id },
+    });
   });
 
   it('retries while the port is closed and delivers the same event once the receiver is there', async () => {
@@ -60,7 +78,12 @@ describe('retries', () => {
     const sub = await subscribe(p, `http://127.0.0.1:${port}/hook`);
     const eventId = await testEvent(p, sub.id);
     const [failing] = await waitForDeliveries(p, sub.id, (rows) => rows[0]?.attempt >= 2);
-    expect(failing).toMatchObject({ eventId, status: 'PENDING', responseStatus: null, error: expect.stringMatching(/ECONNREFUSED/) });
+    expect(failing).toMatchObject({
+      eventId,
+      status: 'PENDING',
+      responseStatus: null,
+      error: expect.stringMatching(/ECONNREFUSED/),
+    });
     const at = path();
     expect((await p.call('PUT', `/webhooks/${sub.id}`, { url: `${t.receiver.url}${at}` })).statusCode).toBe(200);
     await waitForDeliveries(p, sub.id, (rows) => rows[0]?.status === 'SUCCEEDED' || rows[0]?.status === 'FAILED');
@@ -110,7 +133,12 @@ describe('retries', () => {
     const sub = await subscribe(p, `${t.receiver.url}${at}`);
     const eventId = await testEvent(p, sub.id);
     const [failed] = await waitForDeliveries(p, sub.id, (rows) => rows[0]?.status === 'FAILED');
-    expect(failed).toMatchObject({ attempt: 4, responseStatus: 503, nextAttemptAt: null, error: expect.stringMatching(/503/) });
+    expect(failed).toMatchObject({
+      attempt: 4,
+      responseStatus: 503,
+      nextAttemptAt: null,
+      error: expect.stringMatching(/503/),
+    });
     expect(requestsAt(at)).toHaveLength(4);
 
     healthy = true;
@@ -144,7 +172,10 @@ describe('secrets and the test event', () => {
     expect(verify(rotated.secret, after)).toMatchObject({ type: 'webhook.test' });
 
     // once the 24 h are over only the new secret signs
-    await t.db.query(`UPDATE webhook_subscriptions SET previous_secret_until = now() - interval '1 second' WHERE id = $1`, [sub.id]);
+    await t.db.query(
+      `UPDATE webhook_subscriptions SET previous_secret_until = now() - interval '1 second' WHERE id = $1`,
+      [sub.id],
+    );
     await testEvent(p, sub.id);
     await t.receiver.waitFor(() => requestsAt(at).length === 3);
     expect(String(requestsAt(at)[2].headers['webhook-signature']).split(' ')).toHaveLength(1);
@@ -179,8 +210,10 @@ describe('fairness and observability', () => {
     const metrics = async () => (await t.app.inject({ method: 'GET', url: '/metrics' })).body;
     const value = (text: string, line: RegExp) => Number(text.match(line)?.[1] ?? 0);
     // an event type no other test of this file delivers, so the counters' moves are this test's alone
-    const succeeded = /^booking_webhook_deliveries_total\{outcome="succeeded",event_type="participation\.booked"\} (\d+)$/m;
-    const retrying = /^booking_webhook_deliveries_total\{outcome="retrying",event_type="participation\.booked"\} (\d+)$/m;
+    const succeeded =
+      /^booking_webhook_deliveries_total\{outcome="succeeded",event_type="participation\.booked"\} (\d+)$/m;
+    const retrying =
+      /^booking_webhook_deliveries_total\{outcome="retrying",event_type="participation\.booked"\} (\d+)$/m;
     const before = await metrics();
     const s = await setupScheduling(t);
     const at = path();
@@ -191,10 +224,20 @@ describe('fairness and observability', () => {
     const sub = await subscribe(s.p, `${t.receiver.url}${at}`, { events: ['participation.booked'] });
     const apt = await createAppointment(s);
     const customer = await createCustomer(s);
-    expect((await participate(s, { appointmentReference: apt.reference, customerReference: customer.customerReference }, { sendMails: 'false' })).statusCode).toBe(201);
+    expect(
+      (
+        await participate(
+          s,
+          { appointmentReference: apt.reference, customerReference: customer.customerReference },
+          { sendMails: 'false' },
+        )
+      ).statusCode,
+    ).toBe(201);
     await waitForDeliveries(s.p, sub.id, (rows) => rows[0]?.status === 'SUCCEEDED');
     // the counters move after the delivery row is written: wait for them, then compare exactly
-    await expect.poll(async () => value(await metrics(), succeeded), { timeout: 20_000 }).toBe(value(before, succeeded) + 1);
+    await expect
+      .poll(async () => value(await metrics(), succeeded), { timeout: 20_000 })
+      .toBe(value(before, succeeded) + 1);
     const after = await metrics();
     expect(value(after, retrying)).toBe(value(before, retrying) + 1);
     expect(value(after, succeeded)).toBe(value(before, succeeded) + 1);
@@ -203,8 +246,6 @@ describe('fairness and observability', () => {
     expect(oldest, 'the oldest-pending gauge is exposed').not.toBeNull();
     expect(Number(oldest![1])).toBeGreaterThanOrEqual(0);
   });
-
-
 });
 
 describe('private destinations at delivery', () => {

@@ -8,7 +8,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { sweepExpiredHolds } from '../../src/booking/holdSweeper.js';
 import { decisionLinkFor } from '../../src/notifications/cancelToken.js';
 import { newPartner, uniqueId } from '../helpers/app.js';
-import { book, bookBodyFor, consumer, createTimeslots, flatten, reserve, reserveBodyFor, setupBooking, upcoming, type Booking } from '../helpers/bookingFixtures.js';
+import {
+  book,
+  bookBodyFor,
+  consumer,
+  createTimeslots,
+  flatten,
+  reserve,
+  reserveBodyFor,
+  setupBooking,
+  upcoming,
+  type Booking,
+} from '../helpers/bookingFixtures.js';
 import { createAppointment, createCustomer, participate, setupScheduling } from '../helpers/schedulingFixtures.js';
 import { startWebhookTest, subscribe, type WebhookTest } from '../helpers/webhookFixtures.js';
 import { verify, type Received } from '../helpers/webhookReceiver.js';
@@ -49,9 +60,17 @@ describe('events of the public flow', () => {
     const held = await reserve(t, b.resource.reference, reserveBodyFor(slot, b.product.uuid));
     expect(held.statusCode, held.body).toBe(201);
     const who = consumer({ mobile: '+49 170 1234567' });
-    const booked = await book(t, b.resource.reference, { ...bookBodyFor(slot, b.product.uuid, held.json().participation.customer_uuid, who), message: 'Bringing a friend' });
+    const booked = await book(t, b.resource.reference, {
+      ...bookBodyFor(slot, b.product.uuid, held.json().participation.customer_uuid, who),
+      message: 'Bringing a friend',
+    });
     expect(booked.statusCode, booked.body).toBe(201);
-    const cancel = await t.app.inject({ method: 'POST', url: new URL(booked.json().createdAppointment.cancelLink).pathname, payload: '', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const cancel = await t.app.inject({
+      method: 'POST',
+      url: new URL(booked.json().createdAppointment.cancelLink).pathname,
+      payload: '',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(cancel.statusCode).toBe(200);
 
     await waitForCount(at, 4);
@@ -77,7 +96,13 @@ describe('events of the public flow', () => {
       type: 'participation.reserved',
       data: {
         source: 'public',
-        participation: { uuid: held.json().participation.uuid, state: 'RESERVED', previousState: null, message: null, answers: [] },
+        participation: {
+          uuid: held.json().participation.uuid,
+          state: 'RESERVED',
+          previousState: null,
+          message: null,
+          answers: [],
+        },
         appointment: { capacityLeft: 1 },
         customer: null,
       },
@@ -87,13 +112,24 @@ describe('events of the public flow', () => {
       crmId: b.p.crmId,
       providerReference: b.provider.providerRef,
       source: 'public',
-      participation: { reference: expect.any(String), uuid: held.json().participation.uuid, state: 'BOOKED', previousState: 'RESERVED', message: 'Bringing a friend', answers: [] },
+      participation: {
+        reference: expect.any(String),
+        uuid: held.json().participation.uuid,
+        state: 'BOOKED',
+        previousState: 'RESERVED',
+        message: 'Bringing a friend',
+        answers: [],
+      },
       appointment: created.data.appointment,
       customer: { reference: expect.any(String), name: 'Erika Muster', email: who.email, mobile: '+49 170 1234567' },
     });
     expect(canceled).toMatchObject({
       type: 'participation.canceled',
-      data: { source: 'cancel-link', participation: { state: 'CANCELED', previousState: 'BOOKED' }, appointment: { capacityLeft: 2 } },
+      data: {
+        source: 'cancel-link',
+        participation: { state: 'CANCELED', previousState: 'BOOKED' },
+        appointment: { capacityLeft: 2 },
+      },
     });
     for (const body of bodiesAt(at)) expect(body.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$/);
     expect(new Set(requestsAt(at).map((r) => r.headers['webhook-id'])).size).toBe(4);
@@ -106,7 +142,9 @@ describe('events of the public flow', () => {
     const slot = await slotOf(b, 1);
     expect((await book(t, b.resource.reference, bookBodyFor(slot, b.product.uuid))).statusCode).toBe(201);
     await waitForCount(at, 2);
-    expect(bodiesAt(at).map((e) => [e.type, e.data.participation?.previousState, e.data.appointment.capacityLeft])).toEqual([
+    expect(
+      bodiesAt(at).map((e) => [e.type, e.data.participation?.previousState, e.data.appointment.capacityLeft]),
+    ).toEqual([
       ['appointment.created', undefined, 0],
       ['participation.requested', null, 0],
     ]);
@@ -127,7 +165,14 @@ describe('events of the public flow', () => {
         type: 'participation.canceled',
         data: expect.objectContaining({
           source: 'expiry',
-          participation: { reference: expect.any(String), uuid: held.json().participation.uuid, state: 'CANCELED', previousState: 'RESERVED', message: null, answers: [] },
+          participation: {
+            reference: expect.any(String),
+            uuid: held.json().participation.uuid,
+            state: 'CANCELED',
+            previousState: 'RESERVED',
+            message: null,
+            answers: [],
+          },
           customer: null,
         }),
       }),
@@ -141,23 +186,53 @@ describe('events of the partner API', () => {
     const at = path();
     await subscribe(s.p, `${t.receiver.url}${at}`);
     const customer = await createCustomer(s);
-    const appt = await createAppointment(s, { start: `${day}T10:00`, end: `${day}T11:00`, capacity: 3, participations: [{ reference: 'inline-1@crm', name: 'Ida Inline', email: 'ida@example.com', state: 'BOOKED' }] });
-    const requested = await participate(s, { appointmentReference: appt.reference, customerReference: customer.customerReference, state: 'REQUESTED', message: 'Please confirm' });
+    const appt = await createAppointment(s, {
+      start: `${day}T10:00`,
+      end: `${day}T11:00`,
+      capacity: 3,
+      participations: [{ reference: 'inline-1@crm', name: 'Ida Inline', email: 'ida@example.com', state: 'BOOKED' }],
+    });
+    const requested = await participate(s, {
+      appointmentReference: appt.reference,
+      customerReference: customer.customerReference,
+      state: 'REQUESTED',
+      message: 'Please confirm',
+    });
     expect(requested.statusCode, requested.body).toBe(201);
     const ref = requested.json().participation.reference;
-    const confirmed = await s.p.call('POST', `${s.base}/participations/${encodeURIComponent(ref)}`, { state: 'BOOKED', message: 'See you' });
+    const confirmed = await s.p.call('POST', `${s.base}/participations/${encodeURIComponent(ref)}`, {
+      state: 'BOOKED',
+      message: 'See you',
+    });
     expect(confirmed.statusCode, confirmed.body).toBe(200);
     const same = await s.p.call('POST', `${s.base}/participations/${encodeURIComponent(ref)}`, { state: 'BOOKED' });
     expect(same.statusCode).toBe(200);
-    const cancelled = await s.p.call('DELETE', `${s.base}/appointments`, { appointmentReference: appt.reference }, { message: 'Storm' });
+    const cancelled = await s.p.call(
+      'DELETE',
+      `${s.base}/appointments`,
+      { appointmentReference: appt.reference },
+      { message: 'Storm' },
+    );
     expect(cancelled.statusCode, cancelled.body).toBe(200);
-    const other = await createAppointment(s, { start: `${day}T12:00`, end: `${day}T13:00`, participations: [{ reference: 'inline-2@crm', name: 'Ida Inline', email: 'ida@example.com', state: 'BOOKED' }] });
-    const removed = await s.p.call('DELETE', `${s.base}/appointments/withoutNotification`, { appointmentReference: other.reference });
+    const other = await createAppointment(s, {
+      start: `${day}T12:00`,
+      end: `${day}T13:00`,
+      participations: [{ reference: 'inline-2@crm', name: 'Ida Inline', email: 'ida@example.com', state: 'BOOKED' }],
+    });
+    const removed = await s.p.call('DELETE', `${s.base}/appointments/withoutNotification`, {
+      appointmentReference: other.reference,
+    });
     expect(removed.statusCode).toBe(200);
 
     await waitForCount(at, 10);
     await new Promise((r) => setTimeout(r, 200)); // nothing more arrives (the repeated state sent none)
-    const summary = bodiesAt(at).map((e) => [e.type, e.data.source, e.data.participation?.state, e.data.participation?.previousState, e.data.participation?.message]);
+    const summary = bodiesAt(at).map((e) => [
+      e.type,
+      e.data.source,
+      e.data.participation?.state,
+      e.data.participation?.previousState,
+      e.data.participation?.message,
+    ]);
     expect(summary).toEqual([
       ['appointment.created', 'partner', undefined, undefined, undefined],
       ['participation.booked', 'partner', 'BOOKED', null, null],
@@ -172,8 +247,18 @@ describe('events of the partner API', () => {
     ]);
     const inline = bodiesAt(at)[1].data;
     expect(inline.customer).toMatchObject({ name: 'Ida Inline', email: 'ida@example.com' });
-    expect(inline.appointment).toMatchObject({ reference: appt.reference, capacity: 3, capacityLeft: 2, start: appt.start, end: appt.end });
-    expect(bodiesAt(at).slice(5, 7).map((e) => e.data.appointment.capacityLeft)).toEqual([2, 3]); // as of each change
+    expect(inline.appointment).toMatchObject({
+      reference: appt.reference,
+      capacity: 3,
+      capacityLeft: 2,
+      start: appt.start,
+      end: appt.end,
+    });
+    expect(
+      bodiesAt(at)
+        .slice(5, 7)
+        .map((e) => e.data.appointment.capacityLeft),
+    ).toEqual([2, 3]); // as of each change
   });
 });
 
@@ -190,11 +275,18 @@ describe('filters and isolation', () => {
 
     const slot = await slotOf(b);
     const held = await reserve(t, b.resource.reference, reserveBodyFor(slot, b.product.uuid));
-    expect((await book(t, b.resource.reference, bookBodyFor(slot, b.product.uuid, held.json().participation.customer_uuid))).statusCode).toBe(201);
+    expect(
+      (await book(t, b.resource.reference, bookBodyFor(slot, b.product.uuid, held.json().participation.customer_uuid)))
+        .statusCode,
+    ).toBe(201);
     await waitForCount(all, 3);
     await waitForCount(onlyBooked, 1);
     await new Promise((r) => setTimeout(r, 300));
-    expect(bodiesAt(all).map((e) => e.type)).toEqual(['appointment.created', 'participation.reserved', 'participation.booked']);
+    expect(bodiesAt(all).map((e) => e.type)).toEqual([
+      'appointment.created',
+      'participation.reserved',
+      'participation.booked',
+    ]);
     expect(bodiesAt(onlyBooked).map((e) => e.type)).toEqual(['participation.booked']);
     expect(requestsAt(disabled)).toEqual([]);
     expect(requestsAt(foreign)).toEqual([]);
@@ -206,7 +298,9 @@ describe('filters and isolation', () => {
     const b = await setupBooking(t);
     const slot = await slotOf(b);
     expect((await book(t, b.resource.reference, bookBodyFor(slot, b.product.uuid))).statusCode).toBe(201);
-    const [{ n }] = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_events WHERE crm_id = $1', [b.p.crmId]);
+    const [{ n }] = await t.db.query<{ n: number }>('SELECT count(*)::int AS n FROM webhook_events WHERE crm_id = $1', [
+      b.p.crmId,
+    ]);
     expect(n).toBe(0);
   });
 });
@@ -219,15 +313,31 @@ describe('events of a decision link', () => {
     const appointment = await createAppointment(s, { start: `${day}T10:00`, end: `${day}T11:00`, capacity: 1 });
     const customer = await createCustomer(s);
     const reference = `${uniqueId('part')}@crm`;
-    const requested = await participate(s, { reference, appointmentReference: appointment.reference, customerReference: customer.customerReference, state: 'REQUESTED' });
+    const requested = await participate(s, {
+      reference,
+      appointmentReference: appointment.reference,
+      customerReference: customer.customerReference,
+      state: 'REQUESTED',
+    });
     expect(requested.statusCode, requested.body).toBe(201);
-    const [row] = await t.db.query<{ id: string }>('SELECT id FROM participations WHERE crm_id = $1 AND reference = $2', [s.p.crmId, reference]);
+    const [row] = await t.db.query<{ id: string }>(
+      'SELECT id FROM participations WHERE crm_id = $1 AND reference = $2',
+      [s.p.crmId, reference],
+    );
     const link = await decisionLinkFor(t.db, t.config, row.id);
-    const res = await t.app.inject({ method: 'POST', url: new URL(link).pathname, payload: 'decision=confirm', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: new URL(link).pathname,
+      payload: 'decision=confirm',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(res.statusCode, res.body).toBe(200);
 
     await t.receiver.waitFor(() => bodiesAt(at).some((b) => b.type === 'participation.booked'));
     const booked = bodiesAt(at).find((b) => b.type === 'participation.booked')!;
-    expect(booked.data).toMatchObject({ source: 'decision-link', participation: { reference, state: 'BOOKED', previousState: 'REQUESTED' } });
+    expect(booked.data).toMatchObject({
+      source: 'decision-link',
+      participation: { reference, state: 'BOOKED', previousState: 'REQUESTED' },
+    });
   });
 });

@@ -21,7 +21,7 @@ import { describe, expect, it } from 'vitest';
 const SRC = 'src';
 
 /** The modules from the top down; a layer's modules may depend on those of every later layer. */
-export const LAYERS: string[][] = [
+const LAYERS: string[][] = [
   ['cli', 'http'],
   ['listing'],
   ['booking', 'feeds', 'privacy'],
@@ -35,7 +35,7 @@ export const LAYERS: string[][] = [
   ['storage', 'net'],
 ];
 /** The order as one line, as README quotes it. */
-export const LAYER_LINE = LAYERS.map((layer) => layer.join(', ')).join(' -> ');
+const LAYER_LINE = LAYERS.map((layer) => layer.join(', ')).join(' -> ');
 const COMPOSITION_ROOT = new Set(['app.ts', 'main.ts', 'jobs.ts']);
 const BASICS_MAY_USE = new Set(['storage']);
 
@@ -46,40 +46,54 @@ interface Place {
   module: string;
   file: string;
 }
-const placeOf = (pathInSrc: string): Place => ({ module: pathInSrc.includes('/') ? pathInSrc.split('/')[0] : '', file: pathInSrc });
+const placeOf = (pathInSrc: string): Place => ({
+  module: pathInSrc.includes('/') ? pathInSrc.split('/')[0] : '',
+  file: pathInSrc,
+});
 
 /** Whether `from` may depend on `to`. */
 function allowed(from: Place, to: Place): boolean {
-  if (to.module === '') return !COMPOSITION_ROOT.has(to.file) || (from.module === '' && COMPOSITION_ROOT.has(from.file));
+  if (to.module === '')
+    return !COMPOSITION_ROOT.has(to.file) || (from.module === '' && COMPOSITION_ROOT.has(from.file));
   if (to.module === from.module) return true;
   if (from.module === '') return COMPOSITION_ROOT.has(from.file) || BASICS_MAY_USE.has(to.module);
   return layerOf(to.module) > layerOf(from.module);
 }
 
-const IMPORT = /\b(?:import|export)\s[^'";]*?\bfrom\s*['"]([^'"]+)['"]|\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)|^\s*import\s*['"]([^'"]+)['"]/gm;
+const IMPORT = new RegExp(
+  [
+    /\b(?:import|export)\s[^'";]*?\bfrom\s*['"]([^'"]+)['"]/.source, // static import or re-export
+    /\bimport\s*\(\s*['"]([^'"]+)['"]\s*\)/.source, // dynamic import
+    /^\s*import\s*['"]([^'"]+)['"]/.source, // side-effect import
+  ].join('|'),
+  'gm',
+);
 
 /** The relative specifiers a TypeScript source imports or re-exports (static, side-effect or dynamic). */
-export function importsOf(source: string): string[] {
+function importsOf(source: string): string[] {
   return [...source.matchAll(IMPORT)].map((m) => m[1] ?? m[2] ?? m[3]).filter((s) => s.startsWith('.'));
 }
 
 /** A source file under src/: TypeScript, or a repeatable SQL definition. */
-export interface Source {
+interface Source {
   path: string;
   source: string;
 }
 
 /** The SQL functions defined in repeatable definitions, each with the file that defines it. */
-export function sqlFunctions(sources: Source[]): Map<string, string> {
+function sqlFunctions(sources: Source[]): Map<string, string> {
   const defined = new Map<string, string>();
   for (const { path, source } of sources.filter((s) => s.path.endsWith('.sql'))) {
-    for (const m of source.matchAll(/CREATE\s+(?:OR\s+REPLACE\s+)?FUNCTION\s+(\w+)/gi)) defined.set(m[1].toLowerCase(), path);
+    for (const m of source.matchAll(/CREATE\s+(?:OR\s+REPLACE\s+)?FUNCTION\s+(\w+)/gi))
+      defined.set(m[1].toLowerCase(), path);
   }
   return defined;
 }
 
-/** The SQL functions a source calls (in SQL text, or in a TypeScript file's SQL strings), less those it defines itself. */
-export function sqlCallsOf(source: Source, functions: Map<string, string>): string[] {
+/**
+ * The SQL functions a source calls (in SQL text, or in a TypeScript file's SQL strings), less those it defines itself.
+ */
+function sqlCallsOf(source: Source, functions: Map<string, string>): string[] {
   const called = new Set<string>();
   for (const m of source.source.matchAll(/\b([a-z][a-z0-9]*(?:_[a-z0-9]+)+)\s*\(/gi)) {
     const name = m[1].toLowerCase();
@@ -88,7 +102,7 @@ export function sqlCallsOf(source: Source, functions: Map<string, string>): stri
   return [...called];
 }
 
-export function violations(sources: Source[]): string[] {
+function violations(sources: Source[]): string[] {
   const out: string[] = [];
   const functions = sqlFunctions(sources);
   for (const s of sources) {
@@ -96,24 +110,35 @@ export function violations(sources: Source[]): string[] {
     if (s.path.endsWith('.ts')) {
       for (const spec of importsOf(s.source)) {
         const to = placeOf(posix.normalize(posix.join(posix.dirname(s.path), spec)).replace(/\.js$/, '.ts'));
-        if (!allowed(from, to)) out.push(`src/${s.path} imports ${spec} (${from.module || s.path} must not depend on ${to.module || to.file})`);
+        if (!allowed(from, to))
+          out.push(
+            `src/${s.path} imports ${spec} (${from.module || s.path} must not depend on ${to.module || to.file})`,
+          );
       }
     }
     for (const name of sqlCallsOf(s, functions)) {
       const to = placeOf(functions.get(name)!);
-      if (!allowed(from, to)) out.push(`src/${s.path} calls ${name}() of src/${to.file} (${from.module || s.path} must not depend on ${to.module})`);
+      if (!allowed(from, to))
+        out.push(
+          `src/${s.path} calls ${name}() of src/${to.file} (${from.module || s.path} must not depend on ${to.module})`,
+        );
     }
   }
   return out;
 }
 
 /** Import cycles among TypeScript files (strongly connected components of more than one file). */
-export function importCycles(sources: Source[]): string[][] {
+function importCycles(sources: Source[]): string[][] {
   const files = new Set(sources.filter((s) => s.path.endsWith('.ts')).map((s) => s.path));
   const edges = new Map<string, string[]>();
   for (const s of sources.filter((x) => files.has(x.path))) {
-    const targets = importsOf(s.source).map((spec) => posix.normalize(posix.join(posix.dirname(s.path), spec)).replace(/\.js$/, '.ts'));
-    edges.set(s.path, targets.filter((t) => files.has(t)));
+    const targets = importsOf(s.source).map((spec) =>
+      posix.normalize(posix.join(posix.dirname(s.path), spec)).replace(/\.js$/, '.ts'),
+    );
+    edges.set(
+      s.path,
+      targets.filter((t) => files.has(t)),
+    );
   }
   // Tarjan's algorithm
   let next = 0;
@@ -170,7 +195,10 @@ describe('module dependencies', () => {
   });
 
   it('are known for every module there is: the list names each folder of src/ once', () => {
-    const folders = readdirSync(SRC, { withFileTypes: true }).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+    const folders = readdirSync(SRC, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)
+      .sort();
     expect(LAYERS.flat().sort()).toEqual(folders);
   });
 
@@ -180,11 +208,17 @@ describe('module dependencies', () => {
 
   it('are all seen: the scan finds the imports and SQL calls modules do have', () => {
     const compose = sources.find((f) => f.path === 'notifications/compose.ts');
-    expect(importsOf(compose!.source)).toEqual(expect.arrayContaining(['./outbox.js', '../storage/db.js', '../config.js']));
+    expect(importsOf(compose!.source)).toEqual(
+      expect.arrayContaining(['./outbox.js', '../storage/db.js', '../config.js']),
+    );
     const functions = sqlFunctions(sources);
     expect(functions.get('participation_is_live')).toBe('scheduling/participation_is_live.sql');
-    expect(sqlCallsOf(sources.find((f) => f.path === 'scheduling/claim_place.sql')!, functions)).toEqual(expect.arrayContaining(['busy_at', 'participation_is_live']));
-    expect(sqlCallsOf(sources.find((f) => f.path === 'booking/bookHold.ts')!, functions)).toEqual(expect.arrayContaining(['book_hold', 'webhook_participation_event']));
+    expect(sqlCallsOf(sources.find((f) => f.path === 'scheduling/claim_place.sql')!, functions)).toEqual(
+      expect.arrayContaining(['busy_at', 'participation_is_live']),
+    );
+    expect(sqlCallsOf(sources.find((f) => f.path === 'booking/bookHold.ts')!, functions)).toEqual(
+      expect.arrayContaining(['book_hold', 'webhook_participation_event']),
+    );
   });
 
   it('catches each way of depending upwards', () => {
@@ -202,19 +236,44 @@ describe('module dependencies', () => {
       { path: 'config.ts', source: "import { l } from './scheduling/capacity.js';" },
       { path: 'scheduling/k.ts', source: "import { startBackgroundJobs } from '../jobs.js';" },
       { path: 'errors.ts', source: "import { buildApp } from './app.js';" },
-      { path: 'scheduling/up_here.sql', source: 'CREATE OR REPLACE FUNCTION up_here() RETURNS int LANGUAGE sql AS $$ SELECT listed_here(1) $$;' },
+      {
+        path: 'scheduling/up_here.sql',
+        source: 'CREATE OR REPLACE FUNCTION up_here() RETURNS int LANGUAGE sql AS $$ SELECT listed_here(1) $$;',
+      },
       { path: 'webhooks/l.ts', source: 'await tx.query(`SELECT up_here() FROM x`);' },
-      { path: 'listing/listed_here.sql', source: 'CREATE OR REPLACE FUNCTION listed_here(n int) RETURNS int LANGUAGE sql AS $$ SELECT n $$;' },
+      {
+        path: 'listing/listed_here.sql',
+        source: 'CREATE OR REPLACE FUNCTION listed_here(n int) RETURNS int LANGUAGE sql AS $$ SELECT n $$;',
+      },
     ];
     expect(violations(bad)).toHaveLength(bad.length - 1);
     const fine: Source[] = [
-      { path: 'notifications/a.ts', source: "import { x } from './outbox.js';\nimport type { Queryable } from '../storage/db.js';\nimport { DateTime } from 'luxon';" },
-      { path: 'booking/b.ts', source: "import { y } from '../notifications/compose.js';\nimport { z } from '../scheduling/capacity.js';" },
-      { path: 'listing/c.ts', source: "import { y } from '../booking/slotEngine.js';\nimport { z } from '../config.js';\nimport type { Clock } from '../context.js';" },
+      {
+        path: 'notifications/a.ts',
+        source:
+          "import { x } from './outbox.js';\nimport type { Queryable } " +
+          "from '../storage/db.js';\nimport { DateTime } from 'luxon';",
+      },
+      {
+        path: 'booking/b.ts',
+        source: "import { y } from '../notifications/compose.js';\nimport { z } from '../scheduling/capacity.js';",
+      },
+      {
+        path: 'listing/c.ts',
+        source:
+          "import { y } from '../booking/slotEngine.js';\nimport { z } " +
+          "from '../config.js';\nimport type { Clock } from '../context.js';",
+      },
       { path: 'app.ts', source: "import { y } from './http/public.js';\nimport { s } from './jobs.js';" },
       { path: 'config.ts', source: "import type { Db } from './storage/db.js';" },
-      { path: 'booking/d.sql', source: 'CREATE OR REPLACE FUNCTION d() RETURNS int LANGUAGE sql AS $$ SELECT low_rule(1) $$;' },
-      { path: 'scheduling/low_rule.sql', source: 'CREATE OR REPLACE FUNCTION low_rule(n int) RETURNS int LANGUAGE sql AS $$ SELECT n $$;' },
+      {
+        path: 'booking/d.sql',
+        source: 'CREATE OR REPLACE FUNCTION d() RETURNS int LANGUAGE sql AS $$ SELECT low_rule(1) $$;',
+      },
+      {
+        path: 'scheduling/low_rule.sql',
+        source: 'CREATE OR REPLACE FUNCTION low_rule(n int) RETURNS int LANGUAGE sql AS $$ SELECT n $$;',
+      },
       { path: 'booking/e.ts', source: 'await tx.query(`SELECT low_rule(2)`);' },
     ];
     expect(violations(fine)).toEqual([]);

@@ -24,6 +24,7 @@ describe('clientKey: the client a per-client limit counts', () => {
     const load = (env: Record<string, string>) => loadConfig({ DATABASE_URL: 'memory://', ...env });
     expect(load({}).ipv6PrefixLength).toBe(64);
     expect(load({ IPV6_PREFIX_LENGTH: '56' }).ipv6PrefixLength).toBe(56);
-    for (const bad of ['0', '31', '129', '64.5', 'x']) expect(() => load({ IPV6_PREFIX_LENGTH: bad })).toThrow('IPV6_PREFIX_LENGTH');
+    for (const bad of ['0', '31', '129', '64.5', 'x'])
+      expect(() => load({ IPV6_PREFIX_LENGTH: bad })).toThrow('IPV6_PREFIX_LENGTH');
   });
 });

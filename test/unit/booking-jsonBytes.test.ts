@@ -29,8 +29,13 @@ describe('jsonBytes', () => {
       fc.property(fc.array(fc.tuple(key, fc.jsonValue())), fc.func(fc.boolean()), (entries, reuse) => {
         const object = withoutPrototype(entries);
         const placed = new Map<string, Buffer>();
-        const first = jsonBytes(object, () => undefined, (k, bytes) => placed.set(k, bytes));
-        for (const [k, bytes] of placed) expect(bytes.toString()).toBe(`${JSON.stringify(k)}:${JSON.stringify(object[k])}`);
+        const first = jsonBytes(
+          object,
+          () => undefined,
+          (k, bytes) => placed.set(k, bytes),
+        );
+        for (const [k, bytes] of placed)
+          expect(bytes.toString()).toBe(`${JSON.stringify(k)}:${JSON.stringify(object[k])}`);
         // a second answer from the bytes of the first, for some members: the same bytes
         const again = jsonBytes(object, (k) => (reuse(k) ? placed.get(k) : undefined));
         expect(again.equals(first)).toBe(true);

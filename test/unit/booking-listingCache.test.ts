@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { ListingCache } from '../../src/listing/listingCache.js';
 
-const entry = (json: string | null, computedAtMs = 1_000, validUntilMs = 2_000) => ({ json: json === null ? null : Buffer.from(json), computedAtMs, validUntilMs });
+const entry = (json: string | null, computedAtMs = 1_000, validUntilMs = 2_000) => ({
+  json: json === null ? null : Buffer.from(json),
+  computedAtMs,
+  validUntilMs,
+});
 
 describe('ListingCache', () => {
   it('serves an entry only for the versions it was computed at', () => {
@@ -25,7 +29,14 @@ describe('ListingCache', () => {
   it('offers a read its versions while the answer holds, and its data while that can be brought up to date', () => {
     const cache = new ListingCache();
     const data = { views: new Map(), prd: null, timeslots: [], appointments: [], busy: [] };
-    const base = { dataKey: 'd', data, total: '7', snapshot: '10:12:10,11', windowEndsMs: 5_000, reusableUntilMs: 3_000 };
+    const base = {
+      dataKey: 'd',
+      data,
+      total: '7',
+      snapshot: '10:12:10,11',
+      windowEndsMs: 5_000,
+      reusableUntilMs: 3_000,
+    };
     cache.set('k', 'v', { ...entry('{}', 1_000, 2_000), base });
     expect(cache.knownOf('k', 'd', 1_500)).toEqual({ versions: 'v', base });
     // the answer expired (a slot started), the data did not: only the changes since its snapshot are read
@@ -39,7 +50,14 @@ describe('ListingCache', () => {
   it('offers the data of one request shape to another shape of the same data, the latest kept', () => {
     const cache = new ListingCache();
     const data = { views: new Map(), prd: null, timeslots: [], appointments: [], busy: [] };
-    const base = (snapshot: string) => ({ dataKey: 'd', data, total: '7', snapshot, windowEndsMs: 5_000, reusableUntilMs: 3_000 });
+    const base = (snapshot: string) => ({
+      dataKey: 'd',
+      data,
+      total: '7',
+      snapshot,
+      windowEndsMs: 5_000,
+      reusableUntilMs: 3_000,
+    });
     cache.set('en', 'v', { ...entry('{}'), base: base('10:12:') });
     // a shape never asked for: no versions of its own, the data of the other shape
     expect(cache.knownOf('de', 'd', 1_500)).toEqual({ versions: null, base: base('10:12:') });
@@ -74,11 +92,19 @@ describe('ListingCache', () => {
         release = () => resolve(value);
         fail = reject;
       });
-      const compute = { starts: 0, release: () => release(), fail: (err: Error) => fail(err), run: () => (compute.starts++, done) };
+      const compute = {
+        starts: 0,
+        release: () => release(),
+        fail: (err: Error) => fail(err),
+        run: () => {
+          compute.starts++;
+          return done;
+        },
+      };
       return compute;
     }
 
-    it('lets requests for the same versions wait for the computation in flight instead of starting their own', async () => {
+    it('lets requests for the same versions wait for the computation in flight, not start their own', async () => {
       const cache = new ListingCache();
       const c = gated();
       const first = cache.answer('k', 'v1', 1_500, c.run);

@@ -1,4 +1,7 @@
-/** Booking questions' pure rules (DESIGN 7.7): the questions a product stores, the answers A3 keeps, and how mails word them. */
+/**
+ * Booking questions' pure rules (DESIGN 7.7): the questions a
+ * product stores, the answers A3 keeps, and how mails word them.
+ */
 import { describe, expect, it } from 'vitest';
 import { checkAnswers } from '../../src/booking/answers.js';
 import { answerLine } from '../../src/notifications/answers.js';
@@ -8,7 +11,13 @@ import { checkQuestions, publicQuestions, type QuestionInput } from '../../src/o
 
 const label = (de: string, en = de) => ({ de, en });
 const questions = checkQuestions([
-  { key: 'size', type: 'select', required: true, label: label('Größe', 'Size'), options: [{ value: 's', label: label('Klein', 'Small') }] },
+  {
+    key: 'size',
+    type: 'select',
+    required: true,
+    label: label('Größe', 'Size'),
+    options: [{ value: 's', label: label('Klein', 'Small') }],
+  },
   { key: 'plate', type: 'text', label: label('Kennzeichen', 'Plate') },
   { key: 'ok', type: 'checkbox', label: label('Einverstanden', 'Agreed') },
 ] as QuestionInput[]);
@@ -24,12 +33,22 @@ describe('checkQuestions', () => {
   });
 
   it('refuses a textarea maxLength over 2000 and a maxLength on an email question, naming the field', () => {
-    expect(() => checkQuestions([{ key: 'a', type: 'textarea', label: label('A'), maxLength: 2001 }])).toThrow('body.questions.0.maxLength must be at most 2000');
-    expect(() => checkQuestions([{ key: 'a', type: 'email', label: label('A'), maxLength: 20 }])).toThrow('body.questions.0.maxLength is allowed only');
+    expect(() => checkQuestions([{ key: 'a', type: 'textarea', label: label('A'), maxLength: 2001 }])).toThrow(
+      'body.questions.0.maxLength must be at most 2000',
+    );
+    expect(() => checkQuestions([{ key: 'a', type: 'email', label: label('A'), maxLength: 20 }])).toThrow(
+      'body.questions.0.maxLength is allowed only',
+    );
   });
 
   it('words the questions in one language for the public flow', () => {
-    expect(publicQuestions(questions, 'en_GB')[0]).toEqual({ key: 'size', type: 'select', required: true, label: 'Size', options: [{ value: 's', label: 'Small' }] });
+    expect(publicQuestions(questions, 'en_GB')[0]).toEqual({
+      key: 'size',
+      type: 'select',
+      required: true,
+      label: 'Size',
+      options: [{ value: 's', label: 'Small' }],
+    });
     expect(publicQuestions(questions, 'fr')[0].label).toBe('Größe');
   });
 });
@@ -46,7 +65,8 @@ describe('checkAnswers', () => {
 
   it('names every key that breaks a rule in one message', () => {
     expect(() => checkAnswers(questions, { plate: 'x'.repeat(501), ok: 'yes', extra: 1 }, 'DE')).toThrow(
-      'body.answers.extra is not a question of this product; body.answers.size is required; body.answers.plate must have at most 500 characters; body.answers.ok must be true or false',
+      'body.answers.extra is not a question of this product; body.answers.size is required; ' +
+        'body.answers.plate must have at most 500 characters; body.answers.ok must be true or false',
     );
   });
 
@@ -67,7 +87,9 @@ describe('phone answers', () => {
     ['(555) 010-9999', 'US'],
     ['0660 1234567', 'AT'],
   ])('accepts %s read for %s, kept as typed', (value, country) => {
-    expect(checkAnswers(phone, { tel: value }, country)).toEqual([{ key: 'tel', label: label('Telefon', 'Phone'), value }]);
+    expect(checkAnswers(phone, { tel: value }, country)).toEqual([
+      { key: 'tel', label: label('Telefon', 'Phone'), value },
+    ]);
   });
 
   it.each(['123', 'call me', '+49 1', '0049'])('refuses %s with a 400 naming the key', (value) => {
@@ -82,7 +104,16 @@ describe('answers in mails', () => {
   ];
   const payload: AppointmentMailPayload = {
     kind: 'appointment',
-    appointment: { uuid: 'a', reference: 'a@crm', start: '2026-06-12T10:00:00+02:00', end: '2026-06-12T11:00:00+02:00', timeZone: 'Europe/Berlin', productName: 'P', resourceName: 'R', address: null },
+    appointment: {
+      uuid: 'a',
+      reference: 'a@crm',
+      start: '2026-06-12T10:00:00+02:00',
+      end: '2026-06-12T11:00:00+02:00',
+      timeZone: 'Europe/Berlin',
+      productName: 'P',
+      resourceName: 'R',
+      address: null,
+    },
     provider: { name: 'Acme', email: 'info@acme.example', phone: null },
     contact: { name: 'Olga', email: 'olga@acme.example', phone: null, mobile: null },
     participant: { name: 'Max', email: 'max@example.com', mobile: null },
@@ -93,12 +124,19 @@ describe('answers in mails', () => {
     icsUid: 'u',
     sequence: 1,
   };
-  const render = (locale: string) => renderMail({ template: 'booking-notification', locale, recipient: 'olga@acme.example', payload }, { mailFrom: 'x@y.z' });
+  const render = (locale: string) =>
+    renderMail(
+      { template: 'booking-notification', locale, recipient: 'olga@acme.example', payload },
+      { mailFrom: 'x@y.z' },
+    );
 
   it('are listed under a heading in German and English, in text and escaped HTML', () => {
     expect(render('de').text).toContain('Angaben zur Buchung:\n- Kennzeichen: <B-1>\n- Einverstanden: Ja');
     expect(render('en').text).toContain('Answers to the booking questions:\n- Plate: <B-1>\n- Agreed: Yes');
-    expect(render('en').html).toContain('<th align="left" valign="top" style="padding:4px 16px 4px 0;font-weight:600">Plate</th><td style="padding:4px 0">&lt;B-1&gt;</td>');
+    expect(render('en').html).toContain(
+      '<th align="left" valign="top" style="padding:4px 16px 4px 0;font-weight:600">Plate</th>' +
+        '<td style="padding:4px 0">&lt;B-1&gt;</td>',
+    );
     expect(render('de').text).not.toContain('Angaben zur Buchung:\n\n');
   });
 

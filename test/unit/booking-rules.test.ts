@@ -6,13 +6,22 @@ import { DomainError } from '../../src/errors.js';
 import type { ResolvedContact } from '../../src/offerings/contact.js';
 
 const contact = (over: Partial<ResolvedContact> = {}): ResolvedContact => ({
-  source: 'profile', name: 'Olga', email: 'olga@acme.example', mobile: null, phone: '+49301234', channels: [], language: null, ...over,
+  source: 'profile',
+  name: 'Olga',
+  email: 'olga@acme.example',
+  mobile: null,
+  phone: '+49301234',
+  channels: [],
+  language: null,
+  ...over,
 });
 const fields = { start: 'body.from', end: 'body.to' };
 
 describe('contactChannelOf', () => {
   it('takes the channel of the resource contactChannelType from the resolved contact', () => {
-    expect(contactChannelOf('video', contact({ channels: [{ type: 'video', value: 'https://meet.example/olga' }] }))).toEqual({ type: 'video', value: 'https://meet.example/olga' });
+    expect(
+      contactChannelOf('video', contact({ channels: [{ type: 'video', value: 'https://meet.example/olga' }] })),
+    ).toEqual({ type: 'video', value: 'https://meet.example/olga' });
   });
   it('falls back to the contact email, mobile or phone for those types', () => {
     expect(contactChannelOf('email', contact())).toEqual({ type: 'email', value: 'olga@acme.example' });
@@ -61,7 +70,9 @@ describe('readRequestSpan', () => {
   it('reads each time once: the span resolves in the provider zone as parseInstant would, DST gap included', () => {
     const span = readRequestSpan('2026-03-29T02:30', '2026-03-29T04:00:00+02:00', fields);
     expect(spanIn(span, 'Europe/Berlin').start.toISOString()).toBe('2026-03-29T01:30:00.000Z');
-    expect(() => spanIn(readRequestSpan('2026-06-02T09:00', '2026-06-02T07:00:00Z', fields), 'Europe/Berlin')).toThrow('body.to must be after body.from');
+    expect(() => spanIn(readRequestSpan('2026-06-02T09:00', '2026-06-02T07:00:00Z', fields), 'Europe/Berlin')).toThrow(
+      'body.to must be after body.from',
+    );
   });
   it('names the field of a time that is not ISO 8601', () => {
     expect(message('tomorrow', '2026-06-02T09:30')).toMatch(/^body\.from must be an ISO 8601/);

@@ -21,7 +21,8 @@ const windowArb = fc.record({
   providerZone: fc.constantFrom('Europe/Berlin', 'America/New_York', 'Australia/Sydney', 'Asia/Tokyo'),
 });
 
-const iso = (list: { startMs: number; endMs: number }[]) => list.map((i) => `${new Date(i.startMs).toISOString()} / ${new Date(i.endMs).toISOString()}`);
+const iso = (list: { startMs: number; endMs: number }[]) =>
+  list.map((i) => `${new Date(i.startMs).toISOString()} / ${new Date(i.endMs).toISOString()}`);
 
 describe('busyIntervals on random calendars', () => {
   it('gives exactly the busy instants the oracle computes', () => {
@@ -29,19 +30,31 @@ describe('busyIntervals on random calendars', () => {
       fc.property(calendarArb(), windowArb, (calendar, w) => {
         const fromMs = FROM + w.fromDay * DAY + w.fromMinute * 60_000;
         const toMs = fromMs + w.days * DAY;
-        const actual = busyIntervals(calendar.ics, { providerZone: w.providerZone, fromMs, toMs, isOwnUid: () => false });
+        const actual = busyIntervals(calendar.ics, {
+          providerZone: w.providerZone,
+          fromMs,
+          toMs,
+          isOwnUid: () => false,
+        });
         expect(iso(actual)).toEqual(iso(calendar.expectedBusy(fromMs, toMs, w.providerZone)));
       }),
       seeded('calendars: busyIntervals equals the oracle', { numRuns: 300 }),
     );
   }, 180_000); // ~6 s on a quiet machine; the shared one was seen at 36
 
-  it('never counts the events of this service\'s own UIDs', () => {
+  it("never counts the events of this service's own UIDs", () => {
     fc.assert(
       fc.property(calendarArb(), windowArb, (calendar, w) => {
         const fromMs = FROM + w.fromDay * DAY;
         const toMs = fromMs + w.days * DAY;
-        expect(busyIntervals(calendar.ics, { providerZone: w.providerZone, fromMs, toMs, isOwnUid: (uid) => uid.startsWith('gen-') })).toEqual([]);
+        expect(
+          busyIntervals(calendar.ics, {
+            providerZone: w.providerZone,
+            fromMs,
+            toMs,
+            isOwnUid: (uid) => uid.startsWith('gen-'),
+          }),
+        ).toEqual([]);
       }),
       seeded('calendars: own UIDs never block', { numRuns: 50 }),
     );

@@ -14,7 +14,10 @@ import { CalendarUnreadable, fetchIcs } from '../../src/calendars/fetchIcs.js';
 import { DomainError } from '../../src/errors.js';
 import { refusedRange, type Lookup } from '../../src/net/destination.js';
 
-const ICS = 'BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\nBEGIN:VEVENT\r\nUID:a@test\r\nDTSTART:20270105T090000Z\r\nDTEND:20270105T100000Z\r\nEND:VEVENT\r\nEND:VCALENDAR\r\n';
+const ICS =
+  'BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//test//EN\r\n' +
+  'BEGIN:VEVENT\r\nUID:a@test\r\nDTSTART:20270105T090000Z\r\nDTEND:20270105T100000Z\r\nEND:VEVENT\r\n' +
+  'END:VCALENDAR\r\n';
 const ETAG = '"v1"';
 const MODIFIED = 'Tue, 05 Jan 2027 08:00:00 GMT';
 
@@ -26,7 +29,10 @@ const routes: Record<string, Handler> = {};
 
 const open = { allowPrivate: true };
 const unreadable = (message: RegExp | string) =>
-  expect.objectContaining({ name: 'CalendarUnreadable', message: typeof message === 'string' ? message : expect.stringMatching(message) });
+  expect.objectContaining({
+    name: 'CalendarUnreadable',
+    message: typeof message === 'string' ? message : expect.stringMatching(message),
+  });
 
 beforeAll(async () => {
   server = createServer((req, res) => {
@@ -39,21 +45,24 @@ beforeAll(async () => {
   base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   Object.assign(routes, {
     '/cal.ics': (req, res) => {
-      if (req.headers['if-none-match'] === ETAG || req.headers['if-modified-since'] === MODIFIED) return res.writeHead(304).end();
+      if (req.headers['if-none-match'] === ETAG || req.headers['if-modified-since'] === MODIFIED)
+        return res.writeHead(304).end();
       res.writeHead(200, { 'content-type': 'text/calendar', etag: ETAG, 'last-modified': MODIFIED }).end(ICS);
     },
     '/gzip.ics': (req, res) => {
       expect(req.headers['accept-encoding']).toMatch(/gzip/);
-      res.writeHead(200, { 'content-type': 'text/calendar', 'content-encoding': 'gzip' }).end(gzipSync('\uFEFF' + ICS));
+      res.writeHead(200, { 'content-type': 'text/calendar', 'content-encoding': 'gzip' }).end(gzipSync(`\uFEFF${ICS}`));
     },
-    '/page': (_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Sign in</body></html>'),
+    '/page': (_req, res) =>
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<html><body>Sign in</body></html>'),
     '/json': (_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{}'),
     '/big.ics': (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/calendar' });
       res.write(ICS.replace('END:VCALENDAR\r\n', ''));
-      res.end('X-FILL:' + 'x'.repeat(4000) + '\r\nEND:VCALENDAR\r\n'); // no content-length: counted while streaming
+      res.end(`X-FILL:${'x'.repeat(4000)}\r\nEND:VCALENDAR\r\n`); // no content-length: counted while streaming
     },
-    '/bomb.ics': (_req, res) => res.writeHead(200, { 'content-encoding': 'gzip' }).end(gzipSync(ICS + ' '.repeat(10 * 1024 * 1024))),
+    '/bomb.ics': (_req, res) =>
+      res.writeHead(200, { 'content-encoding': 'gzip' }).end(gzipSync(ICS + ' '.repeat(10 * 1024 * 1024))),
     '/slow.ics': (_req, res) => {
       res.writeHead(200, { 'content-type': 'text/calendar' });
       res.write('BEGIN:VCALENDAR\r\n'); // then nothing: the deadline covers the body too
@@ -80,23 +89,38 @@ describe('reading an iCalendar URL', () => {
     expect(first).toEqual({ kind: 'ok', text: ICS, etag: ETAG, lastModified: MODIFIED });
     expect(requests[0].headers['if-none-match']).toBeUndefined();
 
-    expect(await fetchIcs(`${base}/cal.ics`, { etag: ETAG, lastModified: MODIFIED }, open)).toEqual({ kind: 'unchanged' });
+    expect(await fetchIcs(`${base}/cal.ics`, { etag: ETAG, lastModified: MODIFIED }, open)).toEqual({
+      kind: 'unchanged',
+    });
     expect(requests[1].headers).toMatchObject({ 'if-none-match': ETAG, 'if-modified-since': MODIFIED });
-    expect(await fetchIcs(`${base}/cal.ics`, { etag: null, lastModified: MODIFIED }, open)).toEqual({ kind: 'unchanged' });
+    expect(await fetchIcs(`${base}/cal.ics`, { etag: null, lastModified: MODIFIED }, open)).toEqual({
+      kind: 'unchanged',
+    });
     expect(await fetchIcs(`${base}/cal.ics`, { etag: '"old"' }, open)).toMatchObject({ kind: 'ok', etag: ETAG });
   });
 
   it('accepts a gzip body (and drops a byte-order mark)', async () => {
-    expect(await fetchIcs(`${base}/gzip.ics`, {}, open)).toMatchObject({ kind: 'ok', text: ICS, etag: null, lastModified: null });
+    expect(await fetchIcs(`${base}/gzip.ics`, {}, open)).toMatchObject({
+      kind: 'ok',
+      text: ICS,
+      etag: null,
+      lastModified: null,
+    });
   });
 
   it('follows up to 3 redirects, relative or absolute, and fails on a 4th', async () => {
     expect(await fetchIcs(`${base}/r1`, {}, open)).toMatchObject({ kind: 'ok', text: ICS });
     expect(requests.map((r) => r.path)).toEqual(['/r1', '/r2', '/r3', '/cal.ics']);
-    await expect(fetchIcs(`${base}/r1`, {}, { ...open, maxRedirects: 2 })).rejects.toEqual(unreadable('too many redirects (more than 2)'));
+    await expect(fetchIcs(`${base}/r1`, {}, { ...open, maxRedirects: 2 })).rejects.toEqual(
+      unreadable('too many redirects (more than 2)'),
+    );
     await expect(fetchIcs(`${base}/loop`, {}, open)).rejects.toEqual(unreadable('too many redirects (more than 3)'));
-    await expect(fetchIcs(`${base}/nowhere`, {}, open)).rejects.toEqual(unreadable('the server sent a redirect without a Location'));
-    await expect(fetchIcs(`${base}/to-ftp`, {}, open)).rejects.toEqual(unreadable('the server redirected to a ftp: address'));
+    await expect(fetchIcs(`${base}/nowhere`, {}, open)).rejects.toEqual(
+      unreadable('the server sent a redirect without a Location'),
+    );
+    await expect(fetchIcs(`${base}/to-ftp`, {}, open)).rejects.toEqual(
+      unreadable('the server redirected to a ftp: address'),
+    );
   });
 
   it('sends the conditional headers along a redirect, so a moved calendar can still be unchanged', async () => {
@@ -110,20 +134,28 @@ describe('reading an iCalendar URL', () => {
   });
 
   it('refuses what is not an iCalendar file, saying when it was a web page', async () => {
-    await expect(fetchIcs(`${base}/page`, {}, open)).rejects.toEqual(unreadable(/^not an iCalendar file \(the server sent a web page\)$/));
+    await expect(fetchIcs(`${base}/page`, {}, open)).rejects.toEqual(
+      unreadable(/^not an iCalendar file \(the server sent a web page\)$/),
+    );
     await expect(fetchIcs(`${base}/json`, {}, open)).rejects.toEqual(unreadable(/^not an iCalendar file$/));
   });
 
   it('stops reading past the size limit, also when a small gzip body expands', async () => {
-    await expect(fetchIcs(`${base}/big.ics`, {}, { ...open, maxBytes: 1024 })).rejects.toEqual(unreadable(/^larger than 1 KiB$/));
+    await expect(fetchIcs(`${base}/big.ics`, {}, { ...open, maxBytes: 1024 })).rejects.toEqual(
+      unreadable(/^larger than 1 KiB$/),
+    );
     expect(await fetchIcs(`${base}/big.ics`, {}, { ...open, maxBytes: 8192 })).toMatchObject({ kind: 'ok' });
     await expect(fetchIcs(`${base}/bomb.ics`, {}, open)).rejects.toEqual(unreadable(/^larger than 5 MiB$/));
   });
 
   it('gives up after the time limit, waiting for the answer or for the rest of the body', async () => {
     const started = Date.now();
-    await expect(fetchIcs(`${base}/hang.ics`, {}, { ...open, timeoutMs: 300 })).rejects.toEqual(unreadable(/^no answer within 0.3 s$/));
-    await expect(fetchIcs(`${base}/slow.ics`, {}, { ...open, timeoutMs: 300 })).rejects.toEqual(unreadable(/^no answer within 0.3 s$/));
+    await expect(fetchIcs(`${base}/hang.ics`, {}, { ...open, timeoutMs: 300 })).rejects.toEqual(
+      unreadable(/^no answer within 0.3 s$/),
+    );
+    await expect(fetchIcs(`${base}/slow.ics`, {}, { ...open, timeoutMs: 300 })).rejects.toEqual(
+      unreadable(/^no answer within 0.3 s$/),
+    );
     expect(Date.now() - started).toBeLessThan(3000);
   });
 
@@ -132,18 +164,27 @@ describe('reading an iCalendar URL', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    await expect(fetchIcs(`http://127.0.0.1:${port}/cal.ics`, {}, open)).rejects.toEqual(unreadable(`the server at 127.0.0.1:${port} refused the connection (is it running?)`));
-    await expect(fetchIcs('https://calendar.invalid/cal.ics', {}, open)).rejects.toEqual(unreadable(/^the host name calendar\.invalid (was not found|could not be looked up now)$/));
+    await expect(fetchIcs(`http://127.0.0.1:${port}/cal.ics`, {}, open)).rejects.toEqual(
+      unreadable(`the server at 127.0.0.1:${port} refused the connection (is it running?)`),
+    );
+    await expect(fetchIcs('https://calendar.invalid/cal.ics', {}, open)).rejects.toEqual(
+      unreadable(/^the host name calendar\.invalid (was not found|could not be looked up now)$/),
+    );
   });
 
   it('reads webcal:// as https:// and refuses other schemes', async () => {
-    expect(calendarUrl('webcal://p01-caldav.icloud.com/published/2/abc')).toBe('https://p01-caldav.icloud.com/published/2/abc');
+    expect(calendarUrl('webcal://p01-caldav.icloud.com/published/2/abc')).toBe(
+      'https://p01-caldav.icloud.com/published/2/abc',
+    );
     expect(calendarUrl('WEBCALS://example.org/x.ics')).toBe('https://example.org/x.ics');
     expect(calendarUrl('http://example.org/x.ics')).toBe('http://example.org/x.ics');
-    // webcal to this plain-http test server is therefore a TLS handshake with a plain-http server: it fails, it is not read as http
+    // webcal to this plain-http test server is therefore a TLS handshake
+    // with a plain-http server: it fails, it is not read as http
     const port = new URL(base).port;
     await expect(fetchIcs(`webcal://127.0.0.1:${port}/cal.ics`, {}, open)).rejects.toBeInstanceOf(CalendarUnreadable);
-    await expect(fetchIcs('ftp://example.org/cal.ics', {}, open)).rejects.toEqual(unreadable('ftp: addresses cannot be read'));
+    await expect(fetchIcs('ftp://example.org/cal.ics', {}, open)).rejects.toEqual(
+      unreadable('ftp: addresses cannot be read'),
+    );
     await expect(fetchIcs('not a url', {}, open)).rejects.toEqual(unreadable('the address is not a URL'));
   });
 
@@ -155,7 +196,9 @@ describe('reading an iCalendar URL', () => {
 
   it('never puts the address path (it may be the secret) in a message', async () => {
     const err = (await fetchIcs(`${base}/secret-token-123/missing.ics`, {}, open).catch((e: unknown) => e)) as Error;
-    const refused = (await fetchIcs('http://127.0.0.1:1/secret-token-123', {}, { allowPrivate: false }).catch((e: unknown) => e)) as Error;
+    const refused = (await fetchIcs('http://127.0.0.1:1/secret-token-123', {}, { allowPrivate: false }).catch(
+      (e: unknown) => e,
+    )) as Error;
     expect(`${err.message} ${refused.message}`).not.toMatch(/secret-token/);
   });
 });
@@ -175,40 +218,75 @@ describe('the address guard for calendars (CALENDAR_ALLOW_PRIVATE_NETWORKS unset
 
   it('refuses to read from 127.0.0.1, localhost, or a name that resolves to this machine', async () => {
     const port = new URL(base).port;
-    await expect(fetchIcs(`${base}/cal.ics`, {}, guarded)).rejects.toEqual(unreadable(/^address not allowed: 127\.0\.0\.1 lies in a loopback network$/));
-    await expect(fetchIcs(`http://localhost:${port}/cal.ics`, {}, guarded)).rejects.toEqual(unreadable(/^address not allowed: localhost is this machine$/));
-    await expect(fetchIcs(`http://[::1]:${port}/cal.ics`, {}, guarded)).rejects.toEqual(unreadable(/^address not allowed: ::1 lies in a loopback network$/));
-    await expect(fetchIcs(`http://calendar.test:${port}/cal.ics`, {}, guarded)).rejects.toEqual(unreadable(/^address not allowed: calendar\.test resolves to 127\.0\.0\.1 in a loopback network$/));
+    await expect(fetchIcs(`${base}/cal.ics`, {}, guarded)).rejects.toEqual(
+      unreadable(/^address not allowed: 127\.0\.0\.1 lies in a loopback network$/),
+    );
+    await expect(fetchIcs(`http://localhost:${port}/cal.ics`, {}, guarded)).rejects.toEqual(
+      unreadable(/^address not allowed: localhost is this machine$/),
+    );
+    await expect(fetchIcs(`http://[::1]:${port}/cal.ics`, {}, guarded)).rejects.toEqual(
+      unreadable(/^address not allowed: ::1 lies in a loopback network$/),
+    );
+    await expect(fetchIcs(`http://calendar.test:${port}/cal.ics`, {}, guarded)).rejects.toEqual(
+      unreadable(/^address not allowed: calendar\.test resolves to 127\.0\.0\.1 in a loopback network$/),
+    );
     expect(requests).toEqual([]);
   });
 
   // A redirect is checked like the first address. Proving it needs a first hop that may be read: a
   // server on an address of this machine outside the refused ranges (192.0.2.2 on the test machines).
-  const outside = Object.values(networkInterfaces()).flat().find((i) => i && !i.internal && i.family === 'IPv4' && !refusedRange(i.address));
+  const outside = Object.values(networkInterfaces())
+    .flat()
+    .find((i) => i && !i.internal && i.family === 'IPv4' && !refusedRange(i.address));
   it.runIf(outside)('refuses a redirect to 127.0.0.1 from an address that may be read', async () => {
     const front = createServer((_req, res) => res.writeHead(302, { location: `${base}/cal.ics` }).end());
     await new Promise<void>((resolve) => front.listen(0, outside!.address, resolve));
     try {
       const frontUrl = `http://${outside!.address}:${(front.address() as AddressInfo).port}/cal.ics`;
-      await expect(fetchIcs(frontUrl, {}, guarded)).rejects.toEqual(unreadable(/^address not allowed: 127\.0\.0\.1 lies in a loopback network$/));
+      await expect(fetchIcs(frontUrl, {}, guarded)).rejects.toEqual(
+        unreadable(/^address not allowed: 127\.0\.0\.1 lies in a loopback network$/),
+      );
       expect(requests).toEqual([]);
       front.removeAllListeners('request');
-      front.on('request', (_req, res) => res.writeHead(302, { location: `http://calendar.test:${new URL(base).port}/cal.ics` }).end());
-      await expect(fetchIcs(frontUrl, {}, guarded)).rejects.toEqual(unreadable(/^address not allowed: calendar\.test resolves to 127\.0\.0\.1/));
+      front.on('request', (_req, res) =>
+        res.writeHead(302, { location: `http://calendar.test:${new URL(base).port}/cal.ics` }).end(),
+      );
+      await expect(fetchIcs(frontUrl, {}, guarded)).rejects.toEqual(
+        unreadable(/^address not allowed: calendar\.test resolves to 127\.0\.0\.1/),
+      );
       expect(requests).toEqual([]);
     } finally {
       await new Promise<void>((resolve) => front.close(() => resolve()));
     }
   });
 
-  it('refuses a loopback address at registration with 400 CALENDAR_URL_NOT_ALLOWED, and passes a public one', async () => {
-    const refused = await assertCalendarUrl('webcal://calendar.test/x.ics', false, 'body.url', fakeDns).catch((e: unknown) => e);
+  it('refuses a loopback address at registration (400 CALENDAR_URL_NOT_ALLOWED), passes a public one', async () => {
+    const refused = await assertCalendarUrl('webcal://calendar.test/x.ics', false, 'body.url', fakeDns).catch(
+      (e: unknown) => e,
+    );
     expect(refused).toBeInstanceOf(DomainError);
-    expect(refused).toMatchObject({ code: 'CALENDAR_URL_NOT_ALLOWED', message: expect.stringMatching(/^body\.url is refused: calendar\.test resolves to 127\.0\.0\.1 in a loopback network/) });
-    await expect(assertCalendarUrl('https://127.0.0.1/x.ics', false, 'body.caldav.url')).rejects.toMatchObject({ code: 'CALENDAR_URL_NOT_ALLOWED' });
-    await expect(assertCalendarUrl('https://127.0.0.1/x.ics', true, 'body.url')).resolves.toBe('https://127.0.0.1/x.ics');
-    await expect(assertCalendarUrl('webcal://public.test/x.ics', false, 'body.url', fakeDns)).resolves.toBe('https://public.test/x.ics');
-    await expect(assertCalendarUrl('ftp://public.test/x.ics', false, 'body.url', fakeDns)).rejects.toMatchObject({ code: 'VALIDATION', message: 'body.url must be an https, http or webcal URL, got ftp:' });
-    await expect(assertCalendarUrl('nope', false, 'body.url', fakeDns)).rejects.toMatchObject({ code: 'VALIDATION', message: expect.stringMatching(/^body\.url /) });
+    expect(refused).toMatchObject({
+      code: 'CALENDAR_URL_NOT_ALLOWED',
+      message: expect.stringMatching(
+        /^body\.url is refused: calendar\.test resolves to 127\.0\.0\.1 in a loopback network/,
+      ),
+    });
+    await expect(assertCalendarUrl('https://127.0.0.1/x.ics', false, 'body.caldav.url')).rejects.toMatchObject({
+      code: 'CALENDAR_URL_NOT_ALLOWED',
+    });
+    await expect(assertCalendarUrl('https://127.0.0.1/x.ics', true, 'body.url')).resolves.toBe(
+      'https://127.0.0.1/x.ics',
+    );
+    await expect(assertCalendarUrl('webcal://public.test/x.ics', false, 'body.url', fakeDns)).resolves.toBe(
+      'https://public.test/x.ics',
+    );
+    await expect(assertCalendarUrl('ftp://public.test/x.ics', false, 'body.url', fakeDns)).rejects.toMatchObject({
+      code: 'VALIDATION',
+      message: 'body.url must be an https, http or webcal URL, got ftp:',
+    });
+    await expect(assertCalendarUrl('nope', false, 'body.url', fakeDns)).rejects.toMatchObject({
+      code: 'VALIDATION',
+      message: expect.stringMatching(/^body\.url /),
+    });
   });
 });

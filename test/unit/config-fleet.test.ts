@@ -4,7 +4,7 @@ import { loadConfig } from '../../src/config.js';
 const load = (env: Record<string, string>) => loadConfig({ DATABASE_URL: 'memory://', ...env });
 
 describe('fleet configuration', () => {
-  it('defaults to in-process counters, 7 + 2 connections, named statements, a 15 s hold sweep and a 2 s drain grace', () => {
+  it('defaults to in-process counters, 7 + 2 connections, named statements, 15 s hold sweep, 2 s grace', () => {
     expect(load({})).toMatchObject({
       redisUrl: undefined,
       databasePoolSize: 7,
@@ -19,8 +19,24 @@ describe('fleet configuration', () => {
 
   it('reads REDIS_URL, the pool sizes, the statement switch and the intervals', () => {
     expect(
-      load({ REDIS_URL: 'redis://:pw@cache:6380/2', DATABASE_POOL_SIZE: '4', JOB_POOL_SIZE: '1', DATABASE_PREPARED_STATEMENTS: 'false', HOLD_SWEEP_SECONDS: '60', SHUTDOWN_GRACE_MS: '0', LISTING_CACHE_MIB: '4' }),
-    ).toMatchObject({ redisUrl: 'redis://:pw@cache:6380/2', databasePoolSize: 4, jobPoolSize: 1, preparedStatements: false, holdSweepMs: 60_000, shutdownGraceMs: 0, listingCacheBytes: 4 * 1024 * 1024 });
+      load({
+        REDIS_URL: 'redis://:pw@cache:6380/2',
+        DATABASE_POOL_SIZE: '4',
+        JOB_POOL_SIZE: '1',
+        DATABASE_PREPARED_STATEMENTS: 'false',
+        HOLD_SWEEP_SECONDS: '60',
+        SHUTDOWN_GRACE_MS: '0',
+        LISTING_CACHE_MIB: '4',
+      }),
+    ).toMatchObject({
+      redisUrl: 'redis://:pw@cache:6380/2',
+      databasePoolSize: 4,
+      jobPoolSize: 1,
+      preparedStatements: false,
+      holdSweepMs: 60_000,
+      shutdownGraceMs: 0,
+      listingCacheBytes: 4 * 1024 * 1024,
+    });
   });
 
   it.each([

@@ -4,7 +4,15 @@ import { assertOneChannelPerType, mergeContactChannels } from '../../src/offerin
 import { DomainError } from '../../src/errors.js';
 
 const provider = { name: 'Acme Estates', email: 'info@acme.example', phone: '+49301', mobile: '+49170001' };
-const user = { firstName: 'Anna', lastName: 'Agent', email: 'anna@user.example', phone: '+49302', mobile: '+49170002', language: 'en', generalProfile: null };
+const user = {
+  firstName: 'Anna',
+  lastName: 'Agent',
+  email: 'anna@user.example',
+  phone: '+49302',
+  mobile: '+49170002',
+  language: 'en',
+  generalProfile: null,
+};
 const general: Profile = {
   name: 'Anna (general)',
   channels: [
@@ -21,12 +29,23 @@ const specific: Profile = {
   ],
 };
 
-const sources = (over: Partial<ContactSources>): ContactSources => ({ profile: null, contactUser: null, provider, ...over });
+const sources = (over: Partial<ContactSources>): ContactSources => ({
+  profile: null,
+  contactUser: null,
+  provider,
+  ...over,
+});
 
 describe('resolveContact', () => {
   it('uses the provider data when the resource has no contact user', () => {
     expect(resolveContact(sources({}))).toEqual({
-      source: 'provider', name: 'Acme Estates', email: 'info@acme.example', mobile: '+49170001', phone: '+49301', channels: [], language: null,
+      source: 'provider',
+      name: 'Acme Estates',
+      email: 'info@acme.example',
+      mobile: '+49170001',
+      phone: '+49301',
+      channels: [],
+      language: null,
     });
   });
 
@@ -50,24 +69,40 @@ describe('resolveContact', () => {
 
   it('falls back to the general profile of the contact user when the resource has no profile', () => {
     expect(resolveContact(sources({ contactUser: { ...user, generalProfile: general } }))).toEqual({
-      source: 'generalProfile', name: 'Anna (general)', email: 'anna@general.example', mobile: '+49170003', phone: '+49303', channels: general.channels, language: 'en',
+      source: 'generalProfile',
+      name: 'Anna (general)',
+      email: 'anna@general.example',
+      mobile: '+49170003',
+      phone: '+49303',
+      channels: general.channels,
+      language: 'en',
     });
   });
 
   it('falls back to the contact user itself when there is no profile at all', () => {
     expect(resolveContact(sources({ contactUser: user }))).toEqual({
-      source: 'user', name: 'Anna Agent', email: 'anna@user.example', mobile: '+49170002', phone: '+49302', channels: [], language: 'en',
+      source: 'user',
+      name: 'Anna Agent',
+      email: 'anna@user.example',
+      mobile: '+49170002',
+      phone: '+49302',
+      channels: [],
+      language: 'en',
     });
   });
 
   it('uses the last name alone, and the provider name when the user has no names', () => {
     expect(resolveContact(sources({ contactUser: { ...user, firstName: null } })).name).toBe('Agent');
-    expect(resolveContact(sources({ contactUser: { ...user, firstName: null, lastName: null } })).name).toBe('Acme Estates');
+    expect(resolveContact(sources({ contactUser: { ...user, firstName: null, lastName: null } })).name).toBe(
+      'Acme Estates',
+    );
   });
 
-  it('falls back to the provider email when neither profile nor user has one, so provider-side mail has a recipient', () => {
+  it('falls back to the provider email when neither profile nor user has one, so provider mail has a recipient', () => {
     const noEmail = { name: 'P', channels: [{ type: 'phone' as const, value: '1' }] };
-    expect(resolveContact(sources({ profile: noEmail, contactUser: { ...user, email: null } })).email).toBe('info@acme.example');
+    expect(resolveContact(sources({ profile: noEmail, contactUser: { ...user, email: null } })).email).toBe(
+      'info@acme.example',
+    );
   });
 
   it('leaves mobile and phone empty rather than showing the provider numbers for a contact user without them', () => {
@@ -84,23 +119,46 @@ describe('contact channel merge rule (B8)', () => {
   ];
 
   it('creates a type that does not exist yet', () => {
-    expect(mergeContactChannels(current, [{ type: 'email', value: 'old@example.com' }, { type: 'link', label: 'Web', value: 'https://x' }, { type: 'phone', value: '+4930' }]))
-      .toContainEqual({ type: 'link', label: 'Web', value: 'https://x' });
+    expect(
+      mergeContactChannels(current, [
+        { type: 'email', value: 'old@example.com' },
+        { type: 'link', label: 'Web', value: 'https://x' },
+        { type: 'phone', value: '+4930' },
+      ]),
+    ).toContainEqual({ type: 'link', label: 'Web', value: 'https://x' });
   });
 
   it('updates an existing type and keeps its label when the request leaves the label out', () => {
-    expect(mergeContactChannels(current, [{ type: 'email', value: 'new@example.com' }])).toEqual([{ type: 'email', label: 'Office', value: 'new@example.com' }]);
-    expect(mergeContactChannels(current, [{ type: 'email', label: 'Home', value: 'new@example.com' }])[0].label).toBe('Home');
-    expect(mergeContactChannels(current, [{ type: 'email', label: null, value: 'new@example.com' }])[0].label).toBeNull();
+    expect(mergeContactChannels(current, [{ type: 'email', value: 'new@example.com' }])).toEqual([
+      { type: 'email', label: 'Office', value: 'new@example.com' },
+    ]);
+    expect(mergeContactChannels(current, [{ type: 'email', label: 'Home', value: 'new@example.com' }])[0].label).toBe(
+      'Home',
+    );
+    expect(
+      mergeContactChannels(current, [{ type: 'email', label: null, value: 'new@example.com' }])[0].label,
+    ).toBeNull();
   });
 
   it('removes a type missing from the request', () => {
-    expect(mergeContactChannels(current, [{ type: 'phone', value: '+4931' }])).toEqual([{ type: 'phone', label: null, value: '+4931' }]);
+    expect(mergeContactChannels(current, [{ type: 'phone', value: '+4931' }])).toEqual([
+      { type: 'phone', label: null, value: '+4931' },
+    ]);
     expect(mergeContactChannels(current, [])).toEqual([]);
   });
 
   it('refuses two channels of one type in one request', () => {
-    expect(() => assertOneChannelPerType([{ type: 'email', value: 'a' }, { type: 'email', value: 'b' }])).toThrow(DomainError);
-    expect(() => assertOneChannelPerType([{ type: 'email', value: 'a' }, { type: 'phone', value: 'b' }])).not.toThrow();
+    expect(() =>
+      assertOneChannelPerType([
+        { type: 'email', value: 'a' },
+        { type: 'email', value: 'b' },
+      ]),
+    ).toThrow(DomainError);
+    expect(() =>
+      assertOneChannelPerType([
+        { type: 'email', value: 'a' },
+        { type: 'phone', value: 'b' },
+      ]),
+    ).not.toThrow();
   });
 });

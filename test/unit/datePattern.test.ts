@@ -135,7 +135,32 @@ describe('invalid patterns', () => {
     expect(() => compilePattern('yyyy-bb')).toThrow(/'b'/);
     expect(() => compilePattern('q')).toThrow(PatternError);
     expect(() => compilePattern('q')).toThrow(/'q'/);
-    for (const p of ['A', 'B', 'C', 'F', 'I', 'N', 'O', 'Q', 'R', 'T', 'U', 'W', 'c', 'f', 'g', 'i', 'j', 'l', 'n', 'o', 'p', 'r', 't', 'v']) {
+    for (const p of [
+      'A',
+      'B',
+      'C',
+      'F',
+      'I',
+      'N',
+      'O',
+      'Q',
+      'R',
+      'T',
+      'U',
+      'W',
+      'c',
+      'f',
+      'g',
+      'i',
+      'j',
+      'l',
+      'n',
+      'o',
+      'p',
+      'r',
+      't',
+      'v',
+    ]) {
       expect(() => compilePattern(p), p).toThrow(PatternError);
     }
   });
@@ -235,7 +260,8 @@ describe('widths of the name fields', () => {
   });
 
   it('puts year 1 in the common era and year 0 (1 BC) before it', () => {
-    const de = (year: number) => DateTime.fromObject({ year, month: 6, day: 1, hour: 12 }, { zone: 'UTC' }).setLocale('de-DE');
+    const de = (year: number) =>
+      DateTime.fromObject({ year, month: 6, day: 1, hour: 12 }, { zone: 'UTC' }).setLocale('de-DE');
     expect(fmt('G y', de(1))).toBe('n. Chr. 1');
     expect(fmt('G', de(0))).toBe('v. Chr.');
     expect(fmt('G', de(1))).toBe('n. Chr.');
@@ -309,10 +335,10 @@ describe('offsets', () => {
 
 describe('pattern limits and arguments', () => {
   it('accepts a pattern of exactly 200 characters and rejects 201', () => {
-    const p200 = 'yyyy' + '-'.repeat(196);
+    const p200 = `yyyy${'-'.repeat(196)}`;
     expect(p200).toHaveLength(200);
-    expect(fmt(p200)).toBe('2026' + '-'.repeat(196));
-    expect(() => compilePattern(p200 + '-')).toThrow(/longer than 200 characters/);
+    expect(fmt(p200)).toBe(`2026${'-'.repeat(196)}`);
+    expect(() => compilePattern(`${p200}-`)).toThrow(/longer than 200 characters/);
   });
 
   it('rejects a pattern that is not a string', () => {
@@ -321,13 +347,40 @@ describe('pattern limits and arguments', () => {
   });
 
   it('names the letter and its count when a letter repeats too often', () => {
-    expect(() => compilePattern('yyyy-MM-ddd')).toThrow("invalid number of pattern letters 'd' (3) in pattern 'yyyy-MM-ddd'");
+    expect(() => compilePattern('yyyy-MM-ddd')).toThrow(
+      "invalid number of pattern letters 'd' (3) in pattern 'yyyy-MM-ddd'",
+    );
     expect(() => compilePattern('yyyy-bb')).toThrow("unsupported pattern letter 'b' in pattern 'yyyy-bb'");
     expect(() => compilePattern("yy 'at")).toThrow("unterminated quote at position 3 in pattern 'yy 'at'");
   });
 
   it('accepts every letter at its longest listed width', () => {
-    for (const p of ['GGGGG', 'yyyyyyyyy', 'YYYYYYYYY', 'MMMMM', 'LLLLL', 'dd', 'DDD', 'EEEEE', 'eeeee', 'uu', 'HH', 'kk', 'hh', 'KK', 'mm', 'ss', 'SSSSSSSSS', 'a', 'zzzz', 'ZZZZZ', 'XXX', 'xxx', 'VV', 'ww']) {
+    for (const p of [
+      'GGGGG',
+      'yyyyyyyyy',
+      'YYYYYYYYY',
+      'MMMMM',
+      'LLLLL',
+      'dd',
+      'DDD',
+      'EEEEE',
+      'eeeee',
+      'uu',
+      'HH',
+      'kk',
+      'hh',
+      'KK',
+      'mm',
+      'ss',
+      'SSSSSSSSS',
+      'a',
+      'zzzz',
+      'ZZZZZ',
+      'XXX',
+      'xxx',
+      'VV',
+      'ww',
+    ]) {
       expect(() => compilePattern(p), p).not.toThrow();
     }
     expect(fmt('yyyyyyyyy|YYYYYYYYY|DDD|kk|KK', summer)).toBe('000002026|000002026|166|21|09');

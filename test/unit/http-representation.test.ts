@@ -13,11 +13,14 @@ describe('acceptedEncoding', () => {
   });
 
   it('falls back to no encoding when neither is acceptable', () => {
-    for (const header of [undefined, '', 'identity', 'deflate', 'br;q=0, gzip;q=0']) expect(acceptedEncoding(header)).toBeNull();
+    for (const header of [undefined, '', 'identity', 'deflate', 'br;q=0, gzip;q=0'])
+      expect(acceptedEncoding(header)).toBeNull();
   });
 
   it('answers a header it negotiated before the same way, also after more distinct headers than it remembers', () => {
-    const headers = Array.from({ length: 600 }, (_, i) => (i % 2 ? `gzip;q=0.${(i % 9) + 1}, br;q=0.${(i % 7) + 1}, x-${i}` : `br;q=0, x-${i}, gzip`));
+    const headers = Array.from({ length: 600 }, (_, i) =>
+      i % 2 ? `gzip;q=0.${(i % 9) + 1}, br;q=0.${(i % 7) + 1}, x-${i}` : `br;q=0, x-${i}, gzip`,
+    );
     const unmemoized = headers.map((h) => negotiate(h, ['br', 'gzip']));
     expect(new Set(unmemoized)).toEqual(new Set(['br', 'gzip']));
     expect(headers.map((h) => acceptedEncoding(h))).toEqual(unmemoized);

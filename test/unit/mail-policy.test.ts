@@ -7,7 +7,9 @@ import { backoffMs, DEFAULT_WORKER_OPTIONS } from '../../src/notifications/worke
 
 describe('mail retry policy', () => {
   it('waits 2^attempts seconds, capped at an hour', () => {
-    expect([1, 2, 3, 10, 11, 12, 20].map((a) => backoffMs(a, DEFAULT_WORKER_OPTIONS) / 1000)).toEqual([2, 4, 8, 1024, 2048, 3600, 3600]);
+    expect([1, 2, 3, 10, 11, 12, 20].map((a) => backoffMs(a, DEFAULT_WORKER_OPTIONS) / 1000)).toEqual([
+      2, 4, 8, 1024, 2048, 3600, 3600,
+    ]);
   });
 
   it('keeps retrying for hours before it gives a row up', () => {
@@ -20,7 +22,15 @@ describe('mail retry policy', () => {
 describe('mail languages', () => {
   it('takes English for any en tag and German for everything else', () => {
     expect(['en', 'EN', 'en-GB', 'en_US'].map(mailLocale)).toEqual(['en', 'en', 'en', 'en']);
-    expect(['de', 'de-AT', 'fr', '', null, undefined, 'eng'].map(mailLocale)).toEqual(['de', 'de', 'de', 'de', 'de', 'de', 'de']);
+    expect(['de', 'de-AT', 'fr', '', null, undefined, 'eng'].map(mailLocale)).toEqual([
+      'de',
+      'de',
+      'de',
+      'de',
+      'de',
+      'de',
+      'de',
+    ]);
   });
 
   it('lets the cancel page follow ?lang=, then the booking, then the browser, then German', () => {
@@ -32,11 +42,23 @@ describe('mail languages', () => {
 });
 
 describe('calendar parts', () => {
-  it('invite on confirmed bookings and reminders, an update on a moved booking, cancel on every cancellation, nothing otherwise', () => {
-    const byMethod = (m: string | null, state?: string) => MAIL_TEMPLATES.filter((t) => calendarMethodFor(t, state) === m).sort();
+  it('invite on confirmed bookings and reminders, update on a move, cancel on every cancellation, else nothing', () => {
+    const byMethod = (m: string | null, state?: string) =>
+      MAIL_TEMPLATES.filter((t) => calendarMethodFor(t, state) === m).sort();
     expect(byMethod('REQUEST')).toEqual(['booking-confirmed', 'booking-reminder', 'participation-booked']);
-    expect(byMethod('REQUEST', 'BOOKED')).toEqual(['booking-confirmed', 'booking-reminder', 'booking-rescheduled', 'participation-booked']);
+    expect(byMethod('REQUEST', 'BOOKED')).toEqual([
+      'booking-confirmed',
+      'booking-reminder',
+      'booking-rescheduled',
+      'participation-booked',
+    ]);
     expect(byMethod('REQUEST', 'REQUESTED')).toEqual(['booking-confirmed', 'booking-reminder', 'participation-booked']);
-    expect(byMethod('CANCEL')).toEqual(['appointment-cancelled', 'customer-removed', 'participation-canceled', 'resource-deleted-cancellation', 'self-cancel-confirmation']);
+    expect(byMethod('CANCEL')).toEqual([
+      'appointment-cancelled',
+      'customer-removed',
+      'participation-canceled',
+      'resource-deleted-cancellation',
+      'self-cancel-confirmation',
+    ]);
   });
 });

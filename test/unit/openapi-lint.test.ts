@@ -13,12 +13,18 @@ interface LintReport {
 
 describe('the OpenAPI document', () => {
   it('passes @redocly/cli lint (recommended rules) with 0 errors and 0 warnings', () => {
-    const run = spawnSync('node_modules/.bin/redocly', ['lint', '--config', 'redocly.yaml', '--format=json', 'clients/typescript/openapi.json'], {
-      encoding: 'utf8',
-      env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
-    });
+    const run = spawnSync(
+      'node_modules/.bin/redocly',
+      ['lint', '--config', 'redocly.yaml', '--format=json', 'clients/typescript/openapi.json'],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+      },
+    );
     const report = JSON.parse(run.stdout.slice(run.stdout.indexOf('{'))) as LintReport;
-    const problems = report.problems.map((p) => `${p.severity} ${p.ruleId} ${p.location[0]?.pointer ?? ''}: ${p.message}`);
+    const problems = report.problems.map(
+      (p) => `${p.severity} ${p.ruleId} ${p.location[0]?.pointer ?? ''}: ${p.message}`,
+    );
     expect(problems).toEqual([]);
     expect(report.totals).toMatchObject({ errors: 0, warnings: 0 });
   });

@@ -37,13 +37,25 @@ describe('branches', () => {
 describe('config', () => {
   it('has the documented defaults', () => {
     const c = loadConfig({});
-    expect(c).toMatchObject({ port: 3000, host: '127.0.0.1', databaseUrl: undefined, dataDir: './data', reservationHoldSeconds: 180, defaultTimeZone: 'Europe/Berlin', publicBaseUrl: 'http://127.0.0.1:3000' });
+    expect(c).toMatchObject({
+      port: 3000,
+      host: '127.0.0.1',
+      databaseUrl: undefined,
+      dataDir: './data',
+      reservationHoldSeconds: 180,
+      defaultTimeZone: 'Europe/Berlin',
+      publicBaseUrl: 'http://127.0.0.1:3000',
+    });
   });
   it('believes X-Forwarded-For from local and private proxies by default; TRUST_PROXY sets whose', () => {
     expect(loadConfig({}).trustProxy).toEqual(['loopback', 'linklocal', 'uniquelocal']);
     expect(loadConfig({ TRUST_PROXY: 'false' }).trustProxy).toBe(false);
     expect(loadConfig({ TRUST_PROXY: 'true' }).trustProxy).toBe(true);
-    expect(loadConfig({ TRUST_PROXY: '10.1.0.0/16, 2001:db8::1, loopback' }).trustProxy).toEqual(['10.1.0.0/16', '2001:db8::1', 'loopback']);
+    expect(loadConfig({ TRUST_PROXY: '10.1.0.0/16, 2001:db8::1, loopback' }).trustProxy).toEqual([
+      '10.1.0.0/16',
+      '2001:db8::1',
+      'loopback',
+    ]);
   });
   it('reads REMINDER_MINUTES_BEFORE as a list of offsets (default a day, empty none)', () => {
     expect(loadConfig({}).reminderMinutesBefore).toEqual([1440]);
@@ -51,7 +63,10 @@ describe('config', () => {
     expect(loadConfig({ REMINDER_MINUTES_BEFORE: '' }).reminderMinutesBefore).toEqual([]);
   });
   it('parses API_KEYS pairs', () => {
-    expect(loadConfig({ API_KEYS: 'crm1:k1, crm2:k:2' }).apiKeys).toEqual([{ crmId: 'crm1', key: 'k1' }, { crmId: 'crm2', key: 'k:2' }]);
+    expect(loadConfig({ API_KEYS: 'crm1:k1, crm2:k:2' }).apiKeys).toEqual([
+      { crmId: 'crm1', key: 'k1' },
+      { crmId: 'crm2', key: 'k:2' },
+    ]);
   });
   it.each([
     ['PORT', { PORT: 'abc' }],

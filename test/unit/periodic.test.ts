@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { runEvery } from '../../src/periodic.js';
 
 describe('runEvery', () => {
-  it('stop() waits for the item in hand and no more: a task working through items sees stopping() between them', async () => {
+  it('stop() waits for the item in hand, no more: a task sees stopping() between its items', async () => {
     const done: number[] = [];
     let startedRun!: () => void;
     const running = new Promise<void>((r) => (startedRun = r));

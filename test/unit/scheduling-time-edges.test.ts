@@ -4,8 +4,24 @@
  */
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../src/errors.js';
-import { assertBookable, bookingWindowOf, insideWindow, mergeBookingWindow, NO_WINDOW, startBounds, withinCancelNotice } from '../../src/offerings/bookingWindow.js';
-import { assertEndAfterStart, assertInstantSyntax, formatInstant, nowRoundedUp, parseInstant, parseLocalDate, parseTimeOfDay } from '../../src/scheduling/time.js';
+import {
+  assertBookable,
+  bookingWindowOf,
+  insideWindow,
+  mergeBookingWindow,
+  NO_WINDOW,
+  startBounds,
+  withinCancelNotice,
+} from '../../src/offerings/bookingWindow.js';
+import {
+  assertEndAfterStart,
+  assertInstantSyntax,
+  formatInstant,
+  nowRoundedUp,
+  parseInstant,
+  parseLocalDate,
+  parseTimeOfDay,
+} from '../../src/scheduling/time.js';
 
 const BERLIN = 'Europe/Berlin';
 
@@ -49,7 +65,9 @@ describe('the ISO forms a request time may take', () => {
   ])('refuses %j with the field and the value in the message', (value) => {
     const err = refusal(() => parseInstant(value, BERLIN, 'body.start'));
     expect(err.code).toBe('VALIDATION');
-    expect(err.message).toBe(`body.start must be an ISO 8601 date-time such as 2026-06-01T10:00 or 2026-06-01T10:00:00+02:00, got "${value}"`);
+    expect(err.message).toBe(
+      `body.start must be an ISO 8601 date-time such as 2026-06-01T10:00 or 2026-06-01T10:00:00+02:00, got "${value}"`,
+    );
     expect(() => assertInstantSyntax(value, 'f')).toThrow(DomainError);
   });
 
@@ -74,21 +92,30 @@ describe('the ISO forms a request time may take', () => {
 describe('assertEndAfterStart', () => {
   it('refuses an end at or before the start of the same form, naming both fields', () => {
     expect(() => assertEndAfterStart('2026-06-01T10:00', '2026-06-01T10:01', 's', 'e')).not.toThrow();
-    expect(refusal(() => assertEndAfterStart('2026-06-01T10:00', '2026-06-01T10:00', 'body.start', 'body.end')).message).toBe('body.end must be after body.start');
+    expect(
+      refusal(() => assertEndAfterStart('2026-06-01T10:00', '2026-06-01T10:00', 'body.start', 'body.end')).message,
+    ).toBe('body.end must be after body.start');
     expect(() => assertEndAfterStart('2026-06-01T10:00', '2026-06-01T09:59', 's', 'e')).toThrow(DomainError);
     expect(() => assertEndAfterStart('2026-06-01T10:00Z', '2026-06-01T10:00Z', 's', 'e')).toThrow(DomainError);
     expect(() => assertEndAfterStart('2026-06-01T10:00+02:00', '2026-06-01T09:00Z', 's', 'e')).not.toThrow();
   });
 
-  it.each(['2026-06-01T10:00Z', '2026-06-01T10:00+01', '2026-06-01T10:00+0130', '2026-06-01T10:00+01:30', '2026-06-01T10:00-01:30'])(
-    'compares %j with an earlier instant as two instants (both have an offset)',
-    (start) => {
-      expect(refusal(() => assertEndAfterStart(start, '2026-06-01T05:00Z', 'body.start', 'body.end')).message).toBe('body.end must be after body.start');
-    },
-  );
+  it.each([
+    '2026-06-01T10:00Z',
+    '2026-06-01T10:00+01',
+    '2026-06-01T10:00+0130',
+    '2026-06-01T10:00+01:30',
+    '2026-06-01T10:00-01:30',
+  ])('compares %j with an earlier instant as two instants (both have an offset)', (start) => {
+    expect(refusal(() => assertEndAfterStart(start, '2026-06-01T05:00Z', 'body.start', 'body.end')).message).toBe(
+      'body.end must be after body.start',
+    );
+  });
 
   it('refuses a start whose offset is followed by anything, even next to an end without offset', () => {
-    expect(refusal(() => assertEndAfterStart('2026-06-01T10:00+01x', '2026-06-01T11:00', 'body.start', 'body.end')).message).toContain('body.start must be an ISO 8601');
+    expect(
+      refusal(() => assertEndAfterStart('2026-06-01T10:00+01x', '2026-06-01T11:00', 'body.start', 'body.end')).message,
+    ).toContain('body.start must be an ISO 8601');
   });
 
   it('leaves mixed forms to the caller, who knows the zone', () => {
@@ -97,8 +124,12 @@ describe('assertEndAfterStart', () => {
   });
 
   it('names the field of the value that is not a date-time', () => {
-    expect(refusal(() => assertEndAfterStart('2026-06-01T10:00', 'soon', 'body.start', 'body.end')).message).toContain('body.end must be an ISO 8601');
-    expect(refusal(() => assertEndAfterStart('later', '2026-06-01T10:00', 'body.start', 'body.end')).message).toContain('body.start must be an ISO 8601');
+    expect(refusal(() => assertEndAfterStart('2026-06-01T10:00', 'soon', 'body.start', 'body.end')).message).toContain(
+      'body.end must be an ISO 8601',
+    );
+    expect(refusal(() => assertEndAfterStart('later', '2026-06-01T10:00', 'body.start', 'body.end')).message).toContain(
+      'body.start must be an ISO 8601',
+    );
   });
 });
 
@@ -126,15 +157,30 @@ describe('booking window edges', () => {
   it('fills missing members with null', () => {
     expect(bookingWindowOf(null)).toEqual(NO_WINDOW);
     expect(bookingWindowOf(undefined)).toEqual(NO_WINDOW);
-    expect(bookingWindowOf({ cancelNoticeMinutes: 15 })).toEqual({ minNoticeMinutes: null, maxAdvanceDays: null, cancelNoticeMinutes: 15 });
+    expect(bookingWindowOf({ cancelNoticeMinutes: 15 })).toEqual({
+      minNoticeMinutes: null,
+      maxAdvanceDays: null,
+      cancelNoticeMinutes: 15,
+    });
   });
 
   it('keeps stored members the changes do not name (undefined is not null)', () => {
-    expect(mergeBookingWindow({ minNoticeMinutes: 30, cancelNoticeMinutes: 60 }, { maxAdvanceDays: undefined, cancelNoticeMinutes: 10 })).toEqual({
-      minNoticeMinutes: 30, maxAdvanceDays: null, cancelNoticeMinutes: 10,
+    expect(
+      mergeBookingWindow(
+        { minNoticeMinutes: 30, cancelNoticeMinutes: 60 },
+        { maxAdvanceDays: undefined, cancelNoticeMinutes: 10 },
+      ),
+    ).toEqual({
+      minNoticeMinutes: 30,
+      maxAdvanceDays: null,
+      cancelNoticeMinutes: 10,
     });
     expect(mergeBookingWindow(null, {})).toBeNull();
-    expect(mergeBookingWindow({ maxAdvanceDays: 3 }, {})).toEqual({ minNoticeMinutes: null, maxAdvanceDays: 3, cancelNoticeMinutes: null });
+    expect(mergeBookingWindow({ maxAdvanceDays: 3 }, {})).toEqual({
+      minNoticeMinutes: null,
+      maxAdvanceDays: 3,
+      cancelNoticeMinutes: null,
+    });
   });
 
   it('is inside from fromMs on and up to, not including, untilMs', () => {
@@ -147,7 +193,10 @@ describe('booking window edges', () => {
 
   it('starts at now without minNotice and ends maxAdvanceDays + 1 midnights ahead', () => {
     const now = Date.parse('2026-06-01T08:00:00Z');
-    expect(startBounds({ ...NO_WINDOW, maxAdvanceDays: 2 }, now, BERLIN)).toEqual({ fromMs: now, untilMs: Date.parse('2026-06-03T22:00:00Z') });
+    expect(startBounds({ ...NO_WINDOW, maxAdvanceDays: 2 }, now, BERLIN)).toEqual({
+      fromMs: now,
+      untilMs: Date.parse('2026-06-03T22:00:00Z'),
+    });
     expect(startBounds({ ...NO_WINDOW, minNoticeMinutes: 0 }, now, BERLIN)).toEqual({ fromMs: now, untilMs: Infinity });
   });
 
@@ -163,10 +212,12 @@ describe('booking window edges', () => {
     expect(late.code).toBe('BOOKING_WINDOW');
     expect(late.message).toBe('body.from: this slot lies more than 1 days ahead and cannot be booked yet');
     expect(() => assertBookable(NO_WINDOW, new Date('2026-06-01T08:00:00Z'), now, BERLIN, 'body.from')).not.toThrow();
-    expect(() => assertBookable(NO_WINDOW, new Date('2026-06-01T07:59:59.999Z'), now, BERLIN, 'body.from')).toThrow(DomainError);
+    expect(() => assertBookable(NO_WINDOW, new Date('2026-06-01T07:59:59.999Z'), now, BERLIN, 'body.from')).toThrow(
+      DomainError,
+    );
   });
 
-  it('is within the cancel notice from the minute after start - notice on, and with a notice of 0 only once started', () => {
+  it('is within the cancel notice from the minute after start - notice on; with a notice of 0 once started', () => {
     const start = new Date('2026-06-01T12:00:00Z');
     expect(withinCancelNotice(60, start, new Date('2026-06-01T11:00:00.000Z'))).toBe(false);
     expect(withinCancelNotice(60, start, new Date('2026-06-01T11:00:00.001Z'))).toBe(true);

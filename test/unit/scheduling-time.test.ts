@@ -1,6 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { DomainError } from '../../src/errors.js';
-import { assertInstantSyntax, formatInstant, nowRoundedUp, parseInstant, parseLocalDate, parseTimeOfDay } from '../../src/scheduling/time.js';
+import {
+  assertInstantSyntax,
+  formatInstant,
+  nowRoundedUp,
+  parseInstant,
+  parseLocalDate,
+  parseTimeOfDay,
+} from '../../src/scheduling/time.js';
 
 const BERLIN = 'Europe/Berlin';
 
@@ -38,11 +45,13 @@ describe('parseInstant', () => {
     expect(parseInstant('2026-10-25', BERLIN, 'f').toISOString()).toBe('2026-10-24T22:00:00.000Z');
   });
 
-  it('reads a value again the same way: a wall-clock time per zone, an instant whatever the zone, a Date of its own each time', () => {
+  it('reads a value again alike: a wall-clock time per zone, an instant whatever the zone, a new Date', () => {
     for (let i = 0; i < 2; i++) {
       expect(parseInstant('2026-07-01T10:00', BERLIN, 'f').toISOString()).toBe('2026-07-01T08:00:00.000Z');
       expect(parseInstant('2026-07-01T10:00', 'America/New_York', 'f').toISOString()).toBe('2026-07-01T14:00:00.000Z');
-      expect(parseInstant('2026-07-01T10:00:00+02:00', 'America/New_York', 'f').toISOString()).toBe('2026-07-01T08:00:00.000Z');
+      expect(parseInstant('2026-07-01T10:00:00+02:00', 'America/New_York', 'f').toISOString()).toBe(
+        '2026-07-01T08:00:00.000Z',
+      );
     }
     const first = parseInstant('2026-07-01T10:00', BERLIN, 'f');
     first.setTime(0);
@@ -55,7 +64,9 @@ describe('parseInstant', () => {
   it.each(['', 'tomorrow', '2026-13-01T10:00', '2026-06-01 10:00', '2026-W10', '2026-06-01T25:00', '1717228800'])(
     'rejects %j with a message naming the field',
     (value) => {
-      expect(validationMessage(() => parseInstant(value, BERLIN, 'body.timeslots[0].end'))).toContain('body.timeslots[0].end');
+      expect(validationMessage(() => parseInstant(value, BERLIN, 'body.timeslots[0].end'))).toContain(
+        'body.timeslots[0].end',
+      );
       expect(() => assertInstantSyntax(value, 'x')).toThrow(DomainError);
     },
   );
@@ -73,8 +84,12 @@ describe('formatInstant', () => {
     expect(formatInstant(new Date('2026-06-01T08:00:00Z'), 'UTC')).toBe('2026-06-01T08:00:00Z');
   });
 
-  it('answers one instant in each zone with that zone\'s offset, however often and in whatever order asked', () => {
-    const expected: Record<string, string> = { [BERLIN]: '2026-06-01T10:00:00+02:00', 'America/New_York': '2026-06-01T04:00:00-04:00', UTC: '2026-06-01T08:00:00Z' };
+  it("answers one instant in each zone with that zone's offset, however often and in whatever order asked", () => {
+    const expected: Record<string, string> = {
+      [BERLIN]: '2026-06-01T10:00:00+02:00',
+      'America/New_York': '2026-06-01T04:00:00-04:00',
+      UTC: '2026-06-01T08:00:00Z',
+    };
     for (let round = 0; round < 2; round++) {
       for (const zone of round ? Object.keys(expected).reverse() : Object.keys(expected)) {
         expect(formatInstant(new Date(`2026-06-01T08:00:00.${round ? '999' : '000'}Z`), zone)).toBe(expected[zone]);

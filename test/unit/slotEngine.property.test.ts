@@ -20,7 +20,10 @@ const PRODUCTS = ['p1', 'p2'];
 
 const rasterArb = fc.oneof(fc.constantFrom(15, 30, 45, 60), fc.integer({ min: 5, max: 120 }));
 // Coarse starts on few resources so that timeslots often overlap and produce identical candidates.
-const slotStartArb = fc.oneof(fc.integer({ min: 0, max: 80 }).map((x) => x * 15), fc.integer({ min: 0, max: 2000 }));
+const slotStartArb = fc.oneof(
+  fc.integer({ min: 0, max: 80 }).map((x) => x * 15),
+  fc.integer({ min: 0, max: 2000 }),
+);
 
 const timeslotArb = fc.record({
   tag: fc.constantFrom('a', 'b', 'c', 'd', 'e'),
@@ -63,7 +66,13 @@ const scheduleArb = fc
     // Copies of generated timeslots shifted by whole raster units: overlapping timeslots that
     // produce identical candidates, so the dedupe rule is exercised.
     twins: fc.array(
-      fc.record({ of: fc.nat(), tag: fc.constantFrom('a', 'b', 'c', 'd', 'e'), shiftUnits: fc.integer({ min: -4, max: 4 }), durDeltaMin: fc.integer({ min: -120, max: 240 }), capacity: fc.integer({ min: 1, max: 3 }) }),
+      fc.record({
+        of: fc.nat(),
+        tag: fc.constantFrom('a', 'b', 'c', 'd', 'e'),
+        shiftUnits: fc.integer({ min: -4, max: 4 }),
+        durDeltaMin: fc.integer({ min: -120, max: 240 }),
+        capacity: fc.integer({ min: 1, max: 3 }),
+      }),
       { maxLength: 3 },
     ),
     nowMin: fc.oneof(fc.integer({ min: -100, max: 2500 }), fc.integer({ min: -100, max: 600 })),
@@ -84,7 +93,13 @@ const scheduleArb = fc
       for (const [j, w] of twins.entries()) {
         const base = ts[w.of % ts.length];
         const startMs = base.startMs + w.shiftUnits * base.rasterMin * MIN;
-        ts.push({ ...base, id: `${w.tag}${ts.length + j}`, startMs, endMs: Math.max(startMs, base.endMs + w.durDeltaMin * MIN), defaultCapacity: w.capacity });
+        ts.push({
+          ...base,
+          id: `${w.tag}${ts.length + j}`,
+          startMs,
+          endMs: Math.max(startMs, base.endMs + w.durDeltaMin * MIN),
+          defaultCapacity: w.capacity,
+        });
       }
     }
     const ap: EngineAppointment[] = appointments.map((a, i) => ({
@@ -125,12 +140,25 @@ function reference(ts: EngineTimeslot[], ap: EngineAppointment[], q: EngineQuery
       const s = t.startMs + k * unit;
       const e = s + n * unit;
       if (!(s > q.nowMs && s < q.untilMs)) continue;
-      if (ap.some((a) => blocking(a) && a.resourceId === t.resourceId && overlaps(s - lead, e + follow, a.startMs, a.endMs))) continue;
+      if (
+        ap.some(
+          (a) => blocking(a) && a.resourceId === t.resourceId && overlaps(s - lead, e + follow, a.startMs, a.endMs),
+        )
+      )
+        continue;
       const key = `${t.resourceId}|${s}|${e}`;
       const prev = byKey.get(key);
       if (prev) referenceDuplicates++;
       if (prev && prev.kind === 'models.Bookable' && prev.timeslotId < t.id) continue;
-      byKey.set(key, { kind: 'models.Bookable', timeslotId: t.id, resourceId: t.resourceId, startMs: s, endMs: e, capacity: t.defaultCapacity, capacityLeft: t.defaultCapacity });
+      byKey.set(key, {
+        kind: 'models.Bookable',
+        timeslotId: t.id,
+        resourceId: t.resourceId,
+        startMs: s,
+        endMs: e,
+        capacity: t.defaultCapacity,
+        capacityLeft: t.defaultCapacity,
+      });
     }
   }
   const out = [...byKey.values()];
@@ -209,7 +237,10 @@ function checkInvariants(ts: EngineTimeslot[], ap: EngineAppointment[], q: Engin
     }
     if (i > 0) {
       const p = out[i - 1];
-      const order = p.startMs - b.startMs || (p.resourceId < b.resourceId ? -1 : p.resourceId > b.resourceId ? 1 : 0) || p.endMs - b.endMs;
+      const order =
+        p.startMs - b.startMs ||
+        (p.resourceId < b.resourceId ? -1 : p.resourceId > b.resourceId ? 1 : 0) ||
+        p.endMs - b.endMs;
       expect(order).toBeLessThanOrEqual(0);
     }
   }
@@ -238,7 +269,8 @@ describe('slot engine properties', () => {
   it('does not depend on the order of timeslots and appointments', () => {
     fc.assert(
       fc.property(scheduleArb, fc.nat(), ({ ts, ap, query }, seed) => {
-        const rot = <T,>(xs: T[]) => (xs.length ? [...xs.slice(seed % xs.length), ...xs.slice(0, seed % xs.length)].reverse() : xs);
+        const rot = <T>(xs: T[]) =>
+          xs.length ? [...xs.slice(seed % xs.length), ...xs.slice(0, seed % xs.length)].reverse() : xs;
         expect(computeBookables(rot(ts), rot(ap), query)).toEqual(computeBookables(ts, ap, query));
       }),
       seeded('slot engine: order independence', { numRuns: 2000 }),

@@ -100,7 +100,11 @@ describe('cutting timeslots by raster', () => {
   });
 
   it('cuts from the timeslot start even when it is not on a round time', () => {
-    const out = computeBookables([ts({ startMs: T0 + 8 * HOUR + 7 * MIN, endMs: T0 + 9 * HOUR + 7 * MIN, rasterMin: 20 })], [], q());
+    const out = computeBookables(
+      [ts({ startMs: T0 + 8 * HOUR + 7 * MIN, endMs: T0 + 9 * HOUR + 7 * MIN, rasterMin: 20 })],
+      [],
+      q(),
+    );
     expect(startsMin(out)).toEqual([487, 507, 527]);
   });
 
@@ -205,7 +209,12 @@ describe('minimum duration of the product', () => {
 
 describe('appointments block overlapping slots', () => {
   it('blocks a slot overlapped by an ACTIVE appointment whatever its capacity', () => {
-    const a = appt({ startMs: T0 + 8 * HOUR + 40 * MIN, endMs: T0 + 8 * HOUR + 50 * MIN, capacity: 0, acceptBookings: false });
+    const a = appt({
+      startMs: T0 + 8 * HOUR + 40 * MIN,
+      endMs: T0 + 8 * HOUR + 50 * MIN,
+      capacity: 0,
+      acceptBookings: false,
+    });
     const out = computeBookables([ts()], [a], q());
     expect(startsMin(out)).toEqual([480, 540, 570]);
   });
@@ -273,7 +282,11 @@ describe('lead and follow-up buffers of the product', () => {
     const out = computeBookables([ts()], [blocker], q({ product: product({ leadMin: 30 }) }));
     // 10:00 would need 09:30; here 09:30 - 30 min = 09:00 overlaps, so probe with a later slot.
     expect(startsMin(out)).toEqual([480, 510]);
-    const later = computeBookables([ts({ endMs: T0 + 11 * HOUR })], [blocker], q({ product: product({ leadMin: 30 }) }));
+    const later = computeBookables(
+      [ts({ endMs: T0 + 11 * HOUR })],
+      [blocker],
+      q({ product: product({ leadMin: 30 }) }),
+    );
     expect(startsMin(later)).toEqual([480, 510, 600, 630]);
   });
 
@@ -337,7 +350,8 @@ describe('existing appointments as LotAppointment', () => {
       appt({ id: 'other', productId: 'p2', startMs: T0 + 9 * HOUR, endMs: T0 + 10 * HOUR }),
       appt({ id: 'none', productId: null, startMs: T0 + 11 * HOUR, endMs: T0 + 12 * HOUR }),
     ];
-    const ids = (items: EngineBookable[]) => items.map((b) => (b.kind === 'models.LotAppointment' ? b.appointmentId : ''));
+    const ids = (items: EngineBookable[]) =>
+      items.map((b) => (b.kind === 'models.LotAppointment' ? b.appointmentId : ''));
     expect(ids(computeBookables([], a, q({ product: product({ id: 'p1' }) })))).toEqual(['mine']);
     expect(ids(computeBookables([], a, q()))).toEqual(['mine', 'other', 'none']);
   });
@@ -446,7 +460,6 @@ describe('daylight saving time', () => {
   });
 });
 
-
 /** Minutes from T0 to epoch ms. */
 const at = (min: number) => T0 + min * MIN;
 function busyAt(fromMin: number, toMin: number, resourceId = 'r1'): EngineBusy {
@@ -468,7 +481,12 @@ describe('busy times (closures, subscribed calendar events)', () => {
 
   it('blocks only candidates of the busy resource', () => {
     const out = computeBookables([ts(), ts({ id: 'ts2', resourceId: 'r2' })], [], q(), [busyAt(480, 600, 'r2')]);
-    expect(out.map((b) => `${b.resourceId}@${(b.startMs - T0) / MIN}`)).toEqual(['r1@480', 'r1@510', 'r1@540', 'r1@570']);
+    expect(out.map((b) => `${b.resourceId}@${(b.startMs - T0) / MIN}`)).toEqual([
+      'r1@480',
+      'r1@510',
+      'r1@540',
+      'r1@570',
+    ]);
   });
 
   it('blocks with several busy times given in any order, overlapping each other or not', () => {
@@ -483,7 +501,7 @@ describe('busy times (closures, subscribed calendar events)', () => {
     expect(startsMin(computeBookables([ts()], [], q(), [...nested].reverse()))).toEqual([570]);
   });
 
-  it('does not reorder or change the caller\'s busy list', () => {
+  it("does not reorder or change the caller's busy list", () => {
     const busy = [busyAt(570, 600), busyAt(480, 510)];
     const copy = structuredClone(busy);
     computeBookables([ts()], [appt({ startMs: at(540), endMs: at(550), acceptBookings: false })], q(), busy);
@@ -503,8 +521,12 @@ describe('busy times (closures, subscribed calendar events)', () => {
   it('widens candidates by the product buffers against busy times', () => {
     const busy = [busyAt(540, 570)];
     expect(startsMin(computeBookables([ts()], [], q({ product: product({ leadMin: 15 }) }), busy))).toEqual([480, 510]);
-    expect(startsMin(computeBookables([ts()], [], q({ product: product({ followUpMin: 15 }) }), busy))).toEqual([480, 570]);
-    expect(startsMin(computeBookables([ts()], [], q({ product: product({ followUpMin: 30, leadMin: 0 }) }), busy))).toEqual([480, 570]);
+    expect(startsMin(computeBookables([ts()], [], q({ product: product({ followUpMin: 15 }) }), busy))).toEqual([
+      480, 570,
+    ]);
+    expect(
+      startsMin(computeBookables([ts()], [], q({ product: product({ followUpMin: 30, leadMin: 0 }) }), busy)),
+    ).toEqual([480, 570]);
   });
 
   it('blocks candidates spanning several units when any unit meets a busy time', () => {
@@ -518,12 +540,21 @@ describe('busy times (closures, subscribed calendar events)', () => {
     expect(lots(computeBookables([], [a], q(), [busyAt(530, 541)]))).toEqual([]);
     expect(lots(computeBookables([], [a], q(), [busyAt(500, 600)]))).toEqual([]);
     const touching = computeBookables([], [a], q(), [busyAt(510, 540), busyAt(570, 600)]);
-    expect(touching).toEqual([expect.objectContaining({ kind: 'models.LotAppointment', appointmentId: 'g', capacityLeft: 2 })]);
+    expect(touching).toEqual([
+      expect.objectContaining({ kind: 'models.LotAppointment', appointmentId: 'g', capacityLeft: 2 }),
+    ]);
     expect(lots(computeBookables([], [a], q(), [busyAt(540, 570, 'r2')]))).toHaveLength(1);
   });
 
-  it('compares a joinable appointment\'s buffered range with busy times', () => {
-    const a = appt({ id: 'g', startMs: at(540), endMs: at(570), blockedFromMs: at(525), blockedUntilMs: at(585), capacity: 2 });
+  it("compares a joinable appointment's buffered range with busy times", () => {
+    const a = appt({
+      id: 'g',
+      startMs: at(540),
+      endMs: at(570),
+      blockedFromMs: at(525),
+      blockedUntilMs: at(585),
+      capacity: 2,
+    });
     expect(lots(computeBookables([], [a], q(), [busyAt(580, 590)]))).toEqual([]);
     expect(lots(computeBookables([], [a], q(), [busyAt(520, 530)]))).toEqual([]);
     expect(lots(computeBookables([], [a], q(), [busyAt(585, 600), busyAt(500, 525)]))).toHaveLength(1);
@@ -532,26 +563,45 @@ describe('busy times (closures, subscribed calendar events)', () => {
 
 describe('blocked range of an appointment', () => {
   it('blocks candidates over the buffers the appointment was booked with', () => {
-    const a = appt({ startMs: at(520), endMs: at(530), blockedFromMs: at(505), blockedUntilMs: at(545), acceptBookings: false });
+    const a = appt({
+      startMs: at(520),
+      endMs: at(530),
+      blockedFromMs: at(505),
+      blockedUntilMs: at(545),
+      acceptBookings: false,
+    });
     expect(startsMin(computeBookables([ts()], [a], q()))).toEqual([570]);
   });
 
   it('lets candidates touch the blocked range', () => {
-    const a = appt({ startMs: at(520), endMs: at(530), blockedFromMs: at(510), blockedUntilMs: at(540), acceptBookings: false });
+    const a = appt({
+      startMs: at(520),
+      endMs: at(530),
+      blockedFromMs: at(510),
+      blockedUntilMs: at(540),
+      acceptBookings: false,
+    });
     expect(startsMin(computeBookables([ts()], [a], q()))).toEqual([480, 540, 570]);
   });
 
   it('orders appointments by blocked start, not by start', () => {
     // a comes first by start (09:35), b's blocked range comes first (08:05-08:20, its start is 08:10)
     const a = appt({ id: 'a', startMs: at(575), endMs: at(580), acceptBookings: false });
-    const b = appt({ id: 'b', startMs: at(490), endMs: at(495), blockedFromMs: at(485), blockedUntilMs: at(500), acceptBookings: false });
+    const b = appt({
+      id: 'b',
+      startMs: at(490),
+      endMs: at(495),
+      blockedFromMs: at(485),
+      blockedUntilMs: at(500),
+      acceptBookings: false,
+    });
     expect(startsMin(computeBookables([ts()], [a, b], q()))).toEqual([510, 540]);
     expect(startsMin(computeBookables([ts()], [b, a], q()))).toEqual([510, 540]);
   });
 });
 
 describe('edge cases of the candidate walk', () => {
-  it('lets a later candidate\'s end touch the next appointment after an earlier one was blocked', () => {
+  it("lets a later candidate's end touch the next appointment after an earlier one was blocked", () => {
     const a = [
       appt({ id: 'first', startMs: at(480), endMs: at(490), acceptBookings: false }),
       appt({ id: 'next', startMs: at(540), endMs: at(570), acceptBookings: false }),
@@ -612,7 +662,16 @@ describe('edge cases of the candidate walk', () => {
 
 describe('compareBookables', () => {
   const slot = (over: Partial<EngineBookable> = {}): EngineBookable =>
-    ({ kind: 'models.Bookable', timeslotId: 't1', resourceId: 'r1', startMs: at(480), endMs: at(510), capacity: 1, capacityLeft: 1, ...over }) as EngineBookable;
+    ({
+      kind: 'models.Bookable',
+      timeslotId: 't1',
+      resourceId: 'r1',
+      startMs: at(480),
+      endMs: at(510),
+      capacity: 1,
+      capacityLeft: 1,
+      ...over,
+    }) as EngineBookable;
   const lot = (over: Partial<EngineBookable> = {}): EngineBookable =>
     ({
       kind: 'models.LotAppointment',

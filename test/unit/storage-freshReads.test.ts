@@ -49,7 +49,7 @@ describe('FreshReads', () => {
     expect(await third).toBe(2);
   });
 
-  it('starts on the next turn of the event loop when nothing is in flight, shared by the callers of this turn', async () => {
+  it("starts on the event loop's next turn when nothing is in flight, shared by that turn's callers", async () => {
     const reads = new FreshReads<number>();
     const { started, load } = manualLoads();
     const burst = [reads.read('k', load), reads.read('k', load), reads.read('k', load)];

@@ -44,7 +44,8 @@ describe('migrations', () => {
 
   it('that landed keep their names and contents', () => {
     const current = new Map(files.map((m) => [m.version, m.checksum]));
-    for (const [version, checksum] of LANDED) expect({ version, checksum: current.get(version) }).toEqual({ version, checksum });
+    for (const [version, checksum] of LANDED)
+      expect({ version, checksum: current.get(version) }).toEqual({ version, checksum });
   });
 
   it('that are new take the next free numbers, one each, in order', () => {
@@ -73,7 +74,10 @@ describe('repeatable definitions', () => {
   it('are one function (with its triggers) per file, named after it', () => {
     for (const d of listDefinitions()) {
       const functions = [...d.sql.matchAll(/CREATE\s+OR\s+REPLACE\s+FUNCTION\s+(\w+)/gi)].map((m) => m[1]);
-      const expected = d.name.split('/').pop()!.replace(/\.sql$/, '');
+      const expected = d.name
+        .split('/')
+        .pop()!
+        .replace(/\.sql$/, '');
       expect({ file: d.name, functions }).toEqual({ file: d.name, functions: [expected] });
     }
   });
@@ -81,7 +85,8 @@ describe('repeatable definitions', () => {
   it('define each function in one file only', () => {
     const where = new Map<string, string[]>();
     for (const d of listDefinitions()) {
-      for (const m of d.sql.matchAll(/CREATE\s+OR\s+REPLACE\s+FUNCTION\s+(\w+)/gi)) where.set(m[1], [...(where.get(m[1]) ?? []), d.name]);
+      for (const m of d.sql.matchAll(/CREATE\s+OR\s+REPLACE\s+FUNCTION\s+(\w+)/gi))
+        where.set(m[1], [...(where.get(m[1]) ?? []), d.name]);
     }
     expect([...where].filter(([, files]) => files.length > 1)).toEqual([]);
   });

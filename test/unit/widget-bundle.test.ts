@@ -28,7 +28,8 @@ describe('widget bundle', () => {
     for (const file of sources) {
       const source = readFileSync(file, 'utf8');
       expect(source.split('\n').length, file).toBeLessThanOrEqual(300);
-      for (const [, spec] of source.matchAll(/\bfrom\s*'([^']+)'/g)) expect(spec, `${file} imports only its own modules`).toMatch(/^\.\.?\//);
+      for (const [, spec] of source.matchAll(/\bfrom\s*'([^']+)'/g))
+        expect(spec, `${file} imports only its own modules`).toMatch(/^\.\.?\//);
     }
   });
 

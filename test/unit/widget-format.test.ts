@@ -1,6 +1,15 @@
 /** The widget's date, time and text helpers (widget/src/format.js, i18n.js): pure, run in Node. */
 import { describe, expect, it } from 'vitest';
-import { createFormatters, dayDate, dayOf, endText, mmss, startText, timeOf, toUtcIso } from '../../widget/src/format.js';
+import {
+  createFormatters,
+  dayDate,
+  dayOf,
+  endText,
+  mmss,
+  startText,
+  timeOf,
+  toUtcIso,
+} from '../../widget/src/format.js';
 import { countText, fill, languageTagOf, localeOf, pickLang, TEXT } from '../../widget/src/i18n.js';
 
 describe('widget dates and times', () => {
@@ -50,7 +59,8 @@ describe('widget dates and times', () => {
 describe('widget texts', () => {
   it('has every text in both languages', () => {
     expect(Object.keys(TEXT.de).sort()).toEqual(Object.keys(TEXT.en).sort());
-    for (const lang of ['de', 'en'] as const) for (const [k, v] of Object.entries(TEXT[lang])) expect(v, `${lang}.${k}`).not.toBe('');
+    for (const lang of ['de', 'en'] as const)
+      for (const [k, v] of Object.entries(TEXT[lang])) expect(v, `${lang}.${k}`).not.toBe('');
   });
 
   it('picks the first language given: the wanted one, the page, the browser; German otherwise', () => {

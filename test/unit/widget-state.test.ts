@@ -31,7 +31,11 @@ const bookable = (start: string, extra: object = {}) => ({
   end: start.replace(/T(\d\d):00/, 'T$1:30'),
   ...extra,
 });
-const days = (n: number) => Array.from({ length: n }, (_, i) => ({ day: `2026-08-${String(i + 1).padStart(2, '0')}`, items: [bookable(`2026-08-${String(i + 1).padStart(2, '0')}T09:00:00+02:00`)] }));
+const days = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({
+    day: `2026-08-${String(i + 1).padStart(2, '0')}`,
+    items: [bookable(`2026-08-${String(i + 1).padStart(2, '0')}T09:00:00+02:00`)],
+  }));
 
 describe('widget state: the day list', () => {
   it('groups A1 by day in order, times sorted, public_visible and broken items left out', () => {
@@ -98,7 +102,13 @@ describe('widget state: steps', () => {
     s.fieldErrors = { email: 'old' };
     const b = bookable('2026-08-01T09:00:00+02:00');
     expect(reserved(s, b, { participation: { customer_uuid: 'c-1' } }, 1_000, 180)).toBe(180);
-    expect(s).toMatchObject({ step: 'details', slot: b, expired: false, fieldErrors: {}, hold: { customerUuid: 'c-1', expiresAt: 181_000 } });
+    expect(s).toMatchObject({
+      step: 'details',
+      slot: b,
+      expired: false,
+      fieldErrors: {},
+      hold: { customerUuid: 'c-1', expiresAt: 181_000 },
+    });
     expect(reserved(s, b, { participation: { customer_uuid: 'c-2', holdSeconds: 6 } }, 1_000, 180)).toBe(6);
     expect(s.hold).toEqual({ customerUuid: 'c-2', expiresAt: 7_000 });
   });
@@ -108,20 +118,32 @@ describe('widget state: what goes to the service', () => {
   it('A2 gets the timeslot or, for a group appointment, the appointment, with from/to in UTC', () => {
     const s = initialState();
     s.product = { uuid: 'p2' };
-    expect(reserveBody(s, bookable('2026-08-01T09:00:00+02:00', { products: [{ uuid: 'p1' }, { uuid: 'p2' }] }))).toEqual({
+    expect(
+      reserveBody(s, bookable('2026-08-01T09:00:00+02:00', { products: [{ uuid: 'p1' }, { uuid: 'p2' }] })),
+    ).toEqual({
       timeslot_uuid: 'ts-1',
       product_uuid: 'p2',
       from: '2026-08-01T07:00:00.000Z',
       to: '2026-08-01T07:30:00.000Z',
     });
-    const lot = bookable('2026-08-01T09:00:00+02:00', { kind: 'models.LotAppointment', appointment_uuid: 'ap-1', product_uuid: 'p1' });
+    const lot = bookable('2026-08-01T09:00:00+02:00', {
+      kind: 'models.LotAppointment',
+      appointment_uuid: 'ap-1',
+      product_uuid: 'p1',
+    });
     expect(reserveBody(s, lot)).toMatchObject({ appointment_uuid: 'ap-1', product_uuid: 'p1' });
     expect(reserveBody(s, lot)).not.toHaveProperty('timeslot_uuid');
   });
 
   it('A3 gets the slot, the hold as placeholder, the trimmed form, the language and the channel', () => {
     const s = initialState();
-    reserved(s, bookable('2026-08-01T09:00:00+02:00', { product_uuid: 'p1' }), { participation: { customer_uuid: 'c-1' } }, 0, 180);
+    reserved(
+      s,
+      bookable('2026-08-01T09:00:00+02:00', { product_uuid: 'p1' }),
+      { participation: { customer_uuid: 'c-1' } },
+      0,
+      180,
+    );
     s.form = { firstname: ' Anna ', lastname: 'Muster', email: ' anna@example.org ', mobile: ' ', message: '  ' };
     expect(bookBody(s, { lang: 'de', channelKey: 'RESOURCE_PUBLIC' })).toEqual({
       start: '2026-08-01T09:00:00+02:00',
@@ -142,11 +164,19 @@ describe('widget state: what goes to the service', () => {
     expect(validate(empty, t)).toEqual({ firstname: t.errRequired, lastname: t.errRequired, email: t.errRequired });
     const bad = { firstname: 'A', lastname: 'B', email: 'a@b', mobile: 'call me', message: 'x'.repeat(1025) };
     expect(validate(bad, t)).toEqual({ email: t.errEmail, mobile: t.errMobile, message: t.errMessage });
-    expect(validate({ firstname: 'A', lastname: 'B', email: 'a@b.de', mobile: '+49 151 23456789', message: 'x'.repeat(1024) }, t)).toEqual({});
+    expect(
+      validate(
+        { firstname: 'A', lastname: 'B', email: 'a@b.de', mobile: '+49 151 23456789', message: 'x'.repeat(1024) },
+        t,
+      ),
+    ).toEqual({});
   });
 
   it("maps A3's 400 messages onto the fields they name", () => {
-    const err = new ApiError(400, [{ errorCode: 'VALIDATION', message: 'body.email must match format "email"; body.firstname is required' }, { message: 'body.start is bad' }]);
+    const err = new ApiError(400, [
+      { errorCode: 'VALIDATION', message: 'body.email must match format "email"; body.firstname is required' },
+      { message: 'body.start is bad' },
+    ]);
     expect(fieldErrorsOf(err, t)).toEqual({ email: t.errEmail, firstname: t.errRequired });
     expect(fieldErrorsOf(new ApiError(400, [{ message: 'body.start must be a date-time' }]), t)).toEqual({});
   });
@@ -156,7 +186,9 @@ describe('widget state: failures', () => {
   it('knows when the time is gone and when a retry may help', () => {
     expect(reserveLostSlot(new ApiError(412, [{ errorCode: '201' }]), 'slots')).toBe(true);
     expect(reserveLostSlot(new ApiError(409, [{ errorCode: 'CAPACITY_EXHAUSTED' }]), 'slots')).toBe(true);
-    expect(reserveLostSlot(new ApiError(409, [{ errorCode: 'AppointmentAlreadyBookedException' }]), 'slots')).toBe(false);
+    expect(reserveLostSlot(new ApiError(409, [{ errorCode: 'AppointmentAlreadyBookedException' }]), 'slots')).toBe(
+      false,
+    );
     expect(reserveLostSlot(new ApiError(404, []), 'details')).toBe(true);
     expect(reserveLostSlot(new ApiError(404, []), 'slots')).toBe(false);
     expect(bookLostSlot(new ApiError(412, []))).toBe(true);

@@ -12,7 +12,7 @@ export class ApiError extends Error {
     super(errors.map((e) => e.message).join('; ') || `HTTP ${status}`);
     this.status = status;
     this.errors = errors;
-    this.code = errors[0] && errors[0].errorCode;
+    this.code = errors[0]?.errorCode;
   }
 }
 
@@ -42,11 +42,20 @@ export function createApi(base, opts, io = {}) {
     const text = body ? JSON.stringify(body) : undefined;
     const attempt = idempotent ? retryable.keyFor(url.toString(), text) : null;
     /** @type {Record<string, string>} */
-    const headers = body ? { 'Content-Type': 'application/json', Accept: 'application/json' } : { Accept: 'application/json' };
+    const headers = body
+      ? { 'Content-Type': 'application/json', Accept: 'application/json' }
+      : { Accept: 'application/json' };
     if (attempt) headers['Idempotency-Key'] = attempt.key;
     let res;
     try {
-      res = await doFetch(url.toString(), { method, mode: 'cors', credentials: 'omit', headers, body: text, signal: ctrl.signal });
+      res = await doFetch(url.toString(), {
+        method,
+        mode: 'cors',
+        credentials: 'omit',
+        headers,
+        body: text,
+        signal: ctrl.signal,
+      });
     } catch {
       if (attempt) retryable.failed(attempt);
       throw new ApiError(0, []);
@@ -71,14 +80,23 @@ export function createApi(base, opts, io = {}) {
     /** A5 */
     publicData: () => call('POST', 'resources/public_data', { ref: opts.ref, channelKey: ch }),
     /** A4, the questions' labels in `languageTag` @param {string} languageTag */
-    activeProducts: (languageTag) => call('POST', 'products/active_products', { ref: opts.ref, channelKey: ch, languageTag }),
+    activeProducts: (languageTag) =>
+      call('POST', 'products/active_products', { ref: opts.ref, channelKey: ch, languageTag }),
     /** A1 @param {string | undefined} prdRef @param {string} languageTag */
     bookables: (prdRef, languageTag) =>
-      call('GET', `resources/${enc(opts.ref)}/upcoming_bookables`, { channelKey: ch, prdRef, groupFormat: 'yyyy-MM-dd', timeFormat: 'HH:mm', languageTag }),
+      call('GET', `resources/${enc(opts.ref)}/upcoming_bookables`, {
+        channelKey: ch,
+        prdRef,
+        groupFormat: 'yyyy-MM-dd',
+        timeFormat: 'HH:mm',
+        languageTag,
+      }),
     /** A2 @param {object} body */
-    reserve: (body) => call('POST', `rest/1/resources/${enc(opts.ref)}/reserve_appointment`, { channelKey: ch }, body, true),
+    reserve: (body) =>
+      call('POST', `rest/1/resources/${enc(opts.ref)}/reserve_appointment`, { channelKey: ch }, body, true),
     /** A3 @param {object} body */
-    book: (body) => call('POST', `resources/${enc(opts.ref)}/create_appointment_with_consumer`, { timeFormat: 'HH:mm' }, body, true),
+    book: (body) =>
+      call('POST', `resources/${enc(opts.ref)}/create_appointment_with_consumer`, { timeFormat: 'HH:mm' }, body, true),
     /** "my bookings": a link to this address's bookings here, by mail @param {string} email @param {string} locale */
     myBookings: (email, locale) => call('POST', 'rest/1/my-bookings', { ref: opts.ref }, { email, locale }),
   };

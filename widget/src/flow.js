@@ -35,7 +35,10 @@ export function createActions(w) {
   let holdTimer = null;
   let announcedMinute = false;
 
-  /** A failure while loading: the error step with a retry (none for 404). @param {ApiError} err @param {() => void} retry */
+  /**
+   * A failure while loading: the error step with a retry (none
+   * for 404). @param {ApiError} err @param {() => void} retry
+   */
   function fail(err, retry) {
     s.step = 'error';
     s.notFound = err.status === 404;
@@ -45,12 +48,20 @@ export function createActions(w) {
 
   async function start() {
     stopHold();
-    Object.assign(s, { step: 'loading', product: null, slot: null, hold: null, expired: false, created: null, notFound: false });
+    Object.assign(s, {
+      step: 'loading',
+      product: null,
+      slot: null,
+      hold: null,
+      expired: false,
+      created: null,
+      notFound: false,
+    });
     w.render();
     try {
       const [pd, ap] = await Promise.all([api.publicData(), api.activeProducts(languageTagOf(w.lang))]);
       s.publicData = pd || {};
-      s.products = (ap && Array.isArray(ap.products) ? ap.products : []).filter((/** @type {any} */ p) => p && p.uuid);
+      s.products = (ap && Array.isArray(ap.products) ? ap.products : []).filter((/** @type {any} */ p) => p?.uuid);
       w.renderHeader();
     } catch (e) {
       return fail(/** @type {ApiError} */ (e), start);
@@ -107,7 +118,9 @@ export function createActions(w) {
   function turnDays(delta) {
     w.render(turnDayPage(s, delta));
     const first = s.days[s.dayIndex].day;
-    w.announce(`${w.fmt.monthRange(pageDaysOf(s).map((d) => d.day))}: ${fill(t.timesOn, { date: w.fmt.longDate(first) })}`);
+    w.announce(
+      `${w.fmt.monthRange(pageDaysOf(s).map((d) => d.day))}: ${fill(t.timesOn, { date: w.fmt.longDate(first) })}`,
+    );
   }
 
   /** Reserves a bookable (A2) and moves on to the form. @param {any} b */
@@ -130,7 +143,8 @@ export function createActions(w) {
       if (reserveLostSlot(err, s.step)) return loadSlots(t.slotTaken);
       if (s.step === 'slots') w.render();
       else w.updateBusy();
-      if (err.status === 400) return w.showAlert(t.notCompleted, { retry: () => loadSlots(), actionLabel: t.pickAgain });
+      if (err.status === 400)
+        return w.showAlert(t.notCompleted, { retry: () => loadSlots(), actionLabel: t.pickAgain });
       return w.showAlert(messageOf(err, t), retryable(err) ? { retry: () => pickSlot(b) } : {});
     }
     s.busy = false;
@@ -192,7 +206,9 @@ export function createActions(w) {
     w.announce(t.sending);
     let answer;
     try {
-      answer = await api.book(bookBody(s, { lang: w.lang, channelKey: w.channelKey, answers: answersBody(questions, s.answers) }));
+      answer = await api.book(
+        bookBody(s, { lang: w.lang, channelKey: w.channelKey, answers: answersBody(questions, s.answers) }),
+      );
     } catch (e) {
       const err = /** @type {ApiError} */ (e);
       s.busy = false;
@@ -208,13 +224,16 @@ export function createActions(w) {
     }
     s.busy = false;
     stopHold();
-    s.created = (answer && answer.createdAppointment) || {};
+    s.created = answer?.createdAppointment || {};
     s.hold = null;
     s.step = 'done';
     w.render('heading');
   }
 
-  /** Typing into a field keeps the state; only the message's counter is redrawn. @param {string} name @param {string} value */
+  /**
+   * Typing into a field keeps the state; only the message's
+   * counter is redrawn. @param {string} name @param {string} value
+   */
   function input(name, value) {
     s.form[name] = value;
     if (name !== 'message') return;
@@ -222,7 +241,9 @@ export function createActions(w) {
     if (count) count.textContent = charsLeftText(w);
   }
 
-  /** An answer to a question: kept in the state, nothing redrawn. @param {string} key @param {string | boolean} value */
+  /**
+   * An answer to a question: kept in the state, nothing redrawn. @param {string} key @param {string | boolean} value
+   */
   function answer(key, value) {
     s.answers[key] = value;
   }
@@ -234,7 +255,20 @@ export function createActions(w) {
     start();
   }
 
-  return { start, chooseProduct, backToProducts, loadSlots, selectDay, turnDays, pickSlot, submit, input, answer, bookAnother, stopHold };
+  return {
+    start,
+    chooseProduct,
+    backToProducts,
+    loadSlots,
+    selectDay,
+    turnDays,
+    pickSlot,
+    submit,
+    input,
+    answer,
+    bookAnother,
+    stopHold,
+  };
 }
 
 /** @typedef {ReturnType<typeof createActions>} Actions */

@@ -3,7 +3,9 @@
  * as the service sends them; names of days and months come from Intl in the widget's language.
  */
 
-/** yyyy-MM-dd of a group key or of an ISO timestamp in its own offset (the provider's wall clock). @param {unknown} text */
+/**
+ * yyyy-MM-dd of a group key or of an ISO timestamp in its own offset (the provider's wall clock). @param {unknown} text
+ */
 export function dayOf(text) {
   const m = /^(\d{4})-(\d{2})-(\d{2})/.exec(String(text || ''));
   return m ? `${m[1]}-${m[2]}-${m[3]}` : null;
@@ -40,17 +42,20 @@ const HH_MM = /^\d{1,2}:\d{2}$/;
  * taken from its ISO start.
  * @param {{ formattedStart?: unknown, start?: string }} b
  */
-export const startText = (b) => (typeof b.formattedStart === 'string' && HH_MM.test(b.formattedStart) ? b.formattedStart : timeOf(b.start));
+export const startText = (b) =>
+  typeof b.formattedStart === 'string' && HH_MM.test(b.formattedStart) ? b.formattedStart : timeOf(b.start);
 
 /** End time of a bookable as shown. @param {{ formattedEnd?: unknown, end?: string }} b */
-export const endText = (b) => (typeof b.formattedEnd === 'string' && HH_MM.test(b.formattedEnd) ? b.formattedEnd : timeOf(b.end));
+export const endText = (b) =>
+  typeof b.formattedEnd === 'string' && HH_MM.test(b.formattedEnd) ? b.formattedEnd : timeOf(b.end);
 
 /**
  * The Intl formatters of one locale, all in UTC (see dayDate).
  * @param {string} locale e.g. de-DE
  */
 export function createFormatters(locale) {
-  const make = (/** @type {Intl.DateTimeFormatOptions} */ o) => new Intl.DateTimeFormat(locale, { timeZone: 'UTC', ...o });
+  const make = (/** @type {Intl.DateTimeFormatOptions} */ o) =>
+    new Intl.DateTimeFormat(locale, { timeZone: 'UTC', ...o });
   const weekday = make({ weekday: 'short' });
   const month = make({ month: 'short' });
   const long = make({ weekday: 'long', day: 'numeric', month: 'long', year: 'numeric' });

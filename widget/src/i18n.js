@@ -16,7 +16,9 @@ export const TEXT = {
     doneBooked: 'Your appointment is booked',
     doneRequested: 'Request sent — the provider will confirm',
     doneBookedText: 'We have sent a confirmation to {email}.',
-    doneRequestedText: 'Your appointment is not confirmed yet. You will receive an email at {email} as soon as the provider has confirmed it.',
+    doneRequestedText:
+      'Your appointment is not confirmed yet. You will receive an email at {email} ' +
+      'as soon as the provider has confirmed it.',
     cancelLink: 'Cancel this appointment',
     bookAnother: 'Book another appointment',
     emptyTitle: 'No free appointments at the moment',
@@ -29,12 +31,14 @@ export const TEXT = {
     serverError: 'Something went wrong on our side. Please try again.',
     retry: 'Try again',
     tooMany: 'Too many attempts. Please wait a minute, then try again.',
-    slotTaken: 'Sorry, this time has just been taken by someone else. The list has been updated; please choose another time.',
+    slotTaken:
+      'Sorry, this time has just been taken by someone else. The list has been updated; please choose another time.',
     alreadyBooked: 'You have already booked this appointment.',
     reserved: 'Time reserved for you. Please complete your booking within {min} minutes.',
     holdLeft: 'Reserved for you for another {time}',
     holdOneMinute: 'One minute left to complete your booking.',
-    holdExpired: 'Your reservation has expired, so this time is no longer held for you. Reserve it again or choose another time.',
+    holdExpired:
+      'Your reservation has expired, so this time is no longer held for you. Reserve it again or choose another time.',
     reserveAgain: 'Reserve this time again',
     pickAgain: 'Choose another time',
     change: 'Change',
@@ -80,7 +84,9 @@ export const TEXT = {
     summary: 'Your appointment',
     manageOpen: 'Manage my bookings',
     manageTitle: 'Manage my bookings',
-    manageText: 'Enter the email address you booked with. We will send you a link to your bookings, where you can move or cancel them.',
+    manageText:
+      'Enter the email address you booked with. We will send you a link to your bookings, ' +
+      'where you can move or cancel them.',
     manageSend: 'Send me the link',
     manageBack: 'Back',
     manageSentTitle: 'Check your email',
@@ -95,7 +101,9 @@ export const TEXT = {
     doneBooked: 'Ihr Termin ist gebucht',
     doneRequested: 'Anfrage gesendet – der Anbieter bestätigt sie',
     doneBookedText: 'Wir haben eine Bestätigung an {email} gesendet.',
-    doneRequestedText: 'Ihr Termin ist noch nicht bestätigt. Sie erhalten eine E-Mail an {email}, sobald der Anbieter ihn bestätigt hat.',
+    doneRequestedText:
+      'Ihr Termin ist noch nicht bestätigt. Sie erhalten eine E-Mail an {email}, ' +
+      'sobald der Anbieter ihn bestätigt hat.',
     cancelLink: 'Diesen Termin stornieren',
     bookAnother: 'Weiteren Termin buchen',
     emptyTitle: 'Zurzeit keine freien Termine',
@@ -108,12 +116,16 @@ export const TEXT = {
     serverError: 'Bei uns ist etwas schiefgelaufen. Bitte versuchen Sie es erneut.',
     retry: 'Erneut versuchen',
     tooMany: 'Zu viele Versuche. Bitte warten Sie eine Minute und versuchen Sie es dann erneut.',
-    slotTaken: 'Diese Zeit wurde leider gerade von jemand anderem gebucht. Die Liste ist aktualisiert; bitte wählen Sie eine andere Zeit.',
+    slotTaken:
+      'Diese Zeit wurde leider gerade von jemand anderem gebucht. Die Liste ist aktualisiert; ' +
+      'bitte wählen Sie eine andere Zeit.',
     alreadyBooked: 'Sie haben diesen Termin bereits gebucht.',
     reserved: 'Die Zeit ist für Sie reserviert. Bitte schließen Sie die Buchung innerhalb von {min} Minuten ab.',
     holdLeft: 'Für Sie reserviert: noch {time}',
     holdOneMinute: 'Noch eine Minute, um die Buchung abzuschließen.',
-    holdExpired: 'Ihre Reservierung ist abgelaufen; die Zeit ist nicht mehr für Sie reserviert. Reservieren Sie sie erneut oder wählen Sie eine andere Zeit.',
+    holdExpired:
+      'Ihre Reservierung ist abgelaufen; die Zeit ist nicht mehr für Sie reserviert. ' +
+      'Reservieren Sie sie erneut oder wählen Sie eine andere Zeit.',
     reserveAgain: 'Diese Zeit erneut reservieren',
     pickAgain: 'Andere Zeit wählen',
     change: 'Ändern',
@@ -159,7 +171,9 @@ export const TEXT = {
     summary: 'Ihr Termin',
     manageOpen: 'Meine Buchungen verwalten',
     manageTitle: 'Meine Buchungen verwalten',
-    manageText: 'Geben Sie die E-Mail-Adresse ein, mit der Sie gebucht haben. Wir senden Ihnen einen Link zu Ihren Buchungen, wo Sie sie verschieben oder stornieren können.',
+    manageText:
+      'Geben Sie die E-Mail-Adresse ein, mit der Sie gebucht haben. ' +
+      'Wir senden Ihnen einen Link zu Ihren Buchungen, wo Sie sie verschieben oder stornieren können.',
     manageSend: 'Link zusenden',
     manageBack: 'Zurück',
     manageSentTitle: 'Bitte sehen Sie in Ihr Postfach',

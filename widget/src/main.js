@@ -10,7 +10,7 @@ const HOLD_SECONDS = Number('__HOLD_SECONDS__') || 180;
 // document.currentScript is only set while this script first runs
 const me = /** @type {HTMLScriptElement | null} */ (document.currentScript);
 const defaults = {
-  baseUrl: me && me.src ? new URL('.', me.src).toString() : new URL('/', location.href).toString(),
+  baseUrl: me?.src ? new URL('.', me.src).toString() : new URL('/', location.href).toString(),
   holdSeconds: HOLD_SECONDS,
 };
 
@@ -21,7 +21,7 @@ const defaults = {
 };
 
 // Auto-mount from the <script> tag: where it is, or into data-target.
-const ref = me && me.dataset.ref;
+const ref = me?.dataset.ref;
 if (me && ref) {
   const d = me.dataset;
   const script = me;

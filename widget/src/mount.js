@@ -18,8 +18,15 @@ import { viewEmpty, viewError, viewLoading } from './views/status.js';
 import { createMyBookings, manageEntry, viewManage, viewManageSent } from './myBookings.js';
 
 const VIEWS = {
-  loading: viewLoading, products: viewProducts, slots: viewSlots, details: viewDetails, done: viewDone, empty: viewEmpty, error: viewError,
-  manage: viewManage, manageSent: viewManageSent,
+  loading: viewLoading,
+  products: viewProducts,
+  slots: viewSlots,
+  details: viewDetails,
+  done: viewDone,
+  empty: viewEmpty,
+  error: viewError,
+  manage: viewManage,
+  manageSent: viewManageSent,
 };
 
 /**
@@ -50,7 +57,8 @@ const VIEWS = {
  * @property {(focus?: string) => void} render 'heading': focus the step heading; a data-key: focus that control
  * @property {() => void} renderHeader
  * @property {(text: string) => void} announce
- * @property {(text: string | null, o?: { retry?: () => void, kind?: 'error' | 'info', actionLabel?: string }) => void} showAlert
+ * @property {(text: string | null, o?: { retry?: () => void, kind?:
+ * 'error' | 'info', actionLabel?: string }) => void} showAlert
  * @property {() => void} updateBusy
  * @property {() => void} renderFieldErrors
  * @property {(key: string) => void} focusKey
@@ -69,7 +77,7 @@ let uid = 0;
 export function mount(target, options, defaults) {
   const hostEl = typeof target === 'string' ? document.querySelector(target) : target;
   if (!hostEl) throw new Error(`booking widget: no element ${String(target)}`);
-  if (!options || !options.ref) throw new Error('booking widget: ref is required');
+  if (!options?.ref) throw new Error('booking widget: ref is required');
   const lang = pickLang([options.lang, document.documentElement.lang, navigator.language]);
   const base = options.baseUrl || defaults.baseUrl;
   const channelKey = options.channelKey || 'RESOURCE_PUBLIC';
@@ -136,7 +144,20 @@ export function mount(target, options, defaults) {
     const retry = o.retry;
     append(alertBox, [
       h('p', null, text),
-      retry && h('button', { type: 'button', class: 'bw-btn bw-btn--secondary', 'data-key': 'alert-retry', onclick: () => { showAlert(null); retry(); } }, o.actionLabel || w.t.retry),
+      retry &&
+        h(
+          'button',
+          {
+            type: 'button',
+            class: 'bw-btn bw-btn--secondary',
+            'data-key': 'alert-retry',
+            onclick: () => {
+              showAlert(null);
+              retry();
+            },
+          },
+          o.actionLabel || w.t.retry,
+        ),
     ]);
   }
 
@@ -156,10 +177,13 @@ export function mount(target, options, defaults) {
     if (!title) return;
     append(header, [
       img && h('img', { class: 'bw-img', src: img, alt: '', width: 56, height: 56, loading: 'lazy' }),
-      h('div', null,
+      h(
+        'div',
+        null,
         heading(w, 0, { class: 'bw-title' }, title),
         provider.name && provider.name !== title && h('p', { class: 'bw-sub' }, provider.name),
-        resource.description && h('p', { class: 'bw-desc' }, resource.description)),
+        resource.description && h('p', { class: 'bw-desc' }, resource.description),
+      ),
     ]);
   }
 
@@ -172,9 +196,10 @@ export function mount(target, options, defaults) {
     shell.setAttribute('aria-busy', w.s.step === 'loading' ? 'true' : 'false');
     main.replaceChildren(VIEWS[w.s.step](w), manageEntry(w) || '');
     const key = focus === 'heading' ? null : focus || keepKey;
-    const target = focus === 'heading'
-      ? acted && /** @type {HTMLElement | null} */ (root.querySelector('.bw-step-heading'))
-      : key && /** @type {HTMLElement | null} */ (root.querySelector(`[data-key="${CSS.escape(key)}"]`));
+    const target =
+      focus === 'heading'
+        ? acted && /** @type {HTMLElement | null} */ (root.querySelector('.bw-step-heading'))
+        : key && /** @type {HTMLElement | null} */ (root.querySelector(`[data-key="${CSS.escape(key)}"]`));
     if (!target) return;
     target.focus({ preventScroll: focus !== 'heading' });
     if (focus !== 'heading' || typeof target.scrollIntoView !== 'function') return;

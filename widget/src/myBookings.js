@@ -59,34 +59,77 @@ export function viewManage(w) {
   const { s, t } = w;
   const id = `${w.id}-manage-email`;
   const err = s.manage.error;
-  return h('section', { class: 'bw-step' },
+  return h(
+    'section',
+    { class: 'bw-step' },
     stepHeading(w, t.manageTitle),
     h('p', { id: `${id}-hint` }, t.manageText),
-    h('form', { novalidate: true, onsubmit: (/** @type {Event} */ e) => { e.preventDefault(); w.myBookings.send(); } },
-      h('div', { class: 'bw-field' },
+    h(
+      'form',
+      {
+        novalidate: true,
+        onsubmit: (/** @type {Event} */ e) => {
+          e.preventDefault();
+          w.myBookings.send();
+        },
+      },
+      h(
+        'div',
+        { class: 'bw-field' },
         h('label', { for: id }, t.email),
         h('input', {
-          id, name: 'email', type: 'email', class: 'bw-input', 'data-key': 'field-manage-email', autocomplete: 'email', required: true, spellcheck: 'false',
-          maxlength: 254, value: s.manage.email, 'aria-invalid': err ? 'true' : null, 'aria-describedby': err ? `${id}-hint ${id}-err` : `${id}-hint`,
+          id,
+          name: 'email',
+          type: 'email',
+          class: 'bw-input',
+          'data-key': 'field-manage-email',
+          autocomplete: 'email',
+          required: true,
+          spellcheck: 'false',
+          maxlength: 254,
+          value: s.manage.email,
+          'aria-invalid': err ? 'true' : null,
+          'aria-describedby': err ? `${id}-hint ${id}-err` : `${id}-hint`,
           oninput: (/** @type {Event} */ e) => w.myBookings.input(/** @type {HTMLInputElement} */ (e.target).value),
         }),
-        h('p', { class: 'bw-field-error', id: `${id}-err`, hidden: !err }, err || '')),
-      h('div', { class: 'bw-actions' },
-        h('button', { type: 'submit', class: 'bw-btn', 'data-key': 'manage-send', 'aria-disabled': s.busy ? 'true' : 'false' }, s.busy ? t.sending : t.manageSend),
-        button('manage-back', t.manageBack, w.myBookings.close, false))));
+        h('p', { class: 'bw-field-error', id: `${id}-err`, hidden: !err }, err || ''),
+      ),
+      h(
+        'div',
+        { class: 'bw-actions' },
+        h(
+          'button',
+          { type: 'submit', class: 'bw-btn', 'data-key': 'manage-send', 'aria-disabled': s.busy ? 'true' : 'false' },
+          s.busy ? t.sending : t.manageSend,
+        ),
+        button('manage-back', t.manageBack, w.myBookings.close, false),
+      ),
+    ),
+  );
 }
 
 /** "Check your mail", the same for every address. @param {Widget} w */
 export function viewManageSent(w) {
   const { s, t } = w;
-  return h('section', { class: 'bw-step' },
+  return h(
+    'section',
+    { class: 'bw-step' },
     stepHeading(w, t.manageSentTitle),
     h('p', null, fill(t.manageSent, { email: s.manage.email.trim() })),
-    h('div', { class: 'bw-actions' }, button('manage-back', t.manageBack, w.myBookings.close, false)));
+    h('div', { class: 'bw-actions' }, button('manage-back', t.manageBack, w.myBookings.close, false)),
+  );
 }
 
 /** The way in, below every step but the manage steps themselves. @param {Widget} w */
 export const manageEntry = (w) =>
   w.s.step === 'manage' || w.s.step === 'manageSent' || w.s.step === 'loading'
     ? null
-    : h('p', { class: 'bw-manage' }, h('button', { type: 'button', class: 'bw-link', 'data-key': 'manage-open', onclick: w.myBookings.open }, w.t.manageOpen));
+    : h(
+        'p',
+        { class: 'bw-manage' },
+        h(
+          'button',
+          { type: 'button', class: 'bw-link', 'data-key': 'manage-open', onclick: w.myBookings.open },
+          w.t.manageOpen,
+        ),
+      );

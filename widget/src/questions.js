@@ -5,7 +5,10 @@
 import { fill } from './i18n.js';
 import { PHONE_SHAPE, productUuidOf } from './state.js';
 
-/** @typedef {{ key: string, type: string, required: boolean, label: string, options?: { value: string, label: string }[], maxLength?: number }} Question */
+/**
+ * @typedef {{ key: string, type: string, required: boolean, label: string, options?: { value: string, label: string
+ * }[], maxLength?: number }} Question
+ */
 /** @typedef {import('./state.js').State} State */
 /** @typedef {import('./i18n.js').Dict} Dict */
 
@@ -18,9 +21,11 @@ export const fieldOf = (q) => `q_${q.key}`;
  * @returns {Question[]}
  */
 export function questionsOf(s) {
-  const uuid = s.slot ? productUuidOf(s, s.slot) : s.product && s.product.uuid;
+  const uuid = s.slot ? productUuidOf(s, s.slot) : s.product?.uuid;
   const p = s.products.find((x) => x && x.uuid === uuid) || s.product;
-  return p && Array.isArray(p.questions) ? p.questions.filter((/** @type {any} */ q) => q && typeof q.key === 'string') : [];
+  return p && Array.isArray(p.questions)
+    ? p.questions.filter((/** @type {any} */ q) => q && typeof q.key === 'string')
+    : [];
 }
 
 /** Whether an answer counts as given. @param {Question} q @param {any} v */
@@ -36,7 +41,8 @@ export function validateAnswers(qs, answers, t) {
   for (const q of qs) {
     const v = answers[q.key];
     if (!given(q, v)) {
-      if (q.required) errs[fieldOf(q)] = q.type === 'checkbox' ? t.errCheckbox : q.type === 'select' ? t.errChoose : t.errRequired;
+      if (q.required)
+        errs[fieldOf(q)] = q.type === 'checkbox' ? t.errCheckbox : q.type === 'select' ? t.errChoose : t.errRequired;
       continue;
     }
     const text = String(v).trim();
@@ -73,7 +79,15 @@ export function answerErrorsOf(errors, qs, t) {
     const m = /\bbody\.answers\.([a-z][a-z0-9_]*)\s+(.*)$/.exec(msg);
     const q = m && qs.find((x) => x.key === m[1]);
     if (!m || !q || out[fieldOf(q)]) continue;
-    out[fieldOf(q)] = /required/.test(m[2]) ? (q.type === 'checkbox' ? t.errCheckbox : t.errRequired) : q.type === 'email' ? t.errEmail : q.type === 'phone' ? t.errPhone : t.errInvalid;
+    out[fieldOf(q)] = /required/.test(m[2])
+      ? q.type === 'checkbox'
+        ? t.errCheckbox
+        : t.errRequired
+      : q.type === 'email'
+        ? t.errEmail
+        : q.type === 'phone'
+          ? t.errPhone
+          : t.errInvalid;
   }
   return out;
 }
@@ -83,9 +97,14 @@ export function answerErrorsOf(errors, qs, t) {
  * @param {Question[]} qs @param {Record<string, string | boolean>} answers
  */
 export function answerRows(qs, answers) {
-  return qs.filter((q) => given(q, answers[q.key])).map((q) => {
-    const v = answers[q.key];
-    const option = q.options && q.options.find((o) => o.value === v);
-    return /** @type {[string, string | true]} */ ([q.label, v === true ? true : option ? option.label : String(v).trim()]);
-  });
+  return qs
+    .filter((q) => given(q, answers[q.key]))
+    .map((q) => {
+      const v = answers[q.key];
+      const option = q.options?.find((o) => o.value === v);
+      return /** @type {[string, string | true]} */ ([
+        q.label,
+        v === true ? true : option ? option.label : String(v).trim(),
+      ]);
+    });
 }

@@ -9,7 +9,9 @@ export const DAYS_PER_PAGE = 7;
 export const MESSAGE_MAX = 1024;
 export const FIELDS = /** @type {const} */ (['firstname', 'lastname', 'email', 'mobile', 'message']);
 
-/** @typedef {'loading' | 'products' | 'slots' | 'details' | 'done' | 'empty' | 'error' | 'manage' | 'manageSent'} Step */
+/**
+ * @typedef {'loading' | 'products' | 'slots' | 'details' | 'done' | 'empty' | 'error' | 'manage' | 'manageSent'} Step
+ */
 /** @typedef {{ day: string, items: any[] }} Day */
 /** @typedef {ReturnType<typeof initialState>} State */
 /** @typedef {import('./api.js').ApiError} ApiError */
@@ -44,7 +46,7 @@ export const EMAIL_SHAPE = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
 export const PHONE_SHAPE = /^[+(0-9][0-9 ()/.-]{4,30}$/;
 
 /** IMMEDIATE or REQUESTED: the booking process of the channel (A5). @param {State} s */
-export const bookingProcess = (s) => (s.publicData && s.publicData.channel && s.publicData.channel.bookingProcess) || 'IMMEDIATE';
+export const bookingProcess = (s) => s.publicData?.channel?.bookingProcess || 'IMMEDIATE';
 
 /** Whether the consumer chooses a product first. @param {State} s @param {string | undefined} prdRef */
 export const choosesProduct = (s, prdRef) => !prdRef && s.products.length > 1;
@@ -71,7 +73,7 @@ export function groupDays(data) {
     for (const [key, value] of Object.entries(data)) {
       if (key === 'public_visible' || !Array.isArray(value)) continue;
       for (const b of value) {
-        if (!b || !b.start) continue;
+        if (!b?.start) continue;
         const day = dayOf(key) || dayOf(b.start);
         if (!day) continue;
         const items = byDay.get(day) || [];
@@ -97,7 +99,7 @@ export function showDays(s, days, keepDay) {
     return;
   }
   const again = keepDay ? days.findIndex((d) => d.day === keepDay) : -1;
-  s.dayIndex = again >= 0 ? again : 0;
+  s.dayIndex = Math.max(again, 0);
   s.dayPage = Math.floor(s.dayIndex / DAYS_PER_PAGE);
   s.step = 'slots';
 }
@@ -131,15 +133,18 @@ export const slotKey = (b) => `slot-${b.appointment_uuid || b.timeslot_uuid}-${b
  */
 export function productUuidOf(s, b) {
   const offered = Array.isArray(b.products) ? b.products : [];
-  const chosen = s.product && s.product.uuid;
-  if (chosen && (b.product_uuid === chosen || offered.some((/** @type {any} */ p) => p && p.uuid === chosen))) return chosen;
-  return b.product_uuid || (offered[0] && offered[0].uuid) || chosen || undefined;
+  const chosen = s.product?.uuid;
+  if (chosen && (b.product_uuid === chosen || offered.some((/** @type {any} */ p) => p && p.uuid === chosen)))
+    return chosen;
+  return b.product_uuid || offered[0]?.uuid || chosen || undefined;
 }
 
 /** A2's body for bookable `b`. @param {State} s @param {any} b */
 export function reserveBody(s, b) {
   return {
-    ...(b.kind === 'models.LotAppointment' && b.appointment_uuid ? { appointment_uuid: b.appointment_uuid } : { timeslot_uuid: b.timeslot_uuid }),
+    ...(b.kind === 'models.LotAppointment' && b.appointment_uuid
+      ? { appointment_uuid: b.appointment_uuid }
+      : { timeslot_uuid: b.timeslot_uuid }),
     product_uuid: productUuidOf(s, b),
     from: toUtcIso(b.start),
     to: toUtcIso(b.end),
@@ -152,7 +157,7 @@ export function reserveBody(s, b) {
  * @param {State} s @param {any} b @param {any} answer @param {number} now @param {number} holdSeconds
  */
 export function reserved(s, b, answer, now, holdSeconds) {
-  const p = (answer && answer.participation) || {};
+  const p = answer?.participation || {};
   const given = Number(p.holdSeconds || p.hold_seconds);
   const seconds = given > 0 ? given : holdSeconds;
   s.slot = b;
@@ -165,10 +170,13 @@ export function reserved(s, b, answer, now, holdSeconds) {
 
 /** A2 failed this way: the time is gone, show a fresh list. @param {ApiError} err @param {Step} step */
 export const reserveLostSlot = (err, step) =>
-  err.status === 412 || (err.status === 409 && err.code !== 'AppointmentAlreadyBookedException') || (err.status === 404 && step === 'details');
+  err.status === 412 ||
+  (err.status === 409 && err.code !== 'AppointmentAlreadyBookedException') ||
+  (err.status === 404 && step === 'details');
 
 /** A3 failed this way: the time is gone, show a fresh list. @param {ApiError} err */
-export const bookLostSlot = (err) => err.status === 412 || err.code === '201' || err.code === 'CAPACITY_EXHAUSTED' || err.code === 'TOO_LATE';
+export const bookLostSlot = (err) =>
+  err.status === 412 || err.code === '201' || err.code === 'CAPACITY_EXHAUSTED' || err.code === 'TOO_LATE';
 
 /** A network error or a 5xx: the same call may work again. @param {ApiError} err */
 export const retryable = (err) => err.status === 0 || err.status >= 500;
@@ -195,7 +203,9 @@ export function validate(f, t) {
   return errs;
 }
 
-/** A3's 400 items ("body.email must match format ...") as texts per form field. @param {ApiError} err @param {Dict} t */
+/**
+ * A3's 400 items ("body.email must match format ...") as texts per form field. @param {ApiError} err @param {Dict} t
+ */
 export function fieldErrorsOf(err, t) {
   /** @type {Record<string, string>} */
   const out = {};
@@ -207,7 +217,15 @@ export function fieldErrorsOf(err, t) {
     const field = m[1].toLowerCase();
     if (out[field]) continue;
     if (/required|empty|missing/i.test(msg)) out[field] = t.errRequired;
-    else out[field] = field === 'email' ? t.errEmail : field === 'mobile' ? t.errMobile : field === 'message' ? t.errMessage : t.errInvalid;
+    else
+      out[field] =
+        field === 'email'
+          ? t.errEmail
+          : field === 'mobile'
+            ? t.errMobile
+            : field === 'message'
+              ? t.errMessage
+              : t.errInvalid;
   }
   return out;
 }

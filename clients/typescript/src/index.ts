@@ -19,12 +19,17 @@ export interface BookingClientOptions extends Omit<ClientOptions, 'baseUrl'> {
 }
 
 export function createBookingClient({ apiKey, headers, ...options }: BookingClientOptions): BookingClient {
-  return createClient<paths>({ ...options, headers: { ...(apiKey ? { 'X-SERVICE-CLIENT-ID': apiKey } : {}), ...(headers as object) } });
+  return createClient<paths>({
+    ...options,
+    headers: { ...(apiKey ? { 'X-SERVICE-CLIENT-ID': apiKey } : {}), ...(headers as object) },
+  });
 }
 
 /** Every webhook body the service sends, by its `type`. */
 export type WebhookEvent = {
-  [T in keyof webhooks]: webhooks[T] extends { post: { requestBody?: { content: { 'application/json': infer B } } } } ? B : never;
+  [T in keyof webhooks]: webhooks[T] extends { post: { requestBody?: { content: { 'application/json': infer B } } } }
+    ? B
+    : never;
 }[keyof webhooks];
 
 export class WebhookVerificationError extends Error {}
@@ -33,7 +38,8 @@ type HeaderBag = Headers | Record<string, string | string[] | undefined>;
 
 function header(headers: HeaderBag, name: string): string {
   const value = headers instanceof Headers ? headers.get(name) : (headers[name] ?? headers[name.toLowerCase()]);
-  if (Array.isArray(value) ? value.length === 0 : !value) throw new WebhookVerificationError(`the ${name} header is missing`);
+  if (Array.isArray(value) ? value.length === 0 : !value)
+    throw new WebhookVerificationError(`the ${name} header is missing`);
   return Array.isArray(value) ? value[0] : (value as string);
 }
 
@@ -42,10 +48,21 @@ function header(headers: HeaderBag, name: string): string {
  * timestamp within 5 minutes) over the raw body exactly as received, and returns the event.
  * Throws WebhookVerificationError otherwise. Dedupe by `webhook-id`: retries repeat it.
  */
-export function verifyWebhook(secret: string, headers: HeaderBag, rawBody: string | Uint8Array): WebhookEvent & { id: string } {
-  const wanted = { 'webhook-id': header(headers, 'webhook-id'), 'webhook-timestamp': header(headers, 'webhook-timestamp'), 'webhook-signature': header(headers, 'webhook-signature') };
+export function verifyWebhook(
+  secret: string,
+  headers: HeaderBag,
+  rawBody: string | Uint8Array,
+): WebhookEvent & { id: string } {
+  const wanted = {
+    'webhook-id': header(headers, 'webhook-id'),
+    'webhook-timestamp': header(headers, 'webhook-timestamp'),
+    'webhook-signature': header(headers, 'webhook-signature'),
+  };
   try {
-    const event = new Webhook(secret).verify(typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody), wanted) as WebhookEvent;
+    const event = new Webhook(secret).verify(
+      typeof rawBody === 'string' ? rawBody : Buffer.from(rawBody),
+      wanted,
+    ) as WebhookEvent;
     return { ...event, id: wanted['webhook-id'] };
   } catch (err) {
     throw new WebhookVerificationError((err as Error).message);

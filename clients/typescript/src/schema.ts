@@ -4,14963 +4,15267 @@
  */
 
 export interface paths {
-    "/cancel/{token}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The consumer's manage page: the appointment, another time to choose (the widget's slot picker) and a cancel button (changes nothing) */
-        get: operations["viewBookingByLink"];
-        put?: never;
-        /** Cancels the participation of the link (CANCELED, place freed, mails to consumer and provider side) */
-        post: operations["cancelBookingByLink"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+  '/cancel/{token}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/account": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** C3 create an account */
-        post: operations["createAccount"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * The consumer's manage page: the appointment, another time to choose (the widget's slot picker) and a cancel
+     * button (changes nothing)
+     */
+    get: operations['viewBookingByLink'];
+    put?: never;
+    /** Cancels the participation of the link (CANCELED, place freed, mails to consumer and provider side) */
+    post: operations['cancelBookingByLink'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/account': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/account/{reference}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** C4 read an account */
-        get: operations["getAccount"];
-        /** update an account (given fields only) */
-        put: operations["updateAccount"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /** C3 create an account */
+    post: operations['createAccount'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/account/{reference}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/consumer-data": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Everything this partner holds on a person, by e-mail or mobile (GDPR Art. 15/20)
-         * @description Give exactly one of email and mobile. Nothing found: 200 with empty arrays.
-         */
-        get: operations["exportConsumerData"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** C4 read an account */
+    get: operations['getAccount'];
+    /** update an account (given fields only) */
+    put: operations['updateAccount'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/consumer-data': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/consumer-data/erase": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Erase a person's data, by e-mail or mobile (GDPR Art. 17); a second call erases 0
-         * @description Give exactly one of email and mobile. Bookings stay as anonymous places (capacity unchanged); see docs/privacy.md.
-         */
-        post: operations["eraseConsumerData"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * Everything this partner holds on a person, by e-mail or mobile (GDPR Art. 15/20)
+     * @description Give exactly one of email and mobile. Nothing found: 200 with empty arrays.
+     */
+    get: operations['exportConsumerData'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/consumer-data/erase': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/provider": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** C5 create a provider */
-        post: operations["createProvider"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * Erase a person's data, by e-mail or mobile (GDPR Art. 17); a second call erases 0
+     * @description Give exactly one of email and mobile. Bookings stay as anonymous places (capacity unchanged); see
+     * docs/privacy.md.
+     */
+    post: operations['eraseConsumerData'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/provider': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/provider/{providerRef}/appointments": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** D5 list appointments (bare array) */
-        get: operations["listAppointments"];
-        put?: never;
-        /** D6 create a single appointment or a series */
-        post: operations["createAppointments"];
-        /** D8 cancel appointments and mail the participants */
-        delete: operations["cancelAppointments"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /** C5 create a provider */
+    post: operations['createProvider'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/provider/{providerRef}/appointments': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/provider/{providerRef}/appointments/withoutNotification": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** D7 delete appointments without notification */
-        delete: operations["deleteAppointmentsWithoutNotification"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** D5 list appointments (bare array) */
+    get: operations['listAppointments'];
+    put?: never;
+    /** D6 create a single appointment or a series */
+    post: operations['createAppointments'];
+    /** D8 cancel appointments and mail the participants */
+    delete: operations['cancelAppointments'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/provider/{providerRef}/appointments/withoutNotification': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/provider/{providerRef}/availability-rules": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** the provider's availability rules */
-        get: operations["listAvailabilityRules"];
-        put?: never;
-        /** opening hours: a rule that keeps the resource's timeslots published up to 400 days ahead */
-        post: operations["createAvailabilityRule"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    post?: never;
+    /** D7 delete appointments without notification */
+    delete: operations['deleteAppointmentsWithoutNotification'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/provider/{providerRef}/availability-rules': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/provider/{providerRef}/availability-rules/{ruleRef}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** one availability rule */
-        get: operations["getAvailabilityRule"];
-        put?: never;
-        /** change the given fields; dates holding a live booking or a partner's appointment keep their timeslots */
-        post: operations["changeAvailabilityRule"];
-        /** delete a rule: its timeslots from today on go, except on dates holding a live booking or a partner's appointment */
-        delete: operations["deleteAvailabilityRule"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** the provider's availability rules */
+    get: operations['listAvailabilityRules'];
+    put?: never;
+    /** opening hours: a rule that keeps the resource's timeslots published up to 400 days ahead */
+    post: operations['createAvailabilityRule'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/provider/{providerRef}/availability-rules/{ruleRef}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/provider/{providerRef}/busy-times": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** every busy time (closures and subscribed calendars) in [from, to), without summaries */
-        get: operations["listBusyTimes"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** one availability rule */
+    get: operations['getAvailabilityRule'];
+    put?: never;
+    /** change the given fields; dates holding a live booking or a partner's appointment keep their timeslots */
+    post: operations['changeAvailabilityRule'];
+    /**
+     * delete a rule: its timeslots from today on go, except on dates holding a live booking or a partner's appointment
+     */
+    delete: operations['deleteAvailabilityRule'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/provider/{providerRef}/busy-times': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/provider/{providerRef}/calendar-feeds": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** list the provider's calendar feeds */
-        get: operations["listCalendarFeeds"];
-        put?: never;
-        /** create a calendar feed of the provider or of one resource */
-        post: operations["createCalendarFeed"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** every busy time (closures and subscribed calendars) in [from, to), without summaries */
+    get: operations['listBusyTimes'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/provider/{providerRef}/calendar-feeds': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/provider/{providerRef}/calendar-feeds/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** revoke a calendar feed: its URL answers 404 from now on */
-        delete: operations["revokeCalendarFeed"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** list the provider's calendar feeds */
+    get: operations['listCalendarFeeds'];
+    put?: never;
+    /** create a calendar feed of the provider or of one resource */
+    post: operations['createCalendarFeed'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/provider/{providerRef}/calendar-feeds/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/provider/{providerRef}/calendar-subscriptions": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** the provider's calendar subscriptions (no URLs, no passwords) */
-        get: operations["listCalendarSubscriptions"];
-        put?: never;
-        /** subscribe to the provider's calendar (read before answering; nothing is stored when it cannot be read) */
-        post: operations["createCalendarSubscription"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    post?: never;
+    /** revoke a calendar feed: its URL answers 404 from now on */
+    delete: operations['revokeCalendarFeed'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/provider/{providerRef}/calendar-subscriptions': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/provider/{providerRef}/calendar-subscriptions/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** one calendar subscription */
-        get: operations["getCalendarSubscription"];
-        put?: never;
-        post?: never;
-        /** unsubscribe: its busy times stop blocking at once */
-        delete: operations["deleteCalendarSubscription"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** the provider's calendar subscriptions (no URLs, no passwords) */
+    get: operations['listCalendarSubscriptions'];
+    put?: never;
+    /** subscribe to the provider's calendar (read before answering; nothing is stored when it cannot be read) */
+    post: operations['createCalendarSubscription'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/provider/{providerRef}/calendar-subscriptions/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/provider/{providerRef}/calendar-subscriptions/{id}/sync": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** read the calendar now; answers its state after the read (status ERROR and lastError when it failed) */
-        post: operations["syncCalendarSubscription"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** one calendar subscription */
+    get: operations['getCalendarSubscription'];
+    put?: never;
+    post?: never;
+    /** unsubscribe: its busy times stop blocking at once */
+    delete: operations['deleteCalendarSubscription'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/provider/{providerRef}/calendar-subscriptions/{id}/sync': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/provider/{providerRef}/closures": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** the provider's closures ending after from (default now) */
-        get: operations["listClosures"];
-        put?: never;
-        /** close the provider, or one resource, for a while (blocks at once) */
-        post: operations["createClosure"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /** read the calendar now; answers its state after the read (status ERROR and lastError when it failed) */
+    post: operations['syncCalendarSubscription'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/provider/{providerRef}/closures': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/provider/{providerRef}/closures/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** remove a closure (its time is free at once) */
-        delete: operations["deleteClosure"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** the provider's closures ending after from (default now) */
+    get: operations['listClosures'];
+    put?: never;
+    /** close the provider, or one resource, for a while (blocks at once) */
+    post: operations['createClosure'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/provider/{providerRef}/closures/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/provider/{providerRef}/contactProfile": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** B10 create (201) or update (200) a provider-specific contact profile; channels merged by type */
-        post: operations["upsertContactProfile"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    post?: never;
+    /** remove a closure (its time is free at once) */
+    delete: operations['deleteClosure'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/provider/{providerRef}/contactProfile': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/provider/{providerRef}/contactProfile/{profileRef}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** B9 read a provider-specific contact profile */
-        get: operations["getContactProfile"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /** B10 create (201) or update (200) a provider-specific contact profile; channels merged by type */
+    post: operations['upsertContactProfile'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/provider/{providerRef}/contactProfile/{profileRef}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/provider/{providerRef}/customers": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** D12 create a customer (200 when it exists) */
-        post: operations["createCustomer"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** B9 read a provider-specific contact profile */
+    get: operations['getContactProfile'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/provider/{providerRef}/customers': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/provider/{providerRef}/customers/{customerRef}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** D11 read a customer (204 when unknown) */
-        get: operations["getCustomer"];
-        /** D13 update a customer (given fields only) */
-        put: operations["updateCustomer"];
-        post?: never;
-        /** D14 delete a customer */
-        delete: operations["deleteCustomer"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /** D12 create a customer (200 when it exists) */
+    post: operations['createCustomer'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/provider/{providerRef}/customers/{customerRef}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/provider/{providerRef}/participations": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** D9 add a participation (or update an existing reference) */
-        post: operations["addParticipation"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** D11 read a customer (204 when unknown) */
+    get: operations['getCustomer'];
+    /** D13 update a customer (given fields only) */
+    put: operations['updateCustomer'];
+    post?: never;
+    /** D14 delete a customer */
+    delete: operations['deleteCustomer'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/provider/{providerRef}/participations': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/provider/{providerRef}/participations/{participationRef}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** D10 change the state of a participation */
-        post: operations["updateParticipationState"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /** D9 add a participation (or update an existing reference) */
+    post: operations['addParticipation'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/provider/{providerRef}/participations/{participationRef}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/provider/{providerRef}/products": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** B2 list products (bare array) */
-        get: operations["listProducts"];
-        put?: never;
-        /** B1 create a product */
-        post: operations["createProduct"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /** D10 change the state of a participation */
+    post: operations['updateParticipationState'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/provider/{providerRef}/products': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/provider/{providerRef}/products/{productRef}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** update a product (given fields only) */
-        post: operations["updateProduct"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** B2 list products (bare array) */
+    get: operations['listProducts'];
+    put?: never;
+    /** B1 create a product */
+    post: operations['createProduct'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/provider/{providerRef}/products/{productRef}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/provider/{providerRef}/resource/{resourceRef}/timeslots": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** D2 timeslots and appointments of a resource in [from, to) */
-        get: operations["listTimeslots"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /** update a product (given fields only) */
+    post: operations['updateProduct'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/provider/{providerRef}/resource/{resourceRef}/timeslots': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/provider/{providerRef}/resources": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** B5 list resources (bare array) */
-        get: operations["listResources"];
-        put?: never;
-        /** B3 create a resource, or update an existing reference unless onDuplicateRaise (201, bare object) */
-        post: operations["createResource"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** D2 timeslots and appointments of a resource in [from, to) */
+    get: operations['listTimeslots'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/provider/{providerRef}/resources': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/provider/{providerRef}/resources/{resourceRef}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** B4 update a resource (given fields only; bare object) */
-        post: operations["updateResource"];
-        /** B6 delete a resource for good (409 while future appointments exist unless ignoreFutureAppointments=true) */
-        delete: operations["deleteResource"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** B5 list resources (bare array) */
+    get: operations['listResources'];
+    put?: never;
+    /** B3 create a resource, or update an existing reference unless onDuplicateRaise (201, bare object) */
+    post: operations['createResource'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/provider/{providerRef}/resources/{resourceRef}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/provider/{providerRef}/staff": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** C7 list staff (bare array) */
-        get: operations["listStaff"];
-        put?: never;
-        /** add a staff member */
-        post: operations["addStaff"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /** B4 update a resource (given fields only; bare object) */
+    post: operations['updateResource'];
+    /** B6 delete a resource for good (409 while future appointments exist unless ignoreFutureAppointments=true) */
+    delete: operations['deleteResource'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/provider/{providerRef}/staff': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/provider/{providerRef}/staff/{userRef}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        post?: never;
-        /** remove a staff member (409 for the provider owner) */
-        delete: operations["removeStaff"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** C7 list staff (bare array) */
+    get: operations['listStaff'];
+    put?: never;
+    /** add a staff member */
+    post: operations['addStaff'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/provider/{providerRef}/staff/{userRef}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/provider/{providerRef}/timeslots": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** D1 create timeslots (all or nothing) */
-        post: operations["createTimeslots"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    post?: never;
+    /** remove a staff member (409 for the provider owner) */
+    delete: operations['removeStaff'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/provider/{providerRef}/timeslots': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/provider/{providerRef}/timeslots/{timeslotRef}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        /** D3 update a timeslot (given fields only) */
-        put: operations["updateTimeslot"];
-        post?: never;
-        /** D4 delete a timeslot */
-        delete: operations["deleteTimeslot"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /** D1 create timeslots (all or nothing) */
+    post: operations['createTimeslots'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/provider/{providerRef}/timeslots/{timeslotRef}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/provider/{reference}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** C6 read a provider */
-        get: operations["getProvider"];
-        /** update a provider (given fields only) */
-        put: operations["updateProvider"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    /** D3 update a timeslot (given fields only) */
+    put: operations['updateTimeslot'];
+    post?: never;
+    /** D4 delete a timeslot */
+    delete: operations['deleteTimeslot'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/provider/{reference}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/user": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** C1 create or update a user */
-        post: operations["createUser"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** C6 read a provider */
+    get: operations['getProvider'];
+    /** update a provider (given fields only) */
+    put: operations['updateProvider'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/user': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/user/{reference}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** C2 read a user */
-        get: operations["getUser"];
-        /** update a user (given fields only) */
-        put: operations["updateUser"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /** C1 create or update a user */
+    post: operations['createUser'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/user/{reference}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/user/{userRef}/generalContactProfile": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** B7 read the general contact profile of a user */
-        get: operations["getGeneralContactProfile"];
-        /** B8 create (201) or update (200) the general contact profile; channels merged by type */
-        put: operations["putGeneralContactProfile"];
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** C2 read a user */
+    get: operations['getUser'];
+    /** update a user (given fields only) */
+    put: operations['updateUser'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/user/{userRef}/generalContactProfile': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/webhooks": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The crm's webhook subscriptions (no secrets) */
-        get: operations["listWebhooks"];
-        put?: never;
-        /** Subscribe to events (the secret is shown only here and on rotation) */
-        post: operations["createWebhook"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** B7 read the general contact profile of a user */
+    get: operations['getGeneralContactProfile'];
+    /** B8 create (201) or update (200) the general contact profile; channels merged by type */
+    put: operations['putGeneralContactProfile'];
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/webhooks': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/webhooks/{id}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** One webhook subscription */
-        get: operations["getWebhook"];
-        /** Change url, events, description or enabled (given fields only) */
-        put: operations["updateWebhook"];
-        post?: never;
-        /** Unsubscribe (pending deliveries are dropped) */
-        delete: operations["deleteWebhook"];
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** The crm's webhook subscriptions (no secrets) */
+    get: operations['listWebhooks'];
+    put?: never;
+    /** Subscribe to events (the secret is shown only here and on rotation) */
+    post: operations['createWebhook'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/webhooks/{id}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/webhooks/{id}/deliveries": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Deliveries, newest first (one row per event, attempt = attempts so far) */
-        get: operations["listWebhookDeliveries"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** One webhook subscription */
+    get: operations['getWebhook'];
+    /** Change url, events, description or enabled (given fields only) */
+    put: operations['updateWebhook'];
+    post?: never;
+    /** Unsubscribe (pending deliveries are dropped) */
+    delete: operations['deleteWebhook'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/webhooks/{id}/deliveries': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/webhooks/{id}/deliveries/{eventId}/retry": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Send a FAILED delivery once more */
-        post: operations["retryWebhookDelivery"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** Deliveries, newest first (one row per event, attempt = attempts so far) */
+    get: operations['listWebhookDeliveries'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/webhooks/{id}/deliveries/{eventId}/retry': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/webhooks/{id}/rotate-secret": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** A new secret; for 24 h deliveries carry signatures with the old and the new one */
-        post: operations["rotateWebhookSecret"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /** Send a FAILED delivery once more */
+    post: operations['retryWebhookDelivery'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/webhooks/{id}/rotate-secret': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/crms/{crmId}/webhooks/{id}/test": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Deliver a webhook.test event to this subscription */
-        post: operations["sendWebhookTest"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /** A new secret; for 24 h deliveries carry signatures with the old and the new one */
+    post: operations['rotateWebhookSecret'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/webhooks/{id}/test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/feeds/{file}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** the feed (RFC 5545 text/calendar); If-None-Match with its ETag gives 304 */
-        get: operations["getCalendarFeed"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /** Deliver a webhook.test event to this subscription */
+    post: operations['sendWebhookTest'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/feeds/{file}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/healthz": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** liveness: the process answers */
-        get: operations["getHealth"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** the feed (RFC 5545 text/calendar); If-None-Match with its ETag gives 304 */
+    get: operations['getCalendarFeed'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/healthz': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/metrics": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** Prometheus metrics (text exposition format) */
-        get: operations["getMetrics"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** liveness: the process answers */
+    get: operations['getHealth'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/metrics': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/my-bookings/{token}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The page of a "my bookings" link: upcoming bookings and those of the last 30 days, each with cancel and "choose another time" */
-        get: operations["viewMyBookings"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** Prometheus metrics (text exposition format) */
+    get: operations['getMetrics'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/my-bookings/{token}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/openapi.json": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** this document (OpenAPI 3.1) */
-        get: operations["getOpenApiDocument"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * The page of a "my bookings" link: upcoming bookings and those of the last 30 days, each with cancel and "choose
+     * another time"
+     */
+    get: operations['viewMyBookings'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/openapi.json': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/products/active_products": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** A4 products bookable on resources, timeslots or appointments, with their booking questions */
-        post: operations["listActiveProducts"];
-        delete?: never;
-        /** A6 CORS preflight of /products/active_products */
-        options: operations["preflightProducts"];
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** this document (OpenAPI 3.1) */
+    get: operations['getOpenApiDocument'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/products/active_products': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/readyz": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** readiness: not draining and the database answers */
-        get: operations["getReadiness"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /** A4 products bookable on resources, timeslots or appointments, with their booking questions */
+    post: operations['listActiveProducts'];
+    delete?: never;
+    /** A6 CORS preflight of /products/active_products */
+    options: operations['preflightProducts'];
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/readyz': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/requests/{token}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The provider's decision page: the request (who, when, what, the consumer's message) with Confirm / Decline (changes nothing) */
-        get: operations["viewDecisionRequest"];
-        put?: never;
-        /** Confirms (BOOKED, consumer gets booking-confirmed with ICS) or declines (CANCELED, consumer gets booking-declined with the message) the request */
-        post: operations["decideRequest"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** readiness: not draining and the database answers */
+    get: operations['getReadiness'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/requests/{token}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/resources/{ref}/create_appointment_with_consumer": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** A3 book a slot for a consumer (completes a reservation) */
-        post: operations["createAppointmentWithConsumer"];
-        delete?: never;
-        /** A6 CORS preflight of /resources/{ref}/create_appointment_with_consumer */
-        options: operations["preflightCreate"];
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * The provider's decision page: the request (who, when, what, the consumer's message) with Confirm / Decline
+     * (changes nothing)
+     */
+    get: operations['viewDecisionRequest'];
+    put?: never;
+    /**
+     * Confirms (BOOKED, consumer gets booking-confirmed with ICS) or declines (CANCELED, consumer gets booking-declined
+     * with the message) the request
+     */
+    post: operations['decideRequest'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/resources/{ref}/create_appointment_with_consumer': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/resources/{ref}/upcoming_bookables": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * A1 upcoming bookable slots of one or more resources, grouped
-         * @description The answer carries an ETag (If-None-Match with it gives 304 while the listing is unchanged) and comes in br or gzip as Accept-Encoding allows. Cache-Control lets a shared cache (a CDN, a reverse proxy) keep it 1 s (CDN-Cache-Control: and serve it 1 s more while it fetches the next); browsers revalidate every use.
-         */
-        get: operations["listUpcomingBookables"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        /** A6 CORS preflight of /resources/{ref}/upcoming_bookables */
-        options: operations["preflightUpcoming"];
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /** A3 book a slot for a consumer (completes a reservation) */
+    post: operations['createAppointmentWithConsumer'];
+    delete?: never;
+    /** A6 CORS preflight of /resources/{ref}/create_appointment_with_consumer */
+    options: operations['preflightCreate'];
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/resources/{ref}/upcoming_bookables': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/resources/public_data": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** A5 public data of a resource: contact, resource, provider, channel */
-        post: operations["getPublicData"];
-        delete?: never;
-        /** A6 CORS preflight of /resources/public_data */
-        options: operations["preflightPublicData"];
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /**
+     * A1 upcoming bookable slots of one or more resources, grouped
+     * @description The answer carries an ETag (If-None-Match with it gives 304 while the listing is unchanged) and
+     * comes in br or gzip as Accept-Encoding allows. Cache-Control lets a shared cache (a CDN, a reverse proxy) keep it
+     * 1 s (CDN-Cache-Control: and serve it 1 s more while it fetches the next); browsers revalidate every use.
+     */
+    get: operations['listUpcomingBookables'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    /** A6 CORS preflight of /resources/{ref}/upcoming_bookables */
+    options: operations['preflightUpcoming'];
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/resources/public_data': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/rest/1/bookings/{token}/reschedule": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** Moves the booking of a cancel link to another slot of its resource (same participation, new place taken and old one freed in one transaction) */
-        post: operations["rescheduleBooking"];
-        delete?: never;
-        /** A6 CORS preflight of /rest/1/bookings/{token}/reschedule */
-        options: operations["preflightReschedule"];
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /** A5 public data of a resource: contact, resource, provider, channel */
+    post: operations['getPublicData'];
+    delete?: never;
+    /** A6 CORS preflight of /resources/public_data */
+    options: operations['preflightPublicData'];
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/rest/1/bookings/{token}/reschedule': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/rest/1/my-bookings": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Mails a link to the bookings of this address at the provider of ref; the same 202 for every address
-         * @description When the address has bookings at the provider (upcoming or of the last 30 days), a mail carries PUBLIC_BASE_URL/my-bookings/{token} (valid 24 h; at most 3 such mails per address and hour). The answer never tells whether it did.
-         */
-        post: operations["requestMyBookingsLink"];
-        delete?: never;
-        /** A6 CORS preflight of /rest/1/my-bookings */
-        options: operations["preflightMyBookings"];
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * Moves the booking of a cancel link to another slot of its resource (same participation, new place taken and old
+     * one freed in one transaction)
+     */
+    post: operations['rescheduleBooking'];
+    delete?: never;
+    /** A6 CORS preflight of /rest/1/bookings/{token}/reschedule */
+    options: operations['preflightReschedule'];
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/rest/1/my-bookings': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/rest/1/my-bookings/{token}": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** The bookings of a "my bookings" link, as JSON (the widget) */
-        get: operations["listMyBookings"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        /** A6 CORS preflight of /rest/1/my-bookings/{token} */
-        options: operations["preflightMyBookingsList"];
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * Mails a link to the bookings of this address at the provider of ref; the same 202 for every address
+     * @description When the address has bookings at the provider (upcoming or of the last 30 days), a mail carries
+     * PUBLIC_BASE_URL/my-bookings/{token} (valid 24 h; at most 3 such mails per address and hour). The answer never
+     * tells whether it did.
+     */
+    post: operations['requestMyBookingsLink'];
+    delete?: never;
+    /** A6 CORS preflight of /rest/1/my-bookings */
+    options: operations['preflightMyBookings'];
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/rest/1/my-bookings/{token}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/rest/1/resources/{ref}/reserve_appointment": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /** A2 reserve a slot (a hold of RESERVATION_HOLD_SECONDS) */
-        post: operations["reserveAppointment"];
-        delete?: never;
-        /** A6 CORS preflight of /rest/1/resources/{ref}/reserve_appointment */
-        options: operations["preflightReserve"];
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** The bookings of a "my bookings" link, as JSON (the widget) */
+    get: operations['listMyBookings'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    /** A6 CORS preflight of /rest/1/my-bookings/{token} */
+    options: operations['preflightMyBookingsList'];
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/rest/1/resources/{ref}/reserve_appointment': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/widget": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** the widget as a full page, for an iframe or a link (docs/widget.md) */
-        get: operations["getWidgetPage"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /** A2 reserve a slot (a hold of RESERVATION_HOLD_SECONDS) */
+    post: operations['reserveAppointment'];
+    delete?: never;
+    /** A6 CORS preflight of /rest/1/resources/{ref}/reserve_appointment */
+    options: operations['preflightReserve'];
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/widget': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/widget.js": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** the widget script: mounts the widget where its script tag is (docs/widget.md) */
-        get: operations["getWidgetScript"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** the widget as a full page, for an iframe or a link (docs/widget.md) */
+    get: operations['getWidgetPage'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/widget.js': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/widget/frame.js": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** reports the page height to an embedding parent (iframe auto-height) */
-        get: operations["getWidgetFrameScript"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** the widget script: mounts the widget where its script tag is (docs/widget.md) */
+    get: operations['getWidgetScript'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/widget/frame.js': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/widget/manage.js": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** the manage page's slot picker for moving a booking */
-        get: operations["getWidgetManageScript"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** reports the page height to an embedding parent (iframe auto-height) */
+    get: operations['getWidgetFrameScript'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/widget/manage.js': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "/widget/widget.css": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /** the widget's styles */
-        get: operations["getWidgetStyles"];
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    /** the manage page's slot picker for moving a booking */
+    get: operations['getWidgetManageScript'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/widget/widget.css': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
+    /** the widget's styles */
+    get: operations['getWidgetStyles'];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface webhooks {
-    "appointment.cancelled": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * An appointment is cancelled (D8)
-         * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
-         */
-        post: operations["appointmentCancelled"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+  'appointment.cancelled': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "appointment.created": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * An appointment is created (D6, or by the public flow for a slot)
-         * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
-         */
-        post: operations["appointmentCreated"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * An appointment is cancelled (D8)
+     * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
+     */
+    post: operations['appointmentCancelled'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'appointment.created': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "calendar.sync_failed": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * A subscribed calendar could not be read; its last good busy times stay in force (once per outage)
-         * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
-         */
-        post: operations["calendarSyncFailed"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * An appointment is created (D6, or by the public flow for a slot)
+     * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
+     */
+    post: operations['appointmentCreated'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'calendar.sync_failed': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "calendar.sync_recovered": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * A subscribed calendar that had failed was read again
-         * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
-         */
-        post: operations["calendarSyncRecovered"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * A subscribed calendar could not be read; its last good busy times stay in force (once per outage)
+     * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
+     */
+    post: operations['calendarSyncFailed'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'calendar.sync_recovered': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "consumer.erased": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * A person's data was erased (docs/privacy.md); the counts only, no personal data
-         * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
-         */
-        post: operations["consumerErased"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * A subscribed calendar that had failed was read again
+     * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
+     */
+    post: operations['calendarSyncRecovered'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'consumer.erased': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "participation.booked": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * A participation is booked
-         * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
-         */
-        post: operations["participationBooked"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * A person's data was erased (docs/privacy.md); the counts only, no personal data
+     * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
+     */
+    post: operations['consumerErased'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'participation.booked': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "participation.canceled": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * A participation is cancelled (by the partner, the consumer's cancel link, a decline, or hold expiry)
-         * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
-         */
-        post: operations["participationCanceled"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * A participation is booked
+     * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
+     */
+    post: operations['participationBooked'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'participation.canceled': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "participation.deleted": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * A participation is deleted
-         * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
-         */
-        post: operations["participationDeleted"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * A participation is cancelled (by the partner, the consumer's cancel link, a decline, or hold expiry)
+     * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
+     */
+    post: operations['participationCanceled'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'participation.deleted': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "participation.requested": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * A booking awaits the provider's decision
-         * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
-         */
-        post: operations["participationRequested"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * A participation is deleted
+     * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
+     */
+    post: operations['participationDeleted'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'participation.requested': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "participation.rescheduled": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * A participation moved to another slot
-         * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
-         */
-        post: operations["participationRescheduled"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * A booking awaits the provider's decision
+     * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
+     */
+    post: operations['participationRequested'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'participation.rescheduled': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "participation.reserved": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * A place is held (A2, or D9 RESERVED)
-         * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
-         */
-        post: operations["participationReserved"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * A participation moved to another slot
+     * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
+     */
+    post: operations['participationRescheduled'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'participation.reserved': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
-    "webhook.test": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Sent by POST /crms/{crmId}/webhooks/{id}/test
-         * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
-         */
-        post: operations["webhookTest"];
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    get?: never;
+    put?: never;
+    /**
+     * A place is held (A2, or D9 RESERVED)
+     * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
+     */
+    post: operations['participationReserved'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  'webhook.test': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
     };
+    get?: never;
+    put?: never;
+    /**
+     * Sent by POST /crms/{crmId}/webhooks/{id}/test
+     * @description Standard Webhooks 1.0; see docs/webhooks.md. Answer 2xx within 10 s, else it is retried.
+     */
+    post: operations['webhookTest'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
 }
 export interface components {
-    schemas: never;
-    responses: never;
-    parameters: never;
-    requestBodies: never;
-    headers: never;
-    pathItems: never;
+  schemas: never;
+  responses: never;
+  parameters: never;
+  requestBodies: never;
+  headers: never;
+  pathItems: never;
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    viewBookingByLink: {
-        parameters: {
-            query?: {
-                /** @description de or en; overrides the booking language */
-                lang?: string;
-                /** @description set by the manage page after a move: shows that it was moved */
-                rescheduled?: string;
-            };
-            header?: never;
-            path: {
-                /** @description the signed token of the cancel link */
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the appointment with a cancel button, or that it is already cancelled */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description invalid request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                    "text/html": string;
-                };
-            };
-            /** @description forged, altered or unknown token; nothing changed */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                    "text/html": string;
-                };
-            };
-            /** @description the appointment has already started, or less than the resource's cancel notice is left (the page says so); nothing changed */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                    "text/html": string;
-                };
-            };
-        };
+  viewBookingByLink: {
+    parameters: {
+      query?: {
+        /** @description de or en; overrides the booking language */
+        lang?: string;
+        /** @description set by the manage page after a move: shows that it was moved */
+        rescheduled?: string;
+      };
+      header?: never;
+      path: {
+        /** @description the signed token of the cancel link */
+        token: string;
+      };
+      cookie?: never;
     };
-    cancelBookingByLink: {
-        parameters: {
-            query?: {
-                /** @description de or en; overrides the booking language */
-                lang?: string;
-                /** @description set by the manage page after a move: shows that it was moved */
-                rescheduled?: string;
-            };
-            header?: never;
-            path: {
-                /** @description the signed token of the cancel link */
-                token: string;
-            };
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description the appointment with a cancel button, or that it is already cancelled */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        /** @description ignored; the page form posts an empty body */
-        requestBody?: {
-            content: {
-                "application/json": {
-                    [key: string]: unknown;
-                };
-                "application/x-www-form-urlencoded": {
-                    [key: string]: unknown;
-                };
-            };
+        content: {
+          'text/html': string;
         };
-        responses: {
-            /** @description cancelled now, or already before */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description invalid request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                    "text/html": string;
-                };
-            };
-            /** @description forged, altered or unknown token; nothing changed */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                    "text/html": string;
-                };
-            };
-            /** @description the appointment has already started, or less than the resource's cancel notice is left (the page says so); nothing changed */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                    "text/html": string;
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                    "text/html": string;
-                };
-            };
-            /** @description the body is neither a form (application/x-www-form-urlencoded) nor JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                    "text/html": string;
-                };
-            };
+      };
+      /** @description invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown;
         };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+          'text/html': string;
+        };
+      };
+      /** @description forged, altered or unknown token; nothing changed */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+          'text/html': string;
+        };
+      };
+      /**
+       * @description the appointment has already started, or less than the resource's cancel notice is left (the page
+       * says so); nothing changed
+       */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+          'text/html': string;
+        };
+      };
     };
-    createAccount: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description uniqueId@platformName */
-                    accountReference: string;
-                    /** @description real-estate, facilities, handyman, sports-and-leisure, misc */
-                    branch: string;
-                    email?: string | null;
-                    invoiceAddress?: {
-                        city: string;
-                        countryCode: string;
-                        number: string;
-                        street: string;
-                        zip: string;
-                    };
-                    invoiceCompanyName?: string | null;
-                    invoiceContactName?: string | null;
-                    invoiceTaxId?: string | null;
-                    /** @description reference of an existing user */
-                    ownerReference: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        account: {
-                            accountReference: string;
-                            branch: string;
-                            email: string | null;
-                            invoiceAddress: {
-                                city: string;
-                                countryCode: string;
-                                number: string;
-                                street: string;
-                                zip: string;
-                            } | null;
-                            invoiceCompanyName: string | null;
-                            invoiceContactName: string | null;
-                            invoiceTaxId: string | null;
-                            ownerReference: string | null;
-                            uuid: string;
-                        };
-                        "api-info": {
-                            version: string;
-                        };
-                    };
-                };
-            };
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        account: {
-                            accountReference: string;
-                            branch: string;
-                            email: string | null;
-                            invoiceAddress: {
-                                city: string;
-                                countryCode: string;
-                                number: string;
-                                street: string;
-                                zip: string;
-                            } | null;
-                            invoiceCompanyName: string | null;
-                            invoiceContactName: string | null;
-                            invoiceTaxId: string | null;
-                            ownerReference: string | null;
-                            uuid: string;
-                        };
-                        "api-info": {
-                            version: string;
-                        };
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
+  };
+  cancelBookingByLink: {
+    parameters: {
+      query?: {
+        /** @description de or en; overrides the booking language */
+        lang?: string;
+        /** @description set by the manage page after a move: shows that it was moved */
+        rescheduled?: string;
+      };
+      header?: never;
+      path: {
+        /** @description the signed token of the cancel link */
+        token: string;
+      };
+      cookie?: never;
     };
-    getAccount: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                reference: string;
-            };
-            cookie?: never;
+    /** @description ignored; the page form posts an empty body */
+    requestBody?: {
+      content: {
+        'application/json': {
+          [key: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        account: {
-                            accountReference: string;
-                            branch: string;
-                            email: string | null;
-                            invoiceAddress: {
-                                city: string;
-                                countryCode: string;
-                                number: string;
-                                street: string;
-                                zip: string;
-                            } | null;
-                            invoiceCompanyName: string | null;
-                            invoiceContactName: string | null;
-                            invoiceTaxId: string | null;
-                            ownerReference: string | null;
-                            uuid: string;
-                        };
-                        "api-info": {
-                            version: string;
-                        };
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
+        'application/x-www-form-urlencoded': {
+          [key: string]: unknown;
         };
+      };
     };
-    updateAccount: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                reference: string;
-            };
-            cookie?: never;
+    responses: {
+      /** @description cancelled now, or already before */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description real-estate, facilities, handyman, sports-and-leisure, misc */
-                    branch?: string;
-                    email?: string | null;
-                    invoiceAddress?: {
-                        city: string;
-                        countryCode: string;
-                        number: string;
-                        street: string;
-                        zip: string;
-                    };
-                    invoiceCompanyName?: string | null;
-                    invoiceContactName?: string | null;
-                    invoiceTaxId?: string | null;
-                    /** @description reference of an existing user */
-                    ownerReference?: string;
-                };
-            };
+        content: {
+          'text/html': string;
         };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        account: {
-                            accountReference: string;
-                            branch: string;
-                            email: string | null;
-                            invoiceAddress: {
-                                city: string;
-                                countryCode: string;
-                                number: string;
-                                street: string;
-                                zip: string;
-                            } | null;
-                            invoiceCompanyName: string | null;
-                            invoiceContactName: string | null;
-                            invoiceTaxId: string | null;
-                            ownerReference: string | null;
-                            uuid: string;
-                        };
-                        "api-info": {
-                            version: string;
-                        };
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
+      };
+      /** @description invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown;
         };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+          'text/html': string;
+        };
+      };
+      /** @description forged, altered or unknown token; nothing changed */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+          'text/html': string;
+        };
+      };
+      /**
+       * @description the appointment has already started, or less than the resource's cancel notice is left (the page
+       * says so); nothing changed
+       */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+          'text/html': string;
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+          'text/html': string;
+        };
+      };
+      /** @description the body is neither a form (application/x-www-form-urlencoded) nor JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+          'text/html': string;
+        };
+      };
     };
-    exportConsumerData: {
-        parameters: {
-            query?: {
-                /** @description the e-mail address (matched case-insensitively) */
-                email?: string;
-                /** @description the mobile number in any written form, compared in E.164 (without a country code: read for the country of the crm's accounts, else DE) */
-                mobile?: string;
-            };
-            header?: never;
-            path: {
-                crmId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        /** @description all that this partner holds on the person; empty arrays when nothing */
-                        consumer: {
-                            customers: {
-                                /** Format: date-time */
-                                createdAt: string;
-                                customerReference: string;
-                                email: string | null;
-                                language: string | null;
-                                mobile: string | null;
-                                note: string | null;
-                                providerReference: string;
-                                userName: string;
-                            }[];
-                            mails: {
-                                /** Format: date-time */
-                                createdAt: string;
-                                sentAt: string | null;
-                                /** @description PENDING, SENT or FAILED */
-                                status: string;
-                                to: string;
-                                /** @description the mail template */
-                                type: string;
-                            }[];
-                            participations: {
-                                /** @description the booking answers [{key, label, value}] */
-                                answers: unknown[];
-                                appointment: {
-                                    /** Format: date-time */
-                                    end: string;
-                                    reference: string;
-                                    /** Format: date-time */
-                                    start: string;
-                                    state: string;
-                                    /** Format: uuid */
-                                    uuid: string;
-                                };
-                                channelKey: string | null;
-                                clientIp: string | null;
-                                /** Format: date-time */
-                                createdAt: string;
-                                customerReference: string | null;
-                                locale: string | null;
-                                message: string | null;
-                                note: string | null;
-                                product: {
-                                    name: string;
-                                    reference: string;
-                                } | null;
-                                providerReference: string;
-                                reference: string;
-                                resource: {
-                                    name: string;
-                                    reference: string;
-                                } | null;
-                                state: string;
-                                /** Format: uuid */
-                                uuid: string;
-                            }[];
-                            users: {
-                                /** Format: date-time */
-                                createdAt: string;
-                                email: string;
-                                firstName: string | null;
-                                language: string | null;
-                                lastName: string | null;
-                                mobile: string | null;
-                                phone: string | null;
-                                reference: string | null;
-                                username: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
+  };
+  createAccount: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+      };
+      cookie?: never;
     };
-    eraseConsumerData: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-            };
-            cookie?: never;
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description uniqueId@platformName */
+          accountReference: string;
+          /** @description real-estate, facilities, handyman, sports-and-leisure, misc */
+          branch: string;
+          email?: string | null;
+          invoiceAddress?: {
+            city: string;
+            countryCode: string;
+            number: string;
+            street: string;
+            zip: string;
+          };
+          invoiceCompanyName?: string | null;
+          invoiceContactName?: string | null;
+          invoiceTaxId?: string | null;
+          /** @description reference of an existing user */
+          ownerReference: string;
         };
-        /** @description exactly one of email and mobile */
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description the e-mail address (matched case-insensitively) */
-                    email?: string;
-                    /** @description the mobile number in any written form, compared in E.164 (without a country code: read for the country of the crm's accounts, else DE) */
-                    mobile?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        /** @description what was erased: users deleted or anonymized, customers anonymized, participations made anonymous places, mails dropped or scrubbed, webhook events scrubbed, stored idempotent answers deleted */
-                        erased: {
-                            customers: number;
-                            idempotencyRecords: number;
-                            mails: number;
-                            participations: number;
-                            users: number;
-                            webhookEvents: number;
-                        };
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
+      };
     };
-    createProvider: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-            };
-            cookie?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody: {
-            content: {
-                "application/json": {
-                    accountReference: string;
-                    /** @description real-estate, facilities, handyman, sports-and-leisure, misc */
-                    branch?: string;
-                    description?: string | null;
-                    email?: string | null;
-                    impressum?: string | null;
-                    mobile?: string | null;
-                    name: string;
-                    ownerReference: string;
-                    phone?: string | null;
-                    reference: string;
-                    reminderMinutesBefore?: number[] | null;
-                    subbranch?: string | null;
-                    /** @description IANA time zone such as Europe/Berlin (an unknown zone is 400); default DEFAULT_TIME_ZONE */
-                    timeZone?: string;
-                };
+        content: {
+          'application/json': {
+            account: {
+              accountReference: string;
+              branch: string;
+              email: string | null;
+              invoiceAddress: {
+                city: string;
+                countryCode: string;
+                number: string;
+                street: string;
+                zip: string;
+              } | null;
+              invoiceCompanyName: string | null;
+              invoiceContactName: string | null;
+              invoiceTaxId: string | null;
+              ownerReference: string | null;
+              uuid: string;
             };
+            'api-info': {
+              version: string;
+            };
+          };
         };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        provider: {
-                            accountReference: string;
-                            branch: string | null;
-                            description: string | null;
-                            email: string | null;
-                            impressum: string | null;
-                            mobile: string | null;
-                            name: string;
-                            ownerReference: string | null;
-                            phone: string | null;
-                            reference: string;
-                            reminderMinutesBefore: number[] | null;
-                            subbranch: string | null;
-                            timeZone: string;
-                            uuid: string;
-                        };
-                    };
-                };
-            };
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        provider: {
-                            accountReference: string;
-                            branch: string | null;
-                            description: string | null;
-                            email: string | null;
-                            impressum: string | null;
-                            mobile: string | null;
-                            name: string;
-                            ownerReference: string | null;
-                            phone: string | null;
-                            reference: string;
-                            reminderMinutesBefore: number[] | null;
-                            subbranch: string | null;
-                            timeZone: string;
-                            uuid: string;
-                        };
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
+      };
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
         };
+        content: {
+          'application/json': {
+            account: {
+              accountReference: string;
+              branch: string;
+              email: string | null;
+              invoiceAddress: {
+                city: string;
+                countryCode: string;
+                number: string;
+                street: string;
+                zip: string;
+              } | null;
+              invoiceCompanyName: string | null;
+              invoiceContactName: string | null;
+              invoiceTaxId: string | null;
+              ownerReference: string | null;
+              uuid: string;
+            };
+            'api-info': {
+              version: string;
+            };
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
-    listAppointments: {
-        parameters: {
-            query?: {
-                /** @description default false */
-                includeArchived?: boolean;
-                productRef?: string;
-                resourceRef?: string;
-            };
-            header?: never;
-            path: {
-                crmId: string;
-                providerRef: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        acceptBookings: boolean;
-                        address: ({
-                            city: string;
-                            countryCode: string;
-                            number: string;
-                            street: string;
-                            zip: string;
-                        } | string) | null;
-                        archived: boolean;
-                        capacity: number;
-                        capacityLeft: number;
-                        contactReference: string | null;
-                        description: string | null;
-                        end: string;
-                        notes: string | null;
-                        participations: {
-                            /** @description answers to the product's booking questions; [] when none */
-                            answers: {
-                                key: string;
-                                /** @description the question's label when the consumer booked */
-                                label: {
-                                    de: string;
-                                    en: string;
-                                };
-                                /** @description text (select: the option's value), or true/false for a checkbox */
-                                value: string | boolean;
-                            }[];
-                            customerReference: string | null;
-                            email: string | null;
-                            messages: string[];
-                            mobile: string | null;
-                            name: string | null;
-                            note: string | null;
-                            reference: string;
-                            state: string;
-                            uuid: string;
-                        }[];
-                        price: {
-                            currency: string;
-                            value: number;
-                        } | null;
-                        productName: string | null;
-                        productReference: string | null;
-                        reference: string;
-                        resourceReference: string | null;
-                        seriesId: string | null;
-                        start: string;
-                        /** @description ACTIVE or CANCELLED */
-                        state: string;
-                        uuid: string;
-                    }[];
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
+  };
+  getAccount: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        reference: string;
+      };
+      cookie?: never;
     };
-    createAppointments: {
-        parameters: {
-            query?: {
-                /** @description inline participations may exceed the capacity; default false */
-                ignoreCapacity?: boolean;
-            };
-            header?: never;
-            path: {
-                crmId: string;
-                providerRef: string;
-            };
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description publicly bookable; default false */
-                    acceptBookings?: boolean;
-                    /** @description object (city, street, number, zip required; country or countryCode, default DE) or plain text */
-                    address?: {
-                        city: string;
-                        country?: string;
-                        /** @description default DE */
-                        countryCode?: string;
-                        number: string;
-                        street: string;
-                        zip: string;
-                    } | string;
-                    /** @description default 0 */
-                    capacity?: number;
-                    /** @description user reference of the responsible staff member */
-                    contactReference?: string;
-                    description?: string;
-                    /** @description required for a single appointment; ISO 8601, after start */
-                    end?: string;
-                    /** @description series: start of the daily window (time of day) */
-                    from?: string;
-                    notes?: string;
-                    participations?: {
-                        /** Format: email */
-                        email: string;
-                        /** @description with country code, e.g. +49 170 1234567 */
-                        mobile?: string;
-                        name: string;
-                        /** @description internal note, at most 1023 characters */
-                        note?: string;
-                        /** @description required for a single appointment; generated in a series */
-                        reference?: string;
-                        /**
-                         * @description RESERVED, REQUESTED, BOOKED, CANCELED, DELETED
-                         * @enum {string}
-                         */
-                        state: "RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED";
-                    }[];
-                    price?: {
-                        /** @enum {string} */
-                        currency: "EUR" | "CHF";
-                        value: number;
-                    };
-                    /** @description overrides the product name */
-                    productName?: string;
-                    productReference: string;
-                    /** @description required for a single appointment; ignored for a series */
-                    reference?: string;
-                    resourceReference: string;
-                    series_data?: {
-                        /** @description first date of the series (date or date-time) */
-                        from: string;
-                        /** @description minutes per appointment */
-                        raster: number;
-                        /** @description last date of the series, included */
-                        to: string;
-                        /** @description '1' (Monday) .. '7' (Sunday); required when the series spans more than one day */
-                        weekdays?: (string | number)[];
-                    };
-                    /** @description required for a single appointment; ISO 8601, without offset: wall clock in the provider zone */
-                    start?: string;
-                    /** @description series: end of the daily window (time of day) */
-                    to?: string;
-                };
+        content: {
+          'application/json': {
+            account: {
+              accountReference: string;
+              branch: string;
+              email: string | null;
+              invoiceAddress: {
+                city: string;
+                countryCode: string;
+                number: string;
+                street: string;
+                zip: string;
+              } | null;
+              invoiceCompanyName: string | null;
+              invoiceContactName: string | null;
+              invoiceTaxId: string | null;
+              ownerReference: string | null;
+              uuid: string;
             };
+            'api-info': {
+              version: string;
+            };
+          };
         };
-        responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        appointments: {
-                            acceptBookings: boolean;
-                            address: ({
-                                city: string;
-                                countryCode: string;
-                                number: string;
-                                street: string;
-                                zip: string;
-                            } | string) | null;
-                            archived: boolean;
-                            capacity: number;
-                            capacityLeft: number;
-                            contactReference: string | null;
-                            description: string | null;
-                            end: string;
-                            notes: string | null;
-                            participations: {
-                                /** @description answers to the product's booking questions; [] when none */
-                                answers: {
-                                    key: string;
-                                    /** @description the question's label when the consumer booked */
-                                    label: {
-                                        de: string;
-                                        en: string;
-                                    };
-                                    /** @description text (select: the option's value), or true/false for a checkbox */
-                                    value: string | boolean;
-                                }[];
-                                customerReference: string | null;
-                                email: string | null;
-                                messages: string[];
-                                mobile: string | null;
-                                name: string | null;
-                                note: string | null;
-                                reference: string;
-                                state: string;
-                                uuid: string;
-                            }[];
-                            price: {
-                                currency: string;
-                                value: number;
-                            } | null;
-                            productName: string | null;
-                            productReference: string | null;
-                            reference: string;
-                            resourceReference: string | null;
-                            seriesId: string | null;
-                            start: string;
-                            /** @description ACTIVE or CANCELLED */
-                            state: string;
-                            uuid: string;
-                        }[];
-                        /** @description busy times (closures, subscribed calendars) the appointment meets, buffers counted; empty when none */
-                        busyOverlaps: {
-                            /** Format: date-time */
-                            end: string;
-                            /** @enum {string} */
-                            source: "closure" | "subscription";
-                            /**
-                             * Format: uuid
-                             * @description the closure or the calendar subscription
-                             */
-                            sourceId: string;
-                            /** Format: date-time */
-                            start: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the request conflicts with the current state; the message says with what */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
         };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
-    cancelAppointments: {
-        parameters: {
-            query?: {
-                /** @description text for the mail to the participant */
-                message?: string;
-            };
-            header?: never;
-            path: {
-                crmId: string;
-                providerRef: string;
-            };
-            cookie?: never;
-        };
-        /** @description exactly one of appointmentReference and seriesId */
-        requestBody: {
-            content: {
-                "application/json": {
-                    appointmentReference?: string;
-                    seriesId?: string;
-                } & (unknown | unknown);
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        /** @description appointments affected */
-                        count: number;
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
+  };
+  updateAccount: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        reference: string;
+      };
+      cookie?: never;
     };
-    deleteAppointmentsWithoutNotification: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                providerRef: string;
-            };
-            cookie?: never;
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description real-estate, facilities, handyman, sports-and-leisure, misc */
+          branch?: string;
+          email?: string | null;
+          invoiceAddress?: {
+            city: string;
+            countryCode: string;
+            number: string;
+            street: string;
+            zip: string;
+          };
+          invoiceCompanyName?: string | null;
+          invoiceContactName?: string | null;
+          invoiceTaxId?: string | null;
+          /** @description reference of an existing user */
+          ownerReference?: string;
         };
-        /** @description exactly one of appointmentReference and seriesId */
-        requestBody: {
-            content: {
-                "application/json": {
-                    appointmentReference?: string;
-                    seriesId?: string;
-                } & (unknown | unknown);
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        /** @description appointments affected */
-                        count: number;
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
+      };
     };
-    listAvailabilityRules: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                providerRef: string;
-            };
-            cookie?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        rules: {
-                            defaultAcceptBookings: boolean;
-                            defaultCapacity: number;
-                            /**
-                             * Format: date
-                             * @description timeslots are made up to this date; a daily job carries it forward
-                             */
-                            publishedUntil: string;
-                            raster: number;
-                            reference: string;
-                            resourceReference: string;
-                            /** @enum {string} */
-                            state: "BOOKABLE" | "CREATED";
-                            /** Format: uuid */
-                            uuid: string;
-                            /** Format: date */
-                            validFrom: string;
-                            validUntil: string | null;
-                            /** @description ascending */
-                            weekdays: string[];
-                            /** @description in time order */
-                            windows: {
-                                from: string;
-                                to: string;
-                            }[];
-                        }[];
-                    };
-                };
+        content: {
+          'application/json': {
+            account: {
+              accountReference: string;
+              branch: string;
+              email: string | null;
+              invoiceAddress: {
+                city: string;
+                countryCode: string;
+                number: string;
+                street: string;
+                zip: string;
+              } | null;
+              invoiceCompanyName: string | null;
+              invoiceContactName: string | null;
+              invoiceTaxId: string | null;
+              ownerReference: string | null;
+              uuid: string;
             };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
+            'api-info': {
+              version: string;
             };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
+          };
         };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
-    createAvailabilityRule: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                providerRef: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description default true */
-                    defaultAcceptBookings?: boolean;
-                    defaultCapacity: number;
-                    /** @description minutes per bookable slot */
-                    raster: number;
-                    /** @description unique among the provider's rules */
-                    reference: string;
-                    /** @description the resource the timeslots are for */
-                    resourceReference: string;
-                    /**
-                     * @description BOOKABLE (public, the default) or CREATED (hidden)
-                     * @enum {string}
-                     */
-                    state?: "BOOKABLE" | "CREATED";
-                    /**
-                     * Format: date
-                     * @description first date, default today; an earlier date counts from today
-                     */
-                    validFrom?: string;
-                    /**
-                     * Format: date
-                     * @description last date, included; null or omitted: open-ended
-                     */
-                    validUntil?: string | null;
-                    /** @description ISO weekdays the windows open on */
-                    weekdays: string[];
-                    /** @description 1 to 10 windows of each such date, none overlapping another */
-                    windows: {
-                        /** @description HH:mm, the wall-clock start in the provider's zone */
-                        from: string;
-                        /** @description HH:mm after from; 24:00 is the end of the day */
-                        to: string;
-                    }[];
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        rule: {
-                            defaultAcceptBookings: boolean;
-                            defaultCapacity: number;
-                            /**
-                             * Format: date
-                             * @description timeslots are made up to this date; a daily job carries it forward
-                             */
-                            publishedUntil: string;
-                            raster: number;
-                            reference: string;
-                            resourceReference: string;
-                            /** @enum {string} */
-                            state: "BOOKABLE" | "CREATED";
-                            /** @description timeslots this request made */
-                            timeslotsCreated: number;
-                            /** Format: uuid */
-                            uuid: string;
-                            /** Format: date */
-                            validFrom: string;
-                            validUntil: string | null;
-                            /** @description ascending */
-                            weekdays: string[];
-                            /** @description in time order */
-                            windows: {
-                                from: string;
-                                to: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the request conflicts with the current state; the message says with what */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
+  };
+  exportConsumerData: {
+    parameters: {
+      query?: {
+        /** @description the e-mail address (matched case-insensitively) */
+        email?: string;
+        /**
+         * @description the mobile number in any written form, compared in E.164 (without a country code: read for the
+         * country of the crm's accounts, else DE)
+         */
+        mobile?: string;
+      };
+      header?: never;
+      path: {
+        crmId: string;
+      };
+      cookie?: never;
     };
-    getAvailabilityRule: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                providerRef: string;
-                ruleRef: string;
-            };
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        rule: {
-                            defaultAcceptBookings: boolean;
-                            defaultCapacity: number;
-                            /**
-                             * Format: date
-                             * @description timeslots are made up to this date; a daily job carries it forward
-                             */
-                            publishedUntil: string;
-                            raster: number;
-                            reference: string;
-                            resourceReference: string;
-                            /** @enum {string} */
-                            state: "BOOKABLE" | "CREATED";
-                            /** Format: uuid */
-                            uuid: string;
-                            /** Format: date */
-                            validFrom: string;
-                            validUntil: string | null;
-                            /** @description ascending */
-                            weekdays: string[];
-                            /** @description in time order */
-                            windows: {
-                                from: string;
-                                to: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
-    };
-    changeAvailabilityRule: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                providerRef: string;
-                ruleRef: string;
-            };
-            cookie?: never;
-        };
-        /** @description the fields to change; the timeslots from today on are made again */
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description default true */
-                    defaultAcceptBookings?: boolean;
-                    defaultCapacity?: number;
-                    /** @description minutes per bookable slot */
-                    raster?: number;
-                    /** @description the resource the timeslots are for */
-                    resourceReference?: string;
-                    /**
-                     * @description BOOKABLE (public, the default) or CREATED (hidden)
-                     * @enum {string}
-                     */
-                    state?: "BOOKABLE" | "CREATED";
-                    /**
-                     * Format: date
-                     * @description first date, default today; an earlier date counts from today
-                     */
-                    validFrom?: string;
-                    /**
-                     * Format: date
-                     * @description last date, included; null or omitted: open-ended
-                     */
-                    validUntil?: string | null;
-                    /** @description ISO weekdays the windows open on */
-                    weekdays?: string[];
-                    /** @description 1 to 10 windows of each such date, none overlapping another */
-                    windows?: {
-                        /** @description HH:mm, the wall-clock start in the provider's zone */
-                        from: string;
-                        /** @description HH:mm after from; 24:00 is the end of the day */
-                        to: string;
-                    }[];
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        /** @description references of the timeslots kept as they were, on dates holding a live booking or a partner's appointment; empty when none */
-                        keptTimeslots: string[];
-                        rule: {
-                            defaultAcceptBookings: boolean;
-                            defaultCapacity: number;
-                            /**
-                             * Format: date
-                             * @description timeslots are made up to this date; a daily job carries it forward
-                             */
-                            publishedUntil: string;
-                            raster: number;
-                            reference: string;
-                            resourceReference: string;
-                            /** @enum {string} */
-                            state: "BOOKABLE" | "CREATED";
-                            /** @description timeslots this request made */
-                            timeslotsCreated: number;
-                            /** Format: uuid */
-                            uuid: string;
-                            /** Format: date */
-                            validFrom: string;
-                            validUntil: string | null;
-                            /** @description ascending */
-                            weekdays: string[];
-                            /** @description in time order */
-                            windows: {
-                                from: string;
-                                to: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
-    };
-    deleteAvailabilityRule: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                providerRef: string;
-                ruleRef: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description deleted */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
-    };
-    listBusyTimes: {
-        parameters: {
-            query?: {
-                /** @description default now */
-                from?: string;
-                /** @description one resource (its own and the provider-wide busy times); omitted: all */
-                resourceReference?: string;
-                /** @description default from + 31 days; at most 400 days after from */
-                to?: string;
-            };
-            header?: never;
-            path: {
-                crmId: string;
-                providerRef: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        busyTimes: {
-                            /** Format: date-time */
-                            end: string;
-                            /** @enum {string} */
-                            source: "closure" | "subscription";
-                            /**
-                             * Format: uuid
-                             * @description the closure or the calendar subscription
-                             */
-                            sourceId: string;
-                            /** Format: date-time */
-                            start: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
-    };
-    listCalendarFeeds: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                providerRef: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        feeds: {
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: uuid */
-                            id: string;
-                            resourceReference: string | null;
-                        }[];
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
-    };
-    createCalendarFeed: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                providerRef: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: {
-            content: {
-                "application/json": {
-                    resourceReference?: string | null;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        feed: {
-                            /** Format: date-time */
-                            createdAt: string;
-                            /** Format: uuid */
-                            id: string;
-                            resourceReference: string | null;
-                            /** @description PUBLIC_BASE_URL/feeds/{token}.ics; shown only here (the token is stored hashed) */
-                            url: string;
-                        };
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
-    };
-    revokeCalendarFeed: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                /** @description the feed id */
-                id: string;
-                providerRef: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description revoked */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
-    };
-    listCalendarSubscriptions: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                providerRef: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        subscriptions: {
-                            /** @description busy intervals stored from the last good read */
-                            busyCount: number;
-                            failingSince: string | null;
-                            /** @description the calendar's host; the full URL and the password are never shown */
-                            host: string;
-                            /** Format: uuid */
-                            id: string;
-                            /** @enum {string} */
-                            kind: "ics" | "caldav";
-                            lastError: string | null;
-                            lastSyncedAt: string | null;
-                            resourceReference: string | null;
-                            /**
-                             * @description ERROR: the last read failed; the last good busy times stay in force
-                             * @enum {string}
-                             */
-                            status: "OK" | "ERROR";
-                        }[];
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
-    };
-    createCalendarSubscription: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                providerRef: string;
-            };
-            cookie?: never;
-        };
-        /** @description exactly one of url and caldav */
-        requestBody: {
-            content: {
-                "application/json": {
-                    caldav?: {
-                        /** @description never shown again */
-                        password: string;
-                        /** @description the CalDAV calendar collection (https or http) */
-                        url: string;
-                        username: string;
-                    };
-                    resourceReference?: string | null;
-                    /** @description an iCalendar URL (https, http or webcal), e.g. the secret address Google, Outlook or iCloud publish; never shown again */
-                    url?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        subscription: {
-                            /** @description busy intervals stored from the last good read */
-                            busyCount: number;
-                            failingSince: string | null;
-                            /** @description the calendar's host; the full URL and the password are never shown */
-                            host: string;
-                            /** Format: uuid */
-                            id: string;
-                            /** @enum {string} */
-                            kind: "ics" | "caldav";
-                            lastError: string | null;
-                            lastSyncedAt: string | null;
-                            resourceReference: string | null;
-                            /**
-                             * @description ERROR: the last read failed; the last good busy times stay in force
-                             * @enum {string}
-                             */
-                            status: "OK" | "ERROR";
-                        };
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the Idempotency-Key was used before with another request (IDEMPOTENCY_KEY_REUSED), or a calendar could not be read (CALENDAR_UNREADABLE) */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
-    };
-    getCalendarSubscription: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                id: string;
-                providerRef: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        subscription: {
-                            /** @description busy intervals stored from the last good read */
-                            busyCount: number;
-                            failingSince: string | null;
-                            /** @description the calendar's host; the full URL and the password are never shown */
-                            host: string;
-                            /** Format: uuid */
-                            id: string;
-                            /** @enum {string} */
-                            kind: "ics" | "caldav";
-                            lastError: string | null;
-                            lastSyncedAt: string | null;
-                            resourceReference: string | null;
-                            /**
-                             * @description ERROR: the last read failed; the last good busy times stay in force
-                             * @enum {string}
-                             */
-                            status: "OK" | "ERROR";
-                        };
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
-    };
-    deleteCalendarSubscription: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                id: string;
-                providerRef: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description removed */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
-    };
-    syncCalendarSubscription: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                id: string;
-                providerRef: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        subscription: {
-                            /** @description busy intervals stored from the last good read */
-                            busyCount: number;
-                            failingSince: string | null;
-                            /** @description the calendar's host; the full URL and the password are never shown */
-                            host: string;
-                            /** Format: uuid */
-                            id: string;
-                            /** @enum {string} */
-                            kind: "ics" | "caldav";
-                            lastError: string | null;
-                            lastSyncedAt: string | null;
-                            resourceReference: string | null;
-                            /**
-                             * @description ERROR: the last read failed; the last good busy times stay in force
-                             * @enum {string}
-                             */
-                            status: "OK" | "ERROR";
-                        };
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
-    };
-    listClosures: {
-        parameters: {
-            query?: {
-                /** @description default now */
-                from?: string;
-                /** @description optional end of the range */
-                to?: string;
-            };
-            header?: never;
-            path: {
-                crmId: string;
-                providerRef: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        closures: {
-                            /** Format: date-time */
-                            end: string;
-                            /** Format: uuid */
-                            id: string;
-                            reason: string | null;
-                            resourceReference: string | null;
-                            /** Format: date-time */
-                            start: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
-    };
-    createClosure: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                providerRef: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description after start, at most 400 days later */
-                    end: string;
-                    reason?: string | null;
-                    resourceReference?: string | null;
-                    /** @description ISO 8601; without an offset, the provider's wall time */
-                    start: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        closure: {
-                            /** @description references of the live appointments inside the closure: they stay, the partner decides */
-                            conflictingAppointments: string[];
-                            /** Format: date-time */
-                            end: string;
-                            /** Format: uuid */
-                            id: string;
-                            reason: string | null;
-                            resourceReference: string | null;
-                            /** Format: date-time */
-                            start: string;
-                        };
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
-    };
-    deleteClosure: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                id: string;
-                providerRef: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description removed */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
-    };
-    upsertContactProfile: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                providerRef: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description one channel per type */
-                    contactChannels: {
-                        label?: string | null;
-                        /**
-                         * @description mobile, phone, email, video, messenger, link, location
-                         * @enum {string}
-                         */
-                        type: "mobile" | "phone" | "email" | "video" | "messenger" | "link" | "location";
-                        /** @description number, email, URL or address */
-                        value: string;
-                    }[];
-                    /** @description public name */
-                    name: string;
-                    providerReference: string;
-                    reference: string;
-                    userReference: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        profile: {
-                            contactChannels: {
-                                label: string | null;
-                                type: string;
-                                value: string;
-                            }[];
-                            name: string;
-                            providerReference?: string;
-                            reference?: string;
-                            userReference: string;
-                        };
-                    };
-                };
-            };
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        profile: {
-                            contactChannels: {
-                                label: string | null;
-                                type: string;
-                                value: string;
-                            }[];
-                            name: string;
-                            providerReference?: string;
-                            reference?: string;
-                            userReference: string;
-                        };
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the request conflicts with the current state; the message says with what */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
-    };
-    getContactProfile: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                profileRef: string;
-                providerRef: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        profile: {
-                            contactChannels: {
-                                label: string | null;
-                                type: string;
-                                value: string;
-                            }[];
-                            name: string;
-                            providerReference?: string;
-                            reference?: string;
-                            userReference: string;
-                        };
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
-    };
-    createCustomer: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                providerRef: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    customerReference: string;
-                    /** Format: email */
-                    email?: string;
-                    /** @description two-letter language code such as de, en */
-                    language?: string;
-                    /** @description with country code, e.g. +49 170 1234567 */
-                    mobile?: string;
-                    /** @description internal note, at most 1023 characters */
-                    note?: string;
-                    /** @description the provider of the path */
-                    providerReference: string;
-                    userName: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        customer: {
-                            customerReference: string;
-                            email: string | null;
-                            language: string | null;
-                            mobile: string | null;
-                            note: string | null;
-                            providerReference: string;
-                            userName: string;
-                        };
-                    };
-                };
-            };
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        customer: {
-                            customerReference: string;
-                            email: string | null;
-                            language: string | null;
-                            mobile: string | null;
-                            note: string | null;
-                            providerReference: string;
-                            userName: string;
-                        };
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
-    };
-    getCustomer: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                customerRef: string;
-                providerRef: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        customer: {
-                            customerReference: string;
-                            email: string | null;
-                            language: string | null;
-                            mobile: string | null;
-                            note: string | null;
-                            providerReference: string;
-                            userName: string;
-                        };
-                    };
-                };
-            };
-            /** @description no customer with this reference */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
-    };
-    updateCustomer: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                customerRef: string;
-                providerRef: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description a new reference renames the customer */
-                    customerReference?: string;
-                    email?: string | null;
-                    language?: string | null;
-                    mobile?: string | null;
-                    note?: string | null;
-                    userName?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        customer: {
-                            customerReference: string;
-                            email: string | null;
-                            language: string | null;
-                            mobile: string | null;
-                            note: string | null;
-                            providerReference: string;
-                            userName: string;
-                        };
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the request conflicts with the current state; the message says with what */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
-    };
-    deleteCustomer: {
-        parameters: {
-            query?: {
-                /** @description cancel the customer's future participations instead of refusing; default false */
-                ignoreFutureAppointments?: boolean;
-                /** @description mail the customer about each removed appointment; default true */
-                sendMails?: boolean;
-            };
-            header?: never;
-            path: {
-                crmId: string;
-                customerRef: string;
-                providerRef: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description deleted */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the request conflicts with the current state; the message says with what */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
-    };
-    addParticipation: {
-        parameters: {
-            query?: {
-                /** @description add even when the appointment is full; default false */
-                ignoreCapacity?: boolean;
-                /** @description an existing reference is an error (true) or is updated (false, default) */
-                onDuplicateRaise?: boolean;
-                /** @description default true */
-                sendMails?: boolean;
-            };
-            header?: never;
-            path: {
-                crmId: string;
-                providerRef: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    appointmentReference: string;
-                    customerReference: string;
-                    /** @description text for the mail to the participant */
-                    message?: string;
-                    reference: string;
-                    /**
-                     * @description RESERVED, REQUESTED, BOOKED, CANCELED, DELETED
-                     * @enum {string}
-                     */
-                    state: "RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED";
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        /** @description busy times (closures, subscribed calendars) the appointment meets, buffers counted; empty when none */
-                        busyOverlaps: {
-                            /** Format: date-time */
-                            end: string;
-                            /** @enum {string} */
-                            source: "closure" | "subscription";
-                            /**
-                             * Format: uuid
-                             * @description the closure or the calendar subscription
-                             */
-                            sourceId: string;
-                            /** Format: date-time */
-                            start: string;
-                        }[];
-                        participation: {
-                            /** @description answers to the product's booking questions; [] when none */
-                            answers: {
-                                key: string;
-                                /** @description the question's label when the consumer booked */
-                                label: {
-                                    de: string;
-                                    en: string;
-                                };
-                                /** @description text (select: the option's value), or true/false for a checkbox */
-                                value: string | boolean;
-                            }[];
-                            appointmentReference: string;
-                            customerReference: string | null;
-                            message: string | null;
-                            reference: string;
-                            state: string;
-                            uuid: string;
-                        };
-                    };
-                };
-            };
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        /** @description busy times (closures, subscribed calendars) the appointment meets, buffers counted; empty when none */
-                        busyOverlaps: {
-                            /** Format: date-time */
-                            end: string;
-                            /** @enum {string} */
-                            source: "closure" | "subscription";
-                            /**
-                             * Format: uuid
-                             * @description the closure or the calendar subscription
-                             */
-                            sourceId: string;
-                            /** Format: date-time */
-                            start: string;
-                        }[];
-                        participation: {
-                            /** @description answers to the product's booking questions; [] when none */
-                            answers: {
-                                key: string;
-                                /** @description the question's label when the consumer booked */
-                                label: {
-                                    de: string;
-                                    en: string;
-                                };
-                                /** @description text (select: the option's value), or true/false for a checkbox */
-                                value: string | boolean;
-                            }[];
-                            appointmentReference: string;
-                            customerReference: string | null;
-                            message: string | null;
-                            reference: string;
-                            state: string;
-                            uuid: string;
-                        };
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the request conflicts with the current state; the message says with what */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
-    };
-    updateParticipationState: {
-        parameters: {
-            query?: {
-                /** @description default true */
-                sendMails?: boolean;
-            };
-            header?: never;
-            path: {
-                crmId: string;
-                participationRef: string;
-                providerRef: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description text for the mail to the participant */
-                    message?: string;
-                    /**
-                     * @description RESERVED, REQUESTED, BOOKED, CANCELED, DELETED
-                     * @enum {string}
-                     */
-                    state: "RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED";
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        participation: {
-                            /** @description answers to the product's booking questions; [] when none */
-                            answers: {
-                                key: string;
-                                /** @description the question's label when the consumer booked */
-                                label: {
-                                    de: string;
-                                    en: string;
-                                };
-                                /** @description text (select: the option's value), or true/false for a checkbox */
-                                value: string | boolean;
-                            }[];
-                            appointmentReference: string;
-                            customerReference: string | null;
-                            message: string | null;
-                            reference: string;
-                            state: string;
-                            uuid: string;
-                        };
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the request conflicts with the current state; the message says with what */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
-    };
-    listProducts: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                providerRef: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        description: string | null;
-                        exclusive: boolean;
-                        followUpTimeMinutes: number | null;
-                        leadTimeMinutes: number | null;
-                        maxDuration: number | null;
-                        minDuration: number | null;
-                        name: string;
-                        questions: {
-                            key: string;
-                            label: {
-                                de: string;
-                                en: string;
-                            };
-                            /** @description text and textarea; also email (254) and phone (32) */
-                            maxLength?: number;
-                            options?: {
-                                label: {
-                                    de: string;
-                                    en: string;
-                                };
-                                value: string;
-                            }[];
-                            required: boolean;
-                            type: string;
-                        }[];
-                        reference: string;
-                        uuid: string;
-                    }[];
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
-    };
-    createProduct: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                providerRef: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    description?: string | null;
-                    /** @description offered only on RESOURCE_EXCLUSIVE */
-                    exclusive?: boolean;
-                    followUpTimeMinutes?: number | null;
-                    leadTimeMinutes?: number | null;
-                    maxDuration?: number | null;
-                    minDuration?: number | null;
-                    name: string;
-                    questions?: {
-                        /** @description unique in the product; the key of the answer in A3 */
-                        key: string;
-                        /** @description the question in German and English */
-                        label: {
-                            /** @description the question in German */
-                            de: string;
-                            /** @description the question in English */
-                            en: string;
-                        };
-                        /** @description text (at most 500, default 500) and textarea (at most 2000, default 2000) only */
-                        maxLength?: number;
-                        /** @description select only: the answers to choose from (values unique) */
-                        options?: {
-                            /** @description what the consumer sees in German and English */
-                            label: {
-                                /** @description what the consumer sees in German */
-                                de: string;
-                                /** @description what the consumer sees in English */
-                                en: string;
-                            };
-                            /** @description the answer A3 sends */
-                            value: string;
-                        }[];
-                        /**
-                         * @description A3 without an answer is 400; a required checkbox must be true
-                         * @default false
-                         */
-                        required?: boolean;
-                        /**
-                         * @description text (one line), textarea, select (one of options), checkbox (true/false), email or phone
-                         * @enum {string}
-                         */
-                        type: "text" | "textarea" | "select" | "checkbox" | "email" | "phone";
-                    }[] | null;
-                    /** @description unique per provider */
-                    reference: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        product: {
-                            description: string | null;
-                            exclusive: boolean;
-                            followUpTimeMinutes: number | null;
-                            leadTimeMinutes: number | null;
-                            maxDuration: number | null;
-                            minDuration: number | null;
-                            name: string;
-                            questions: {
-                                key: string;
-                                label: {
-                                    de: string;
-                                    en: string;
-                                };
-                                /** @description text and textarea; also email (254) and phone (32) */
-                                maxLength?: number;
-                                options?: {
-                                    label: {
-                                        de: string;
-                                        en: string;
-                                    };
-                                    value: string;
-                                }[];
-                                required: boolean;
-                                type: string;
-                            }[];
-                            reference: string;
-                            uuid: string;
-                        };
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the request conflicts with the current state; the message says with what */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
-    };
-    updateProduct: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                productRef: string;
-                providerRef: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    description?: string | null;
-                    /** @description offered only on RESOURCE_EXCLUSIVE */
-                    exclusive?: boolean;
-                    followUpTimeMinutes?: number | null;
-                    leadTimeMinutes?: number | null;
-                    maxDuration?: number | null;
-                    minDuration?: number | null;
-                    name?: string;
-                    questions?: {
-                        /** @description unique in the product; the key of the answer in A3 */
-                        key: string;
-                        /** @description the question in German and English */
-                        label: {
-                            /** @description the question in German */
-                            de: string;
-                            /** @description the question in English */
-                            en: string;
-                        };
-                        /** @description text (at most 500, default 500) and textarea (at most 2000, default 2000) only */
-                        maxLength?: number;
-                        /** @description select only: the answers to choose from (values unique) */
-                        options?: {
-                            /** @description what the consumer sees in German and English */
-                            label: {
-                                /** @description what the consumer sees in German */
-                                de: string;
-                                /** @description what the consumer sees in English */
-                                en: string;
-                            };
-                            /** @description the answer A3 sends */
-                            value: string;
-                        }[];
-                        /**
-                         * @description A3 without an answer is 400; a required checkbox must be true
-                         * @default false
-                         */
-                        required?: boolean;
-                        /**
-                         * @description text (one line), textarea, select (one of options), checkbox (true/false), email or phone
-                         * @enum {string}
-                         */
-                        type: "text" | "textarea" | "select" | "checkbox" | "email" | "phone";
-                    }[] | null;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        product: {
-                            description: string | null;
-                            exclusive: boolean;
-                            followUpTimeMinutes: number | null;
-                            leadTimeMinutes: number | null;
-                            maxDuration: number | null;
-                            minDuration: number | null;
-                            name: string;
-                            questions: {
-                                key: string;
-                                label: {
-                                    de: string;
-                                    en: string;
-                                };
-                                /** @description text and textarea; also email (254) and phone (32) */
-                                maxLength?: number;
-                                options?: {
-                                    label: {
-                                        de: string;
-                                        en: string;
-                                    };
-                                    value: string;
-                                }[];
-                                required: boolean;
-                                type: string;
-                            }[];
-                            reference: string;
-                            uuid: string;
-                        };
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
-    };
-    listTimeslots: {
-        parameters: {
-            query: {
-                /** @description ISO 8601 */
-                from: string;
-                /** @description ISO 8601, after from */
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            /** @description all that this partner holds on the person; empty arrays when nothing */
+            consumer: {
+              customers: {
+                /** Format: date-time */
+                createdAt: string;
+                customerReference: string;
+                email: string | null;
+                language: string | null;
+                mobile: string | null;
+                note: string | null;
+                providerReference: string;
+                userName: string;
+              }[];
+              mails: {
+                /** Format: date-time */
+                createdAt: string;
+                sentAt: string | null;
+                /** @description PENDING, SENT or FAILED */
+                status: string;
                 to: string;
+                /** @description the mail template */
+                type: string;
+              }[];
+              participations: {
+                /** @description the booking answers [{key, label, value}] */
+                answers: unknown[];
+                appointment: {
+                  /** Format: date-time */
+                  end: string;
+                  reference: string;
+                  /** Format: date-time */
+                  start: string;
+                  state: string;
+                  /** Format: uuid */
+                  uuid: string;
+                };
+                channelKey: string | null;
+                clientIp: string | null;
+                /** Format: date-time */
+                createdAt: string;
+                customerReference: string | null;
+                locale: string | null;
+                message: string | null;
+                note: string | null;
+                product: {
+                  name: string;
+                  reference: string;
+                } | null;
+                providerReference: string;
+                reference: string;
+                resource: {
+                  name: string;
+                  reference: string;
+                } | null;
+                state: string;
+                /** Format: uuid */
+                uuid: string;
+              }[];
+              users: {
+                /** Format: date-time */
+                createdAt: string;
+                email: string;
+                firstName: string | null;
+                language: string | null;
+                lastName: string | null;
+                mobile: string | null;
+                phone: string | null;
+                reference: string | null;
+                username: string;
+              }[];
             };
-            header?: never;
-            path: {
-                crmId: string;
-                providerRef: string;
-                resourceRef: string;
-            };
-            cookie?: never;
+          };
         };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        appointments: {
-                            acceptBookings: boolean;
-                            address: ({
-                                city: string;
-                                countryCode: string;
-                                number: string;
-                                street: string;
-                                zip: string;
-                            } | string) | null;
-                            archived: boolean;
-                            capacity: number;
-                            capacityLeft: number;
-                            contactReference: string | null;
-                            description: string | null;
-                            end: string;
-                            notes: string | null;
-                            participations: {
-                                /** @description answers to the product's booking questions; [] when none */
-                                answers: {
-                                    key: string;
-                                    /** @description the question's label when the consumer booked */
-                                    label: {
-                                        de: string;
-                                        en: string;
-                                    };
-                                    /** @description text (select: the option's value), or true/false for a checkbox */
-                                    value: string | boolean;
-                                }[];
-                                customerReference: string | null;
-                                email: string | null;
-                                messages: string[];
-                                mobile: string | null;
-                                name: string | null;
-                                note: string | null;
-                                reference: string;
-                                state: string;
-                                uuid: string;
-                            }[];
-                            price: {
-                                currency: string;
-                                value: number;
-                            } | null;
-                            productName: string | null;
-                            productReference: string | null;
-                            reference: string;
-                            resourceReference: string | null;
-                            seriesId: string | null;
-                            start: string;
-                            /** @description ACTIVE or CANCELLED */
-                            state: string;
-                            uuid: string;
-                        }[];
-                        timeslots: {
-                            address: ({
-                                city: string;
-                                countryCode: string;
-                                number: string;
-                                street: string;
-                                zip: string;
-                            } | string) | null;
-                            defaultAcceptBookings: boolean;
-                            defaultCapacity: number;
-                            end: string;
-                            raster: number;
-                            reference: string;
-                            resourceReference: string;
-                            ruleReference: string | null;
-                            start: string;
-                            state: string;
-                            uuid: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
         };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
-    listResources: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                providerRef: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        address: {
-                            city: string;
-                            countryCode: string;
-                            number: string;
-                            street: string;
-                            zip: string;
-                        } | null;
-                        archived: boolean;
-                        bookingWindow: {
-                            cancelNoticeMinutes: number | null;
-                            maxAdvanceDays: number | null;
-                            minNoticeMinutes: number | null;
-                        };
-                        channels: {
-                            CALENDAR_PUBLIC: {
-                                bookingProcess: string;
-                            };
-                            RESOURCE_EXCLUSIVE: {
-                                bookingProcess: string;
-                            };
-                            RESOURCE_PUBLIC: {
-                                bookingProcess: string;
-                            };
-                            RESOURCE_REFERENCE: {
-                                bookingProcess: string;
-                            };
-                        };
-                        contact: string | null;
-                        contactChannelType: string | null;
-                        contactProfileReference: string | null;
-                        description: string | null;
-                        imgUrl: string | null;
-                        internalName: string;
-                        msgHelpText: string | null;
-                        products: string[];
-                        provider: string;
-                        publicName: string;
-                        reference: string;
-                        uuid: string;
-                        website: string | null;
-                    }[];
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
+  };
+  eraseConsumerData: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+      };
+      cookie?: never;
     };
-    createResource: {
-        parameters: {
-            query?: {
-                /** @description true: an existing reference is 400; false: it is updated */
-                onDuplicateRaise?: boolean;
-            };
-            header?: never;
-            path: {
-                crmId: string;
-                providerRef: string;
-            };
-            cookie?: never;
+    /** @description exactly one of email and mobile */
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description the e-mail address (matched case-insensitively) */
+          email?: string;
+          /**
+           * @description the mobile number in any written form, compared in E.164 (without a country code: read for the
+           * country of the crm's accounts, else DE)
+           */
+          mobile?: string;
         };
-        requestBody: {
-            content: {
-                "application/json": {
-                    address?: {
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            /**
+             * @description what was erased: users deleted or anonymized, customers anonymized, participations made
+             * anonymous places, mails dropped or scrubbed, webhook events scrubbed, stored idempotent answers deleted
+             */
+            erased: {
+              customers: number;
+              idempotencyRecords: number;
+              mails: number;
+              participations: number;
+              users: number;
+              webhookEvents: number;
+            };
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  createProvider: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          accountReference: string;
+          /** @description real-estate, facilities, handyman, sports-and-leisure, misc */
+          branch?: string;
+          description?: string | null;
+          email?: string | null;
+          impressum?: string | null;
+          mobile?: string | null;
+          name: string;
+          ownerReference: string;
+          phone?: string | null;
+          reference: string;
+          reminderMinutesBefore?: number[] | null;
+          subbranch?: string | null;
+          /** @description IANA time zone such as Europe/Berlin (an unknown zone is 400); default DEFAULT_TIME_ZONE */
+          timeZone?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            provider: {
+              accountReference: string;
+              branch: string | null;
+              description: string | null;
+              email: string | null;
+              impressum: string | null;
+              mobile: string | null;
+              name: string;
+              ownerReference: string | null;
+              phone: string | null;
+              reference: string;
+              reminderMinutesBefore: number[] | null;
+              subbranch: string | null;
+              timeZone: string;
+              uuid: string;
+            };
+          };
+        };
+      };
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            provider: {
+              accountReference: string;
+              branch: string | null;
+              description: string | null;
+              email: string | null;
+              impressum: string | null;
+              mobile: string | null;
+              name: string;
+              ownerReference: string | null;
+              phone: string | null;
+              reference: string;
+              reminderMinutesBefore: number[] | null;
+              subbranch: string | null;
+              timeZone: string;
+              uuid: string;
+            };
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  listAppointments: {
+    parameters: {
+      query?: {
+        /** @description default false */
+        includeArchived?: boolean;
+        productRef?: string;
+        resourceRef?: string;
+      };
+      header?: never;
+      path: {
+        crmId: string;
+        providerRef: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            acceptBookings: boolean;
+            address:
+              | (
+                  | {
+                      city: string;
+                      countryCode: string;
+                      number: string;
+                      street: string;
+                      zip: string;
+                    }
+                  | string
+                )
+              | null;
+            archived: boolean;
+            capacity: number;
+            capacityLeft: number;
+            contactReference: string | null;
+            description: string | null;
+            end: string;
+            notes: string | null;
+            participations: {
+              /** @description answers to the product's booking questions; [] when none */
+              answers: {
+                key: string;
+                /** @description the question's label when the consumer booked */
+                label: {
+                  de: string;
+                  en: string;
+                };
+                /** @description text (select: the option's value), or true/false for a checkbox */
+                value: string | boolean;
+              }[];
+              customerReference: string | null;
+              email: string | null;
+              messages: string[];
+              mobile: string | null;
+              name: string | null;
+              note: string | null;
+              reference: string;
+              state: string;
+              uuid: string;
+            }[];
+            price: {
+              currency: string;
+              value: number;
+            } | null;
+            productName: string | null;
+            productReference: string | null;
+            reference: string;
+            resourceReference: string | null;
+            seriesId: string | null;
+            start: string;
+            /** @description ACTIVE or CANCELLED */
+            state: string;
+            uuid: string;
+          }[];
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  createAppointments: {
+    parameters: {
+      query?: {
+        /** @description inline participations may exceed the capacity; default false */
+        ignoreCapacity?: boolean;
+      };
+      header?: never;
+      path: {
+        crmId: string;
+        providerRef: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description publicly bookable; default false */
+          acceptBookings?: boolean;
+          /**
+           * @description object (city, street, number, zip required; country or countryCode, default DE) or plain text
+           */
+          address?:
+            | {
+                city: string;
+                country?: string;
+                /** @description default DE */
+                countryCode?: string;
+                number: string;
+                street: string;
+                zip: string;
+              }
+            | string;
+          /** @description default 0 */
+          capacity?: number;
+          /** @description user reference of the responsible staff member */
+          contactReference?: string;
+          description?: string;
+          /** @description required for a single appointment; ISO 8601, after start */
+          end?: string;
+          /** @description series: start of the daily window (time of day) */
+          from?: string;
+          notes?: string;
+          participations?: {
+            /** Format: email */
+            email: string;
+            /** @description with country code, e.g. +49 170 1234567 */
+            mobile?: string;
+            name: string;
+            /** @description internal note, at most 1023 characters */
+            note?: string;
+            /** @description required for a single appointment; generated in a series */
+            reference?: string;
+            /**
+             * @description RESERVED, REQUESTED, BOOKED, CANCELED, DELETED
+             * @enum {string}
+             */
+            state: 'RESERVED' | 'REQUESTED' | 'BOOKED' | 'CANCELED' | 'DELETED';
+          }[];
+          price?: {
+            /** @enum {string} */
+            currency: 'EUR' | 'CHF';
+            value: number;
+          };
+          /** @description overrides the product name */
+          productName?: string;
+          productReference: string;
+          /** @description required for a single appointment; ignored for a series */
+          reference?: string;
+          resourceReference: string;
+          series_data?: {
+            /** @description first date of the series (date or date-time) */
+            from: string;
+            /** @description minutes per appointment */
+            raster: number;
+            /** @description last date of the series, included */
+            to: string;
+            /** @description '1' (Monday) .. '7' (Sunday); required when the series spans more than one day */
+            weekdays?: (string | number)[];
+          };
+          /**
+           * @description required for a single appointment; ISO 8601, without offset: wall clock in the provider zone
+           */
+          start?: string;
+          /** @description series: end of the daily window (time of day) */
+          to?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            appointments: {
+              acceptBookings: boolean;
+              address:
+                | (
+                    | {
                         city: string;
-                        /** @description ISO 3166-1 alpha-2; default DE */
-                        countryCode?: string;
+                        countryCode: string;
                         number: string;
                         street: string;
                         zip: string;
-                    } | null;
-                    bookingWindow?: {
-                        cancelNoticeMinutes?: number | null;
-                        maxAdvanceDays?: number | null;
-                        minNoticeMinutes?: number | null;
-                    } | null;
-                    /** @description bookingProcess per channelKey (RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC); default IMMEDIATE */
-                    channels?: {
-                        CALENDAR_PUBLIC?: {
-                            /** @enum {string} */
-                            bookingProcess: "IMMEDIATE" | "REQUESTED";
-                        };
-                        RESOURCE_EXCLUSIVE?: {
-                            /** @enum {string} */
-                            bookingProcess: "IMMEDIATE" | "REQUESTED";
-                        };
-                        RESOURCE_PUBLIC?: {
-                            /** @enum {string} */
-                            bookingProcess: "IMMEDIATE" | "REQUESTED";
-                        };
-                        RESOURCE_REFERENCE?: {
-                            /** @enum {string} */
-                            bookingProcess: "IMMEDIATE" | "REQUESTED";
-                        };
-                    };
-                    contact?: string | null;
-                    contactChannelType?: ("mobile" | "phone" | "email" | "video" | "messenger" | "link" | "location") | null;
-                    contactProfileReference?: string | null;
-                    description?: string | null;
-                    imgUrl?: string | null;
-                    /** @description for the provider */
-                    internalName: string;
-                    msgHelpText?: string | null;
-                    /** @description product references; the products must exist */
-                    products?: string[];
-                    /** @description shown to customers */
-                    publicName: string;
-                    /** @description unique per provider */
-                    reference: string;
-                    website?: string | null;
-                };
-            };
+                      }
+                    | string
+                  )
+                | null;
+              archived: boolean;
+              capacity: number;
+              capacityLeft: number;
+              contactReference: string | null;
+              description: string | null;
+              end: string;
+              notes: string | null;
+              participations: {
+                /** @description answers to the product's booking questions; [] when none */
+                answers: {
+                  key: string;
+                  /** @description the question's label when the consumer booked */
+                  label: {
+                    de: string;
+                    en: string;
+                  };
+                  /** @description text (select: the option's value), or true/false for a checkbox */
+                  value: string | boolean;
+                }[];
+                customerReference: string | null;
+                email: string | null;
+                messages: string[];
+                mobile: string | null;
+                name: string | null;
+                note: string | null;
+                reference: string;
+                state: string;
+                uuid: string;
+              }[];
+              price: {
+                currency: string;
+                value: number;
+              } | null;
+              productName: string | null;
+              productReference: string | null;
+              reference: string;
+              resourceReference: string | null;
+              seriesId: string | null;
+              start: string;
+              /** @description ACTIVE or CANCELLED */
+              state: string;
+              uuid: string;
+            }[];
+            /**
+             * @description busy times (closures, subscribed calendars) the appointment meets, buffers counted; empty
+             * when none
+             */
+            busyOverlaps: {
+              /** Format: date-time */
+              end: string;
+              /** @enum {string} */
+              source: 'closure' | 'subscription';
+              /**
+               * Format: uuid
+               * @description the closure or the calendar subscription
+               */
+              sourceId: string;
+              /** Format: date-time */
+              start: string;
+            }[];
+          };
         };
-        responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        address: {
-                            city: string;
-                            countryCode: string;
-                            number: string;
-                            street: string;
-                            zip: string;
-                        } | null;
-                        archived: boolean;
-                        bookingWindow: {
-                            cancelNoticeMinutes: number | null;
-                            maxAdvanceDays: number | null;
-                            minNoticeMinutes: number | null;
-                        };
-                        channels: {
-                            CALENDAR_PUBLIC: {
-                                bookingProcess: string;
-                            };
-                            RESOURCE_EXCLUSIVE: {
-                                bookingProcess: string;
-                            };
-                            RESOURCE_PUBLIC: {
-                                bookingProcess: string;
-                            };
-                            RESOURCE_REFERENCE: {
-                                bookingProcess: string;
-                            };
-                        };
-                        contact: string | null;
-                        contactChannelType: string | null;
-                        contactProfileReference: string | null;
-                        description: string | null;
-                        imgUrl: string | null;
-                        internalName: string;
-                        msgHelpText: string | null;
-                        products: string[];
-                        provider: string;
-                        publicName: string;
-                        reference: string;
-                        uuid: string;
-                        website: string | null;
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
         };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the request conflicts with the current state; the message says with what */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
-    updateResource: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                providerRef: string;
-                resourceRef: string;
-            };
-            cookie?: never;
+  };
+  cancelAppointments: {
+    parameters: {
+      query?: {
+        /** @description text for the mail to the participant */
+        message?: string;
+      };
+      header?: never;
+      path: {
+        crmId: string;
+        providerRef: string;
+      };
+      cookie?: never;
+    };
+    /** @description exactly one of appointmentReference and seriesId */
+    requestBody: {
+      content: {
+        'application/json': {
+          appointmentReference?: string;
+          seriesId?: string;
+        } & (unknown | unknown);
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody: {
-            content: {
-                "application/json": {
-                    address?: {
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            /** @description appointments affected */
+            count: number;
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  deleteAppointmentsWithoutNotification: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        providerRef: string;
+      };
+      cookie?: never;
+    };
+    /** @description exactly one of appointmentReference and seriesId */
+    requestBody: {
+      content: {
+        'application/json': {
+          appointmentReference?: string;
+          seriesId?: string;
+        } & (unknown | unknown);
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            /** @description appointments affected */
+            count: number;
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  listAvailabilityRules: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        providerRef: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            rules: {
+              defaultAcceptBookings: boolean;
+              defaultCapacity: number;
+              /**
+               * Format: date
+               * @description timeslots are made up to this date; a daily job carries it forward
+               */
+              publishedUntil: string;
+              raster: number;
+              reference: string;
+              resourceReference: string;
+              /** @enum {string} */
+              state: 'BOOKABLE' | 'CREATED';
+              /** Format: uuid */
+              uuid: string;
+              /** Format: date */
+              validFrom: string;
+              validUntil: string | null;
+              /** @description ascending */
+              weekdays: string[];
+              /** @description in time order */
+              windows: {
+                from: string;
+                to: string;
+              }[];
+            }[];
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  createAvailabilityRule: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        providerRef: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description default true */
+          defaultAcceptBookings?: boolean;
+          defaultCapacity: number;
+          /** @description minutes per bookable slot */
+          raster: number;
+          /** @description unique among the provider's rules */
+          reference: string;
+          /** @description the resource the timeslots are for */
+          resourceReference: string;
+          /**
+           * @description BOOKABLE (public, the default) or CREATED (hidden)
+           * @enum {string}
+           */
+          state?: 'BOOKABLE' | 'CREATED';
+          /**
+           * Format: date
+           * @description first date, default today; an earlier date counts from today
+           */
+          validFrom?: string;
+          /**
+           * Format: date
+           * @description last date, included; null or omitted: open-ended
+           */
+          validUntil?: string | null;
+          /** @description ISO weekdays the windows open on */
+          weekdays: string[];
+          /** @description 1 to 10 windows of each such date, none overlapping another */
+          windows: {
+            /** @description HH:mm, the wall-clock start in the provider's zone */
+            from: string;
+            /** @description HH:mm after from; 24:00 is the end of the day */
+            to: string;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            rule: {
+              defaultAcceptBookings: boolean;
+              defaultCapacity: number;
+              /**
+               * Format: date
+               * @description timeslots are made up to this date; a daily job carries it forward
+               */
+              publishedUntil: string;
+              raster: number;
+              reference: string;
+              resourceReference: string;
+              /** @enum {string} */
+              state: 'BOOKABLE' | 'CREATED';
+              /** @description timeslots this request made */
+              timeslotsCreated: number;
+              /** Format: uuid */
+              uuid: string;
+              /** Format: date */
+              validFrom: string;
+              validUntil: string | null;
+              /** @description ascending */
+              weekdays: string[];
+              /** @description in time order */
+              windows: {
+                from: string;
+                to: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the request conflicts with the current state; the message says with what */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  getAvailabilityRule: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        providerRef: string;
+        ruleRef: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            rule: {
+              defaultAcceptBookings: boolean;
+              defaultCapacity: number;
+              /**
+               * Format: date
+               * @description timeslots are made up to this date; a daily job carries it forward
+               */
+              publishedUntil: string;
+              raster: number;
+              reference: string;
+              resourceReference: string;
+              /** @enum {string} */
+              state: 'BOOKABLE' | 'CREATED';
+              /** Format: uuid */
+              uuid: string;
+              /** Format: date */
+              validFrom: string;
+              validUntil: string | null;
+              /** @description ascending */
+              weekdays: string[];
+              /** @description in time order */
+              windows: {
+                from: string;
+                to: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  changeAvailabilityRule: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        providerRef: string;
+        ruleRef: string;
+      };
+      cookie?: never;
+    };
+    /** @description the fields to change; the timeslots from today on are made again */
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description default true */
+          defaultAcceptBookings?: boolean;
+          defaultCapacity?: number;
+          /** @description minutes per bookable slot */
+          raster?: number;
+          /** @description the resource the timeslots are for */
+          resourceReference?: string;
+          /**
+           * @description BOOKABLE (public, the default) or CREATED (hidden)
+           * @enum {string}
+           */
+          state?: 'BOOKABLE' | 'CREATED';
+          /**
+           * Format: date
+           * @description first date, default today; an earlier date counts from today
+           */
+          validFrom?: string;
+          /**
+           * Format: date
+           * @description last date, included; null or omitted: open-ended
+           */
+          validUntil?: string | null;
+          /** @description ISO weekdays the windows open on */
+          weekdays?: string[];
+          /** @description 1 to 10 windows of each such date, none overlapping another */
+          windows?: {
+            /** @description HH:mm, the wall-clock start in the provider's zone */
+            from: string;
+            /** @description HH:mm after from; 24:00 is the end of the day */
+            to: string;
+          }[];
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            /**
+             * @description references of the timeslots kept as they were, on dates holding a live booking or a
+             * partner's appointment; empty when none
+             */
+            keptTimeslots: string[];
+            rule: {
+              defaultAcceptBookings: boolean;
+              defaultCapacity: number;
+              /**
+               * Format: date
+               * @description timeslots are made up to this date; a daily job carries it forward
+               */
+              publishedUntil: string;
+              raster: number;
+              reference: string;
+              resourceReference: string;
+              /** @enum {string} */
+              state: 'BOOKABLE' | 'CREATED';
+              /** @description timeslots this request made */
+              timeslotsCreated: number;
+              /** Format: uuid */
+              uuid: string;
+              /** Format: date */
+              validFrom: string;
+              validUntil: string | null;
+              /** @description ascending */
+              weekdays: string[];
+              /** @description in time order */
+              windows: {
+                from: string;
+                to: string;
+              }[];
+            };
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  deleteAvailabilityRule: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        providerRef: string;
+        ruleRef: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description deleted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  listBusyTimes: {
+    parameters: {
+      query?: {
+        /** @description default now */
+        from?: string;
+        /** @description one resource (its own and the provider-wide busy times); omitted: all */
+        resourceReference?: string;
+        /** @description default from + 31 days; at most 400 days after from */
+        to?: string;
+      };
+      header?: never;
+      path: {
+        crmId: string;
+        providerRef: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            busyTimes: {
+              /** Format: date-time */
+              end: string;
+              /** @enum {string} */
+              source: 'closure' | 'subscription';
+              /**
+               * Format: uuid
+               * @description the closure or the calendar subscription
+               */
+              sourceId: string;
+              /** Format: date-time */
+              start: string;
+            }[];
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  listCalendarFeeds: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        providerRef: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            feeds: {
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: uuid */
+              id: string;
+              resourceReference: string | null;
+            }[];
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  createCalendarFeed: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        providerRef: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: {
+      content: {
+        'application/json': {
+          resourceReference?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            feed: {
+              /** Format: date-time */
+              createdAt: string;
+              /** Format: uuid */
+              id: string;
+              resourceReference: string | null;
+              /** @description PUBLIC_BASE_URL/feeds/{token}.ics; shown only here (the token is stored hashed) */
+              url: string;
+            };
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  revokeCalendarFeed: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        /** @description the feed id */
+        id: string;
+        providerRef: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description revoked */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  listCalendarSubscriptions: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        providerRef: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            subscriptions: {
+              /** @description busy intervals stored from the last good read */
+              busyCount: number;
+              failingSince: string | null;
+              /** @description the calendar's host; the full URL and the password are never shown */
+              host: string;
+              /** Format: uuid */
+              id: string;
+              /** @enum {string} */
+              kind: 'ics' | 'caldav';
+              lastError: string | null;
+              lastSyncedAt: string | null;
+              resourceReference: string | null;
+              /**
+               * @description ERROR: the last read failed; the last good busy times stay in force
+               * @enum {string}
+               */
+              status: 'OK' | 'ERROR';
+            }[];
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  createCalendarSubscription: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        providerRef: string;
+      };
+      cookie?: never;
+    };
+    /** @description exactly one of url and caldav */
+    requestBody: {
+      content: {
+        'application/json': {
+          caldav?: {
+            /** @description never shown again */
+            password: string;
+            /** @description the CalDAV calendar collection (https or http) */
+            url: string;
+            username: string;
+          };
+          resourceReference?: string | null;
+          /**
+           * @description an iCalendar URL (https, http or webcal), e.g. the secret address Google, Outlook or iCloud
+           * publish; never shown again
+           */
+          url?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            subscription: {
+              /** @description busy intervals stored from the last good read */
+              busyCount: number;
+              failingSince: string | null;
+              /** @description the calendar's host; the full URL and the password are never shown */
+              host: string;
+              /** Format: uuid */
+              id: string;
+              /** @enum {string} */
+              kind: 'ics' | 'caldav';
+              lastError: string | null;
+              lastSyncedAt: string | null;
+              resourceReference: string | null;
+              /**
+               * @description ERROR: the last read failed; the last good busy times stay in force
+               * @enum {string}
+               */
+              status: 'OK' | 'ERROR';
+            };
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the Idempotency-Key was used before with another request (IDEMPOTENCY_KEY_REUSED), or a calendar
+       * could not be read (CALENDAR_UNREADABLE)
+       */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  getCalendarSubscription: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        id: string;
+        providerRef: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            subscription: {
+              /** @description busy intervals stored from the last good read */
+              busyCount: number;
+              failingSince: string | null;
+              /** @description the calendar's host; the full URL and the password are never shown */
+              host: string;
+              /** Format: uuid */
+              id: string;
+              /** @enum {string} */
+              kind: 'ics' | 'caldav';
+              lastError: string | null;
+              lastSyncedAt: string | null;
+              resourceReference: string | null;
+              /**
+               * @description ERROR: the last read failed; the last good busy times stay in force
+               * @enum {string}
+               */
+              status: 'OK' | 'ERROR';
+            };
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  deleteCalendarSubscription: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        id: string;
+        providerRef: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description removed */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  syncCalendarSubscription: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        id: string;
+        providerRef: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            subscription: {
+              /** @description busy intervals stored from the last good read */
+              busyCount: number;
+              failingSince: string | null;
+              /** @description the calendar's host; the full URL and the password are never shown */
+              host: string;
+              /** Format: uuid */
+              id: string;
+              /** @enum {string} */
+              kind: 'ics' | 'caldav';
+              lastError: string | null;
+              lastSyncedAt: string | null;
+              resourceReference: string | null;
+              /**
+               * @description ERROR: the last read failed; the last good busy times stay in force
+               * @enum {string}
+               */
+              status: 'OK' | 'ERROR';
+            };
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  listClosures: {
+    parameters: {
+      query?: {
+        /** @description default now */
+        from?: string;
+        /** @description optional end of the range */
+        to?: string;
+      };
+      header?: never;
+      path: {
+        crmId: string;
+        providerRef: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            closures: {
+              /** Format: date-time */
+              end: string;
+              /** Format: uuid */
+              id: string;
+              reason: string | null;
+              resourceReference: string | null;
+              /** Format: date-time */
+              start: string;
+            }[];
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  createClosure: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        providerRef: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description after start, at most 400 days later */
+          end: string;
+          reason?: string | null;
+          resourceReference?: string | null;
+          /** @description ISO 8601; without an offset, the provider's wall time */
+          start: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            closure: {
+              /** @description references of the live appointments inside the closure: they stay, the partner decides */
+              conflictingAppointments: string[];
+              /** Format: date-time */
+              end: string;
+              /** Format: uuid */
+              id: string;
+              reason: string | null;
+              resourceReference: string | null;
+              /** Format: date-time */
+              start: string;
+            };
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  deleteClosure: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        id: string;
+        providerRef: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description removed */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  upsertContactProfile: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        providerRef: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description one channel per type */
+          contactChannels: {
+            label?: string | null;
+            /**
+             * @description mobile, phone, email, video, messenger, link, location
+             * @enum {string}
+             */
+            type: 'mobile' | 'phone' | 'email' | 'video' | 'messenger' | 'link' | 'location';
+            /** @description number, email, URL or address */
+            value: string;
+          }[];
+          /** @description public name */
+          name: string;
+          providerReference: string;
+          reference: string;
+          userReference: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            profile: {
+              contactChannels: {
+                label: string | null;
+                type: string;
+                value: string;
+              }[];
+              name: string;
+              providerReference?: string;
+              reference?: string;
+              userReference: string;
+            };
+          };
+        };
+      };
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            profile: {
+              contactChannels: {
+                label: string | null;
+                type: string;
+                value: string;
+              }[];
+              name: string;
+              providerReference?: string;
+              reference?: string;
+              userReference: string;
+            };
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the request conflicts with the current state; the message says with what */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  getContactProfile: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        profileRef: string;
+        providerRef: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            profile: {
+              contactChannels: {
+                label: string | null;
+                type: string;
+                value: string;
+              }[];
+              name: string;
+              providerReference?: string;
+              reference?: string;
+              userReference: string;
+            };
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  createCustomer: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        providerRef: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          customerReference: string;
+          /** Format: email */
+          email?: string;
+          /** @description two-letter language code such as de, en */
+          language?: string;
+          /** @description with country code, e.g. +49 170 1234567 */
+          mobile?: string;
+          /** @description internal note, at most 1023 characters */
+          note?: string;
+          /** @description the provider of the path */
+          providerReference: string;
+          userName: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            customer: {
+              customerReference: string;
+              email: string | null;
+              language: string | null;
+              mobile: string | null;
+              note: string | null;
+              providerReference: string;
+              userName: string;
+            };
+          };
+        };
+      };
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            customer: {
+              customerReference: string;
+              email: string | null;
+              language: string | null;
+              mobile: string | null;
+              note: string | null;
+              providerReference: string;
+              userName: string;
+            };
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  getCustomer: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        customerRef: string;
+        providerRef: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            customer: {
+              customerReference: string;
+              email: string | null;
+              language: string | null;
+              mobile: string | null;
+              note: string | null;
+              providerReference: string;
+              userName: string;
+            };
+          };
+        };
+      };
+      /** @description no customer with this reference */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  updateCustomer: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        customerRef: string;
+        providerRef: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description a new reference renames the customer */
+          customerReference?: string;
+          email?: string | null;
+          language?: string | null;
+          mobile?: string | null;
+          note?: string | null;
+          userName?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            customer: {
+              customerReference: string;
+              email: string | null;
+              language: string | null;
+              mobile: string | null;
+              note: string | null;
+              providerReference: string;
+              userName: string;
+            };
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the request conflicts with the current state; the message says with what */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  deleteCustomer: {
+    parameters: {
+      query?: {
+        /** @description cancel the customer's future participations instead of refusing; default false */
+        ignoreFutureAppointments?: boolean;
+        /** @description mail the customer about each removed appointment; default true */
+        sendMails?: boolean;
+      };
+      header?: never;
+      path: {
+        crmId: string;
+        customerRef: string;
+        providerRef: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description deleted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the request conflicts with the current state; the message says with what */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  addParticipation: {
+    parameters: {
+      query?: {
+        /** @description add even when the appointment is full; default false */
+        ignoreCapacity?: boolean;
+        /** @description an existing reference is an error (true) or is updated (false, default) */
+        onDuplicateRaise?: boolean;
+        /** @description default true */
+        sendMails?: boolean;
+      };
+      header?: never;
+      path: {
+        crmId: string;
+        providerRef: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          appointmentReference: string;
+          customerReference: string;
+          /** @description text for the mail to the participant */
+          message?: string;
+          reference: string;
+          /**
+           * @description RESERVED, REQUESTED, BOOKED, CANCELED, DELETED
+           * @enum {string}
+           */
+          state: 'RESERVED' | 'REQUESTED' | 'BOOKED' | 'CANCELED' | 'DELETED';
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            /**
+             * @description busy times (closures, subscribed calendars) the appointment meets, buffers counted; empty
+             * when none
+             */
+            busyOverlaps: {
+              /** Format: date-time */
+              end: string;
+              /** @enum {string} */
+              source: 'closure' | 'subscription';
+              /**
+               * Format: uuid
+               * @description the closure or the calendar subscription
+               */
+              sourceId: string;
+              /** Format: date-time */
+              start: string;
+            }[];
+            participation: {
+              /** @description answers to the product's booking questions; [] when none */
+              answers: {
+                key: string;
+                /** @description the question's label when the consumer booked */
+                label: {
+                  de: string;
+                  en: string;
+                };
+                /** @description text (select: the option's value), or true/false for a checkbox */
+                value: string | boolean;
+              }[];
+              appointmentReference: string;
+              customerReference: string | null;
+              message: string | null;
+              reference: string;
+              state: string;
+              uuid: string;
+            };
+          };
+        };
+      };
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            /**
+             * @description busy times (closures, subscribed calendars) the appointment meets, buffers counted; empty
+             * when none
+             */
+            busyOverlaps: {
+              /** Format: date-time */
+              end: string;
+              /** @enum {string} */
+              source: 'closure' | 'subscription';
+              /**
+               * Format: uuid
+               * @description the closure or the calendar subscription
+               */
+              sourceId: string;
+              /** Format: date-time */
+              start: string;
+            }[];
+            participation: {
+              /** @description answers to the product's booking questions; [] when none */
+              answers: {
+                key: string;
+                /** @description the question's label when the consumer booked */
+                label: {
+                  de: string;
+                  en: string;
+                };
+                /** @description text (select: the option's value), or true/false for a checkbox */
+                value: string | boolean;
+              }[];
+              appointmentReference: string;
+              customerReference: string | null;
+              message: string | null;
+              reference: string;
+              state: string;
+              uuid: string;
+            };
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the request conflicts with the current state; the message says with what */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  updateParticipationState: {
+    parameters: {
+      query?: {
+        /** @description default true */
+        sendMails?: boolean;
+      };
+      header?: never;
+      path: {
+        crmId: string;
+        participationRef: string;
+        providerRef: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description text for the mail to the participant */
+          message?: string;
+          /**
+           * @description RESERVED, REQUESTED, BOOKED, CANCELED, DELETED
+           * @enum {string}
+           */
+          state: 'RESERVED' | 'REQUESTED' | 'BOOKED' | 'CANCELED' | 'DELETED';
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            participation: {
+              /** @description answers to the product's booking questions; [] when none */
+              answers: {
+                key: string;
+                /** @description the question's label when the consumer booked */
+                label: {
+                  de: string;
+                  en: string;
+                };
+                /** @description text (select: the option's value), or true/false for a checkbox */
+                value: string | boolean;
+              }[];
+              appointmentReference: string;
+              customerReference: string | null;
+              message: string | null;
+              reference: string;
+              state: string;
+              uuid: string;
+            };
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the request conflicts with the current state; the message says with what */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  listProducts: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        providerRef: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            description: string | null;
+            exclusive: boolean;
+            followUpTimeMinutes: number | null;
+            leadTimeMinutes: number | null;
+            maxDuration: number | null;
+            minDuration: number | null;
+            name: string;
+            questions: {
+              key: string;
+              label: {
+                de: string;
+                en: string;
+              };
+              /** @description text and textarea; also email (254) and phone (32) */
+              maxLength?: number;
+              options?: {
+                label: {
+                  de: string;
+                  en: string;
+                };
+                value: string;
+              }[];
+              required: boolean;
+              type: string;
+            }[];
+            reference: string;
+            uuid: string;
+          }[];
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  createProduct: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        providerRef: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          description?: string | null;
+          /** @description offered only on RESOURCE_EXCLUSIVE */
+          exclusive?: boolean;
+          followUpTimeMinutes?: number | null;
+          leadTimeMinutes?: number | null;
+          maxDuration?: number | null;
+          minDuration?: number | null;
+          name: string;
+          questions?:
+            | {
+                /** @description unique in the product; the key of the answer in A3 */
+                key: string;
+                /** @description the question in German and English */
+                label: {
+                  /** @description the question in German */
+                  de: string;
+                  /** @description the question in English */
+                  en: string;
+                };
+                /** @description text (at most 500, default 500) and textarea (at most 2000, default 2000) only */
+                maxLength?: number;
+                /** @description select only: the answers to choose from (values unique) */
+                options?: {
+                  /** @description what the consumer sees in German and English */
+                  label: {
+                    /** @description what the consumer sees in German */
+                    de: string;
+                    /** @description what the consumer sees in English */
+                    en: string;
+                  };
+                  /** @description the answer A3 sends */
+                  value: string;
+                }[];
+                /**
+                 * @description A3 without an answer is 400; a required checkbox must be true
+                 * @default false
+                 */
+                required?: boolean;
+                /**
+                 * @description text (one line), textarea, select (one of options), checkbox (true/false), email or
+                 * phone
+                 * @enum {string}
+                 */
+                type: 'text' | 'textarea' | 'select' | 'checkbox' | 'email' | 'phone';
+              }[]
+            | null;
+          /** @description unique per provider */
+          reference: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            product: {
+              description: string | null;
+              exclusive: boolean;
+              followUpTimeMinutes: number | null;
+              leadTimeMinutes: number | null;
+              maxDuration: number | null;
+              minDuration: number | null;
+              name: string;
+              questions: {
+                key: string;
+                label: {
+                  de: string;
+                  en: string;
+                };
+                /** @description text and textarea; also email (254) and phone (32) */
+                maxLength?: number;
+                options?: {
+                  label: {
+                    de: string;
+                    en: string;
+                  };
+                  value: string;
+                }[];
+                required: boolean;
+                type: string;
+              }[];
+              reference: string;
+              uuid: string;
+            };
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the request conflicts with the current state; the message says with what */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  updateProduct: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        productRef: string;
+        providerRef: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          description?: string | null;
+          /** @description offered only on RESOURCE_EXCLUSIVE */
+          exclusive?: boolean;
+          followUpTimeMinutes?: number | null;
+          leadTimeMinutes?: number | null;
+          maxDuration?: number | null;
+          minDuration?: number | null;
+          name?: string;
+          questions?:
+            | {
+                /** @description unique in the product; the key of the answer in A3 */
+                key: string;
+                /** @description the question in German and English */
+                label: {
+                  /** @description the question in German */
+                  de: string;
+                  /** @description the question in English */
+                  en: string;
+                };
+                /** @description text (at most 500, default 500) and textarea (at most 2000, default 2000) only */
+                maxLength?: number;
+                /** @description select only: the answers to choose from (values unique) */
+                options?: {
+                  /** @description what the consumer sees in German and English */
+                  label: {
+                    /** @description what the consumer sees in German */
+                    de: string;
+                    /** @description what the consumer sees in English */
+                    en: string;
+                  };
+                  /** @description the answer A3 sends */
+                  value: string;
+                }[];
+                /**
+                 * @description A3 without an answer is 400; a required checkbox must be true
+                 * @default false
+                 */
+                required?: boolean;
+                /**
+                 * @description text (one line), textarea, select (one of options), checkbox (true/false), email or
+                 * phone
+                 * @enum {string}
+                 */
+                type: 'text' | 'textarea' | 'select' | 'checkbox' | 'email' | 'phone';
+              }[]
+            | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            product: {
+              description: string | null;
+              exclusive: boolean;
+              followUpTimeMinutes: number | null;
+              leadTimeMinutes: number | null;
+              maxDuration: number | null;
+              minDuration: number | null;
+              name: string;
+              questions: {
+                key: string;
+                label: {
+                  de: string;
+                  en: string;
+                };
+                /** @description text and textarea; also email (254) and phone (32) */
+                maxLength?: number;
+                options?: {
+                  label: {
+                    de: string;
+                    en: string;
+                  };
+                  value: string;
+                }[];
+                required: boolean;
+                type: string;
+              }[];
+              reference: string;
+              uuid: string;
+            };
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  listTimeslots: {
+    parameters: {
+      query: {
+        /** @description ISO 8601 */
+        from: string;
+        /** @description ISO 8601, after from */
+        to: string;
+      };
+      header?: never;
+      path: {
+        crmId: string;
+        providerRef: string;
+        resourceRef: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            appointments: {
+              acceptBookings: boolean;
+              address:
+                | (
+                    | {
                         city: string;
-                        /** @description ISO 3166-1 alpha-2; default DE */
-                        countryCode?: string;
+                        countryCode: string;
                         number: string;
                         street: string;
                         zip: string;
-                    } | null;
-                    /** @description archived resources cannot be booked */
-                    archived?: boolean;
-                    bookingWindow?: {
-                        cancelNoticeMinutes?: number | null;
-                        maxAdvanceDays?: number | null;
-                        minNoticeMinutes?: number | null;
-                    } | null;
-                    /** @description bookingProcess per channelKey (RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC); default IMMEDIATE */
-                    channels?: {
-                        CALENDAR_PUBLIC?: {
-                            /** @enum {string} */
-                            bookingProcess: "IMMEDIATE" | "REQUESTED";
-                        };
-                        RESOURCE_EXCLUSIVE?: {
-                            /** @enum {string} */
-                            bookingProcess: "IMMEDIATE" | "REQUESTED";
-                        };
-                        RESOURCE_PUBLIC?: {
-                            /** @enum {string} */
-                            bookingProcess: "IMMEDIATE" | "REQUESTED";
-                        };
-                        RESOURCE_REFERENCE?: {
-                            /** @enum {string} */
-                            bookingProcess: "IMMEDIATE" | "REQUESTED";
-                        };
-                    };
-                    contact?: string | null;
-                    contactChannelType?: ("mobile" | "phone" | "email" | "video" | "messenger" | "link" | "location") | null;
-                    contactProfileReference?: string | null;
-                    description?: string | null;
-                    imgUrl?: string | null;
-                    /** @description for the provider */
-                    internalName?: string;
-                    msgHelpText?: string | null;
-                    /** @description product references; the products must exist */
-                    products?: string[];
-                    /** @description shown to customers */
-                    publicName?: string;
-                    website?: string | null;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        address: {
-                            city: string;
-                            countryCode: string;
-                            number: string;
-                            street: string;
-                            zip: string;
-                        } | null;
-                        archived: boolean;
-                        bookingWindow: {
-                            cancelNoticeMinutes: number | null;
-                            maxAdvanceDays: number | null;
-                            minNoticeMinutes: number | null;
-                        };
-                        channels: {
-                            CALENDAR_PUBLIC: {
-                                bookingProcess: string;
-                            };
-                            RESOURCE_EXCLUSIVE: {
-                                bookingProcess: string;
-                            };
-                            RESOURCE_PUBLIC: {
-                                bookingProcess: string;
-                            };
-                            RESOURCE_REFERENCE: {
-                                bookingProcess: string;
-                            };
-                        };
-                        contact: string | null;
-                        contactChannelType: string | null;
-                        contactProfileReference: string | null;
-                        description: string | null;
-                        imgUrl: string | null;
-                        internalName: string;
-                        msgHelpText: string | null;
-                        products: string[];
-                        provider: string;
-                        publicName: string;
-                        reference: string;
-                        uuid: string;
-                        website: string | null;
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
-    };
-    deleteResource: {
-        parameters: {
-            query?: {
-                /** @description archive future appointments and inform their participants */
-                ignoreFutureAppointments?: boolean;
-            };
-            header?: never;
-            path: {
-                crmId: string;
-                providerRef: string;
-                resourceRef: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description deleted */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the request conflicts with the current state; the message says with what */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
-    };
-    listStaff: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                providerRef: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        email: string;
-                        firstName: string | null;
-                        lastName: string | null;
-                        mobile: string | null;
-                        phone: string | null;
-                        reference: string | null;
-                        username: string;
-                    }[];
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
-    };
-    addStaff: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                providerRef: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    userReference: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        staff: {
-                            email: string;
-                            firstName: string | null;
-                            lastName: string | null;
-                            mobile: string | null;
-                            phone: string | null;
-                            reference: string | null;
-                            username: string;
-                        };
-                    };
-                };
-            };
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        staff: {
-                            email: string;
-                            firstName: string | null;
-                            lastName: string | null;
-                            mobile: string | null;
-                            phone: string | null;
-                            reference: string | null;
-                            username: string;
-                        };
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
-    };
-    removeStaff: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                providerRef: string;
-                userRef: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description removed */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the request conflicts with the current state; the message says with what */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
-    };
-    createTimeslots: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                providerRef: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    timeslots: {
-                        /** @description object (city, street, number, zip required; country or countryCode, default DE) or plain text */
-                        address?: {
-                            city: string;
-                            country?: string;
-                            /** @description default DE */
-                            countryCode?: string;
-                            number: string;
-                            street: string;
-                            zip: string;
-                        } | string;
-                        defaultAcceptBookings: boolean;
-                        defaultCapacity: number;
-                        /** @description ISO 8601, after start */
-                        end: string;
-                        /** @description minutes per bookable slot */
-                        raster: number;
-                        /** @description generated when omitted */
-                        reference?: string;
-                        resourceReference: string;
-                        /** @description ISO 8601; without offset: wall clock in the provider zone; default now */
-                        start?: string;
-                        /**
-                         * @description CREATED (hidden) or BOOKABLE (public)
-                         * @enum {string}
-                         */
-                        state: "CREATED" | "BOOKABLE";
-                    }[];
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        timeslots: {
-                            address: ({
-                                city: string;
-                                countryCode: string;
-                                number: string;
-                                street: string;
-                                zip: string;
-                            } | string) | null;
-                            defaultAcceptBookings: boolean;
-                            defaultCapacity: number;
-                            end: string;
-                            raster: number;
-                            reference: string;
-                            resourceReference: string;
-                            ruleReference: string | null;
-                            start: string;
-                            state: string;
-                            uuid: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the request conflicts with the current state; the message says with what */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
-    };
-    updateTimeslot: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                providerRef: string;
-                timeslotRef: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    address?: ({
+                      }
+                    | string
+                  )
+                | null;
+              archived: boolean;
+              capacity: number;
+              capacityLeft: number;
+              contactReference: string | null;
+              description: string | null;
+              end: string;
+              notes: string | null;
+              participations: {
+                /** @description answers to the product's booking questions; [] when none */
+                answers: {
+                  key: string;
+                  /** @description the question's label when the consumer booked */
+                  label: {
+                    de: string;
+                    en: string;
+                  };
+                  /** @description text (select: the option's value), or true/false for a checkbox */
+                  value: string | boolean;
+                }[];
+                customerReference: string | null;
+                email: string | null;
+                messages: string[];
+                mobile: string | null;
+                name: string | null;
+                note: string | null;
+                reference: string;
+                state: string;
+                uuid: string;
+              }[];
+              price: {
+                currency: string;
+                value: number;
+              } | null;
+              productName: string | null;
+              productReference: string | null;
+              reference: string;
+              resourceReference: string | null;
+              seriesId: string | null;
+              start: string;
+              /** @description ACTIVE or CANCELLED */
+              state: string;
+              uuid: string;
+            }[];
+            timeslots: {
+              address:
+                | (
+                    | {
                         city: string;
-                        country?: string;
-                        /** @description default DE */
-                        countryCode?: string;
+                        countryCode: string;
                         number: string;
                         street: string;
                         zip: string;
-                    } | string) | null;
-                    defaultAcceptBookings?: boolean;
-                    defaultCapacity?: number;
-                    /** @description ISO 8601, after start */
-                    end?: string;
-                    /** @description minutes per bookable slot */
-                    raster?: number;
-                    resourceReference?: string;
-                    /** @description ISO 8601; without offset: wall clock in the provider zone; default now */
-                    start?: string;
-                    /**
-                     * @description CREATED (hidden) or BOOKABLE (public)
-                     * @enum {string}
-                     */
-                    state?: "CREATED" | "BOOKABLE";
-                };
-            };
+                      }
+                    | string
+                  )
+                | null;
+              defaultAcceptBookings: boolean;
+              defaultCapacity: number;
+              end: string;
+              raster: number;
+              reference: string;
+              resourceReference: string;
+              ruleReference: string | null;
+              start: string;
+              state: string;
+              uuid: string;
+            }[];
+          };
         };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        timeslot: {
-                            address: ({
-                                city: string;
-                                countryCode: string;
-                                number: string;
-                                street: string;
-                                zip: string;
-                            } | string) | null;
-                            defaultAcceptBookings: boolean;
-                            defaultCapacity: number;
-                            end: string;
-                            raster: number;
-                            reference: string;
-                            resourceReference: string;
-                            ruleReference: string | null;
-                            start: string;
-                            state: string;
-                            uuid: string;
-                        };
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the request conflicts with the current state; the message says with what */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
         };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
-    deleteTimeslot: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                providerRef: string;
-                timeslotRef: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description deleted */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
+  };
+  listResources: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        providerRef: string;
+      };
+      cookie?: never;
     };
-    getProvider: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                reference: string;
-            };
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        provider: {
-                            accountReference: string;
-                            branch: string | null;
-                            description: string | null;
-                            email: string | null;
-                            impressum: string | null;
-                            mobile: string | null;
-                            name: string;
-                            ownerReference: string | null;
-                            phone: string | null;
-                            reference: string;
-                            reminderMinutesBefore: number[] | null;
-                            subbranch: string | null;
-                            timeZone: string;
-                            uuid: string;
-                        };
-                    };
-                };
+        content: {
+          'application/json': {
+            address: {
+              city: string;
+              countryCode: string;
+              number: string;
+              street: string;
+              zip: string;
+            } | null;
+            archived: boolean;
+            bookingWindow: {
+              cancelNoticeMinutes: number | null;
+              maxAdvanceDays: number | null;
+              minNoticeMinutes: number | null;
             };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
+            channels: {
+              CALENDAR_PUBLIC: {
+                bookingProcess: string;
+              };
+              RESOURCE_EXCLUSIVE: {
+                bookingProcess: string;
+              };
+              RESOURCE_PUBLIC: {
+                bookingProcess: string;
+              };
+              RESOURCE_REFERENCE: {
+                bookingProcess: string;
+              };
             };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
+            contact: string | null;
+            contactChannelType: string | null;
+            contactProfileReference: string | null;
+            description: string | null;
+            imgUrl: string | null;
+            internalName: string;
+            msgHelpText: string | null;
+            products: string[];
+            provider: string;
+            publicName: string;
+            reference: string;
+            uuid: string;
+            website: string | null;
+          }[];
         };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
-    updateProvider: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                reference: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    accountReference?: string;
-                    /** @description real-estate, facilities, handyman, sports-and-leisure, misc */
-                    branch?: string;
-                    description?: string | null;
-                    email?: string | null;
-                    impressum?: string | null;
-                    mobile?: string | null;
-                    name?: string;
-                    ownerReference?: string;
-                    phone?: string | null;
-                    reminderMinutesBefore?: number[] | null;
-                    subbranch?: string | null;
-                    /** @description IANA time zone such as Europe/Berlin (an unknown zone is 400); default DEFAULT_TIME_ZONE */
-                    timeZone?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        provider: {
-                            accountReference: string;
-                            branch: string | null;
-                            description: string | null;
-                            email: string | null;
-                            impressum: string | null;
-                            mobile: string | null;
-                            name: string;
-                            ownerReference: string | null;
-                            phone: string | null;
-                            reference: string;
-                            reminderMinutesBefore: number[] | null;
-                            subbranch: string | null;
-                            timeZone: string;
-                            uuid: string;
-                        };
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
+  };
+  createResource: {
+    parameters: {
+      query?: {
+        /** @description true: an existing reference is 400; false: it is updated */
+        onDuplicateRaise?: boolean;
+      };
+      header?: never;
+      path: {
+        crmId: string;
+        providerRef: string;
+      };
+      cookie?: never;
     };
-    createUser: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
+    requestBody: {
+      content: {
+        'application/json': {
+          address?: {
+            city: string;
+            /** @description ISO 3166-1 alpha-2; default DE */
+            countryCode?: string;
+            number: string;
+            street: string;
+            zip: string;
+          } | null;
+          bookingWindow?: {
+            cancelNoticeMinutes?: number | null;
+            maxAdvanceDays?: number | null;
+            minNoticeMinutes?: number | null;
+          } | null;
+          /**
+           * @description bookingProcess per channelKey (RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE,
+           * CALENDAR_PUBLIC); default IMMEDIATE
+           */
+          channels?: {
+            CALENDAR_PUBLIC?: {
+              /** @enum {string} */
+              bookingProcess: 'IMMEDIATE' | 'REQUESTED';
             };
-            cookie?: never;
+            RESOURCE_EXCLUSIVE?: {
+              /** @enum {string} */
+              bookingProcess: 'IMMEDIATE' | 'REQUESTED';
+            };
+            RESOURCE_PUBLIC?: {
+              /** @enum {string} */
+              bookingProcess: 'IMMEDIATE' | 'REQUESTED';
+            };
+            RESOURCE_REFERENCE?: {
+              /** @enum {string} */
+              bookingProcess: 'IMMEDIATE' | 'REQUESTED';
+            };
+          };
+          contact?: string | null;
+          contactChannelType?: ('mobile' | 'phone' | 'email' | 'video' | 'messenger' | 'link' | 'location') | null;
+          contactProfileReference?: string | null;
+          description?: string | null;
+          imgUrl?: string | null;
+          /** @description for the provider */
+          internalName: string;
+          msgHelpText?: string | null;
+          /** @description product references; the products must exist */
+          products?: string[];
+          /** @description shown to customers */
+          publicName: string;
+          /** @description unique per provider */
+          reference: string;
+          website?: string | null;
         };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** Format: email */
-                    email: string;
-                    firstName?: string | null;
-                    lastName: string;
-                    mobile?: string | null;
-                    phone?: string | null;
-                    /** @description uniqueId@platformName */
-                    reference: string;
-                    /** @description must not contain / ? : & # \ */
-                    username: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        user: {
-                            email: string;
-                            firstName: string | null;
-                            language: string | null;
-                            lastName: string | null;
-                            mobile: string | null;
-                            phone: string | null;
-                            reference: string | null;
-                            username: string;
-                        };
-                    };
-                };
-            };
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        user: {
-                            email: string;
-                            firstName: string | null;
-                            language: string | null;
-                            lastName: string | null;
-                            mobile: string | null;
-                            phone: string | null;
-                            reference: string | null;
-                            username: string;
-                        };
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the request conflicts with the current state; the message says with what */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
+      };
     };
-    getUser: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                reference: string;
-            };
-            cookie?: never;
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        user: {
-                            email: string;
-                            firstName: string | null;
-                            language: string | null;
-                            lastName: string | null;
-                            mobile: string | null;
-                            phone: string | null;
-                            reference: string | null;
-                            username: string;
-                        };
-                    };
-                };
+        content: {
+          'application/json': {
+            address: {
+              city: string;
+              countryCode: string;
+              number: string;
+              street: string;
+              zip: string;
+            } | null;
+            archived: boolean;
+            bookingWindow: {
+              cancelNoticeMinutes: number | null;
+              maxAdvanceDays: number | null;
+              minNoticeMinutes: number | null;
             };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
+            channels: {
+              CALENDAR_PUBLIC: {
+                bookingProcess: string;
+              };
+              RESOURCE_EXCLUSIVE: {
+                bookingProcess: string;
+              };
+              RESOURCE_PUBLIC: {
+                bookingProcess: string;
+              };
+              RESOURCE_REFERENCE: {
+                bookingProcess: string;
+              };
             };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
+            contact: string | null;
+            contactChannelType: string | null;
+            contactProfileReference: string | null;
+            description: string | null;
+            imgUrl: string | null;
+            internalName: string;
+            msgHelpText: string | null;
+            products: string[];
+            provider: string;
+            publicName: string;
+            reference: string;
+            uuid: string;
+            website: string | null;
+          };
         };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
-    updateUser: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                reference: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** Format: email */
-                    email?: string;
-                    firstName?: string | null;
-                    /** @description two-letter language code in lower case, such as de or en */
-                    language?: string;
-                    lastName?: string;
-                    mobile?: string | null;
-                    phone?: string | null;
-                    username?: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        user: {
-                            email: string;
-                            firstName: string | null;
-                            language: string | null;
-                            lastName: string | null;
-                            mobile: string | null;
-                            phone: string | null;
-                            reference: string | null;
-                            username: string;
-                        };
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the request conflicts with the current state; the message says with what */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
+  };
+  updateResource: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        providerRef: string;
+        resourceRef: string;
+      };
+      cookie?: never;
     };
-    getGeneralContactProfile: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                userRef: string;
+    requestBody: {
+      content: {
+        'application/json': {
+          address?: {
+            city: string;
+            /** @description ISO 3166-1 alpha-2; default DE */
+            countryCode?: string;
+            number: string;
+            street: string;
+            zip: string;
+          } | null;
+          /** @description archived resources cannot be booked */
+          archived?: boolean;
+          bookingWindow?: {
+            cancelNoticeMinutes?: number | null;
+            maxAdvanceDays?: number | null;
+            minNoticeMinutes?: number | null;
+          } | null;
+          /**
+           * @description bookingProcess per channelKey (RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE,
+           * CALENDAR_PUBLIC); default IMMEDIATE
+           */
+          channels?: {
+            CALENDAR_PUBLIC?: {
+              /** @enum {string} */
+              bookingProcess: 'IMMEDIATE' | 'REQUESTED';
             };
-            cookie?: never;
+            RESOURCE_EXCLUSIVE?: {
+              /** @enum {string} */
+              bookingProcess: 'IMMEDIATE' | 'REQUESTED';
+            };
+            RESOURCE_PUBLIC?: {
+              /** @enum {string} */
+              bookingProcess: 'IMMEDIATE' | 'REQUESTED';
+            };
+            RESOURCE_REFERENCE?: {
+              /** @enum {string} */
+              bookingProcess: 'IMMEDIATE' | 'REQUESTED';
+            };
+          };
+          contact?: string | null;
+          contactChannelType?: ('mobile' | 'phone' | 'email' | 'video' | 'messenger' | 'link' | 'location') | null;
+          contactProfileReference?: string | null;
+          description?: string | null;
+          imgUrl?: string | null;
+          /** @description for the provider */
+          internalName?: string;
+          msgHelpText?: string | null;
+          /** @description product references; the products must exist */
+          products?: string[];
+          /** @description shown to customers */
+          publicName?: string;
+          website?: string | null;
         };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        profile: {
-                            contactChannels: {
-                                label: string | null;
-                                type: string;
-                                value: string;
-                            }[];
-                            name: string;
-                            providerReference?: string;
-                            reference?: string;
-                            userReference: string;
-                        };
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
+      };
     };
-    putGeneralContactProfile: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                userRef: string;
-            };
-            cookie?: never;
+    responses: {
+      /** @description Default Response */
+      202: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description one channel per type */
-                    contactChannels: {
-                        label?: string | null;
-                        /**
-                         * @description mobile, phone, email, video, messenger, link, location
-                         * @enum {string}
-                         */
-                        type: "mobile" | "phone" | "email" | "video" | "messenger" | "link" | "location";
-                        /** @description number, email, URL or address */
-                        value: string;
-                    }[];
-                    /** @description public name */
-                    name: string;
-                };
+        content: {
+          'application/json': {
+            address: {
+              city: string;
+              countryCode: string;
+              number: string;
+              street: string;
+              zip: string;
+            } | null;
+            archived: boolean;
+            bookingWindow: {
+              cancelNoticeMinutes: number | null;
+              maxAdvanceDays: number | null;
+              minNoticeMinutes: number | null;
             };
+            channels: {
+              CALENDAR_PUBLIC: {
+                bookingProcess: string;
+              };
+              RESOURCE_EXCLUSIVE: {
+                bookingProcess: string;
+              };
+              RESOURCE_PUBLIC: {
+                bookingProcess: string;
+              };
+              RESOURCE_REFERENCE: {
+                bookingProcess: string;
+              };
+            };
+            contact: string | null;
+            contactChannelType: string | null;
+            contactProfileReference: string | null;
+            description: string | null;
+            imgUrl: string | null;
+            internalName: string;
+            msgHelpText: string | null;
+            products: string[];
+            provider: string;
+            publicName: string;
+            reference: string;
+            uuid: string;
+            website: string | null;
+          };
         };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        profile: {
-                            contactChannels: {
-                                label: string | null;
-                                type: string;
-                                value: string;
-                            }[];
-                            name: string;
-                            providerReference?: string;
-                            reference?: string;
-                            userReference: string;
-                        };
-                    };
-                };
-            };
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        profile: {
-                            contactChannels: {
-                                label: string | null;
-                                type: string;
-                                value: string;
-                            }[];
-                            name: string;
-                            providerReference?: string;
-                            reference?: string;
-                            userReference: string;
-                        };
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
         };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
-    listWebhooks: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        webhooks: {
-                            /** Format: date-time */
-                            createdAt: string;
-                            description: string | null;
-                            enabled: boolean;
-                            events: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "calendar.sync_failed" | "calendar.sync_recovered" | "consumer.erased" | "webhook.test")[];
-                            /** Format: uuid */
-                            id: string;
-                            url: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
+  };
+  deleteResource: {
+    parameters: {
+      query?: {
+        /** @description archive future appointments and inform their participants */
+        ignoreFutureAppointments?: boolean;
+      };
+      header?: never;
+      path: {
+        crmId: string;
+        providerRef: string;
+        resourceRef: string;
+      };
+      cookie?: never;
     };
-    createWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-            };
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description deleted */
+      204: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody: {
-            content: {
-                "application/json": {
-                    description?: string | null;
-                    events?: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "calendar.sync_failed" | "calendar.sync_recovered" | "consumer.erased" | "webhook.test")[] | null;
-                    /** @description http or https; loopback, private, link-local and multicast destinations are refused */
-                    url: string;
-                };
-            };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
         };
-        responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        webhook: {
-                            /** Format: date-time */
-                            createdAt: string;
-                            description: string | null;
-                            enabled: boolean;
-                            events: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "calendar.sync_failed" | "calendar.sync_recovered" | "consumer.erased" | "webhook.test")[];
-                            /** Format: uuid */
-                            id: string;
-                            /** @description whsec_ + base64 of 32 random bytes; shown only when created and when rotated */
-                            secret: string;
-                            url: string;
-                        };
-                    };
-                };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
             };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
         };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the request conflicts with the current state; the message says with what */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
-    getWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        webhook: {
-                            /** Format: date-time */
-                            createdAt: string;
-                            description: string | null;
-                            enabled: boolean;
-                            events: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "calendar.sync_failed" | "calendar.sync_recovered" | "consumer.erased" | "webhook.test")[];
-                            /** Format: uuid */
-                            id: string;
-                            url: string;
-                        };
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
+  };
+  listStaff: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        providerRef: string;
+      };
+      cookie?: never;
     };
-    updateWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                id: string;
-            };
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        /** @description the given fields only; events null: every type again */
-        requestBody: {
-            content: {
-                "application/json": {
-                    description?: string | null;
-                    enabled?: boolean;
-                    events?: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "calendar.sync_failed" | "calendar.sync_recovered" | "consumer.erased" | "webhook.test")[] | null;
-                    /** @description http or https; loopback, private, link-local and multicast destinations are refused */
-                    url?: string;
-                };
-            };
+        content: {
+          'application/json': {
+            email: string;
+            firstName: string | null;
+            lastName: string | null;
+            mobile: string | null;
+            phone: string | null;
+            reference: string | null;
+            username: string;
+          }[];
         };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        webhook: {
-                            /** Format: date-time */
-                            createdAt: string;
-                            description: string | null;
-                            enabled: boolean;
-                            events: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "calendar.sync_failed" | "calendar.sync_recovered" | "consumer.erased" | "webhook.test")[];
-                            /** Format: uuid */
-                            id: string;
-                            url: string;
-                        };
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
         };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
-    deleteWebhook: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description unsubscribed */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
+  };
+  addStaff: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        providerRef: string;
+      };
+      cookie?: never;
     };
-    listWebhookDeliveries: {
-        parameters: {
-            query?: {
-                limit?: number;
-            };
-            header?: never;
-            path: {
-                crmId: string;
-                id: string;
-            };
-            cookie?: never;
+    requestBody: {
+      content: {
+        'application/json': {
+          userReference: string;
         };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        deliveries: {
-                            /**
-                             * Format: date-time
-                             * @description the last attempt (or when the event was written, before any)
-                             */
-                            at: string;
-                            /** @description attempts so far */
-                            attempt: number;
-                            error: string | null;
-                            /** @description the webhook-id header of every attempt */
-                            eventId: string;
-                            nextAttemptAt: string | null;
-                            responseStatus: number | null;
-                            /** @enum {string} */
-                            status: "PENDING" | "SUCCEEDED" | "FAILED";
-                            /** @enum {string} */
-                            type: "participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "calendar.sync_failed" | "calendar.sync_recovered" | "consumer.erased" | "webhook.test";
-                        }[];
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
+      };
     };
-    retryWebhookDelivery: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                eventId: string;
-                id: string;
-            };
-            cookie?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                    };
-                };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
             };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
+            staff: {
+              email: string;
+              firstName: string | null;
+              lastName: string | null;
+              mobile: string | null;
+              phone: string | null;
+              reference: string | null;
+              username: string;
             };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the request conflicts with the current state; the message says with what */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
+          };
         };
+      };
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            staff: {
+              email: string;
+              firstName: string | null;
+              lastName: string | null;
+              mobile: string | null;
+              phone: string | null;
+              reference: string | null;
+              username: string;
+            };
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
-    rotateWebhookSecret: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        webhook: {
-                            /** Format: date-time */
-                            createdAt: string;
-                            description: string | null;
-                            enabled: boolean;
-                            events: ("participation.reserved" | "participation.requested" | "participation.booked" | "participation.canceled" | "participation.deleted" | "participation.rescheduled" | "appointment.created" | "appointment.cancelled" | "calendar.sync_failed" | "calendar.sync_recovered" | "consumer.erased" | "webhook.test")[];
-                            /** Format: uuid */
-                            id: string;
-                            /** @description whsec_ + base64 of 32 random bytes; shown only when created and when rotated */
-                            secret: string;
-                            url: string;
-                        };
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
+  };
+  removeStaff: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        providerRef: string;
+        userRef: string;
+      };
+      cookie?: never;
     };
-    sendWebhookTest: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                crmId: string;
-                id: string;
-            };
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description removed */
+      204: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        eventId: string;
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
-            401: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the API key belongs to another crmId */
-            403: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
         };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the request conflicts with the current state; the message says with what */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
-    getCalendarFeed: {
-        parameters: {
-            query?: {
-                /** @description de (default) or en: the words in SUMMARY and DESCRIPTION; another language of at most 35 characters gives de */
-                lang?: string;
-            };
-            header?: never;
-            path: {
-                /** @description {token}.ics */
-                file: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the calendar */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/calendar": string;
-                };
-            };
-            /** @description unchanged since the ETag given in If-None-Match */
-            304: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
+  };
+  createTimeslots: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        providerRef: string;
+      };
+      cookie?: never;
     };
-    getHealth: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
+    requestBody: {
+      content: {
+        'application/json': {
+          timeslots: {
+            /**
+             * @description object (city, street, number, zip required; country or countryCode, default DE) or plain
+             * text
+             */
+            address?:
+              | {
+                  city: string;
+                  country?: string;
+                  /** @description default DE */
+                  countryCode?: string;
+                  number: string;
+                  street: string;
+                  zip: string;
+                }
+              | string;
+            defaultAcceptBookings: boolean;
+            defaultCapacity: number;
+            /** @description ISO 8601, after start */
+            end: string;
+            /** @description minutes per bookable slot */
+            raster: number;
+            /** @description generated when omitted */
+            reference?: string;
+            resourceReference: string;
+            /** @description ISO 8601; without offset: wall clock in the provider zone; default now */
+            start?: string;
+            /**
+             * @description CREATED (hidden) or BOOKABLE (public)
+             * @enum {string}
+             */
+            state: 'CREATED' | 'BOOKABLE';
+          }[];
         };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        status: string;
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
+      };
     };
-    getMetrics: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description the metrics */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/plain": string;
-                };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
             };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
+            timeslots: {
+              address:
+                | (
+                    | {
+                        city: string;
+                        countryCode: string;
+                        number: string;
+                        street: string;
+                        zip: string;
+                      }
+                    | string
+                  )
+                | null;
+              defaultAcceptBookings: boolean;
+              defaultCapacity: number;
+              end: string;
+              raster: number;
+              reference: string;
+              resourceReference: string;
+              ruleReference: string | null;
+              start: string;
+              state: string;
+              uuid: string;
+            }[];
+          };
         };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the request conflicts with the current state; the message says with what */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
-    viewMyBookings: {
-        parameters: {
-            query?: {
-                /** @description de or en; overrides the booking language */
-                lang?: string;
-            };
-            header?: never;
-            path: {
-                /** @description the signed token of the link in the "my bookings" mail */
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the bookings */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description invalid request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                    "text/html": string;
-                };
-            };
-            /** @description forged, altered or expired token, or the person's data was erased */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                    "text/html": string;
-                };
-            };
-            /** @description too many requests from this address */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                    "text/html": string;
-                };
-            };
-        };
+  };
+  updateTimeslot: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        providerRef: string;
+        timeslotRef: string;
+      };
+      cookie?: never;
     };
-    getOpenApiDocument: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
+    requestBody: {
+      content: {
+        'application/json': {
+          address?:
+            | (
+                | {
+                    city: string;
+                    country?: string;
+                    /** @description default DE */
+                    countryCode?: string;
+                    number: string;
+                    street: string;
+                    zip: string;
+                  }
+                | string
+              )
+            | null;
+          defaultAcceptBookings?: boolean;
+          defaultCapacity?: number;
+          /** @description ISO 8601, after start */
+          end?: string;
+          /** @description minutes per bookable slot */
+          raster?: number;
+          resourceReference?: string;
+          /** @description ISO 8601; without offset: wall clock in the provider zone; default now */
+          start?: string;
+          /**
+           * @description CREATED (hidden) or BOOKABLE (public)
+           * @enum {string}
+           */
+          state?: 'CREATED' | 'BOOKABLE';
         };
-        requestBody?: never;
-        responses: {
-            /** @description the document */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
+      };
     };
-    listActiveProducts: {
-        parameters: {
-            query?: {
-                /** @description one of RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC */
-                channelKey?: "RESOURCE_PUBLIC" | "RESOURCE_EXCLUSIVE" | "RESOURCE_REFERENCE" | "CALENDAR_PUBLIC";
-                /** @description language of the questions' labels (de or en, e.g. en_GB); default: Accept-Language, else de */
-                languageTag?: string;
-                /** @description resource references; repeatable */
-                ref?: string[];
-                /** @description timeslot or appointment references or UUIDs; repeatable */
-                tslRefs?: string[];
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        products: {
-                            description: string;
-                            exclusive: boolean;
-                            followUpTimeMinutes: number | null;
-                            leadTimeMinutes: number | null;
-                            maxDuration: number | null;
-                            minDuration: number | null;
-                            name: string;
-                            /** @description booking questions (DESIGN 7.7); answered in A3's answers */
-                            questions: {
-                                /** @description the key of the answer in A3's answers */
-                                key: string;
-                                /** @description in the consumer's language */
-                                label: string;
-                                /** @description the longest answer A3 takes (text, textarea, email, phone) */
-                                maxLength?: number;
-                                /** @description select only */
-                                options?: {
-                                    label: string;
-                                    value: string;
-                                }[];
-                                required: boolean;
-                                /** @description text, textarea, select, checkbox, email or phone */
-                                type: string;
-                            }[];
-                            uuid: string;
-                        }[];
-                    };
-                };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
             };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
+            timeslot: {
+              address:
+                | (
+                    | {
+                        city: string;
+                        countryCode: string;
+                        number: string;
+                        street: string;
+                        zip: string;
+                      }
+                    | string
+                  )
+                | null;
+              defaultAcceptBookings: boolean;
+              defaultCapacity: number;
+              end: string;
+              raster: number;
+              reference: string;
+              resourceReference: string;
+              ruleReference: string | null;
+              start: string;
+              state: string;
+              uuid: string;
             };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
+          };
         };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the request conflicts with the current state; the message says with what */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
-    preflightProducts: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the Access-Control-Allow-* headers */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
+  };
+  deleteTimeslot: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        providerRef: string;
+        timeslotRef: string;
+      };
+      cookie?: never;
     };
-    getReadiness: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description deleted */
+      204: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        database: string;
-                        /** @description the shared counters (REDIS_URL): none when unset; unreachable: served without shared limits */
-                        redis: "ok" | "unreachable" | "none";
-                        status: "ok" | "degraded";
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description not ready: shutting down, or the database is unreachable */
-            503: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
         };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
-    viewDecisionRequest: {
-        parameters: {
-            query?: {
-                /** @description de or en; overrides the contact language */
-                lang?: string;
-            };
-            header?: never;
-            path: {
-                /** @description the signed token of the decision link */
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the request awaiting a decision */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description invalid request */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                    "text/html": string;
-                };
-            };
-            /** @description forged, altered or unknown token; nothing changed */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                    "text/html": string;
-                };
-            };
-            /** @description the request is no longer REQUESTED (decided before, or cancelled by the consumer); nothing changed */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                    "text/html": string;
-                };
-            };
-        };
+  };
+  getProvider: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        reference: string;
+      };
+      cookie?: never;
     };
-    decideRequest: {
-        parameters: {
-            query?: {
-                /** @description de or en; overrides the contact language */
-                lang?: string;
-            };
-            header?: never;
-            path: {
-                /** @description the signed token of the decision link */
-                token: string;
-            };
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description confirm: REQUESTED -> BOOKED; decline: REQUESTED -> CANCELED */
-                    decision: "confirm" | "decline";
-                    /** @description goes into the consumer's mail (the decline reason); empty = none */
-                    message?: string;
-                } & {
-                    [key: string]: unknown;
-                };
-                "application/x-www-form-urlencoded": {
-                    /** @description confirm: REQUESTED -> BOOKED; decline: REQUESTED -> CANCELED */
-                    decision: "confirm" | "decline";
-                    /** @description goes into the consumer's mail (the decline reason); empty = none */
-                    message?: string;
-                } & {
-                    [key: string]: unknown;
-                };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
             };
+            provider: {
+              accountReference: string;
+              branch: string | null;
+              description: string | null;
+              email: string | null;
+              impressum: string | null;
+              mobile: string | null;
+              name: string;
+              ownerReference: string | null;
+              phone: string | null;
+              reference: string;
+              reminderMinutesBefore: number[] | null;
+              subbranch: string | null;
+              timeZone: string;
+              uuid: string;
+            };
+          };
         };
-        responses: {
-            /** @description decided now */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description invalid form (decision missing or unknown, message too long) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                    "text/html": string;
-                };
-            };
-            /** @description forged, altered or unknown token; nothing changed */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                    "text/html": string;
-                };
-            };
-            /** @description the request is no longer REQUESTED (decided before, or cancelled by the consumer); nothing changed */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                    "text/html": string;
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                    "text/html": string;
-                };
-            };
-            /** @description the body is neither a form (application/x-www-form-urlencoded) nor JSON */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                    "text/html": string;
-                };
-            };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
         };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
-    createAppointmentWithConsumer: {
-        parameters: {
-            query?: {
-                /** @description Java-style pattern of formattedStart/formattedEnd; default yyyy-MM-dd HH:mm */
-                timeFormat?: string;
-            };
-            header?: {
-                /** @description makes a retry safe: the same key, path and body within 24 h replays the first answer (Idempotent-Replayed: true) */
-                "idempotency-key"?: string;
-            };
-            path: {
-                /** @description resourceId@providerUuid@platform, resourceId@platform, or the resource UUID */
-                ref: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description answers to the product's questions (A4), by key: text for text, textarea, select (an option's value), email and phone; true/false for checkbox */
-                    answers?: {
-                        [key: string]: string | boolean | null;
-                    };
-                    /**
-                     * @description one of RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC
-                     * @default RESOURCE_PUBLIC
-                     * @enum {string}
-                     */
-                    channelKey?: "RESOURCE_PUBLIC" | "RESOURCE_EXCLUSIVE" | "RESOURCE_REFERENCE" | "CALENDAR_PUBLIC";
-                    /** Format: email */
-                    email: string;
-                    /** @description ISO 8601, the end of a listed slot */
-                    end: string;
-                    firstname: string;
-                    lastname: string;
-                    locale?: string | null;
-                    message?: string | null;
-                    mobile?: string | null;
-                    placeholder_id?: string | null;
-                    product_uuid?: string | null;
-                    /** @description ISO 8601, the start of a listed slot */
-                    start: string;
-                    /**
-                     * Format: uuid
-                     * @description the timeslot, or the appointment of an already booked slot
-                     */
-                    timeslot_uuid: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        createdAppointment: {
-                            appointment_uuid: string;
-                            /** @description signed URL with which the consumer cancels on their own */
-                            cancelLink: string;
-                            capacity: number;
-                            capacity_left: number;
-                            contact_channel: {
-                                type: string;
-                                value: string;
-                            } | null;
-                            end: string;
-                            formattedEnd: string;
-                            formattedStart: string;
-                            /** @description models.Bookable or models.LotAppointment */
-                            kind: string;
-                            product_name: string;
-                            product_uuid: string | null;
-                            products: {
-                                name: string;
-                                uuid: string;
-                            }[];
-                            resource_name: string;
-                            resource_uuid: string;
-                            start: string;
-                            timeslot_uuid: string;
-                        };
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the request conflicts with the current state; the message says with what */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the slot cannot be had (errorCode "201"), or it lies outside the booking window (BOOKING_WINDOW) */
-            412: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the Idempotency-Key was used before with another request (IDEMPOTENCY_KEY_REUSED), or a calendar could not be read (CALENDAR_UNREADABLE) */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description too many requests (RATE_LIMITED), or too many live reservations of this client (HOLD_LIMIT); see Retry-After */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
+  };
+  updateProvider: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        reference: string;
+      };
+      cookie?: never;
     };
-    preflightCreate: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                ref: string;
-            };
-            cookie?: never;
+    requestBody: {
+      content: {
+        'application/json': {
+          accountReference?: string;
+          /** @description real-estate, facilities, handyman, sports-and-leisure, misc */
+          branch?: string;
+          description?: string | null;
+          email?: string | null;
+          impressum?: string | null;
+          mobile?: string | null;
+          name?: string;
+          ownerReference?: string;
+          phone?: string | null;
+          reminderMinutesBefore?: number[] | null;
+          subbranch?: string | null;
+          /** @description IANA time zone such as Europe/Berlin (an unknown zone is 400); default DEFAULT_TIME_ZONE */
+          timeZone?: string;
         };
-        requestBody?: never;
-        responses: {
-            /** @description the Access-Control-Allow-* headers */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
+      };
     };
-    listUpcomingBookables: {
-        parameters: {
-            query?: {
-                /** @description one of RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC */
-                channelKey?: "RESOURCE_PUBLIC" | "RESOURCE_EXCLUSIVE" | "RESOURCE_REFERENCE" | "CALENDAR_PUBLIC";
-                /** @description Java-style pattern of the group keys; default yyyy-MM-dd */
-                groupFormat?: string;
-                /** @description language of month and weekday names: language and optional region, e.g. de_DE, en_US or en */
-                languageTag?: string;
-                /** @description product reference or UUID */
-                prdRef?: string;
-                /** @description additional resources; repeatable */
-                ref?: string[];
-                /** @description Java-style pattern of formattedStart/formattedEnd; default yyyy-MM-dd HH:mm */
-                timeFormat?: string;
-            };
-            header?: {
-                /** @description the ETag of a listing the client has: 304 while it is still the current one */
-                "if-none-match"?: string;
-            };
-            path: {
-                /** @description resourceId@providerUuid@platform, resourceId@platform, or the resource UUID */
-                ref: string;
-            };
-            cookie?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description group text -> bookables, plus public_visible */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        public_visible: boolean;
-                    } & {
-                        [key: string]: {
-                            /** @description models.LotAppointment only */
-                            appointment_uuid?: string;
-                            capacity: number;
-                            capacity_left: number;
-                            contact_channel: {
-                                type: string;
-                                value: string;
-                            } | null;
-                            end: string;
-                            formattedEnd: string;
-                            formattedStart: string;
-                            /** @description models.Bookable or models.LotAppointment */
-                            kind: string;
-                            product_name: string;
-                            product_uuid: string | null;
-                            products: {
-                                name: string;
-                                uuid: string;
-                            }[];
-                            resource_name: string;
-                            resource_uuid: string;
-                            start: string;
-                            timeslot_uuid: string;
-                        }[];
-                    };
-                };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
             };
-            /** @description nothing bookable */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
+            provider: {
+              accountReference: string;
+              branch: string | null;
+              description: string | null;
+              email: string | null;
+              impressum: string | null;
+              mobile: string | null;
+              name: string;
+              ownerReference: string | null;
+              phone: string | null;
+              reference: string;
+              reminderMinutesBefore: number[] | null;
+              subbranch: string | null;
+              timeZone: string;
+              uuid: string;
             };
-            /** @description unchanged since the ETag given in If-None-Match */
-            304: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
+          };
         };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
-    preflightUpcoming: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                ref: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the Access-Control-Allow-* headers */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
+  };
+  createUser: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+      };
+      cookie?: never;
     };
-    getPublicData: {
-        parameters: {
-            query?: {
-                /** @description one of RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC */
-                channelKey?: "RESOURCE_PUBLIC" | "RESOURCE_EXCLUSIVE" | "RESOURCE_REFERENCE" | "CALENDAR_PUBLIC";
-                /** @description resource references; repeatable */
-                ref?: string[];
-                /** @description timeslot or appointment references or UUIDs; repeatable */
-                tslRefs?: string[];
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
+    requestBody: {
+      content: {
+        'application/json': {
+          /** Format: email */
+          email: string;
+          firstName?: string | null;
+          lastName: string;
+          mobile?: string | null;
+          phone?: string | null;
+          /** @description uniqueId@platformName */
+          reference: string;
+          /** @description must not contain / ? : & # \ */
+          username: string;
         };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        channel: {
-                            bookingProcess: string;
-                        };
-                        contact: {
-                            email: string | null;
-                            mobile: string | null;
-                            name: string | null;
-                            phone: string | null;
-                        };
-                        provider: {
-                            areCustomFieldsAllowed: boolean;
-                            description: string | null;
-                            isLocalisationAllowed: boolean;
-                            isThemingAllowed: boolean;
-                            name: string;
-                        };
-                        resource: {
-                            contactChannelType: string | null;
-                            description: string | null;
-                            imgUrl: string | null;
-                            msgHelpText: string | null;
-                            name: string;
-                            url: string | null;
-                            uuid: string;
-                        };
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
+      };
     };
-    preflightPublicData: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description the Access-Control-Allow-* headers */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
             };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
+            user: {
+              email: string;
+              firstName: string | null;
+              language: string | null;
+              lastName: string | null;
+              mobile: string | null;
+              phone: string | null;
+              reference: string | null;
+              username: string;
             };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
+          };
         };
+      };
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            user: {
+              email: string;
+              firstName: string | null;
+              language: string | null;
+              lastName: string | null;
+              mobile: string | null;
+              phone: string | null;
+              reference: string | null;
+              username: string;
+            };
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the request conflicts with the current state; the message says with what */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
-    rescheduleBooking: {
-        parameters: {
-            query?: {
-                /** @description Java-style pattern of formattedStart/formattedEnd; default yyyy-MM-dd HH:mm */
-                timeFormat?: string;
-            };
-            header?: {
-                /** @description makes a retry safe: the same key, path and body within 24 h replays the first answer (Idempotent-Replayed: true) */
-                "idempotency-key"?: string;
-            };
-            path: {
-                /** @description the signed token of the cancel link */
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /** @description ISO 8601, the end of a listed slot */
-                    end: string;
-                    product_uuid?: string | null;
-                    /** @description ISO 8601, the start of a listed slot */
-                    start: string;
-                    /**
-                     * Format: uuid
-                     * @description the timeslot, or the appointment of an already booked slot
-                     */
-                    timeslot_uuid: string;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        createdAppointment: {
-                            appointment_uuid: string;
-                            /** @description signed URL with which the consumer cancels on their own */
-                            cancelLink: string;
-                            capacity: number;
-                            capacity_left: number;
-                            contact_channel: {
-                                type: string;
-                                value: string;
-                            } | null;
-                            end: string;
-                            formattedEnd: string;
-                            formattedStart: string;
-                            /** @description models.Bookable or models.LotAppointment */
-                            kind: string;
-                            product_name: string;
-                            product_uuid: string | null;
-                            products: {
-                                name: string;
-                                uuid: string;
-                            }[];
-                            resource_name: string;
-                            resource_uuid: string;
-                            start: string;
-                            timeslot_uuid: string;
-                        };
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the request conflicts with the current state; the message says with what */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the slot cannot be had (errorCode "201"), or it lies outside the booking window (BOOKING_WINDOW) */
-            412: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the Idempotency-Key was used before with another request (IDEMPOTENCY_KEY_REUSED), or a calendar could not be read (CALENDAR_UNREADABLE) */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description too many requests (RATE_LIMITED), or too many live reservations of this client (HOLD_LIMIT); see Retry-After */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
+  };
+  getUser: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        reference: string;
+      };
+      cookie?: never;
     };
-    preflightReschedule: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                token: string;
-            };
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description the Access-Control-Allow-* headers */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
             };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
+            user: {
+              email: string;
+              firstName: string | null;
+              language: string | null;
+              lastName: string | null;
+              mobile: string | null;
+              phone: string | null;
+              reference: string | null;
+              username: string;
             };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
+          };
         };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
-    requestMyBookingsLink: {
-        parameters: {
-            query: {
-                /** @description a resource of the provider (a pool's reference too, once pools exist) */
-                ref: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /**
-                     * Format: email
-                     * @description the address the bookings were made with (any letter case)
-                     */
-                    email: string;
-                    locale?: string | null;
-                };
-            };
-        };
-        responses: {
-            /** @description Default Response */
-            202: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        /** @description the same text for every address */
-                        message: string;
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description too many requests (RATE_LIMITED), or too many live reservations of this client (HOLD_LIMIT); see Retry-After */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
+  };
+  updateUser: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        reference: string;
+      };
+      cookie?: never;
     };
-    preflightMyBookings: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
+    requestBody: {
+      content: {
+        'application/json': {
+          /** Format: email */
+          email?: string;
+          firstName?: string | null;
+          /** @description two-letter language code in lower case, such as de or en */
+          language?: string;
+          lastName?: string;
+          mobile?: string | null;
+          phone?: string | null;
+          username?: string;
         };
-        requestBody?: never;
-        responses: {
-            /** @description the Access-Control-Allow-* headers */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
+      };
     };
-    listMyBookings: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                /** @description the signed token of the link in the "my bookings" mail */
-                token: string;
-            };
-            cookie?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description Default Response */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        /** @description upcoming bookings and those of the last 30 days, by start */
-                        bookings: {
-                            address: string | null;
-                            /** @description the cancel link may cancel it now (not begun, outside the cancel notice) */
-                            canCancel: boolean;
-                            /** @description the booking's own cancel link: GET shows its manage page (cancel, choose another time), POST cancels */
-                            cancelLink: string;
-                            /** @description the cancel link may move it now (POST /rest/1/bookings/{cancel token}/reschedule) */
-                            canReschedule: boolean;
-                            end: string;
-                            participationUuid: string;
-                            productName: string | null;
-                            providerName: string;
-                            resourceName: string | null;
-                            /** @description ISO 8601 with the offset of the provider's zone */
-                            start: string;
-                            /** @description REQUESTED, BOOKED or CANCELED */
-                            state: string;
-                            timeZone: string;
-                        }[];
-                    };
-                };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
             };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
+            user: {
+              email: string;
+              firstName: string | null;
+              language: string | null;
+              lastName: string | null;
+              mobile: string | null;
+              phone: string | null;
+              reference: string | null;
+              username: string;
             };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description too many requests (RATE_LIMITED), or too many live reservations of this client (HOLD_LIMIT); see Retry-After */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
+          };
         };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the request conflicts with the current state; the message says with what */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
-    preflightMyBookingsList: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                token: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the Access-Control-Allow-* headers */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
+  };
+  getGeneralContactProfile: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        userRef: string;
+      };
+      cookie?: never;
     };
-    reserveAppointment: {
-        parameters: {
-            query?: {
-                /** @description one of RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC */
-                channelKey?: "RESOURCE_PUBLIC" | "RESOURCE_EXCLUSIVE" | "RESOURCE_REFERENCE" | "CALENDAR_PUBLIC";
-                /** @description resource or channel reference (informational) */
-                ref?: string;
-            };
-            header?: {
-                /** @description makes a retry safe: the same key, path and body within 24 h replays the first answer (Idempotent-Replayed: true) */
-                "idempotency-key"?: string;
-            };
-            path: {
-                /** @description resourceId@providerUuid@platform, resourceId@platform, or the resource UUID */
-                ref: string;
-            };
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody: {
-            content: {
-                "application/json": {
-                    /**
-                     * Format: uuid
-                     * @description for models.LotAppointment
-                     */
-                    appointment_uuid?: string;
-                    /** @description ISO 8601, the start of a listed slot */
-                    from: string;
-                    /** Format: uuid */
-                    product_uuid: string;
-                    /**
-                     * Format: uuid
-                     * @description for models.Bookable
-                     */
-                    timeslot_uuid?: string;
-                    /** @description ISO 8601, the end of a listed slot */
-                    to: string;
-                };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
             };
+            profile: {
+              contactChannels: {
+                label: string | null;
+                type: string;
+                value: string;
+              }[];
+              name: string;
+              providerReference?: string;
+              reference?: string;
+              userReference: string;
+            };
+          };
         };
-        responses: {
-            /** @description Default Response */
-            201: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        appointments: {
-                            capacity: number;
-                            capacity_left: number;
-                            customers: {
-                                customer_placeholder_id: string | null;
-                                customer_uuid: string | null;
-                                participation_id: string;
-                                participationState: string;
-                            }[];
-                            from: string;
-                            kind: string;
-                            product_id: string;
-                            product_name: string;
-                            resource_id: string;
-                            state: string;
-                            to: string;
-                            uuid: string;
-                        }[];
-                        participation: {
-                            appointment_capacity: number;
-                            appointment_capacity_left: number;
-                            appointment_uuid: string;
-                            customer_email: string | null;
-                            customer_fullName: string | null;
-                            customer_mobile: string | null;
-                            customer_note: string | null;
-                            /** @description send as placeholder_id to create_appointment_with_consumer */
-                            customer_uuid: string;
-                            formatedAddress: string;
-                            from: string;
-                            messages: string[];
-                            product_uuid: string;
-                            resource_uuid: string;
-                            state: string;
-                            timeslot_uuid: string;
-                            to: string;
-                            uuid: string;
-                        };
-                    };
-                };
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
-            404: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the request conflicts with the current state; the message says with what */
-            409: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the slot cannot be had (errorCode "201"), or it lies outside the booking window (BOOKING_WINDOW) */
-            412: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the Idempotency-Key was used before with another request (IDEMPOTENCY_KEY_REUSED), or a calendar could not be read (CALENDAR_UNREADABLE) */
-            422: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description too many requests (RATE_LIMITED), or too many live reservations of this client (HOLD_LIMIT); see Retry-After */
-            429: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
         };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
-    preflightReserve: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                ref: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the Access-Control-Allow-* headers */
-            204: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is larger than 1 MiB */
-            413: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-            /** @description the body is not of a media type this operation takes (application/json) */
-            415: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
+  };
+  putGeneralContactProfile: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        userRef: string;
+      };
+      cookie?: never;
     };
-    getWidgetPage: {
-        parameters: {
-            query?: {
-                /** @description accent colour #rgb or #rrggbb */
-                accent?: string;
-                /** @description e.g. WIDGET */
-                channelKey?: string;
-                /** @description de or en; default from Accept-Language, else de */
-                lang?: string;
-                /** @description offer only this product */
-                prdRef?: string;
-                /** @description the resource reference or UUID (required; a page without it says so) */
-                ref?: string;
-            };
-            header?: never;
-            path?: never;
-            cookie?: never;
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description one channel per type */
+          contactChannels: {
+            label?: string | null;
+            /**
+             * @description mobile, phone, email, video, messenger, link, location
+             * @enum {string}
+             */
+            type: 'mobile' | 'phone' | 'email' | 'video' | 'messenger' | 'link' | 'location';
+            /** @description number, email, URL or address */
+            value: string;
+          }[];
+          /** @description public name */
+          name: string;
         };
-        requestBody?: never;
-        responses: {
-            /** @description the page */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/html": string;
-                };
-            };
-            /** @description ref missing or invalid, or channelKey or prdRef malformed (a page saying so); a NUL character in the query (the error body) */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                    "text/html": string;
-                };
-            };
-        };
+      };
     };
-    getWidgetScript: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description the file (gzip when accepted); ETag and Cache-Control for revalidation */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/javascript": string;
-                };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
             };
-            /** @description unchanged since the ETag given in If-None-Match */
-            304: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
+            profile: {
+              contactChannels: {
+                label: string | null;
+                type: string;
+                value: string;
+              }[];
+              name: string;
+              providerReference?: string;
+              reference?: string;
+              userReference: string;
             };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
+          };
         };
+      };
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            profile: {
+              contactChannels: {
+                label: string | null;
+                type: string;
+                value: string;
+              }[];
+              name: string;
+              providerReference?: string;
+              reference?: string;
+              userReference: string;
+            };
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
-    getWidgetFrameScript: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the file (gzip when accepted); ETag and Cache-Control for revalidation */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/javascript": string;
-                };
-            };
-            /** @description unchanged since the ETag given in If-None-Match */
-            304: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
+  };
+  listWebhooks: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+      };
+      cookie?: never;
     };
-    getWidgetManageScript: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody?: never;
-        responses: {
-            /** @description the file (gzip when accepted); ETag and Cache-Control for revalidation */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/javascript": string;
-                };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
             };
-            /** @description unchanged since the ETag given in If-None-Match */
-            304: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
+            webhooks: {
+              /** Format: date-time */
+              createdAt: string;
+              description: string | null;
+              enabled: boolean;
+              events: (
+                | 'participation.reserved'
+                | 'participation.requested'
+                | 'participation.booked'
+                | 'participation.canceled'
+                | 'participation.deleted'
+                | 'participation.rescheduled'
+                | 'appointment.created'
+                | 'appointment.cancelled'
+                | 'calendar.sync_failed'
+                | 'calendar.sync_recovered'
+                | 'consumer.erased'
+                | 'webhook.test'
+              )[];
+              /** Format: uuid */
+              id: string;
+              url: string;
+            }[];
+          };
         };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
-    getWidgetStyles: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description the file (gzip when accepted); ETag and Cache-Control for revalidation */
-            200: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "text/css": string;
-                };
-            };
-            /** @description unchanged since the ETag given in If-None-Match */
-            304: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description invalid request: the message names the field and the rule it breaks */
-            400: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": {
-                        "api-info": {
-                            version: string;
-                        };
-                        errors: {
-                            errorCode: string;
-                            message: string;
-                        }[];
-                    };
-                };
-            };
-        };
+  };
+  createWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+      };
+      cookie?: never;
     };
-    appointmentCancelled: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description the event id: the same on every attempt; dedupe by it */
-                "webhook-id": string;
-                /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
-                "webhook-signature": string;
-                /** @description Unix seconds of this attempt */
-                "webhook-timestamp": string;
-            };
-            path?: never;
-            cookie?: never;
+    requestBody: {
+      content: {
+        'application/json': {
+          description?: string | null;
+          events?:
+            | (
+                | 'participation.reserved'
+                | 'participation.requested'
+                | 'participation.booked'
+                | 'participation.canceled'
+                | 'participation.deleted'
+                | 'participation.rescheduled'
+                | 'appointment.created'
+                | 'appointment.cancelled'
+                | 'calendar.sync_failed'
+                | 'calendar.sync_recovered'
+                | 'consumer.erased'
+                | 'webhook.test'
+              )[]
+            | null;
+          /** @description http or https; loopback, private, link-local and multicast destinations are refused */
+          url: string;
         };
-        requestBody: {
-            content: {
-                "application/json": {
-                    data: {
-                        appointment: {
-                            capacity: number;
-                            /** @description as of the change */
-                            capacityLeft: number;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with the offset of the provider zone
-                             */
-                            end: string;
-                            productReference: string | null;
-                            reference: string;
-                            resourceReference: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with the offset of the provider zone
-                             */
-                            start: string;
-                            /** Format: uuid */
-                            uuid: string;
-                        };
-                        crmId: string;
-                        providerReference: string;
-                        /** @enum {string} */
-                        source: "public" | "partner" | "cancel-link" | "decision-link" | "expiry";
-                    };
-                    /**
-                     * Format: date-time
-                     * @description when the change happened
-                     */
-                    timestamp: string;
-                    /** @constant */
-                    type: "appointment.cancelled";
-                };
-            };
-        };
-        responses: {
-            /** @description received */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
+      };
     };
-    appointmentCreated: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description the event id: the same on every attempt; dedupe by it */
-                "webhook-id": string;
-                /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
-                "webhook-signature": string;
-                /** @description Unix seconds of this attempt */
-                "webhook-timestamp": string;
-            };
-            path?: never;
-            cookie?: never;
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody: {
-            content: {
-                "application/json": {
-                    data: {
-                        appointment: {
-                            capacity: number;
-                            /** @description as of the change */
-                            capacityLeft: number;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with the offset of the provider zone
-                             */
-                            end: string;
-                            productReference: string | null;
-                            reference: string;
-                            resourceReference: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with the offset of the provider zone
-                             */
-                            start: string;
-                            /** Format: uuid */
-                            uuid: string;
-                        };
-                        crmId: string;
-                        providerReference: string;
-                        /** @enum {string} */
-                        source: "public" | "partner" | "cancel-link" | "decision-link" | "expiry";
-                    };
-                    /**
-                     * Format: date-time
-                     * @description when the change happened
-                     */
-                    timestamp: string;
-                    /** @constant */
-                    type: "appointment.created";
-                };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
             };
+            webhook: {
+              /** Format: date-time */
+              createdAt: string;
+              description: string | null;
+              enabled: boolean;
+              events: (
+                | 'participation.reserved'
+                | 'participation.requested'
+                | 'participation.booked'
+                | 'participation.canceled'
+                | 'participation.deleted'
+                | 'participation.rescheduled'
+                | 'appointment.created'
+                | 'appointment.cancelled'
+                | 'calendar.sync_failed'
+                | 'calendar.sync_recovered'
+                | 'consumer.erased'
+                | 'webhook.test'
+              )[];
+              /** Format: uuid */
+              id: string;
+              /** @description whsec_ + base64 of 32 random bytes; shown only when created and when rotated */
+              secret: string;
+              url: string;
+            };
+          };
         };
-        responses: {
-            /** @description received */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
         };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
-    calendarSyncFailed: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description the event id: the same on every attempt; dedupe by it */
-                "webhook-id": string;
-                /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
-                "webhook-signature": string;
-                /** @description Unix seconds of this attempt */
-                "webhook-timestamp": string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    data: {
-                        /**
-                         * Format: date-time
-                         * @description when the read failed, or read again
-                         */
-                        at: string;
-                        crmId: string;
-                        /** @description calendar.sync_failed: why the read failed */
-                        error?: string;
-                        /**
-                         * Format: date-time
-                         * @description calendar.sync_recovered: since when it had failed
-                         */
-                        failingSince?: string;
-                        /** @description the calendar's host; never its full URL */
-                        host: string;
-                        /** @enum {string} */
-                        kind: "ics" | "caldav";
-                        providerReference: string;
-                        resourceReference: string | null;
-                        /** Format: uuid */
-                        subscriptionId: string;
-                    };
-                    /**
-                     * Format: date-time
-                     * @description when the change happened
-                     */
-                    timestamp: string;
-                    /** @constant */
-                    type: "calendar.sync_failed";
-                };
-            };
-        };
-        responses: {
-            /** @description received */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
+  };
+  getWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        id: string;
+      };
+      cookie?: never;
     };
-    calendarSyncRecovered: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description the event id: the same on every attempt; dedupe by it */
-                "webhook-id": string;
-                /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
-                "webhook-signature": string;
-                /** @description Unix seconds of this attempt */
-                "webhook-timestamp": string;
-            };
-            path?: never;
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody: {
-            content: {
-                "application/json": {
-                    data: {
-                        /**
-                         * Format: date-time
-                         * @description when the read failed, or read again
-                         */
-                        at: string;
-                        crmId: string;
-                        /** @description calendar.sync_failed: why the read failed */
-                        error?: string;
-                        /**
-                         * Format: date-time
-                         * @description calendar.sync_recovered: since when it had failed
-                         */
-                        failingSince?: string;
-                        /** @description the calendar's host; never its full URL */
-                        host: string;
-                        /** @enum {string} */
-                        kind: "ics" | "caldav";
-                        providerReference: string;
-                        resourceReference: string | null;
-                        /** Format: uuid */
-                        subscriptionId: string;
-                    };
-                    /**
-                     * Format: date-time
-                     * @description when the change happened
-                     */
-                    timestamp: string;
-                    /** @constant */
-                    type: "calendar.sync_recovered";
-                };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
             };
+            webhook: {
+              /** Format: date-time */
+              createdAt: string;
+              description: string | null;
+              enabled: boolean;
+              events: (
+                | 'participation.reserved'
+                | 'participation.requested'
+                | 'participation.booked'
+                | 'participation.canceled'
+                | 'participation.deleted'
+                | 'participation.rescheduled'
+                | 'appointment.created'
+                | 'appointment.cancelled'
+                | 'calendar.sync_failed'
+                | 'calendar.sync_recovered'
+                | 'consumer.erased'
+                | 'webhook.test'
+              )[];
+              /** Format: uuid */
+              id: string;
+              url: string;
+            };
+          };
         };
-        responses: {
-            /** @description received */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
         };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
-    consumerErased: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description the event id: the same on every attempt; dedupe by it */
-                "webhook-id": string;
-                /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
-                "webhook-signature": string;
-                /** @description Unix seconds of this attempt */
-                "webhook-timestamp": string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    data: {
-                        crmId: string;
-                        /** @description what was erased: users deleted or anonymized, customers anonymized, participations made anonymous places, mails dropped or scrubbed, webhook events scrubbed, stored idempotent answers deleted */
-                        erased: {
-                            customers: number;
-                            idempotencyRecords: number;
-                            mails: number;
-                            participations: number;
-                            users: number;
-                            webhookEvents: number;
-                        };
-                        /**
-                         * @description partner: POST .../consumer-data/erase; retention: PERSONAL_DATA_RETENTION_DAYS
-                         * @enum {string}
-                         */
-                        source: "partner" | "retention";
-                    };
-                    /**
-                     * Format: date-time
-                     * @description when the change happened
-                     */
-                    timestamp: string;
-                    /** @constant */
-                    type: "consumer.erased";
-                };
-            };
-        };
-        responses: {
-            /** @description received */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
+  };
+  updateWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        id: string;
+      };
+      cookie?: never;
     };
-    participationBooked: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description the event id: the same on every attempt; dedupe by it */
-                "webhook-id": string;
-                /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
-                "webhook-signature": string;
-                /** @description Unix seconds of this attempt */
-                "webhook-timestamp": string;
-            };
-            path?: never;
-            cookie?: never;
+    /** @description the given fields only; events null: every type again */
+    requestBody: {
+      content: {
+        'application/json': {
+          description?: string | null;
+          enabled?: boolean;
+          events?:
+            | (
+                | 'participation.reserved'
+                | 'participation.requested'
+                | 'participation.booked'
+                | 'participation.canceled'
+                | 'participation.deleted'
+                | 'participation.rescheduled'
+                | 'appointment.created'
+                | 'appointment.cancelled'
+                | 'calendar.sync_failed'
+                | 'calendar.sync_recovered'
+                | 'consumer.erased'
+                | 'webhook.test'
+              )[]
+            | null;
+          /** @description http or https; loopback, private, link-local and multicast destinations are refused */
+          url?: string;
         };
-        requestBody: {
-            content: {
-                "application/json": {
-                    data: {
-                        appointment: {
-                            capacity: number;
-                            /** @description as of the change */
-                            capacityLeft: number;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with the offset of the provider zone
-                             */
-                            end: string;
-                            productReference: string | null;
-                            reference: string;
-                            resourceReference: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with the offset of the provider zone
-                             */
-                            start: string;
-                            /** Format: uuid */
-                            uuid: string;
-                        };
-                        crmId: string;
-                        customer: {
-                            email: string | null;
-                            mobile: string | null;
-                            name: string | null;
-                            reference: string;
-                        } | null;
-                        participation: {
-                            /** @description answers to the product's booking questions; [] when none */
-                            answers: {
-                                key: string;
-                                /** @description the question's label when the consumer booked */
-                                label: {
-                                    de: string;
-                                    en: string;
-                                };
-                                /** @description text (select: the option's value), or true/false for a checkbox */
-                                value: string | boolean;
-                            }[];
-                            message: string | null;
-                            previousState: ("RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED") | null;
-                            reference: string;
-                            /** @enum {string} */
-                            state: "RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED";
-                            /** Format: uuid */
-                            uuid: string;
-                        };
-                        providerReference: string;
-                        /** @enum {string} */
-                        source: "public" | "partner" | "cancel-link" | "decision-link" | "expiry";
-                    };
-                    /**
-                     * Format: date-time
-                     * @description when the change happened
-                     */
-                    timestamp: string;
-                    /** @constant */
-                    type: "participation.booked";
-                };
-            };
-        };
-        responses: {
-            /** @description received */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
+      };
     };
-    participationCanceled: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description the event id: the same on every attempt; dedupe by it */
-                "webhook-id": string;
-                /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
-                "webhook-signature": string;
-                /** @description Unix seconds of this attempt */
-                "webhook-timestamp": string;
-            };
-            path?: never;
-            cookie?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody: {
-            content: {
-                "application/json": {
-                    data: {
-                        appointment: {
-                            capacity: number;
-                            /** @description as of the change */
-                            capacityLeft: number;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with the offset of the provider zone
-                             */
-                            end: string;
-                            productReference: string | null;
-                            reference: string;
-                            resourceReference: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with the offset of the provider zone
-                             */
-                            start: string;
-                            /** Format: uuid */
-                            uuid: string;
-                        };
-                        crmId: string;
-                        customer: {
-                            email: string | null;
-                            mobile: string | null;
-                            name: string | null;
-                            reference: string;
-                        } | null;
-                        participation: {
-                            /** @description answers to the product's booking questions; [] when none */
-                            answers: {
-                                key: string;
-                                /** @description the question's label when the consumer booked */
-                                label: {
-                                    de: string;
-                                    en: string;
-                                };
-                                /** @description text (select: the option's value), or true/false for a checkbox */
-                                value: string | boolean;
-                            }[];
-                            message: string | null;
-                            previousState: ("RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED") | null;
-                            reference: string;
-                            /** @enum {string} */
-                            state: "RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED";
-                            /** Format: uuid */
-                            uuid: string;
-                        };
-                        providerReference: string;
-                        /** @enum {string} */
-                        source: "public" | "partner" | "cancel-link" | "decision-link" | "expiry";
-                    };
-                    /**
-                     * Format: date-time
-                     * @description when the change happened
-                     */
-                    timestamp: string;
-                    /** @constant */
-                    type: "participation.canceled";
-                };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
             };
+            webhook: {
+              /** Format: date-time */
+              createdAt: string;
+              description: string | null;
+              enabled: boolean;
+              events: (
+                | 'participation.reserved'
+                | 'participation.requested'
+                | 'participation.booked'
+                | 'participation.canceled'
+                | 'participation.deleted'
+                | 'participation.rescheduled'
+                | 'appointment.created'
+                | 'appointment.cancelled'
+                | 'calendar.sync_failed'
+                | 'calendar.sync_recovered'
+                | 'consumer.erased'
+                | 'webhook.test'
+              )[];
+              /** Format: uuid */
+              id: string;
+              url: string;
+            };
+          };
         };
-        responses: {
-            /** @description received */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
         };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
-    participationDeleted: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description the event id: the same on every attempt; dedupe by it */
-                "webhook-id": string;
-                /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
-                "webhook-signature": string;
-                /** @description Unix seconds of this attempt */
-                "webhook-timestamp": string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    data: {
-                        appointment: {
-                            capacity: number;
-                            /** @description as of the change */
-                            capacityLeft: number;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with the offset of the provider zone
-                             */
-                            end: string;
-                            productReference: string | null;
-                            reference: string;
-                            resourceReference: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with the offset of the provider zone
-                             */
-                            start: string;
-                            /** Format: uuid */
-                            uuid: string;
-                        };
-                        crmId: string;
-                        customer: {
-                            email: string | null;
-                            mobile: string | null;
-                            name: string | null;
-                            reference: string;
-                        } | null;
-                        participation: {
-                            /** @description answers to the product's booking questions; [] when none */
-                            answers: {
-                                key: string;
-                                /** @description the question's label when the consumer booked */
-                                label: {
-                                    de: string;
-                                    en: string;
-                                };
-                                /** @description text (select: the option's value), or true/false for a checkbox */
-                                value: string | boolean;
-                            }[];
-                            message: string | null;
-                            previousState: ("RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED") | null;
-                            reference: string;
-                            /** @enum {string} */
-                            state: "RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED";
-                            /** Format: uuid */
-                            uuid: string;
-                        };
-                        providerReference: string;
-                        /** @enum {string} */
-                        source: "public" | "partner" | "cancel-link" | "decision-link" | "expiry";
-                    };
-                    /**
-                     * Format: date-time
-                     * @description when the change happened
-                     */
-                    timestamp: string;
-                    /** @constant */
-                    type: "participation.deleted";
-                };
-            };
-        };
-        responses: {
-            /** @description received */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
+  };
+  deleteWebhook: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        id: string;
+      };
+      cookie?: never;
     };
-    participationRequested: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description the event id: the same on every attempt; dedupe by it */
-                "webhook-id": string;
-                /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
-                "webhook-signature": string;
-                /** @description Unix seconds of this attempt */
-                "webhook-timestamp": string;
-            };
-            path?: never;
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description unsubscribed */
+      204: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody: {
-            content: {
-                "application/json": {
-                    data: {
-                        appointment: {
-                            capacity: number;
-                            /** @description as of the change */
-                            capacityLeft: number;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with the offset of the provider zone
-                             */
-                            end: string;
-                            productReference: string | null;
-                            reference: string;
-                            resourceReference: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with the offset of the provider zone
-                             */
-                            start: string;
-                            /** Format: uuid */
-                            uuid: string;
-                        };
-                        crmId: string;
-                        customer: {
-                            email: string | null;
-                            mobile: string | null;
-                            name: string | null;
-                            reference: string;
-                        } | null;
-                        participation: {
-                            /** @description answers to the product's booking questions; [] when none */
-                            answers: {
-                                key: string;
-                                /** @description the question's label when the consumer booked */
-                                label: {
-                                    de: string;
-                                    en: string;
-                                };
-                                /** @description text (select: the option's value), or true/false for a checkbox */
-                                value: string | boolean;
-                            }[];
-                            message: string | null;
-                            previousState: ("RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED") | null;
-                            reference: string;
-                            /** @enum {string} */
-                            state: "RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED";
-                            /** Format: uuid */
-                            uuid: string;
-                        };
-                        providerReference: string;
-                        /** @enum {string} */
-                        source: "public" | "partner" | "cancel-link" | "decision-link" | "expiry";
-                    };
-                    /**
-                     * Format: date-time
-                     * @description when the change happened
-                     */
-                    timestamp: string;
-                    /** @constant */
-                    type: "participation.requested";
-                };
-            };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
         };
-        responses: {
-            /** @description received */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
             };
-            /** @description refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
         };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
-    participationRescheduled: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description the event id: the same on every attempt; dedupe by it */
-                "webhook-id": string;
-                /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
-                "webhook-signature": string;
-                /** @description Unix seconds of this attempt */
-                "webhook-timestamp": string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    data: {
-                        appointment: {
-                            capacity: number;
-                            /** @description as of the change */
-                            capacityLeft: number;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with the offset of the provider zone
-                             */
-                            end: string;
-                            productReference: string | null;
-                            reference: string;
-                            resourceReference: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with the offset of the provider zone
-                             */
-                            start: string;
-                            /** Format: uuid */
-                            uuid: string;
-                        };
-                        crmId: string;
-                        customer: {
-                            email: string | null;
-                            mobile: string | null;
-                            name: string | null;
-                            reference: string;
-                        } | null;
-                        participation: {
-                            /** @description answers to the product's booking questions; [] when none */
-                            answers: {
-                                key: string;
-                                /** @description the question's label when the consumer booked */
-                                label: {
-                                    de: string;
-                                    en: string;
-                                };
-                                /** @description text (select: the option's value), or true/false for a checkbox */
-                                value: string | boolean;
-                            }[];
-                            message: string | null;
-                            previousState: ("RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED") | null;
-                            reference: string;
-                            /** @enum {string} */
-                            state: "RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED";
-                            /** Format: uuid */
-                            uuid: string;
-                        };
-                        providerReference: string;
-                        /** @enum {string} */
-                        source: "public" | "partner" | "cancel-link" | "decision-link" | "expiry";
-                    };
-                    /**
-                     * Format: date-time
-                     * @description when the change happened
-                     */
-                    timestamp: string;
-                    /** @constant */
-                    type: "participation.rescheduled";
-                };
-            };
-        };
-        responses: {
-            /** @description received */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
+  };
+  listWebhookDeliveries: {
+    parameters: {
+      query?: {
+        limit?: number;
+      };
+      header?: never;
+      path: {
+        crmId: string;
+        id: string;
+      };
+      cookie?: never;
     };
-    participationReserved: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description the event id: the same on every attempt; dedupe by it */
-                "webhook-id": string;
-                /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
-                "webhook-signature": string;
-                /** @description Unix seconds of this attempt */
-                "webhook-timestamp": string;
-            };
-            path?: never;
-            cookie?: never;
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
         };
-        requestBody: {
-            content: {
-                "application/json": {
-                    data: {
-                        appointment: {
-                            capacity: number;
-                            /** @description as of the change */
-                            capacityLeft: number;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with the offset of the provider zone
-                             */
-                            end: string;
-                            productReference: string | null;
-                            reference: string;
-                            resourceReference: string | null;
-                            /**
-                             * Format: date-time
-                             * @description ISO 8601 with the offset of the provider zone
-                             */
-                            start: string;
-                            /** Format: uuid */
-                            uuid: string;
-                        };
-                        crmId: string;
-                        customer: {
-                            email: string | null;
-                            mobile: string | null;
-                            name: string | null;
-                            reference: string;
-                        } | null;
-                        participation: {
-                            /** @description answers to the product's booking questions; [] when none */
-                            answers: {
-                                key: string;
-                                /** @description the question's label when the consumer booked */
-                                label: {
-                                    de: string;
-                                    en: string;
-                                };
-                                /** @description text (select: the option's value), or true/false for a checkbox */
-                                value: string | boolean;
-                            }[];
-                            message: string | null;
-                            previousState: ("RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED") | null;
-                            reference: string;
-                            /** @enum {string} */
-                            state: "RESERVED" | "REQUESTED" | "BOOKED" | "CANCELED" | "DELETED";
-                            /** Format: uuid */
-                            uuid: string;
-                        };
-                        providerReference: string;
-                        /** @enum {string} */
-                        source: "public" | "partner" | "cancel-link" | "decision-link" | "expiry";
-                    };
-                    /**
-                     * Format: date-time
-                     * @description when the change happened
-                     */
-                    timestamp: string;
-                    /** @constant */
-                    type: "participation.reserved";
-                };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
             };
+            deliveries: {
+              /**
+               * Format: date-time
+               * @description the last attempt (or when the event was written, before any)
+               */
+              at: string;
+              /** @description attempts so far */
+              attempt: number;
+              error: string | null;
+              /** @description the webhook-id header of every attempt */
+              eventId: string;
+              nextAttemptAt: string | null;
+              responseStatus: number | null;
+              /** @enum {string} */
+              status: 'PENDING' | 'SUCCEEDED' | 'FAILED';
+              /** @enum {string} */
+              type:
+                | 'participation.reserved'
+                | 'participation.requested'
+                | 'participation.booked'
+                | 'participation.canceled'
+                | 'participation.deleted'
+                | 'participation.rescheduled'
+                | 'appointment.created'
+                | 'appointment.cancelled'
+                | 'calendar.sync_failed'
+                | 'calendar.sync_recovered'
+                | 'consumer.erased'
+                | 'webhook.test';
+            }[];
+          };
         };
-        responses: {
-            /** @description received */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
         };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
-    webhookTest: {
-        parameters: {
-            query?: never;
-            header: {
-                /** @description the event id: the same on every attempt; dedupe by it */
-                "webhook-id": string;
-                /** @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid */
-                "webhook-signature": string;
-                /** @description Unix seconds of this attempt */
-                "webhook-timestamp": string;
-            };
-            path?: never;
-            cookie?: never;
-        };
-        requestBody: {
-            content: {
-                "application/json": {
-                    data: {
-                        crmId: string;
-                        message: string;
-                        /** Format: uuid */
-                        webhookId: string;
-                    };
-                    /**
-                     * Format: date-time
-                     * @description when the change happened
-                     */
-                    timestamp: string;
-                    /** @constant */
-                    type: "webhook.test";
-                };
-            };
-        };
-        responses: {
-            /** @description received */
-            "2XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-            /** @description refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md) */
-            "4XX": {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content?: never;
-            };
-        };
+  };
+  retryWebhookDelivery: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        eventId: string;
+        id: string;
+      };
+      cookie?: never;
     };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the request conflicts with the current state; the message says with what */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  rotateWebhookSecret: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            webhook: {
+              /** Format: date-time */
+              createdAt: string;
+              description: string | null;
+              enabled: boolean;
+              events: (
+                | 'participation.reserved'
+                | 'participation.requested'
+                | 'participation.booked'
+                | 'participation.canceled'
+                | 'participation.deleted'
+                | 'participation.rescheduled'
+                | 'appointment.created'
+                | 'appointment.cancelled'
+                | 'calendar.sync_failed'
+                | 'calendar.sync_recovered'
+                | 'consumer.erased'
+                | 'webhook.test'
+              )[];
+              /** Format: uuid */
+              id: string;
+              /** @description whsec_ + base64 of 32 random bytes; shown only when created and when rotated */
+              secret: string;
+              url: string;
+            };
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  sendWebhookTest: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        id: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            eventId: string;
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  getCalendarFeed: {
+    parameters: {
+      query?: {
+        /**
+         * @description de (default) or en: the words in SUMMARY and DESCRIPTION; another language of at most 35
+         * characters gives de
+         */
+        lang?: string;
+      };
+      header?: never;
+      path: {
+        /** @description {token}.ics */
+        file: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the calendar */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/calendar': string;
+        };
+      };
+      /** @description unchanged since the ETag given in If-None-Match */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  getHealth: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            status: string;
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  getMetrics: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the metrics */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/plain': string;
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  viewMyBookings: {
+    parameters: {
+      query?: {
+        /** @description de or en; overrides the booking language */
+        lang?: string;
+      };
+      header?: never;
+      path: {
+        /** @description the signed token of the link in the "my bookings" mail */
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the bookings */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+          'text/html': string;
+        };
+      };
+      /** @description forged, altered or expired token, or the person's data was erased */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+          'text/html': string;
+        };
+      };
+      /** @description too many requests from this address */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+          'text/html': string;
+        };
+      };
+    };
+  };
+  getOpenApiDocument: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the document */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            [key: string]: unknown;
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  listActiveProducts: {
+    parameters: {
+      query?: {
+        /** @description one of RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC */
+        channelKey?: 'RESOURCE_PUBLIC' | 'RESOURCE_EXCLUSIVE' | 'RESOURCE_REFERENCE' | 'CALENDAR_PUBLIC';
+        /** @description language of the questions' labels (de or en, e.g. en_GB); default: Accept-Language, else de */
+        languageTag?: string;
+        /** @description resource references; repeatable */
+        ref?: string[];
+        /** @description timeslot or appointment references or UUIDs; repeatable */
+        tslRefs?: string[];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            products: {
+              description: string;
+              exclusive: boolean;
+              followUpTimeMinutes: number | null;
+              leadTimeMinutes: number | null;
+              maxDuration: number | null;
+              minDuration: number | null;
+              name: string;
+              /** @description booking questions (DESIGN 7.7); answered in A3's answers */
+              questions: {
+                /** @description the key of the answer in A3's answers */
+                key: string;
+                /** @description in the consumer's language */
+                label: string;
+                /** @description the longest answer A3 takes (text, textarea, email, phone) */
+                maxLength?: number;
+                /** @description select only */
+                options?: {
+                  label: string;
+                  value: string;
+                }[];
+                required: boolean;
+                /** @description text, textarea, select, checkbox, email or phone */
+                type: string;
+              }[];
+              uuid: string;
+            }[];
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  preflightProducts: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the Access-Control-Allow-* headers */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  getReadiness: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            database: string;
+            /**
+             * @description the shared counters (REDIS_URL): none when unset; unreachable: served without shared limits
+             */
+            redis: 'ok' | 'unreachable' | 'none';
+            status: 'ok' | 'degraded';
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description not ready: shutting down, or the database is unreachable */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  viewDecisionRequest: {
+    parameters: {
+      query?: {
+        /** @description de or en; overrides the contact language */
+        lang?: string;
+      };
+      header?: never;
+      path: {
+        /** @description the signed token of the decision link */
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the request awaiting a decision */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description invalid request */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+          'text/html': string;
+        };
+      };
+      /** @description forged, altered or unknown token; nothing changed */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+          'text/html': string;
+        };
+      };
+      /**
+       * @description the request is no longer REQUESTED (decided before, or cancelled by the consumer); nothing changed
+       */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+          'text/html': string;
+        };
+      };
+    };
+  };
+  decideRequest: {
+    parameters: {
+      query?: {
+        /** @description de or en; overrides the contact language */
+        lang?: string;
+      };
+      header?: never;
+      path: {
+        /** @description the signed token of the decision link */
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description confirm: REQUESTED -> BOOKED; decline: REQUESTED -> CANCELED */
+          decision: 'confirm' | 'decline';
+          /** @description goes into the consumer's mail (the decline reason); empty = none */
+          message?: string;
+        } & {
+          [key: string]: unknown;
+        };
+        'application/x-www-form-urlencoded': {
+          /** @description confirm: REQUESTED -> BOOKED; decline: REQUESTED -> CANCELED */
+          decision: 'confirm' | 'decline';
+          /** @description goes into the consumer's mail (the decline reason); empty = none */
+          message?: string;
+        } & {
+          [key: string]: unknown;
+        };
+      };
+    };
+    responses: {
+      /** @description decided now */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /** @description invalid form (decision missing or unknown, message too long) */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+          'text/html': string;
+        };
+      };
+      /** @description forged, altered or unknown token; nothing changed */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+          'text/html': string;
+        };
+      };
+      /**
+       * @description the request is no longer REQUESTED (decided before, or cancelled by the consumer); nothing changed
+       */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+          'text/html': string;
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+          'text/html': string;
+        };
+      };
+      /** @description the body is neither a form (application/x-www-form-urlencoded) nor JSON */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+          'text/html': string;
+        };
+      };
+    };
+  };
+  createAppointmentWithConsumer: {
+    parameters: {
+      query?: {
+        /** @description Java-style pattern of formattedStart/formattedEnd; default yyyy-MM-dd HH:mm */
+        timeFormat?: string;
+      };
+      header?: {
+        /**
+         * @description makes a retry safe: the same key, path and body within 24 h replays the first answer
+         * (Idempotent-Replayed: true)
+         */
+        'idempotency-key'?: string;
+      };
+      path: {
+        /** @description resourceId@providerUuid@platform, resourceId@platform, or the resource UUID */
+        ref: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * @description answers to the product's questions (A4), by key: text for text, textarea, select (an option's
+           * value), email and phone; true/false for checkbox
+           */
+          answers?: {
+            [key: string]: string | boolean | null;
+          };
+          /**
+           * @description one of RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC
+           * @default RESOURCE_PUBLIC
+           * @enum {string}
+           */
+          channelKey?: 'RESOURCE_PUBLIC' | 'RESOURCE_EXCLUSIVE' | 'RESOURCE_REFERENCE' | 'CALENDAR_PUBLIC';
+          /** Format: email */
+          email: string;
+          /** @description ISO 8601, the end of a listed slot */
+          end: string;
+          firstname: string;
+          lastname: string;
+          locale?: string | null;
+          message?: string | null;
+          mobile?: string | null;
+          placeholder_id?: string | null;
+          product_uuid?: string | null;
+          /** @description ISO 8601, the start of a listed slot */
+          start: string;
+          /**
+           * Format: uuid
+           * @description the timeslot, or the appointment of an already booked slot
+           */
+          timeslot_uuid: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            createdAppointment: {
+              appointment_uuid: string;
+              /** @description signed URL with which the consumer cancels on their own */
+              cancelLink: string;
+              capacity: number;
+              capacity_left: number;
+              contact_channel: {
+                type: string;
+                value: string;
+              } | null;
+              end: string;
+              formattedEnd: string;
+              formattedStart: string;
+              /** @description models.Bookable or models.LotAppointment */
+              kind: string;
+              product_name: string;
+              product_uuid: string | null;
+              products: {
+                name: string;
+                uuid: string;
+              }[];
+              resource_name: string;
+              resource_uuid: string;
+              start: string;
+              timeslot_uuid: string;
+            };
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the request conflicts with the current state; the message says with what */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the slot cannot be had (errorCode "201"), or it lies outside the booking window (BOOKING_WINDOW)
+       */
+      412: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the Idempotency-Key was used before with another request (IDEMPOTENCY_KEY_REUSED), or a calendar
+       * could not be read (CALENDAR_UNREADABLE)
+       */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description too many requests (RATE_LIMITED), or too many live reservations of this client (HOLD_LIMIT); see
+       * Retry-After
+       */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  preflightCreate: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        ref: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the Access-Control-Allow-* headers */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  listUpcomingBookables: {
+    parameters: {
+      query?: {
+        /** @description one of RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC */
+        channelKey?: 'RESOURCE_PUBLIC' | 'RESOURCE_EXCLUSIVE' | 'RESOURCE_REFERENCE' | 'CALENDAR_PUBLIC';
+        /** @description Java-style pattern of the group keys; default yyyy-MM-dd */
+        groupFormat?: string;
+        /** @description language of month and weekday names: language and optional region, e.g. de_DE, en_US or en */
+        languageTag?: string;
+        /** @description product reference or UUID */
+        prdRef?: string;
+        /** @description additional resources; repeatable */
+        ref?: string[];
+        /** @description Java-style pattern of formattedStart/formattedEnd; default yyyy-MM-dd HH:mm */
+        timeFormat?: string;
+      };
+      header?: {
+        /** @description the ETag of a listing the client has: 304 while it is still the current one */
+        'if-none-match'?: string;
+      };
+      path: {
+        /** @description resourceId@providerUuid@platform, resourceId@platform, or the resource UUID */
+        ref: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description group text -> bookables, plus public_visible */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            public_visible: boolean;
+          } & {
+            [key: string]: {
+              /** @description models.LotAppointment only */
+              appointment_uuid?: string;
+              capacity: number;
+              capacity_left: number;
+              contact_channel: {
+                type: string;
+                value: string;
+              } | null;
+              end: string;
+              formattedEnd: string;
+              formattedStart: string;
+              /** @description models.Bookable or models.LotAppointment */
+              kind: string;
+              product_name: string;
+              product_uuid: string | null;
+              products: {
+                name: string;
+                uuid: string;
+              }[];
+              resource_name: string;
+              resource_uuid: string;
+              start: string;
+              timeslot_uuid: string;
+            }[];
+          };
+        };
+      };
+      /** @description nothing bookable */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description unchanged since the ETag given in If-None-Match */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  preflightUpcoming: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        ref: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the Access-Control-Allow-* headers */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  getPublicData: {
+    parameters: {
+      query?: {
+        /** @description one of RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC */
+        channelKey?: 'RESOURCE_PUBLIC' | 'RESOURCE_EXCLUSIVE' | 'RESOURCE_REFERENCE' | 'CALENDAR_PUBLIC';
+        /** @description resource references; repeatable */
+        ref?: string[];
+        /** @description timeslot or appointment references or UUIDs; repeatable */
+        tslRefs?: string[];
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            channel: {
+              bookingProcess: string;
+            };
+            contact: {
+              email: string | null;
+              mobile: string | null;
+              name: string | null;
+              phone: string | null;
+            };
+            provider: {
+              areCustomFieldsAllowed: boolean;
+              description: string | null;
+              isLocalisationAllowed: boolean;
+              isThemingAllowed: boolean;
+              name: string;
+            };
+            resource: {
+              contactChannelType: string | null;
+              description: string | null;
+              imgUrl: string | null;
+              msgHelpText: string | null;
+              name: string;
+              url: string | null;
+              uuid: string;
+            };
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  preflightPublicData: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the Access-Control-Allow-* headers */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  rescheduleBooking: {
+    parameters: {
+      query?: {
+        /** @description Java-style pattern of formattedStart/formattedEnd; default yyyy-MM-dd HH:mm */
+        timeFormat?: string;
+      };
+      header?: {
+        /**
+         * @description makes a retry safe: the same key, path and body within 24 h replays the first answer
+         * (Idempotent-Replayed: true)
+         */
+        'idempotency-key'?: string;
+      };
+      path: {
+        /** @description the signed token of the cancel link */
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /** @description ISO 8601, the end of a listed slot */
+          end: string;
+          product_uuid?: string | null;
+          /** @description ISO 8601, the start of a listed slot */
+          start: string;
+          /**
+           * Format: uuid
+           * @description the timeslot, or the appointment of an already booked slot
+           */
+          timeslot_uuid: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            createdAppointment: {
+              appointment_uuid: string;
+              /** @description signed URL with which the consumer cancels on their own */
+              cancelLink: string;
+              capacity: number;
+              capacity_left: number;
+              contact_channel: {
+                type: string;
+                value: string;
+              } | null;
+              end: string;
+              formattedEnd: string;
+              formattedStart: string;
+              /** @description models.Bookable or models.LotAppointment */
+              kind: string;
+              product_name: string;
+              product_uuid: string | null;
+              products: {
+                name: string;
+                uuid: string;
+              }[];
+              resource_name: string;
+              resource_uuid: string;
+              start: string;
+              timeslot_uuid: string;
+            };
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the request conflicts with the current state; the message says with what */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the slot cannot be had (errorCode "201"), or it lies outside the booking window (BOOKING_WINDOW)
+       */
+      412: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the Idempotency-Key was used before with another request (IDEMPOTENCY_KEY_REUSED), or a calendar
+       * could not be read (CALENDAR_UNREADABLE)
+       */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description too many requests (RATE_LIMITED), or too many live reservations of this client (HOLD_LIMIT); see
+       * Retry-After
+       */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  preflightReschedule: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the Access-Control-Allow-* headers */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  requestMyBookingsLink: {
+    parameters: {
+      query: {
+        /** @description a resource of the provider (a pool's reference too, once pools exist) */
+        ref: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * Format: email
+           * @description the address the bookings were made with (any letter case)
+           */
+          email: string;
+          locale?: string | null;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      202: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            /** @description the same text for every address */
+            message: string;
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description too many requests (RATE_LIMITED), or too many live reservations of this client (HOLD_LIMIT); see
+       * Retry-After
+       */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  preflightMyBookings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the Access-Control-Allow-* headers */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  listMyBookings: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        /** @description the signed token of the link in the "my bookings" mail */
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            /** @description upcoming bookings and those of the last 30 days, by start */
+            bookings: {
+              address: string | null;
+              /** @description the cancel link may cancel it now (not begun, outside the cancel notice) */
+              canCancel: boolean;
+              /**
+               * @description the booking's own cancel link: GET shows its manage page (cancel, choose another time),
+               * POST cancels
+               */
+              cancelLink: string;
+              /** @description the cancel link may move it now (POST /rest/1/bookings/{cancel token}/reschedule) */
+              canReschedule: boolean;
+              end: string;
+              participationUuid: string;
+              productName: string | null;
+              providerName: string;
+              resourceName: string | null;
+              /** @description ISO 8601 with the offset of the provider's zone */
+              start: string;
+              /** @description REQUESTED, BOOKED or CANCELED */
+              state: string;
+              timeZone: string;
+            }[];
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description too many requests (RATE_LIMITED), or too many live reservations of this client (HOLD_LIMIT); see
+       * Retry-After
+       */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  preflightMyBookingsList: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        token: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the Access-Control-Allow-* headers */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  reserveAppointment: {
+    parameters: {
+      query?: {
+        /** @description one of RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC */
+        channelKey?: 'RESOURCE_PUBLIC' | 'RESOURCE_EXCLUSIVE' | 'RESOURCE_REFERENCE' | 'CALENDAR_PUBLIC';
+        /** @description resource or channel reference (informational) */
+        ref?: string;
+      };
+      header?: {
+        /**
+         * @description makes a retry safe: the same key, path and body within 24 h replays the first answer
+         * (Idempotent-Replayed: true)
+         */
+        'idempotency-key'?: string;
+      };
+      path: {
+        /** @description resourceId@providerUuid@platform, resourceId@platform, or the resource UUID */
+        ref: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * Format: uuid
+           * @description for models.LotAppointment
+           */
+          appointment_uuid?: string;
+          /** @description ISO 8601, the start of a listed slot */
+          from: string;
+          /** Format: uuid */
+          product_uuid: string;
+          /**
+           * Format: uuid
+           * @description for models.Bookable
+           */
+          timeslot_uuid?: string;
+          /** @description ISO 8601, the end of a listed slot */
+          to: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            appointments: {
+              capacity: number;
+              capacity_left: number;
+              customers: {
+                customer_placeholder_id: string | null;
+                customer_uuid: string | null;
+                participation_id: string;
+                participationState: string;
+              }[];
+              from: string;
+              kind: string;
+              product_id: string;
+              product_name: string;
+              resource_id: string;
+              state: string;
+              to: string;
+              uuid: string;
+            }[];
+            participation: {
+              appointment_capacity: number;
+              appointment_capacity_left: number;
+              appointment_uuid: string;
+              customer_email: string | null;
+              customer_fullName: string | null;
+              customer_mobile: string | null;
+              customer_note: string | null;
+              /** @description send as placeholder_id to create_appointment_with_consumer */
+              customer_uuid: string;
+              formatedAddress: string;
+              from: string;
+              messages: string[];
+              product_uuid: string;
+              resource_uuid: string;
+              state: string;
+              timeslot_uuid: string;
+              to: string;
+              uuid: string;
+            };
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the request conflicts with the current state; the message says with what */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the slot cannot be had (errorCode "201"), or it lies outside the booking window (BOOKING_WINDOW)
+       */
+      412: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the Idempotency-Key was used before with another request (IDEMPOTENCY_KEY_REUSED), or a calendar
+       * could not be read (CALENDAR_UNREADABLE)
+       */
+      422: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description too many requests (RATE_LIMITED), or too many live reservations of this client (HOLD_LIMIT); see
+       * Retry-After
+       */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  preflightReserve: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        ref: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the Access-Control-Allow-* headers */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  getWidgetPage: {
+    parameters: {
+      query?: {
+        /** @description accent colour #rgb or #rrggbb */
+        accent?: string;
+        /** @description e.g. WIDGET */
+        channelKey?: string;
+        /** @description de or en; default from Accept-Language, else de */
+        lang?: string;
+        /** @description offer only this product */
+        prdRef?: string;
+        /** @description the resource reference or UUID (required; a page without it says so) */
+        ref?: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the page */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/html': string;
+        };
+      };
+      /**
+       * @description ref missing or invalid, or channelKey or prdRef malformed (a page saying so); a NUL character in
+       * the query (the error body)
+       */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+          'text/html': string;
+        };
+      };
+    };
+  };
+  getWidgetScript: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the file (gzip when accepted); ETag and Cache-Control for revalidation */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/javascript': string;
+        };
+      };
+      /** @description unchanged since the ETag given in If-None-Match */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  getWidgetFrameScript: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the file (gzip when accepted); ETag and Cache-Control for revalidation */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/javascript': string;
+        };
+      };
+      /** @description unchanged since the ETag given in If-None-Match */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  getWidgetManageScript: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the file (gzip when accepted); ETag and Cache-Control for revalidation */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/javascript': string;
+        };
+      };
+      /** @description unchanged since the ETag given in If-None-Match */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  getWidgetStyles: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description the file (gzip when accepted); ETag and Cache-Control for revalidation */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'text/css': string;
+        };
+      };
+      /** @description unchanged since the ETag given in If-None-Match */
+      304: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  appointmentCancelled: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description the event id: the same on every attempt; dedupe by it */
+        'webhook-id': string;
+        /**
+         * @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid
+         */
+        'webhook-signature': string;
+        /** @description Unix seconds of this attempt */
+        'webhook-timestamp': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            appointment: {
+              capacity: number;
+              /** @description as of the change */
+              capacityLeft: number;
+              /**
+               * Format: date-time
+               * @description ISO 8601 with the offset of the provider zone
+               */
+              end: string;
+              productReference: string | null;
+              reference: string;
+              resourceReference: string | null;
+              /**
+               * Format: date-time
+               * @description ISO 8601 with the offset of the provider zone
+               */
+              start: string;
+              /** Format: uuid */
+              uuid: string;
+            };
+            crmId: string;
+            providerReference: string;
+            /** @enum {string} */
+            source: 'public' | 'partner' | 'cancel-link' | 'decision-link' | 'expiry';
+          };
+          /**
+           * Format: date-time
+           * @description when the change happened
+           */
+          timestamp: string;
+          /** @constant */
+          type: 'appointment.cancelled';
+        };
+      };
+    };
+    responses: {
+      /** @description received */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  appointmentCreated: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description the event id: the same on every attempt; dedupe by it */
+        'webhook-id': string;
+        /**
+         * @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid
+         */
+        'webhook-signature': string;
+        /** @description Unix seconds of this attempt */
+        'webhook-timestamp': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            appointment: {
+              capacity: number;
+              /** @description as of the change */
+              capacityLeft: number;
+              /**
+               * Format: date-time
+               * @description ISO 8601 with the offset of the provider zone
+               */
+              end: string;
+              productReference: string | null;
+              reference: string;
+              resourceReference: string | null;
+              /**
+               * Format: date-time
+               * @description ISO 8601 with the offset of the provider zone
+               */
+              start: string;
+              /** Format: uuid */
+              uuid: string;
+            };
+            crmId: string;
+            providerReference: string;
+            /** @enum {string} */
+            source: 'public' | 'partner' | 'cancel-link' | 'decision-link' | 'expiry';
+          };
+          /**
+           * Format: date-time
+           * @description when the change happened
+           */
+          timestamp: string;
+          /** @constant */
+          type: 'appointment.created';
+        };
+      };
+    };
+    responses: {
+      /** @description received */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  calendarSyncFailed: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description the event id: the same on every attempt; dedupe by it */
+        'webhook-id': string;
+        /**
+         * @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid
+         */
+        'webhook-signature': string;
+        /** @description Unix seconds of this attempt */
+        'webhook-timestamp': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            /**
+             * Format: date-time
+             * @description when the read failed, or read again
+             */
+            at: string;
+            crmId: string;
+            /** @description calendar.sync_failed: why the read failed */
+            error?: string;
+            /**
+             * Format: date-time
+             * @description calendar.sync_recovered: since when it had failed
+             */
+            failingSince?: string;
+            /** @description the calendar's host; never its full URL */
+            host: string;
+            /** @enum {string} */
+            kind: 'ics' | 'caldav';
+            providerReference: string;
+            resourceReference: string | null;
+            /** Format: uuid */
+            subscriptionId: string;
+          };
+          /**
+           * Format: date-time
+           * @description when the change happened
+           */
+          timestamp: string;
+          /** @constant */
+          type: 'calendar.sync_failed';
+        };
+      };
+    };
+    responses: {
+      /** @description received */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  calendarSyncRecovered: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description the event id: the same on every attempt; dedupe by it */
+        'webhook-id': string;
+        /**
+         * @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid
+         */
+        'webhook-signature': string;
+        /** @description Unix seconds of this attempt */
+        'webhook-timestamp': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            /**
+             * Format: date-time
+             * @description when the read failed, or read again
+             */
+            at: string;
+            crmId: string;
+            /** @description calendar.sync_failed: why the read failed */
+            error?: string;
+            /**
+             * Format: date-time
+             * @description calendar.sync_recovered: since when it had failed
+             */
+            failingSince?: string;
+            /** @description the calendar's host; never its full URL */
+            host: string;
+            /** @enum {string} */
+            kind: 'ics' | 'caldav';
+            providerReference: string;
+            resourceReference: string | null;
+            /** Format: uuid */
+            subscriptionId: string;
+          };
+          /**
+           * Format: date-time
+           * @description when the change happened
+           */
+          timestamp: string;
+          /** @constant */
+          type: 'calendar.sync_recovered';
+        };
+      };
+    };
+    responses: {
+      /** @description received */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  consumerErased: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description the event id: the same on every attempt; dedupe by it */
+        'webhook-id': string;
+        /**
+         * @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid
+         */
+        'webhook-signature': string;
+        /** @description Unix seconds of this attempt */
+        'webhook-timestamp': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            crmId: string;
+            /**
+             * @description what was erased: users deleted or anonymized, customers anonymized, participations made
+             * anonymous places, mails dropped or scrubbed, webhook events scrubbed, stored idempotent answers deleted
+             */
+            erased: {
+              customers: number;
+              idempotencyRecords: number;
+              mails: number;
+              participations: number;
+              users: number;
+              webhookEvents: number;
+            };
+            /**
+             * @description partner: POST .../consumer-data/erase; retention: PERSONAL_DATA_RETENTION_DAYS
+             * @enum {string}
+             */
+            source: 'partner' | 'retention';
+          };
+          /**
+           * Format: date-time
+           * @description when the change happened
+           */
+          timestamp: string;
+          /** @constant */
+          type: 'consumer.erased';
+        };
+      };
+    };
+    responses: {
+      /** @description received */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  participationBooked: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description the event id: the same on every attempt; dedupe by it */
+        'webhook-id': string;
+        /**
+         * @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid
+         */
+        'webhook-signature': string;
+        /** @description Unix seconds of this attempt */
+        'webhook-timestamp': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            appointment: {
+              capacity: number;
+              /** @description as of the change */
+              capacityLeft: number;
+              /**
+               * Format: date-time
+               * @description ISO 8601 with the offset of the provider zone
+               */
+              end: string;
+              productReference: string | null;
+              reference: string;
+              resourceReference: string | null;
+              /**
+               * Format: date-time
+               * @description ISO 8601 with the offset of the provider zone
+               */
+              start: string;
+              /** Format: uuid */
+              uuid: string;
+            };
+            crmId: string;
+            customer: {
+              email: string | null;
+              mobile: string | null;
+              name: string | null;
+              reference: string;
+            } | null;
+            participation: {
+              /** @description answers to the product's booking questions; [] when none */
+              answers: {
+                key: string;
+                /** @description the question's label when the consumer booked */
+                label: {
+                  de: string;
+                  en: string;
+                };
+                /** @description text (select: the option's value), or true/false for a checkbox */
+                value: string | boolean;
+              }[];
+              message: string | null;
+              previousState: ('RESERVED' | 'REQUESTED' | 'BOOKED' | 'CANCELED' | 'DELETED') | null;
+              reference: string;
+              /** @enum {string} */
+              state: 'RESERVED' | 'REQUESTED' | 'BOOKED' | 'CANCELED' | 'DELETED';
+              /** Format: uuid */
+              uuid: string;
+            };
+            providerReference: string;
+            /** @enum {string} */
+            source: 'public' | 'partner' | 'cancel-link' | 'decision-link' | 'expiry';
+          };
+          /**
+           * Format: date-time
+           * @description when the change happened
+           */
+          timestamp: string;
+          /** @constant */
+          type: 'participation.booked';
+        };
+      };
+    };
+    responses: {
+      /** @description received */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  participationCanceled: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description the event id: the same on every attempt; dedupe by it */
+        'webhook-id': string;
+        /**
+         * @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid
+         */
+        'webhook-signature': string;
+        /** @description Unix seconds of this attempt */
+        'webhook-timestamp': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            appointment: {
+              capacity: number;
+              /** @description as of the change */
+              capacityLeft: number;
+              /**
+               * Format: date-time
+               * @description ISO 8601 with the offset of the provider zone
+               */
+              end: string;
+              productReference: string | null;
+              reference: string;
+              resourceReference: string | null;
+              /**
+               * Format: date-time
+               * @description ISO 8601 with the offset of the provider zone
+               */
+              start: string;
+              /** Format: uuid */
+              uuid: string;
+            };
+            crmId: string;
+            customer: {
+              email: string | null;
+              mobile: string | null;
+              name: string | null;
+              reference: string;
+            } | null;
+            participation: {
+              /** @description answers to the product's booking questions; [] when none */
+              answers: {
+                key: string;
+                /** @description the question's label when the consumer booked */
+                label: {
+                  de: string;
+                  en: string;
+                };
+                /** @description text (select: the option's value), or true/false for a checkbox */
+                value: string | boolean;
+              }[];
+              message: string | null;
+              previousState: ('RESERVED' | 'REQUESTED' | 'BOOKED' | 'CANCELED' | 'DELETED') | null;
+              reference: string;
+              /** @enum {string} */
+              state: 'RESERVED' | 'REQUESTED' | 'BOOKED' | 'CANCELED' | 'DELETED';
+              /** Format: uuid */
+              uuid: string;
+            };
+            providerReference: string;
+            /** @enum {string} */
+            source: 'public' | 'partner' | 'cancel-link' | 'decision-link' | 'expiry';
+          };
+          /**
+           * Format: date-time
+           * @description when the change happened
+           */
+          timestamp: string;
+          /** @constant */
+          type: 'participation.canceled';
+        };
+      };
+    };
+    responses: {
+      /** @description received */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  participationDeleted: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description the event id: the same on every attempt; dedupe by it */
+        'webhook-id': string;
+        /**
+         * @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid
+         */
+        'webhook-signature': string;
+        /** @description Unix seconds of this attempt */
+        'webhook-timestamp': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            appointment: {
+              capacity: number;
+              /** @description as of the change */
+              capacityLeft: number;
+              /**
+               * Format: date-time
+               * @description ISO 8601 with the offset of the provider zone
+               */
+              end: string;
+              productReference: string | null;
+              reference: string;
+              resourceReference: string | null;
+              /**
+               * Format: date-time
+               * @description ISO 8601 with the offset of the provider zone
+               */
+              start: string;
+              /** Format: uuid */
+              uuid: string;
+            };
+            crmId: string;
+            customer: {
+              email: string | null;
+              mobile: string | null;
+              name: string | null;
+              reference: string;
+            } | null;
+            participation: {
+              /** @description answers to the product's booking questions; [] when none */
+              answers: {
+                key: string;
+                /** @description the question's label when the consumer booked */
+                label: {
+                  de: string;
+                  en: string;
+                };
+                /** @description text (select: the option's value), or true/false for a checkbox */
+                value: string | boolean;
+              }[];
+              message: string | null;
+              previousState: ('RESERVED' | 'REQUESTED' | 'BOOKED' | 'CANCELED' | 'DELETED') | null;
+              reference: string;
+              /** @enum {string} */
+              state: 'RESERVED' | 'REQUESTED' | 'BOOKED' | 'CANCELED' | 'DELETED';
+              /** Format: uuid */
+              uuid: string;
+            };
+            providerReference: string;
+            /** @enum {string} */
+            source: 'public' | 'partner' | 'cancel-link' | 'decision-link' | 'expiry';
+          };
+          /**
+           * Format: date-time
+           * @description when the change happened
+           */
+          timestamp: string;
+          /** @constant */
+          type: 'participation.deleted';
+        };
+      };
+    };
+    responses: {
+      /** @description received */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  participationRequested: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description the event id: the same on every attempt; dedupe by it */
+        'webhook-id': string;
+        /**
+         * @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid
+         */
+        'webhook-signature': string;
+        /** @description Unix seconds of this attempt */
+        'webhook-timestamp': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            appointment: {
+              capacity: number;
+              /** @description as of the change */
+              capacityLeft: number;
+              /**
+               * Format: date-time
+               * @description ISO 8601 with the offset of the provider zone
+               */
+              end: string;
+              productReference: string | null;
+              reference: string;
+              resourceReference: string | null;
+              /**
+               * Format: date-time
+               * @description ISO 8601 with the offset of the provider zone
+               */
+              start: string;
+              /** Format: uuid */
+              uuid: string;
+            };
+            crmId: string;
+            customer: {
+              email: string | null;
+              mobile: string | null;
+              name: string | null;
+              reference: string;
+            } | null;
+            participation: {
+              /** @description answers to the product's booking questions; [] when none */
+              answers: {
+                key: string;
+                /** @description the question's label when the consumer booked */
+                label: {
+                  de: string;
+                  en: string;
+                };
+                /** @description text (select: the option's value), or true/false for a checkbox */
+                value: string | boolean;
+              }[];
+              message: string | null;
+              previousState: ('RESERVED' | 'REQUESTED' | 'BOOKED' | 'CANCELED' | 'DELETED') | null;
+              reference: string;
+              /** @enum {string} */
+              state: 'RESERVED' | 'REQUESTED' | 'BOOKED' | 'CANCELED' | 'DELETED';
+              /** Format: uuid */
+              uuid: string;
+            };
+            providerReference: string;
+            /** @enum {string} */
+            source: 'public' | 'partner' | 'cancel-link' | 'decision-link' | 'expiry';
+          };
+          /**
+           * Format: date-time
+           * @description when the change happened
+           */
+          timestamp: string;
+          /** @constant */
+          type: 'participation.requested';
+        };
+      };
+    };
+    responses: {
+      /** @description received */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  participationRescheduled: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description the event id: the same on every attempt; dedupe by it */
+        'webhook-id': string;
+        /**
+         * @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid
+         */
+        'webhook-signature': string;
+        /** @description Unix seconds of this attempt */
+        'webhook-timestamp': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            appointment: {
+              capacity: number;
+              /** @description as of the change */
+              capacityLeft: number;
+              /**
+               * Format: date-time
+               * @description ISO 8601 with the offset of the provider zone
+               */
+              end: string;
+              productReference: string | null;
+              reference: string;
+              resourceReference: string | null;
+              /**
+               * Format: date-time
+               * @description ISO 8601 with the offset of the provider zone
+               */
+              start: string;
+              /** Format: uuid */
+              uuid: string;
+            };
+            crmId: string;
+            customer: {
+              email: string | null;
+              mobile: string | null;
+              name: string | null;
+              reference: string;
+            } | null;
+            participation: {
+              /** @description answers to the product's booking questions; [] when none */
+              answers: {
+                key: string;
+                /** @description the question's label when the consumer booked */
+                label: {
+                  de: string;
+                  en: string;
+                };
+                /** @description text (select: the option's value), or true/false for a checkbox */
+                value: string | boolean;
+              }[];
+              message: string | null;
+              previousState: ('RESERVED' | 'REQUESTED' | 'BOOKED' | 'CANCELED' | 'DELETED') | null;
+              reference: string;
+              /** @enum {string} */
+              state: 'RESERVED' | 'REQUESTED' | 'BOOKED' | 'CANCELED' | 'DELETED';
+              /** Format: uuid */
+              uuid: string;
+            };
+            providerReference: string;
+            /** @enum {string} */
+            source: 'public' | 'partner' | 'cancel-link' | 'decision-link' | 'expiry';
+          };
+          /**
+           * Format: date-time
+           * @description when the change happened
+           */
+          timestamp: string;
+          /** @constant */
+          type: 'participation.rescheduled';
+        };
+      };
+    };
+    responses: {
+      /** @description received */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  participationReserved: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description the event id: the same on every attempt; dedupe by it */
+        'webhook-id': string;
+        /**
+         * @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid
+         */
+        'webhook-signature': string;
+        /** @description Unix seconds of this attempt */
+        'webhook-timestamp': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            appointment: {
+              capacity: number;
+              /** @description as of the change */
+              capacityLeft: number;
+              /**
+               * Format: date-time
+               * @description ISO 8601 with the offset of the provider zone
+               */
+              end: string;
+              productReference: string | null;
+              reference: string;
+              resourceReference: string | null;
+              /**
+               * Format: date-time
+               * @description ISO 8601 with the offset of the provider zone
+               */
+              start: string;
+              /** Format: uuid */
+              uuid: string;
+            };
+            crmId: string;
+            customer: {
+              email: string | null;
+              mobile: string | null;
+              name: string | null;
+              reference: string;
+            } | null;
+            participation: {
+              /** @description answers to the product's booking questions; [] when none */
+              answers: {
+                key: string;
+                /** @description the question's label when the consumer booked */
+                label: {
+                  de: string;
+                  en: string;
+                };
+                /** @description text (select: the option's value), or true/false for a checkbox */
+                value: string | boolean;
+              }[];
+              message: string | null;
+              previousState: ('RESERVED' | 'REQUESTED' | 'BOOKED' | 'CANCELED' | 'DELETED') | null;
+              reference: string;
+              /** @enum {string} */
+              state: 'RESERVED' | 'REQUESTED' | 'BOOKED' | 'CANCELED' | 'DELETED';
+              /** Format: uuid */
+              uuid: string;
+            };
+            providerReference: string;
+            /** @enum {string} */
+            source: 'public' | 'partner' | 'cancel-link' | 'decision-link' | 'expiry';
+          };
+          /**
+           * Format: date-time
+           * @description when the change happened
+           */
+          timestamp: string;
+          /** @constant */
+          type: 'participation.reserved';
+        };
+      };
+    };
+    responses: {
+      /** @description received */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
+  webhookTest: {
+    parameters: {
+      query?: never;
+      header: {
+        /** @description the event id: the same on every attempt; dedupe by it */
+        'webhook-id': string;
+        /**
+         * @description v1,<base64 HMAC-SHA256 of "id.timestamp.body">, space-separated while a rotated secret is valid
+         */
+        'webhook-signature': string;
+        /** @description Unix seconds of this attempt */
+        'webhook-timestamp': string;
+      };
+      path?: never;
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          data: {
+            crmId: string;
+            message: string;
+            /** Format: uuid */
+            webhookId: string;
+          };
+          /**
+           * Format: date-time
+           * @description when the change happened
+           */
+          timestamp: string;
+          /** @constant */
+          type: 'webhook.test';
+        };
+      };
+    };
+    responses: {
+      /** @description received */
+      '2XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description refused: delivered again later with backoff, like any answer other than 2xx (docs/webhooks.md) */
+      '4XX': {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+    };
+  };
 }

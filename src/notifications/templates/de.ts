@@ -14,16 +14,21 @@ export const de: Wording = {
       subject: (v) => `Anfrage erhalten: ${v.what} am ${v.day}`,
       body: (v) => [
         'vielen Dank für Ihre Anfrage.',
-        `${v.provider} prüft sie und bestätigt den Termin so bald wie möglich. Bis dahin ist der Termin noch nicht verbindlich gebucht.`,
+        `${v.provider} prüft sie und bestätigt den Termin so bald wie möglich. ` +
+          `Bis dahin ist der Termin noch nicht verbindlich gebucht.`,
       ],
     },
     'booking-request-to-confirm': {
       subject: (v) => `Bitte bestätigen: Anfrage für ${v.what} am ${v.day} (${v.participant})`,
-      body: (v) => [`${v.participant} möchte folgenden Termin buchen. Bitte bestätigen Sie die Anfrage oder sagen Sie sie ab.`],
+      body: (v) => [
+        `${v.participant} möchte folgenden Termin buchen. Bitte bestätigen Sie die Anfrage oder sagen Sie sie ab.`,
+      ],
     },
     'booking-declined': {
       subject: (v) => `Anfrage abgelehnt: ${v.what} am ${v.day}`,
-      body: (v) => [`${v.provider} kann Ihre Anfrage für folgenden Termin leider nicht bestätigen. Der Termin ist nicht gebucht.`],
+      body: (v) => [
+        `${v.provider} kann Ihre Anfrage für folgenden Termin leider nicht bestätigen. Der Termin ist nicht gebucht.`,
+      ],
     },
     'participation-booked': {
       subject: (v) => `Termin bestätigt: ${v.what} am ${v.day}`,
@@ -54,15 +59,23 @@ export const de: Wording = {
     },
     'self-cancel-notification': {
       subject: (v) => `Stornierung: ${v.what} am ${v.day} (${v.participant})`,
-      body: (v) => [`${v.participant} hat folgenden Termin über den Stornierungslink abgesagt. Der Platz ist wieder frei.`],
+      body: (v) => [
+        `${v.participant} hat folgenden Termin über den Stornierungslink abgesagt. Der Platz ist wieder frei.`,
+      ],
     },
     'booking-rescheduled': {
       subject: (v) => `Termin verschoben: ${v.what} am ${v.day}`,
-      body: (v) => [`Ihr Termin wurde verschoben${v.previousPeriod ? ` (bisher: ${v.previousPeriod})` : ''}. Hier ist die neue Zeit.`],
+      body: (v) => [
+        `Ihr Termin wurde verschoben${v.previousPeriod ? ` (bisher: ${v.previousPeriod})` : ''}. ` +
+          `Hier ist die neue Zeit.`,
+      ],
     },
     'booking-rescheduled-notification': {
       subject: (v) => `Termin verschoben: ${v.what} am ${v.day} (${v.participant})`,
-      body: (v) => [`${v.participant} hat den Termin${v.previousPeriod ? ` vom ${v.previousPeriod}` : ''} über den Buchungslink auf folgende Zeit verschoben. Der bisherige Platz ist wieder frei.`],
+      body: (v) => [
+        `${v.participant} hat den Termin${v.previousPeriod ? ` vom ${v.previousPeriod}` : ''} ` +
+          `über den Buchungslink auf folgende Zeit verschoben. Der bisherige Platz ist wieder frei.`,
+      ],
     },
     'booking-reminder': {
       subject: (v) => `Erinnerung: ${v.what} am ${v.day}`,
@@ -73,14 +86,19 @@ export const de: Wording = {
     subject: () => 'Bitte bestätigen Sie Ihre E-Mail-Adresse',
     body: (v) => [
       `Ihre E-Mail-Adresse ${v.email} wurde mit einem Benutzerkonto verknüpft (Referenz ${v.reference}).`,
-      'Bitte bestätigen Sie Ihre E-Mail-Adresse bei Ihrer nächsten Anmeldung erneut. Falls Sie das nicht veranlasst haben, wenden Sie sich bitte an den Anbieter, bei dem Sie gebucht haben.',
+      'Bitte bestätigen Sie Ihre E-Mail-Adresse bei Ihrer nächsten Anmeldung erneut. ' +
+        'Falls Sie das nicht veranlasst haben, wenden Sie sich bitte an den Anbieter, ' +
+        'bei dem Sie gebucht haben.',
     ],
   },
   myBookings: {
     subject: (v) => `Ihre Buchungen bei ${v.provider}`,
     body: (v) => [
-      `Sie haben einen Link zu Ihren Buchungen bei ${v.provider} angefordert. Dort sehen Sie Ihre kommenden Termine und die der letzten 30 Tage und können sie verschieben oder stornieren.`,
-      `Der Link ist ${v.validHours} Stunden gültig. Falls Sie ihn nicht angefordert haben, können Sie diese E-Mail ignorieren.`,
+      `Sie haben einen Link zu Ihren Buchungen bei ${v.provider} angefordert. ` +
+        `Dort sehen Sie Ihre kommenden Termine und die der letzten 30 Tage und können sie verschieben oder ` +
+        `stornieren.`,
+      `Der Link ist ${v.validHours} Stunden gültig. Falls Sie ihn nicht angefordert haben, ` +
+        `können Sie diese E-Mail ignorieren.`,
     ],
     intro: 'Ihre Buchungen, ohne Anmeldung:',
     action: 'Meine Buchungen ansehen',

@@ -14,16 +14,22 @@ export const en: Wording = {
       subject: (v) => `Request received: ${v.what} on ${v.day}`,
       body: (v) => [
         'Thank you for your request.',
-        `${v.provider} will review it and confirm the appointment as soon as possible. Until then the appointment is not yet booked.`,
+        `${v.provider} will review it and confirm the appointment as soon as possible. ` +
+          `Until then the appointment is not yet booked.`,
       ],
     },
     'booking-request-to-confirm': {
       subject: (v) => `Please confirm: request for ${v.what} on ${v.day} (${v.participant})`,
-      body: (v) => [`${v.participant} would like to book the following appointment. Please confirm or decline the request.`],
+      body: (v) => [
+        `${v.participant} would like to book the following appointment. Please confirm or decline the request.`,
+      ],
     },
     'booking-declined': {
       subject: (v) => `Request declined: ${v.what} on ${v.day}`,
-      body: (v) => [`Unfortunately ${v.provider} cannot confirm your request for the following appointment. It has not been booked.`],
+      body: (v) => [
+        `Unfortunately ${v.provider} cannot confirm your request for the following appointment. ` +
+          `It has not been booked.`,
+      ],
     },
     'participation-booked': {
       subject: (v) => `Appointment confirmed: ${v.what} on ${v.day}`,
@@ -54,15 +60,24 @@ export const en: Wording = {
     },
     'self-cancel-notification': {
       subject: (v) => `Cancellation: ${v.what} on ${v.day} (${v.participant})`,
-      body: (v) => [`${v.participant} has cancelled the following appointment through the cancellation link. The place is free again.`],
+      body: (v) => [
+        `${v.participant} has cancelled the following appointment through the cancellation link. ` +
+          `The place is free again.`,
+      ],
     },
     'booking-rescheduled': {
       subject: (v) => `Appointment moved: ${v.what} on ${v.day}`,
-      body: (v) => [`Your appointment has been moved${v.previousPeriod ? ` (previously: ${v.previousPeriod})` : ''}. This is the new time.`],
+      body: (v) => [
+        `Your appointment has been moved${v.previousPeriod ? ` (previously: ${v.previousPeriod})` : ''}. ` +
+          `This is the new time.`,
+      ],
     },
     'booking-rescheduled-notification': {
       subject: (v) => `Appointment moved: ${v.what} on ${v.day} (${v.participant})`,
-      body: (v) => [`${v.participant} has moved the appointment${v.previousPeriod ? ` of ${v.previousPeriod}` : ''} to the following time through the booking link. The previous place is free again.`],
+      body: (v) => [
+        `${v.participant} has moved the appointment${v.previousPeriod ? ` of ${v.previousPeriod}` : ''} ` +
+          `to the following time through the booking link. The previous place is free again.`,
+      ],
     },
     'booking-reminder': {
       subject: (v) => `Reminder: ${v.what} on ${v.day}`,
@@ -73,13 +88,15 @@ export const en: Wording = {
     subject: () => 'Please confirm your email address',
     body: (v) => [
       `Your email address ${v.email} has been linked to a user account (reference ${v.reference}).`,
-      'Please confirm your email address again the next time you sign in. If you did not request this, please contact the provider you booked with.',
+      'Please confirm your email address again the next time you sign in. If you did not request this, ' +
+        'please contact the provider you booked with.',
     ],
   },
   myBookings: {
     subject: (v) => `Your bookings at ${v.provider}`,
     body: (v) => [
-      `You asked for a link to your bookings at ${v.provider}. It shows your upcoming appointments and those of the last 30 days, and lets you move or cancel them.`,
+      `You asked for a link to your bookings at ${v.provider}. ` +
+        `It shows your upcoming appointments and those of the last 30 days, and lets you move or cancel them.`,
       `The link is valid for ${v.validHours} hours. If you did not ask for it, you can ignore this email.`,
     ],
     intro: 'Your bookings, no login needed:',

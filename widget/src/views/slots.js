@@ -10,22 +10,28 @@ import { heading, stepHeading, stepInfo } from './parts.js';
 /**
  * A day button. Its accessible name is its visible text ("Mo. 20 Juli") plus the number of free
  * times for screen readers only, so voice control users can say what they see (WCAG 2.5.3).
- * @param {Widget} w @param {import('../state.js').Day} d @param {boolean} selected @param {string} timesId @param {() => void} onclick
+ * @param {Widget} w @param {import('../state.js').Day} d @param
+ * {boolean} selected @param {string} timesId @param {() => void} onclick
  */
 function dayButton(w, d, selected, timesId, onclick) {
-  return h('button', {
-    type: 'button',
-    class: 'bw-day',
-    'data-key': `day-${d.day}`,
-    'data-day': d.day,
-    'aria-pressed': selected ? 'true' : 'false',
-    'aria-controls': timesId,
-    onclick,
-  },
-  h('span', { class: 'bw-day-wd' }, w.fmt.weekdayShort(d.day)), ' ',
-  h('span', { class: 'bw-day-num' }, String(Number(d.day.slice(8)))), ' ',
-  h('span', { class: 'bw-day-mon' }, w.fmt.monthShort(d.day)),
-  h('span', { class: 'bw-sr' }, `, ${countText(w.t, d.items.length)}`));
+  return h(
+    'button',
+    {
+      type: 'button',
+      class: 'bw-day',
+      'data-key': `day-${d.day}`,
+      'data-day': d.day,
+      'aria-pressed': selected ? 'true' : 'false',
+      'aria-controls': timesId,
+      onclick,
+    },
+    h('span', { class: 'bw-day-wd' }, w.fmt.weekdayShort(d.day)),
+    ' ',
+    h('span', { class: 'bw-day-num' }, String(Number(d.day.slice(8)))),
+    ' ',
+    h('span', { class: 'bw-day-mon' }, w.fmt.monthShort(d.day)),
+    h('span', { class: 'bw-sr' }, `, ${countText(w.t, d.items.length)}`),
+  );
 }
 
 /**
@@ -37,19 +43,22 @@ function slotButton(w, b) {
   const key = slotKey(b);
   const places = placesText(b, w.t);
   const [before, after] = w.t.slotLabel.split('{start}');
-  return h('button', {
-    type: 'button',
-    class: 'bw-slot',
-    'data-key': key,
-    'data-start': b.start,
-    'aria-disabled': w.s.busy ? 'true' : null,
-    'aria-busy': w.s.busySlot === key ? 'true' : null,
-    onclick: () => w.actions.pickSlot(b),
-  },
-  before && h('span', { class: 'bw-sr' }, before),
-  h('span', { class: 'bw-slot-time' }, startText(b)),
-  h('span', { class: 'bw-sr' }, fill(after || '', { end: endText(b) }), places ? ', ' : ''),
-  places && h('span', { class: 'bw-slot-meta' }, places));
+  return h(
+    'button',
+    {
+      type: 'button',
+      class: 'bw-slot',
+      'data-key': key,
+      'data-start': b.start,
+      'aria-disabled': w.s.busy ? 'true' : null,
+      'aria-busy': w.s.busySlot === key ? 'true' : null,
+      onclick: () => w.actions.pickSlot(b),
+    },
+    before && h('span', { class: 'bw-sr' }, before),
+    h('span', { class: 'bw-slot-time' }, startText(b)),
+    h('span', { class: 'bw-sr' }, fill(after || '', { end: endText(b) }), places ? ', ' : ''),
+    places && h('span', { class: 'bw-slot-meta' }, places),
+  );
 }
 
 /** @param {Widget} w */
@@ -59,22 +68,73 @@ export function viewSlots(w) {
   const current = s.days[s.dayIndex] || page[0];
   const month = w.fmt.monthRange(page.map((d) => d.day));
   const timesId = `${w.id}-times`;
-  return h('section', { class: 'bw-step' },
+  return h(
+    'section',
+    { class: 'bw-step' },
     stepInfo(w),
     stepHeading(w, t.stepSlots),
-    choosesProduct(s, w.options.prdRef) && s.product && h('p', { class: 'bw-chosen' },
-      h('span', null, s.product.name),
-      h('button', { type: 'button', class: 'bw-link', 'data-key': 'change-product', onclick: actions.backToProducts }, t.changeService)),
-    h('div', { class: 'bw-daynav' },
-      h('button', { type: 'button', class: 'bw-icon-btn', 'data-key': 'days-prev', 'aria-label': t.earlier, disabled: s.dayPage === 0, onclick: () => actions.turnDays(-1) }, '‹'),
+    choosesProduct(s, w.options.prdRef) &&
+      s.product &&
+      h(
+        'p',
+        { class: 'bw-chosen' },
+        h('span', null, s.product.name),
+        h(
+          'button',
+          { type: 'button', class: 'bw-link', 'data-key': 'change-product', onclick: actions.backToProducts },
+          t.changeService,
+        ),
+      ),
+    h(
+      'div',
+      { class: 'bw-daynav' },
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'bw-icon-btn',
+          'data-key': 'days-prev',
+          'aria-label': t.earlier,
+          disabled: s.dayPage === 0,
+          onclick: () => actions.turnDays(-1),
+        },
+        '‹',
+      ),
       h('p', { class: 'bw-month', 'aria-hidden': 'true' }, month),
-      h('button', { type: 'button', class: 'bw-icon-btn', 'data-key': 'days-next', 'aria-label': t.later, disabled: s.dayPage >= pageCount(s) - 1, onclick: () => actions.turnDays(1) }, '›')),
-    h('ul', { class: 'bw-days', role: 'list', 'aria-label': `${t.days}, ${month}` },
+      h(
+        'button',
+        {
+          type: 'button',
+          class: 'bw-icon-btn',
+          'data-key': 'days-next',
+          'aria-label': t.later,
+          disabled: s.dayPage >= pageCount(s) - 1,
+          onclick: () => actions.turnDays(1),
+        },
+        '›',
+      ),
+    ),
+    h(
+      'ul',
+      { class: 'bw-days', role: 'list', 'aria-label': `${t.days}, ${month}` },
       page.map((d) => {
         const i = s.days.indexOf(d);
-        return h('li', null, dayButton(w, d, i === s.dayIndex, timesId, () => actions.selectDay(i)));
-      })),
-    h('div', { class: 'bw-times', id: timesId },
+        return h(
+          'li',
+          null,
+          dayButton(w, d, i === s.dayIndex, timesId, () => actions.selectDay(i)),
+        );
+      }),
+    ),
+    h(
+      'div',
+      { class: 'bw-times', id: timesId },
       heading(w, 2, { class: 'bw-times-heading' }, fill(t.timesOn, { date: w.fmt.longDate(current.day) })),
-      h('ul', { class: 'bw-slots', role: 'list' }, current.items.map((b) => h('li', null, slotButton(w, b))))));
+      h(
+        'ul',
+        { class: 'bw-slots', role: 'list' },
+        current.items.map((b) => h('li', null, slotButton(w, b))),
+      ),
+    ),
+  );
 }

@@ -7,7 +7,12 @@ import { button, contactBlock, stepHeading } from './parts.js';
 
 /** @param {Widget} w */
 export function viewLoading(w) {
-  return h('section', { class: 'bw-step bw-loading' }, h('span', { class: 'bw-spinner', 'aria-hidden': 'true' }), h('p', null, w.t.loading));
+  return h(
+    'section',
+    { class: 'bw-step bw-loading' },
+    h('span', { class: 'bw-spinner', 'aria-hidden': 'true' }),
+    h('p', null, w.t.loading),
+  );
 }
 
 /** @param {Widget} w */
@@ -18,11 +23,17 @@ export function viewError(w) {
 /** A1 answered 204. @param {Widget} w */
 export function viewEmpty(w) {
   const { t, actions } = w;
-  return h('section', { class: 'bw-step bw-empty' },
+  return h(
+    'section',
+    { class: 'bw-step bw-empty' },
     stepHeading(w, t.emptyTitle),
     h('p', null, t.emptyText),
     contactBlock(w),
-    h('div', { class: 'bw-actions' },
+    h(
+      'div',
+      { class: 'bw-actions' },
       choosesProduct(w.s, w.options.prdRef) && button('change-product', t.changeService, actions.backToProducts, false),
-      button('check-again', t.checkAgain, () => actions.loadSlots())));
+      button('check-again', t.checkAgain, () => actions.loadSlots()),
+    ),
+  );
 }
