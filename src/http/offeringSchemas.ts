@@ -102,6 +102,17 @@ const BookingWindowBody = Type.Object(
   { additionalProperties: false, description: 'given members replace the stored ones (null clears one); null clears every limit' },
 );
 
+/** A booking limit: a positive number of live participations (holds, requests, bookings); null: none. */
+const Limit = (description: string) => Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 100_000, description })));
+
+const BookingLimitsBody = Type.Object(
+  {
+    perDay: Limit('at most this many bookings in appointments starting on one date (provider zone); null: no limit'),
+    perWeek: Limit('at most this many in appointments starting in one ISO week, Monday to Sunday (provider zone); null: no limit'),
+  },
+  { additionalProperties: false, description: 'replaces the stored limits as a whole (a member left out is null); null: no limits' },
+);
+
 const resourceFields = {
   publicName: Text(255, 'shown to customers'),
   internalName: Text(255, 'for the provider'),
@@ -116,6 +127,7 @@ const resourceFields = {
   msgHelpText: OptText(4000),
   contactChannelType: Type.Optional(Nullable(ChannelTypeSchema)),
   bookingWindow: Type.Optional(Nullable(BookingWindowBody)),
+  bookingLimits: Type.Optional(Nullable(BookingLimitsBody)),
 };
 
 export const ResourceBody = Type.Object({ reference: Text(255, 'unique per provider'), ...resourceFields });
@@ -159,6 +171,10 @@ export const Resource = Type.Object({
   msgHelpText: Nullable(Type.String()),
   contactChannelType: Nullable(Type.String()),
   bookingWindow: Type.Object({ minNoticeMinutes: Nullable(Type.Integer()), maxAdvanceDays: Nullable(Type.Integer()), cancelNoticeMinutes: Nullable(Type.Integer()) }),
+  bookingLimits: Type.Object(
+    { perDay: Nullable(Type.Integer()), perWeek: Nullable(Type.Integer()) },
+    { description: "live participations in the resource's appointments per date and ISO week (provider zone); null: no limit" },
+  ),
 });
 
 // ---- contact profiles ----

@@ -20,6 +20,8 @@ export interface ProviderInput {
   timeZone?: string;
   /** replaces REMINDER_MINUTES_BEFORE for this provider; [] = no reminders; null = the default again */
   reminderMinutesBefore?: number[] | null;
+  /** upcoming REQUESTED or BOOKED participations a consumer (by e-mail) may have here (booking/consumerLimit.ts); null: no limit */
+  maxUpcomingBookingsPerConsumer?: number | null;
 }
 
 export interface ProviderView {
@@ -37,6 +39,7 @@ export interface ProviderView {
   subbranch: string | null;
   timeZone: string;
   reminderMinutesBefore: number[] | null;
+  maxUpcomingBookingsPerConsumer: number | null;
 }
 
 export function providerView(row: repo.ProviderRow): ProviderView {
@@ -55,6 +58,7 @@ export function providerView(row: repo.ProviderRow): ProviderView {
     subbranch: row.subbranch,
     timeZone: row.time_zone,
     reminderMinutesBefore: row.reminder_minutes_before,
+    maxUpcomingBookingsPerConsumer: row.max_upcoming_bookings_per_consumer,
   };
 }
 
@@ -93,12 +97,13 @@ export async function createProvider(deps: Deps, crmId: string, input: ProviderI
       const account = await requireAccount(tx, crmId, input.accountReference);
       const [{ id }] = await tx.query<{ id: string }>(
         `INSERT INTO providers (crm_id, reference, owner_user_id, account_id, name, description, email, mobile, phone,
-           impressum, branch, subbranch, time_zone, reminder_minutes_before)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id`,
+           impressum, branch, subbranch, time_zone, reminder_minutes_before, max_upcoming_bookings_per_consumer)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING id`,
         [
           crmId, input.reference, owner.id, account.id, input.name, input.description ?? null, input.email ?? null,
           input.mobile ?? null, input.phone ?? null, input.impressum ?? null, input.branch ?? null, input.subbranch ?? null,
           input.timeZone ?? deps.config.defaultTimeZone, reminderList(input.reminderMinutesBefore) ?? null,
+          input.maxUpcomingBookingsPerConsumer ?? null,
         ],
       );
       await tx.query('INSERT INTO provider_staff (provider_id, user_id) VALUES ($1, $2)', [id, owner.id]);
@@ -116,6 +121,7 @@ export type ProviderUpdate = Partial<Omit<ProviderInput, 'reference'>>;
 const PROVIDER_COLUMNS = {
   name: 'name', description: 'description', email: 'email', mobile: 'mobile', phone: 'phone',
   impressum: 'impressum', branch: 'branch', subbranch: 'subbranch', timeZone: 'time_zone', reminderMinutesBefore: 'reminder_minutes_before',
+  maxUpcomingBookingsPerConsumer: 'max_upcoming_bookings_per_consumer',
 } as const;
 
 /** PUT on C6's path: the given fields only. */
