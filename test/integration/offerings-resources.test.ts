@@ -30,6 +30,7 @@ describe('B3 create resource', () => {
       description: null, contact: null, contactProfileReference: null, website: null, archived: false, products: [],
       address: null, channels: ALL_IMMEDIATE, imgUrl: null, msgHelpText: null, contactChannelType: null,
       bookingWindow: { minNoticeMinutes: null, maxAdvanceDays: null, cancelNoticeMinutes: null },
+      bookingLimits: { perDay: null, perWeek: null },
     });
   });
 

@@ -875,7 +875,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** A3 book a slot for a consumer (completes a reservation) */
+        /**
+         * A3 book a slot for a consumer (completes a reservation)
+         * @description 409 CONSUMER_LIMIT: the consumer (by e-mail) has as many upcoming bookings at the provider as its maxUpcomingBookingsPerConsumer allows; a reservation stays. 412 BOOKING_LIMIT: the slot's date or week is at the resource's bookingLimits.
+         */
         post: operations["createAppointmentWithConsumer"];
         delete?: never;
         /** A6 CORS preflight of /resources/{ref}/create_appointment_with_consumer */
@@ -2322,6 +2325,7 @@ export interface operations {
                     description?: string | null;
                     email?: string | null;
                     impressum?: string | null;
+                    maxUpcomingBookingsPerConsumer?: number | null;
                     mobile?: string | null;
                     name: string;
                     ownerReference: string;
@@ -2351,6 +2355,7 @@ export interface operations {
                             description: string | null;
                             email: string | null;
                             impressum: string | null;
+                            maxUpcomingBookingsPerConsumer: number | null;
                             mobile: string | null;
                             name: string;
                             ownerReference: string | null;
@@ -2380,6 +2385,7 @@ export interface operations {
                             description: string | null;
                             email: string | null;
                             impressum: string | null;
+                            maxUpcomingBookingsPerConsumer: number | null;
                             mobile: string | null;
                             name: string;
                             ownerReference: string | null;
@@ -6852,6 +6858,11 @@ export interface operations {
                             zip: string;
                         } | null;
                         archived: boolean;
+                        /** @description live participations in the resource's appointments per date and ISO week (provider zone); null: no limit */
+                        bookingLimits: {
+                            perDay: number | null;
+                            perWeek: number | null;
+                        };
                         bookingWindow: {
                             cancelNoticeMinutes: number | null;
                             maxAdvanceDays: number | null;
@@ -6981,6 +6992,10 @@ export interface operations {
                         street: string;
                         zip: string;
                     } | null;
+                    bookingLimits?: {
+                        perDay?: number | null;
+                        perWeek?: number | null;
+                    } | null;
                     bookingWindow?: {
                         cancelNoticeMinutes?: number | null;
                         maxAdvanceDays?: number | null;
@@ -7039,6 +7054,11 @@ export interface operations {
                             zip: string;
                         } | null;
                         archived: boolean;
+                        /** @description live participations in the resource's appointments per date and ISO week (provider zone); null: no limit */
+                        bookingLimits: {
+                            perDay: number | null;
+                            perWeek: number | null;
+                        };
                         bookingWindow: {
                             cancelNoticeMinutes: number | null;
                             maxAdvanceDays: number | null;
@@ -7202,6 +7222,10 @@ export interface operations {
                     } | null;
                     /** @description archived resources cannot be booked */
                     archived?: boolean;
+                    bookingLimits?: {
+                        perDay?: number | null;
+                        perWeek?: number | null;
+                    } | null;
                     bookingWindow?: {
                         cancelNoticeMinutes?: number | null;
                         maxAdvanceDays?: number | null;
@@ -7258,6 +7282,11 @@ export interface operations {
                             zip: string;
                         } | null;
                         archived: boolean;
+                        /** @description live participations in the resource's appointments per date and ISO week (provider zone); null: no limit */
+                        bookingLimits: {
+                            perDay: number | null;
+                            perWeek: number | null;
+                        };
                         bookingWindow: {
                             cancelNoticeMinutes: number | null;
                             maxAdvanceDays: number | null;
@@ -8472,6 +8501,7 @@ export interface operations {
                             description: string | null;
                             email: string | null;
                             impressum: string | null;
+                            maxUpcomingBookingsPerConsumer: number | null;
                             mobile: string | null;
                             name: string;
                             ownerReference: string | null;
@@ -8574,6 +8604,7 @@ export interface operations {
                     description?: string | null;
                     email?: string | null;
                     impressum?: string | null;
+                    maxUpcomingBookingsPerConsumer?: number | null;
                     mobile?: string | null;
                     name?: string;
                     ownerReference?: string;
@@ -8602,6 +8633,7 @@ export interface operations {
                             description: string | null;
                             email: string | null;
                             impressum: string | null;
+                            maxUpcomingBookingsPerConsumer: number | null;
                             mobile: string | null;
                             name: string;
                             ownerReference: string | null;
@@ -11462,7 +11494,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description the slot cannot be had (errorCode "201"), or it lies outside the booking window (BOOKING_WINDOW) */
+            /** @description the slot cannot be had (errorCode "201"), it lies outside the booking window (BOOKING_WINDOW), or its date or week is at the resource's booking limit (BOOKING_LIMIT) */
             412: {
                 headers: {
                     [name: string]: unknown;
@@ -12122,7 +12154,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description the slot cannot be had (errorCode "201"), or it lies outside the booking window (BOOKING_WINDOW) */
+            /** @description the slot cannot be had (errorCode "201"), it lies outside the booking window (BOOKING_WINDOW), or its date or week is at the resource's booking limit (BOOKING_LIMIT) */
             412: {
                 headers: {
                     [name: string]: unknown;
@@ -12786,7 +12818,7 @@ export interface operations {
                     };
                 };
             };
-            /** @description the slot cannot be had (errorCode "201"), or it lies outside the booking window (BOOKING_WINDOW) */
+            /** @description the slot cannot be had (errorCode "201"), it lies outside the booking window (BOOKING_WINDOW), or its date or week is at the resource's booking limit (BOOKING_LIMIT) */
             412: {
                 headers: {
                     [name: string]: unknown;
