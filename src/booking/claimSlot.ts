@@ -113,8 +113,9 @@ function createFromTimeslot(timeslotId: string, req: ClaimRequest): Placement {
 
 /**
  * The kernel's refusals as the public flow words them: a slot that cannot be had is 412 errorCode
- * "201", one on a date or week at the resource's booking limit 412 BOOKING_LIMIT. The words are this module's, not the database's: the field, the slot in ISO 8601 in the
- * provider's zone, and what to do.
+ * "201", one on a date or week at the resource's booking limit 412 BOOKING_LIMIT. The words are
+ * this module's, not the database's: the field, the slot in ISO 8601 in the provider's zone (the
+ * date or week at a limit), and what to do.
  */
 function publicRefusal(err: PlaceRefused, req: ClaimRequest): DomainError {
   const slot = `${req.fields.start}: ${slotText(req.request.start, req.request.end, req.request.resource.time_zone)}`;
@@ -133,8 +134,10 @@ function publicRefusal(err: PlaceRefused, req: ClaimRequest): DomainError {
       return slotTaken(`${slot} is not open for bookings of this product; choose another slot or product`);
     case 'BUSY':
       return slotTaken(`${slot} is not available: the provider is busy then; choose another slot`);
-    case 'LIMIT':
-      return new DomainError('BOOKING_LIMIT', `${req.fields.start}: ${err.limit ? limitReachedText(err.limit) : err.message}`);
+    case 'LIMIT': {
+      const reached = err.limit ? limitReachedText(err.limit) : err.message;
+      return new DomainError('BOOKING_LIMIT', `${req.fields.start}: ${reached}`);
+    }
     default:
       return slotTaken(`${slot} is taken: it overlaps another appointment of this resource; choose another slot`);
   }
@@ -147,7 +150,17 @@ function publicRefusal(err: PlaceRefused, req: ClaimRequest): DomainError {
 export async function claimSlot(q: Queryable, req: ClaimRequest): Promise<ClaimedPlace> {
   const placement = 'appointmentId' in req.request.target ? joinExisting(req.request.target.appointmentId, req) : createFromTimeslot(req.request.target.timeslotId, req);
   try {
-    return await claimPlace(q, { ...placement, participation: req.participation, now: req.now, publicProduct: req.request.product.id, holdLimit: req.holdLimit, source: req.source === undefined ? 'public' : req.source, listLive: req.listLive, asyncCommit: req.asyncCommit, moving: req.moving });
+    return await claimPlace(q, {
+      ...placement,
+      participation: req.participation,
+      now: req.now,
+      publicProduct: req.request.product.id,
+      holdLimit: req.holdLimit,
+      source: req.source === undefined ? 'public' : req.source,
+      listLive: req.listLive,
+      asyncCommit: req.asyncCommit,
+      moving: req.moving,
+    });
   } catch (err) {
     throw err instanceof PlaceRefused ? publicRefusal(err, req) : err;
   }

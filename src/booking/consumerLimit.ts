@@ -22,7 +22,10 @@ export interface ConsumerLimitCheck {
   now: Date;
 }
 
-/** 409 CONSUMER_LIMIT when the consumer already has `max` upcoming bookings at the provider; run after consumer_customer. */
+/**
+ * 409 CONSUMER_LIMIT when the consumer already has `max` upcoming bookings at the provider; run
+ * after consumer_customer, in its transaction.
+ */
 export async function assertConsumerLimit(tx: Queryable, c: ConsumerLimitCheck): Promise<void> {
   if (c.max === null) return;
   const [{ n }] = await tx.query<{ n: number }>(

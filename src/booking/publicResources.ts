@@ -48,7 +48,8 @@ export const PUBLIC_RESOURCE_COLUMNS = `r.id, r.crm_id, r.provider_id, r.referen
        r.msg_help_text, r.contact_channel_type, r.contact_user_id, r.archived, r.address, r.channels, r.booking_window,
        r.booking_limit_per_day, r.booking_limit_per_week,
        p.time_zone, p.name AS provider_name, p.email AS provider_email, p.phone AS provider_phone, p.description AS provider_description,
-       p.is_theming_allowed, p.is_localisation_allowed, p.are_custom_fields_allowed, p.max_upcoming_bookings_per_consumer`;
+       p.is_theming_allowed, p.is_localisation_allowed, p.are_custom_fields_allowed,
+       p.max_upcoming_bookings_per_consumer`;
 export const PUBLIC_RESOURCE_FROM = 'FROM resources r JOIN providers p ON p.id = r.provider_id';
 const SELECT = `SELECT ${PUBLIC_RESOURCE_COLUMNS} ${PUBLIC_RESOURCE_FROM}`;
 

@@ -247,7 +247,8 @@ export function computeBookables(
   // Closed spans (booking limits): a start inside one is not listed; [start, start + 1) meets it.
   const closedIndexes = new Map<string, BlockIndex>();
   for (const [resourceId, list] of byResource(closed)) closedIndexes.set(resourceId, buildBlockIndex(list));
-  const startsClosed = (index: BlockIndex | undefined, startMs: number) => index !== undefined && meets(index, startMs, startMs + 1);
+  const startsClosed = (index: BlockIndex | undefined, startMs: number) =>
+    index !== undefined && meets(index, startMs, startMs + 1);
 
   // Existing appointments: group blocking ones per resource; list joinable ones.
   const blockingByResource = new Map<string, Blocking[]>();

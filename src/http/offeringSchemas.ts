@@ -103,14 +103,18 @@ const BookingWindowBody = Type.Object(
 );
 
 /** A booking limit: a positive number of live participations (holds, requests, bookings); null: none. */
-const Limit = (description: string) => Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 100_000, description })));
+const Limit = (description: string) =>
+  Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 100_000, description })));
 
 const BookingLimitsBody = Type.Object(
   {
-    perDay: Limit('at most this many bookings in appointments starting on one date (provider zone); null: no limit'),
-    perWeek: Limit('at most this many in appointments starting in one ISO week, Monday to Sunday (provider zone); null: no limit'),
+    perDay: Limit('at most this many bookings in appointments starting on one date (provider zone); null: none'),
+    perWeek: Limit('at most this many in appointments starting in one ISO week, Monday to Sunday; null: none'),
   },
-  { additionalProperties: false, description: 'replaces the stored limits as a whole (a member left out is null); null: no limits' },
+  {
+    additionalProperties: false,
+    description: 'replaces the stored limits as a whole (a member left out is null); null: no limits',
+  },
 );
 
 const resourceFields = {
@@ -173,7 +177,7 @@ export const Resource = Type.Object({
   bookingWindow: Type.Object({ minNoticeMinutes: Nullable(Type.Integer()), maxAdvanceDays: Nullable(Type.Integer()), cancelNoticeMinutes: Nullable(Type.Integer()) }),
   bookingLimits: Type.Object(
     { perDay: Nullable(Type.Integer()), perWeek: Nullable(Type.Integer()) },
-    { description: "live participations in the resource's appointments per date and ISO week (provider zone); null: no limit" },
+    { description: "live participations in the resource's appointments per date and ISO week; null: none" },
   ),
 });
 

@@ -104,7 +104,8 @@ interface Row extends PublicResource {
  * that starts in them (offerings/bookingLimits.ts closedSpans).
  */
 const appointmentMargin = (resourceId: string) => `(SELECT COALESCE(max(COALESCE(pr.lead_time_minutes, 0) + COALESCE(pr.follow_up_time_minutes, 0)), 0) * interval '1 minute' + interval '1 day'
-           + (SELECT CASE WHEN l.booking_limit_per_day IS NOT NULL OR l.booking_limit_per_week IS NOT NULL THEN interval '7 days' ELSE interval '0' END
+           + (SELECT CASE WHEN l.booking_limit_per_day IS NULL AND l.booking_limit_per_week IS NULL
+                          THEN interval '0' ELSE interval '7 days' END
                 FROM resources l WHERE l.id = ${resourceId})
     FROM resource_products rp JOIN products pr ON pr.id = rp.product_id WHERE rp.resource_id = ${resourceId})`;
 

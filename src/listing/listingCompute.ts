@@ -46,7 +46,10 @@ function productOf(view: ResourceView, prd: ProductRow | null, appt: LoadedAppoi
  * until the next hold expires (Listing.changesAtMs, ListingBase.reusableUntilMs); the data holds
  * the appointments a week beyond the window each way for limited resources (bookablesLoader.ts).
  */
-export function limitClosedSpans(views: ListingData['views'], appointments: readonly LoadedAppointment[]): EngineClosedSpan[] {
+export function limitClosedSpans(
+  views: ListingData['views'],
+  appointments: readonly LoadedAppointment[],
+): EngineClosedSpan[] {
   const closed: EngineClosedSpan[] = [];
   for (const [resourceId, view] of views) {
     const limits = bookingLimitsOf(view.resource);
@@ -89,7 +92,8 @@ export function computeListing({ views: loadedViews, prd, ...loaded }: ListingDa
           .flatMap((run) => {
             const mine = (x: { resourceId: string }) => x.resourceId === run.ids[0];
             const query = { ...window, product: run.product };
-            return computeBookables(timeslots.filter(mine), appointments.filter(mine), query, busy.filter(mine), closed.filter(mine));
+            const own = { timeslots: timeslots.filter(mine), appointments: appointments.filter(mine) };
+            return computeBookables(own.timeslots, own.appointments, query, busy.filter(mine), closed.filter(mine));
           })
           .sort(compareBookables);
 

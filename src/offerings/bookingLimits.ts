@@ -17,7 +17,10 @@ export interface BookingLimits {
 export const NO_LIMITS: BookingLimits = { perDay: null, perWeek: null };
 
 /** The stored columns (resources.booking_limit_per_day, booking_limit_per_week) as limits. */
-export function bookingLimitsOf(row: { booking_limit_per_day?: number | null; booking_limit_per_week?: number | null }): BookingLimits {
+export function bookingLimitsOf(row: {
+  booking_limit_per_day?: number | null;
+  booking_limit_per_week?: number | null;
+}): BookingLimits {
   return { perDay: row.booking_limit_per_day ?? null, perWeek: row.booking_limit_per_week ?? null };
 }
 
@@ -60,7 +63,8 @@ export function closedSpans(limits: BookingLimits, zone: string, appointments: I
   const spans: Span[] = [];
   const close = (counts: Map<number, number>, max: number | null, length: { days: number } | { weeks: number }) => {
     for (const [startMs, n] of counts) {
-      if (max !== null && n >= max) spans.push({ startMs, endMs: DateTime.fromMillis(startMs, { zone }).plus(length).toMillis() });
+      if (max === null || n < max) continue;
+      spans.push({ startMs, endMs: DateTime.fromMillis(startMs, { zone }).plus(length).toMillis() });
     }
   };
   close(days, limits.perDay, { days: 1 });
@@ -86,6 +90,8 @@ export interface LimitReached {
  */
 export function limitReachedText(limit: LimitReached): string {
   const bookings = `${limit.max} booking${limit.max === 1 ? '' : 's'}`;
-  if (limit.period === 'day') return `${limit.value} (${limit.zone}) has reached this resource's limit of ${bookings} a day; choose another day`;
-  return `the week ${limit.value} (Monday ${limit.from} to Sunday ${limit.to}, ${limit.zone}) has reached this resource's limit of ${bookings} a week; choose another week`;
+  const reached = `has reached this resource's limit of ${bookings}`;
+  if (limit.period === 'day') return `${limit.value} (${limit.zone}) ${reached} a day; choose another day`;
+  const week = `the week ${limit.value} (Monday ${limit.from} to Sunday ${limit.to}, ${limit.zone})`;
+  return `${week} ${reached} a week; choose another week`;
 }

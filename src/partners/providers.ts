@@ -20,7 +20,10 @@ export interface ProviderInput {
   timeZone?: string;
   /** replaces REMINDER_MINUTES_BEFORE for this provider; [] = no reminders; null = the default again */
   reminderMinutesBefore?: number[] | null;
-  /** upcoming REQUESTED or BOOKED participations a consumer (by e-mail) may have here (booking/consumerLimit.ts); null: no limit */
+  /**
+   * upcoming REQUESTED or BOOKED participations a consumer (by e-mail) may have here
+   * (booking/consumerLimit.ts); null: no limit
+   */
   maxUpcomingBookingsPerConsumer?: number | null;
 }
 

@@ -46,17 +46,20 @@ BEGIN
       days := 7;
       label := to_char(local_start, 'IYYY-"W"IW');
     END IF;
-    PERFORM pg_advisory_xact_lock(CASE period WHEN 'day' THEN 727030 ELSE 727031 END, hashtext(p_resource || ' ' || label));
+    PERFORM pg_advisory_xact_lock(CASE period WHEN 'day' THEN 727030 ELSE 727031 END,
+                                  hashtext(p_resource || ' ' || label));
     SELECT count(*)::int INTO taken
       FROM appointments a JOIN participations x ON x.appointment_id = a.id
      WHERE a.resource_id = p_resource
-       AND a.start_at >= first_day::timestamp AT TIME ZONE zone AND a.start_at < (first_day + days)::timestamp AT TIME ZONE zone
+       AND a.start_at >= first_day::timestamp AT TIME ZONE zone
+       AND a.start_at < (first_day + days)::timestamp AT TIME ZONE zone
        AND appointment_is_current(a.state, a.archived)
        AND participation_is_live(x.state, x.hold_until, p_now)
        AND x.id IS DISTINCT FROM p_moving;
     IF taken >= max THEN
       RAISE EXCEPTION USING ERRCODE = 'BKLIM',
-        MESSAGE = format('the resource has %s bookings in the %s %s (%s), its limit is %s', taken, period, label, zone, max),
+        MESSAGE = format('the resource has %s bookings in the %s %s (%s), its limit is %s',
+                         taken, period, label, zone, max),
         DETAIL = json_build_object('period', period, 'value', label, 'from', first_day, 'to', first_day + days - 1,
                                    'max', max, 'zone', zone)::text;
     END IF;

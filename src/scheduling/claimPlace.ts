@@ -12,7 +12,17 @@ import { eventsWritten, type EventSource } from '../webhooks/events.js';
 import { placeEventsSql } from './events.js';
 import { blockedRange, type AppointmentRow, type Buffers, type NewAppointment, type ParticipationRow } from './capacity.js';
 
-export type PlaceRefusal = 'HOLD_LIMIT' | 'OVERLAP' | 'BUSY' | 'GONE' | 'CLOSED' | 'NOT_OPEN' | 'DUPLICATE' | 'FULL' | 'LIMIT';
+export type PlaceRefusal =
+  | 'HOLD_LIMIT'
+  | 'OVERLAP'
+  | 'BUSY'
+  | 'GONE'
+  | 'CLOSED'
+  | 'NOT_OPEN'
+  | 'DUPLICATE'
+  | 'FULL'
+  // a resource's booking limit (LIMIT: PlaceRefused.limit says which)
+  | 'LIMIT';
 
 const REFUSALS: Record<string, PlaceRefusal> = {
   BKHLD: 'HOLD_LIMIT',

@@ -111,7 +111,8 @@ export const TEXT = {
     tooMany: 'Zu viele Versuche. Bitte warten Sie eine Minute und versuchen Sie es dann erneut.',
     slotTaken: 'Diese Zeit wurde leider gerade von jemand anderem gebucht. Die Liste ist aktualisiert; bitte wählen Sie eine andere Zeit.',
     alreadyBooked: 'Sie haben diesen Termin bereits gebucht.',
-    consumerLimit: 'Sie haben hier bereits so viele anstehende Buchungen wie erlaubt. Bitte stornieren Sie zuerst eine davon.',
+    consumerLimit:
+      'Sie haben hier bereits so viele anstehende Buchungen wie erlaubt. Bitte stornieren Sie zuerst eine davon.',
     reserved: 'Die Zeit ist für Sie reserviert. Bitte schließen Sie die Buchung innerhalb von {min} Minuten ab.',
     holdLeft: 'Für Sie reserviert: noch {time}',
     holdOneMinute: 'Noch eine Minute, um die Buchung abzuschließen.',

@@ -9,7 +9,8 @@ ALTER TABLE resources
   ADD COLUMN booking_limit_per_week integer CHECK (booking_limit_per_week > 0);
 
 -- 2. A provider's limit of upcoming REQUESTED or BOOKED participations per consumer (by e-mail). NULL: none.
-ALTER TABLE providers ADD COLUMN max_upcoming_bookings_per_consumer integer CHECK (max_upcoming_bookings_per_consumer > 0);
+ALTER TABLE providers
+  ADD COLUMN max_upcoming_bookings_per_consumer integer CHECK (max_upcoming_bookings_per_consumer > 0);
 
 -- 3. The kernel counts a limited resource's appointments by their start (one date, one week).
 CREATE INDEX appointments_resource_start_idx ON appointments (resource_id, start_at);
