@@ -6858,7 +6858,7 @@ export interface operations {
                             zip: string;
                         } | null;
                         archived: boolean;
-                        /** @description live participations in the resource's appointments per date and ISO week (provider zone); null: no limit */
+                        /** @description live participations in the resource's appointments per date and ISO week; null: none */
                         bookingLimits: {
                             perDay: number | null;
                             perWeek: number | null;
@@ -7054,7 +7054,7 @@ export interface operations {
                             zip: string;
                         } | null;
                         archived: boolean;
-                        /** @description live participations in the resource's appointments per date and ISO week (provider zone); null: no limit */
+                        /** @description live participations in the resource's appointments per date and ISO week; null: none */
                         bookingLimits: {
                             perDay: number | null;
                             perWeek: number | null;
@@ -7282,7 +7282,7 @@ export interface operations {
                             zip: string;
                         } | null;
                         archived: boolean;
-                        /** @description live participations in the resource's appointments per date and ISO week (provider zone); null: no limit */
+                        /** @description live participations in the resource's appointments per date and ISO week; null: none */
                         bookingLimits: {
                             perDay: number | null;
                             perWeek: number | null;
