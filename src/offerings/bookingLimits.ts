@@ -43,6 +43,35 @@ export interface CountedAppointment {
   live: number;
 }
 
+/** One limit's periods (dates or weeks) in a zone: the live participations counted per period. */
+class PeriodCounts {
+  private readonly counts = new Map<number, { span: Span; n: number }>();
+  private last: Span | null = null;
+
+  constructor(
+    private readonly max: number,
+    private readonly zone: string,
+    private readonly unit: 'day' | 'week',
+  ) {}
+
+  /** Luxon only when `startMs` leaves the period of the one before (appointments come sorted). */
+  add(startMs: number, n: number): void {
+    let span = this.last;
+    if (!span || startMs < span.startMs || startMs >= span.endMs) {
+      const first = DateTime.fromMillis(startMs, { zone: this.zone }).startOf(this.unit);
+      span = this.last = { startMs: first.toMillis(), endMs: first.plus({ [this.unit]: 1 }).toMillis() };
+    }
+    const counted = this.counts.get(span.startMs);
+    if (counted) counted.n += n;
+    else this.counts.set(span.startMs, { span, n });
+  }
+
+  /** The periods at their limit. */
+  full(): Span[] {
+    return [...this.counts.values()].filter((c) => c.n >= this.max).map((c) => c.span);
+  }
+}
+
 /**
  * The dates and weeks at their limit, as the spans in which no slot of the resource may start
  * (computed in `zone` with luxon, so A1's hot loop compares epoch numbers only). `appointments` are
@@ -50,26 +79,14 @@ export interface CountedAppointment {
  * of a week reaching outside them must be among them too (the listing reads a week more each way).
  */
 export function closedSpans(limits: BookingLimits, zone: string, appointments: Iterable<CountedAppointment>): Span[] {
-  if (!hasLimits(limits)) return [];
-  const days = new Map<number, number>();
-  const weeks = new Map<number, number>();
-  const add = (counts: Map<number, number>, key: number, n: number) => counts.set(key, (counts.get(key) ?? 0) + n);
+  const periods: PeriodCounts[] = [];
+  if (limits.perDay !== null) periods.push(new PeriodCounts(limits.perDay, zone, 'day'));
+  if (limits.perWeek !== null) periods.push(new PeriodCounts(limits.perWeek, zone, 'week'));
+  if (periods.length === 0) return [];
   for (const a of appointments) {
-    if (a.live <= 0) continue;
-    const start = DateTime.fromMillis(a.startMs, { zone });
-    if (limits.perDay !== null) add(days, start.startOf('day').toMillis(), a.live);
-    if (limits.perWeek !== null) add(weeks, start.startOf('week').toMillis(), a.live);
+    if (a.live > 0) for (const p of periods) p.add(a.startMs, a.live);
   }
-  const spans: Span[] = [];
-  const close = (counts: Map<number, number>, max: number | null, length: { days: number } | { weeks: number }) => {
-    for (const [startMs, n] of counts) {
-      if (max === null || n < max) continue;
-      spans.push({ startMs, endMs: DateTime.fromMillis(startMs, { zone }).plus(length).toMillis() });
-    }
-  };
-  close(days, limits.perDay, { days: 1 });
-  close(weeks, limits.perWeek, { weeks: 1 });
-  return spans.sort((x, y) => x.startMs - y.startMs);
+  return periods.flatMap((p) => p.full()).sort((x, y) => x.startMs - y.startMs);
 }
 
 /** Which limit a refused place met (the kernel's BKLIM detail, scheduling/claimPlace.ts). */

@@ -69,6 +69,18 @@ describe.each(ZONES)('closedSpans with the process in %s', (tz) => {
     expect((autumn[1].endMs - autumn[1].startMs) / 3_600_000).toBe(25);
   });
 
+  it('counts appointments in any order alike', () => {
+    const appointments = ['2026-06-09T07:00:00Z', '2026-06-02T07:00:00Z', '2026-06-09T09:00:00Z', '2026-06-03T07:00:00Z'];
+    const limits = { perDay: 2, perWeek: 2 };
+    const sorted = closedSpans(limits, BERLIN, [...appointments].sort().map((x) => at(x)));
+    expect(closedSpans(limits, BERLIN, appointments.map((x) => at(x)))).toEqual(sorted);
+    expect(iso(sorted)).toEqual([
+      '2026-05-31T22:00:00.000Z / 2026-06-07T22:00:00.000Z',
+      '2026-06-07T22:00:00.000Z / 2026-06-14T22:00:00.000Z',
+      '2026-06-08T22:00:00.000Z / 2026-06-09T22:00:00.000Z',
+    ]);
+  });
+
   it('uses the zone of the provider: the same instants close other days in Tokyo', () => {
     // 01:00 on the 3rd in Tokyo
     const spans = closedSpans({ perDay: 1, perWeek: null }, 'Asia/Tokyo', [at('2026-06-02T16:00:00Z')]);
