@@ -6,8 +6,10 @@
 import { isMainThread } from 'node:worker_threads';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
+  bookingLimitColumns,
   bookingLimitsOf,
   closedSpans,
+  hasLimits,
   limitReachedText,
   NO_LIMITS,
   type CountedAppointment,
@@ -69,8 +71,15 @@ describe.each(ZONES)('closedSpans with the process in %s', (tz) => {
     expect((autumn[1].endMs - autumn[1].startMs) / 3_600_000).toBe(25);
   });
 
+  it('counts an appointment at midnight for the new date and week, not the one before', () => {
+    // 23:00 on Sunday 2026-06-07 and 00:00 on Monday the 8th in Berlin
+    const appointments = [at('2026-06-07T21:00:00Z'), at('2026-06-07T22:00:00Z')];
+    expect(closedSpans({ perDay: 2, perWeek: 2 }, BERLIN, appointments)).toEqual([]);
+    expect(closedSpans({ perDay: 1, perWeek: null }, BERLIN, appointments)).toHaveLength(2);
+  });
+
   it('counts appointments in any order alike', () => {
-    const appointments = ['2026-06-09T07:00:00Z', '2026-06-02T07:00:00Z', '2026-06-09T09:00:00Z', '2026-06-03T07:00:00Z'];
+    const appointments = ['06-09T07', '06-02T07', '06-09T09', '06-03T07'].map((x) => `2026-${x}:00:00Z`);
     const limits = { perDay: 2, perWeek: 2 };
     const sorted = closedSpans(limits, BERLIN, [...appointments].sort().map((x) => at(x)));
     expect(closedSpans(limits, BERLIN, appointments.map((x) => at(x)))).toEqual(sorted);
@@ -89,6 +98,18 @@ describe.each(ZONES)('closedSpans with the process in %s', (tz) => {
 });
 
 describe('the limits as stored and worded', () => {
+  it('turns B3/B4 limits into columns: the object replaces both, null clears both', () => {
+    expect(bookingLimitColumns({ perDay: 3 })).toEqual({ booking_limit_per_day: 3, booking_limit_per_week: null });
+    expect(bookingLimitColumns({ perWeek: 9 })).toEqual({ booking_limit_per_day: null, booking_limit_per_week: 9 });
+    expect(bookingLimitColumns(null)).toEqual({ booking_limit_per_day: null, booking_limit_per_week: null });
+  });
+
+  it('has limits when either member is set', () => {
+    expect(hasLimits(NO_LIMITS)).toBe(false);
+    expect(hasLimits({ perDay: 1, perWeek: null })).toBe(true);
+    expect(hasLimits({ perDay: null, perWeek: 1 })).toBe(true);
+  });
+
   it('reads the columns, null for none, and closes nothing without limits', () => {
     const stored = { booking_limit_per_day: 3, booking_limit_per_week: null };
     expect(bookingLimitsOf(stored)).toEqual({ perDay: 3, perWeek: null });
