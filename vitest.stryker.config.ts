@@ -15,6 +15,7 @@ export default defineConfig({
       'test/unit/scheduling-time.test.ts',
       'test/unit/scheduling-time-edges.test.ts',
       'test/unit/bookingWindow.test.ts',
+      'test/unit/bookingLimits.test.ts',
       'test/unit/calendars-busy.test.ts',
       'test/unit/calendars-busy-property.test.ts',
     ],

@@ -32,6 +32,7 @@ import { DEFAULT_PHONE_COUNTRY, possiblePhone, providerCountry } from '../partne
 import { checkAnswers } from './answers.js';
 import { assertInBookingWindow, claimSlot, slotTaken, slotText } from './claimSlot.js';
 import { consumerCustomer, type ConsumerCustomer, type ConsumerInput } from './consumer.js';
+import { assertConsumerLimit } from './consumerLimit.js';
 import { createdAppointmentView } from './createdAppointmentView.js';
 import type { ProductRow } from './publicProducts.js';
 import type { PublicResource } from './publicResources.js';
@@ -214,6 +215,9 @@ export async function createAppointmentWithConsumer(deps: Deps, input: BookInput
   return deps.db.transaction(async (tx) => {
     const now = deps.clock.now();
     const customer = await consumerCustomer(tx, provider, consumer);
+    // after consumer_customer, which locks the consumer's user row: one consumer's A3s count one after the other
+    const max = resource.max_upcoming_bookings_per_consumer;
+    await assertConsumerLimit(tx, { providerId: resource.provider_id, email: consumer.email, max, now });
     // A live hold becomes the booking; without one (any more), a free place is taken, last in the transaction.
     const converted =
       hold && (await bookHold(tx, { holdId: hold.participation.id, now, customerId: customer.id, changes }));

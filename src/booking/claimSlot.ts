@@ -9,6 +9,7 @@ import { randomUUID } from 'node:crypto';
 import { DateTime } from 'luxon';
 import { DomainError, invalid, notFound } from '../errors.js';
 import { assertBookable, bookingWindowOf } from '../offerings/bookingWindow.js';
+import { limitReachedText } from '../offerings/bookingLimits.js';
 import {
   claimPlace,
   PlaceRefused,
@@ -38,6 +39,8 @@ export interface ClaimRequest {
   listLive?: boolean;
   /** A2: the hold commits on its own at asynchronous commit (PlaceClaim.asyncCommit) */
   asyncCommit?: boolean;
+  /** reschedule: the participation it moves (PlaceClaim.moving) */
+  moving?: string;
 }
 
 export const slotTaken = (message: string) => new DomainError('SLOT_TAKEN', message);
@@ -130,8 +133,9 @@ function createFromTimeslot(timeslotId: string, req: ClaimRequest): Placement {
 
 /**
  * The kernel's refusals as the public flow words them: a slot that cannot be had is 412 errorCode
- * "201". The words are this module's, not the database's: the field, the slot in ISO 8601 in the
- * provider's zone, and what to do.
+ * "201", one on a date or week at the resource's booking limit 412 BOOKING_LIMIT. The words are
+ * this module's, not the database's: the field, the slot in ISO 8601 in the provider's zone (the
+ * date or week at a limit), and what to do.
  */
 function publicRefusal(err: PlaceRefused, req: ClaimRequest): DomainError {
   const slot = `${req.fields.start}: ${slotText(req.request.start, req.request.end, req.request.resource.time_zone)}`;
@@ -152,6 +156,10 @@ function publicRefusal(err: PlaceRefused, req: ClaimRequest): DomainError {
       return slotTaken(`${slot} is not open for bookings of this product; choose another slot or product`);
     case 'BUSY':
       return slotTaken(`${slot} is not available: the provider is busy then; choose another slot`);
+    case 'LIMIT': {
+      const reached = err.limit ? limitReachedText(err.limit) : err.message;
+      return new DomainError('BOOKING_LIMIT', `${req.fields.start}: ${reached}`);
+    }
     default:
       return slotTaken(`${slot} is taken: it overlaps another appointment of this resource; choose another slot`);
   }
@@ -176,6 +184,7 @@ export async function claimSlot(q: Queryable, req: ClaimRequest): Promise<Claime
       source: req.source === undefined ? 'public' : req.source,
       listLive: req.listLive,
       asyncCommit: req.asyncCommit,
+      moving: req.moving,
     });
   } catch (err) {
     throw err instanceof PlaceRefused ? publicRefusal(err, req) : err;

@@ -25,6 +25,9 @@ export interface PublicResource {
   channels: StoredChannels | null;
   /** NULL: no limits (offerings/bookingWindow.ts) */
   booking_window: Partial<BookingWindow> | null;
+  /** NULL: no limit (offerings/bookingLimits.ts) */
+  booking_limit_per_day: number | null;
+  booking_limit_per_week: number | null;
   time_zone: string;
   provider_name: string;
   provider_email: string | null;
@@ -33,6 +36,8 @@ export interface PublicResource {
   is_theming_allowed: boolean;
   is_localisation_allowed: boolean;
   are_custom_fields_allowed: boolean;
+  /** the provider's limit per consumer (booking/consumerLimit.ts); NULL: none */
+  max_upcoming_bookings_per_consumer: number | null;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -41,9 +46,11 @@ export const isUuid = (value: string) => UUID.test(value);
 /** The columns of PublicResource, of `resources r` joined with `providers p` (PUBLIC_RESOURCE_FROM). */
 export const PUBLIC_RESOURCE_COLUMNS = `r.id, r.crm_id, r.provider_id, r.reference, r.public_name, r.description,
        r.website, r.img_url, r.msg_help_text, r.contact_channel_type, r.contact_user_id, r.archived, r.address,
-       r.channels, r.booking_window, p.time_zone, p.name AS provider_name, p.email AS provider_email,
-       p.phone AS provider_phone, p.description AS provider_description,
-       p.is_theming_allowed, p.is_localisation_allowed, p.are_custom_fields_allowed`;
+       r.channels, r.booking_window, r.booking_limit_per_day, r.booking_limit_per_week,
+       p.time_zone, p.name AS provider_name, p.email AS provider_email, p.phone AS provider_phone,
+       p.description AS provider_description,
+       p.is_theming_allowed, p.is_localisation_allowed, p.are_custom_fields_allowed,
+       p.max_upcoming_bookings_per_consumer`;
 export const PUBLIC_RESOURCE_FROM = 'FROM resources r JOIN providers p ON p.id = r.provider_id';
 const SELECT = `SELECT ${PUBLIC_RESOURCE_COLUMNS} ${PUBLIC_RESOURCE_FROM}`;
 

@@ -3,7 +3,8 @@
  * `POST /rest/1/bookings/{token}/reschedule` with A3's slot fields. One transaction takes the new
  * place (claim_place, the same kernel as A2/A3) and frees the old one; the participation keeps its
  * id and reference, the cancel link stays valid, and the calendar entry its UID (SEQUENCE raised).
- * A refusal (412 "201" taken, 412 BOOKING_WINDOW, 409 inside the cancel notice) changes nothing.
+ * A refusal (412 "201" taken, 412 BOOKING_WINDOW, 412 BOOKING_LIMIT, 409 inside the cancel notice)
+ * changes nothing.
  */
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../context.js';
@@ -110,6 +111,8 @@ export async function rescheduleByToken(deps: Deps, input: RescheduleInput) {
       },
       // the stand-in is no booking of its own: the move is reported below, as one event
       source: null,
+      // a move within a date or week changes no count of the booking limits
+      moving: id,
     });
     // ics_sequence is no longer raised here (the mail's SEQUENCE is compose.ts nextCalendarSequence): left as it is
     await tx.query('SELECT move_participation($1, $2, $3, $4)', [

@@ -23,6 +23,8 @@
  * - Existing appointments (ACTIVE, not archived, acceptBookings, capacity - live > 0,
  *   nowMs < start < untilMs, blocked range meeting no busy time; with a product only those of that
  *   product) are listed as models.LotAppointment with capacityLeft = capacity - live.
+ * - Neither is listed when its start lies in a closed span of its resource, [startMs, endMs): a date
+ *   or week at the resource's booking limit (offerings/bookingLimits.ts closedSpans).
  * - Identical (resource, start, end) Bookable candidates from overlapping timeslots are listed
  *   once; the timeslot with the smallest id (string order) wins, so the result does not depend
  *   on input order.
@@ -66,6 +68,16 @@ export interface EngineAppointment {
  * it blocks as an appointment does, but is never listed.
  */
 export interface EngineBusy {
+  resourceId: string;
+  startMs: number;
+  endMs: number;
+}
+
+/**
+ * A span in which no slot of the resource may start, whatever its end: a date or week at the
+ * resource's booking limit (offerings/bookingLimits.ts closedSpans).
+ */
+export interface EngineClosedSpan {
   resourceId: string;
   startMs: number;
   endMs: number;
@@ -226,6 +238,7 @@ export function computeBookables(
   appointments: EngineAppointment[],
   query: EngineQuery,
   busy: readonly EngineBusy[] = [],
+  closed: readonly EngineClosedSpan[] = [],
 ): EngineBookable[] {
   const { nowMs, untilMs, product } = query;
   const leadMs = product ? Math.max(0, product.leadMin || 0) * MINUTE_MS : 0;
@@ -235,6 +248,12 @@ export function computeBookables(
   const busyByResource = byResource(busy);
   const busyIndexes = new Map<string, BlockIndex>();
   for (const [resourceId, list] of busyByResource) busyIndexes.set(resourceId, buildBlockIndex([...list]));
+
+  // Closed spans (booking limits): a start inside one is not listed; [start, start + 1) meets it.
+  const closedIndexes = new Map<string, BlockIndex>();
+  for (const [resourceId, list] of byResource(closed)) closedIndexes.set(resourceId, buildBlockIndex(list));
+  const startsClosed = (index: BlockIndex | undefined, startMs: number) =>
+    index !== undefined && meets(index, startMs, startMs + 1);
 
   // Existing appointments: group blocking ones per resource; list joinable ones.
   const blockingByResource = new Map<string, Blocking[]>();
@@ -257,7 +276,8 @@ export function computeBookables(
       a.startMs < untilMs &&
       (!product || a.productId === product.id) &&
       !seenAppointments.has(a.id) &&
-      !(busyIndex && meets(busyIndex, blockedFrom(a), blockedUntil(a)))
+      !(busyIndex && meets(busyIndex, blockedFrom(a), blockedUntil(a))) &&
+      !startsClosed(closedIndexes.get(a.resourceId), a.startMs)
     ) {
       seenAppointments.add(a.id);
       out.push({
@@ -315,6 +335,7 @@ export function computeBookables(
 
     const { starts, maxEnds } = indexFor(t.resourceId);
     const m = starts.length;
+    const closedIndex = closedIndexes.get(t.resourceId);
     // Appointments starting before the buffered end of the candidate; moves forward only.
     let p = 0;
     for (; k <= lastK; k++) {
@@ -328,6 +349,7 @@ export function computeBookables(
         else while (p < m && starts[p] < hi) p++;
         if (p > 0 && maxEnds[p - 1] > lo) continue;
       }
+      if (startsClosed(closedIndex, startMs)) continue;
       out.push({
         kind: 'models.Bookable',
         timeslotId: t.id,

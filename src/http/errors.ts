@@ -19,6 +19,8 @@ const ERROR_TABLE: Record<ErrorCode, { status: number; wire?: string }> = {
   PAYLOAD_TOO_LARGE: { status: 413 },
   RATE_LIMITED: { status: 429 },
   BOOKING_WINDOW: { status: 412 },
+  BOOKING_LIMIT: { status: 412 },
+  CONSUMER_LIMIT: { status: 409 },
   CANCEL_NOTICE: { status: 409 },
   IDEMPOTENCY_KEY_REUSED: { status: 422 },
   IDEMPOTENCY_KEY_IN_USE: { status: 409 },

@@ -171,6 +171,21 @@ const BookingWindowBody = Type.Object(
   },
 );
 
+/** A booking limit: a positive number of live participations (holds, requests, bookings); null: none. */
+const Limit = (description: string) =>
+  Type.Optional(Nullable(Type.Integer({ minimum: 1, maximum: 100_000, description })));
+
+const BookingLimitsBody = Type.Object(
+  {
+    perDay: Limit('at most this many bookings in appointments starting on one date (provider zone); null: none'),
+    perWeek: Limit('at most this many in appointments starting in one ISO week, Monday to Sunday; null: none'),
+  },
+  {
+    additionalProperties: false,
+    description: 'replaces the stored limits as a whole (a member left out is null); null: no limits',
+  },
+);
+
 const resourceFields = {
   publicName: Text(255, 'shown to customers'),
   internalName: Text(255, 'for the provider'),
@@ -187,6 +202,7 @@ const resourceFields = {
   msgHelpText: OptText(4000),
   contactChannelType: Type.Optional(Nullable(ChannelTypeSchema)),
   bookingWindow: Type.Optional(Nullable(BookingWindowBody)),
+  bookingLimits: Type.Optional(Nullable(BookingLimitsBody)),
 };
 
 export const ResourceBody = Type.Object({ reference: Text(255, 'unique per provider'), ...resourceFields });
@@ -244,6 +260,10 @@ export const Resource = Type.Object({
     maxAdvanceDays: Nullable(Type.Integer()),
     cancelNoticeMinutes: Nullable(Type.Integer()),
   }),
+  bookingLimits: Type.Object(
+    { perDay: Nullable(Type.Integer()), perWeek: Nullable(Type.Integer()) },
+    { description: "live participations in the resource's appointments per date and ISO week; null: none" },
+  ),
 });
 
 // ---- contact profiles ----

@@ -126,6 +126,17 @@ export const ProviderBody = Type.Object({
       }),
     ),
   ),
+  maxUpcomingBookingsPerConsumer: Type.Optional(
+    Nullable(
+      Type.Integer({
+        minimum: 1,
+        maximum: 100_000,
+        description:
+          'a consumer (by e-mail) with this many upcoming bookings or requests here gets 409 CONSUMER_LIMIT on A3; ' +
+          'null: no limit',
+      }),
+    ),
+  ),
 });
 
 export const ProviderUpdateBody = Type.Partial(Type.Omit(ProviderBody, ['reference']));
@@ -145,6 +156,9 @@ export const Provider = Type.Object({
   subbranch: Nullable(Type.String()),
   timeZone: Type.String(),
   reminderMinutesBefore: Nullable(Type.Array(Type.Integer(), { description: 'null: REMINDER_MINUTES_BEFORE applies' })),
+  maxUpcomingBookingsPerConsumer: Nullable(
+    Type.Integer({ description: 'upcoming bookings per consumer (by e-mail); null: no limit' }),
+  ),
 });
 
 export const CrmParams = Type.Object({ crmId: Type.String() });

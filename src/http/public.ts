@@ -154,6 +154,10 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps; listing: List
         security,
         operationId: 'createAppointmentWithConsumer',
         summary: 'A3 book a slot for a consumer (completes a reservation)',
+        description:
+          '409 CONSUMER_LIMIT: the consumer (by e-mail) has as many upcoming bookings at the provider as its ' +
+          "maxUpcomingBookingsPerConsumer allows; a reservation stays. 412 BOOKING_LIMIT: the slot's date or week " +
+          "is at the resource's bookingLimits.",
         headers: IdempotencyHeaders,
         params: RefParams,
         querystring: BookQuery,

@@ -27,8 +27,9 @@ export const RefParams = Type.Object({ ref: Ref });
 
 /**
  * A2, A3 and reschedule: 404 unknown resource, timeslot or token; 409 started slot, duplicate
- * booking, wrong state or an Idempotency-Key in use; 412 slot taken or outside the booking window;
- * 422 Idempotency-Key reused; 429 rate limit or hold limit.
+ * booking, wrong state, an Idempotency-Key in use or (A3) the consumer's limit; 412 slot taken,
+ * outside the booking window or at a booking limit; 422 Idempotency-Key reused; 429 rate limit or
+ * hold limit.
  */
 export const bookingErrors = errorReplies(400, 404, 409, 412, 422, 429, ...BODY_ERRORS);
 /** A4, A5: POST with an optional (ignored) body; 404 for references that name nothing. */

@@ -32,7 +32,9 @@ export const ERROR_MEANINGS = {
   403: 'the API key belongs to another crmId',
   404: 'a reference in the path or body names nothing that exists (or nothing of this partner)',
   409: 'the request conflicts with the current state; the message says with what',
-  412: 'the slot cannot be had (errorCode "201"), or it lies outside the booking window (BOOKING_WINDOW)',
+  412:
+    'the slot cannot be had (errorCode "201"), it lies outside the booking window (BOOKING_WINDOW), ' +
+    "or its date or week is at the resource's booking limit (BOOKING_LIMIT)",
   413: 'the body is larger than 1 MiB',
   415: 'the body is not of a media type this operation takes (application/json)',
   422:

@@ -120,12 +120,17 @@ interface Row extends PublicResource {
 
 /**
  * Appointments may block a slot through a product's buffers, so they are read that much further
- * both ways: the largest buffer among the resource's products, plus a day.
+ * both ways: the largest buffer among the resource's products, plus a day. A resource with booking
+ * limits is read a week further still: a listed slot's date and ISO week count every appointment
+ * that starts in them (offerings/bookingLimits.ts closedSpans).
  */
 const appointmentMargin = (
   resourceId: string,
-) => `(SELECT COALESCE(max(COALESCE(pr.lead_time_minutes, 0) + COALESCE(pr.follow_up_time_minutes, 0)),
-        0) * interval '1 minute' + interval '1 day'
+) => `(SELECT COALESCE(max(COALESCE(pr.lead_time_minutes, 0) + COALESCE(pr.follow_up_time_minutes, 0)), 0)
+             * interval '1 minute' + interval '1 day'
+           + (SELECT CASE WHEN l.booking_limit_per_day IS NULL AND l.booking_limit_per_week IS NULL
+                          THEN interval '0' ELSE interval '7 days' END
+                FROM resources l WHERE l.id = ${resourceId})
     FROM resource_products rp JOIN products pr ON pr.id = rp.product_id WHERE rp.resource_id = ${resourceId})`;
 
 /**

@@ -11,7 +11,8 @@ import {
 import { publicVisible } from '../offerings/channels.js';
 import type { CompiledPattern } from '../booking/datePattern.js';
 import { engineProduct, type ProductRow } from '../booking/publicProducts.js';
-import { compareBookables, computeBookables } from '../booking/slotEngine.js';
+import { compareBookables, computeBookables, type EngineClosedSpan } from '../booking/slotEngine.js';
+import { bookingLimitsOf, closedSpans, hasLimits } from '../offerings/bookingLimits.js';
 import {
   bookingWindowOf,
   insideWindow,
@@ -51,6 +52,26 @@ function productOf(view: ResourceView, prd: ProductRow | null, appt: LoadedAppoi
   return single ? { id: single.id, name: single.name } : null;
 }
 
+/**
+ * The dates and weeks at a listed resource's booking limit (offerings/bookingLimits.ts), as the spans
+ * in which none of its slots start. The live counts are those read with the data, which stay true
+ * until the next hold expires (Listing.changesAtMs, ListingBase.reusableUntilMs); the data holds
+ * the appointments a week beyond the window each way for limited resources (bookablesLoader.ts).
+ */
+export function limitClosedSpans(
+  views: ListingData['views'],
+  appointments: readonly LoadedAppointment[],
+): EngineClosedSpan[] {
+  const closed: EngineClosedSpan[] = [];
+  for (const [resourceId, view] of views) {
+    const limits = bookingLimitsOf(view.resource);
+    if (!hasLimits(limits)) continue;
+    const own = appointments.filter((a) => a.resourceId === resourceId);
+    for (const span of closedSpans(limits, view.resource.time_zone, own)) closed.push({ resourceId, ...span });
+  }
+  return closed;
+}
+
 /** The end of the window A1 lists at `nowMs`. */
 export const listingUntilMs = (nowMs: number) => nowMs + BOOKING_HORIZON_DAYS * DAY_MS;
 
@@ -82,19 +103,17 @@ export function computeListing(
   const timeslots = loaded.timeslots.filter(listed);
   const appointments = loaded.appointments.filter(listed);
   const busy = loaded.busy.filter(listed);
+  const closed = limitClosedSpans(views, appointments);
   const window = { nowMs: q.nowMs, untilMs };
   const bookables =
     runs.length === 1
-      ? computeBookables(timeslots, appointments, { ...window, product: runs[0].product }, busy)
+      ? computeBookables(timeslots, appointments, { ...window, product: runs[0].product }, busy, closed)
       : runs
           .flatMap((run) => {
             const mine = (x: { resourceId: string }) => x.resourceId === run.ids[0];
-            return computeBookables(
-              timeslots.filter(mine),
-              appointments.filter(mine),
-              { ...window, product: run.product },
-              busy.filter(mine),
-            );
+            const query = { ...window, product: run.product };
+            const own = { timeslots: timeslots.filter(mine), appointments: appointments.filter(mine) };
+            return computeBookables(own.timeslots, own.appointments, query, busy.filter(mine), closed.filter(mine));
           })
           .sort(compareBookables);
 

@@ -29,6 +29,8 @@ export interface ResourceRow {
   address: Address | null;
   channels: StoredChannels;
   booking_window: BookingWindow | null;
+  booking_limit_per_day: number | null;
+  booking_limit_per_week: number | null;
   provider_reference: string;
   contact_reference: string | null;
   contact_profile_reference: string | null;
@@ -76,6 +78,8 @@ export interface ResourceColumns {
   address?: Address | null;
   channels?: StoredChannels;
   booking_window?: BookingWindow | null;
+  booking_limit_per_day?: number | null;
+  booking_limit_per_week?: number | null;
 }
 
 const JSON_COLUMNS = new Set(['address', 'channels', 'booking_window']);

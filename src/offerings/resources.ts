@@ -1,4 +1,5 @@
 import { bookingWindowOf, mergeBookingWindow, type BookingWindow } from './bookingWindow.js';
+import { bookingLimitColumns, bookingLimitsOf, type BookingLimits } from './bookingLimits.js';
 import type { Deps } from '../context.js';
 import { invalid, notFound } from '../errors.js';
 import { requireProvider } from '../partners/providers.js';
@@ -32,6 +33,8 @@ export interface ResourceChanges {
   contactChannelType?: ChannelType | null;
   archived?: boolean;
   bookingWindow?: Partial<BookingWindow> | null;
+  /** replaces the stored limits as a whole (a member left out is null); null: none */
+  bookingLimits?: Partial<BookingLimits> | null;
 }
 
 export interface ResourceInput extends ResourceChanges {
@@ -58,6 +61,7 @@ export interface ResourceView {
   msgHelpText: string | null;
   contactChannelType: ChannelType | null;
   bookingWindow: BookingWindow;
+  bookingLimits: BookingLimits;
 }
 
 export function resourceView(row: repo.ResourceRow): ResourceView {
@@ -79,6 +83,7 @@ export function resourceView(row: repo.ResourceRow): ResourceView {
     msgHelpText: row.msg_help_text,
     contactChannelType: row.contact_channel_type,
     bookingWindow: bookingWindowOf(row.booking_window),
+    bookingLimits: bookingLimitsOf(row),
   };
 }
 
@@ -146,6 +151,7 @@ async function columnsFor(
       changes.bookingWindow === undefined
         ? undefined
         : mergeBookingWindow(current?.booking_window, changes.bookingWindow),
+    ...(changes.bookingLimits === undefined ? {} : bookingLimitColumns(changes.bookingLimits)),
   };
   if (changes.contact === null) {
     columns.contact_user_id = null;

@@ -20,6 +20,11 @@ export interface ProviderInput {
   timeZone?: string;
   /** replaces REMINDER_MINUTES_BEFORE for this provider; [] = no reminders; null = the default again */
   reminderMinutesBefore?: number[] | null;
+  /**
+   * upcoming REQUESTED or BOOKED participations a consumer (by e-mail) may have here
+   * (booking/consumerLimit.ts); null: no limit
+   */
+  maxUpcomingBookingsPerConsumer?: number | null;
 }
 
 export interface ProviderView {
@@ -37,6 +42,7 @@ export interface ProviderView {
   subbranch: string | null;
   timeZone: string;
   reminderMinutesBefore: number[] | null;
+  maxUpcomingBookingsPerConsumer: number | null;
 }
 
 export function providerView(row: repo.ProviderRow): ProviderView {
@@ -55,6 +61,7 @@ export function providerView(row: repo.ProviderRow): ProviderView {
     subbranch: row.subbranch,
     timeZone: row.time_zone,
     reminderMinutesBefore: row.reminder_minutes_before,
+    maxUpcomingBookingsPerConsumer: row.max_upcoming_bookings_per_consumer,
   };
 }
 
@@ -99,8 +106,8 @@ export async function createProvider(
       const account = await requireAccount(tx, crmId, input.accountReference);
       const [{ id }] = await tx.query<{ id: string }>(
         `INSERT INTO providers (crm_id, reference, owner_user_id, account_id, name, description, email, mobile, phone,
-           impressum, branch, subbranch, time_zone, reminder_minutes_before)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14) RETURNING id`,
+           impressum, branch, subbranch, time_zone, reminder_minutes_before, max_upcoming_bookings_per_consumer)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) RETURNING id`,
         [
           crmId,
           input.reference,
@@ -116,6 +123,7 @@ export async function createProvider(
           input.subbranch ?? null,
           input.timeZone ?? deps.config.defaultTimeZone,
           reminderList(input.reminderMinutesBefore) ?? null,
+          input.maxUpcomingBookingsPerConsumer ?? null,
         ],
       );
       await tx.query('INSERT INTO provider_staff (provider_id, user_id) VALUES ($1, $2)', [id, owner.id]);
@@ -141,6 +149,7 @@ const PROVIDER_COLUMNS = {
   subbranch: 'subbranch',
   timeZone: 'time_zone',
   reminderMinutesBefore: 'reminder_minutes_before',
+  maxUpcomingBookingsPerConsumer: 'max_upcoming_bookings_per_consumer',
 } as const;
 
 /** PUT on C6's path: the given fields only. */

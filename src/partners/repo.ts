@@ -47,6 +47,8 @@ export interface ProviderRow {
   are_custom_fields_allowed: boolean;
   /** null: REMINDER_MINUTES_BEFORE applies */
   reminder_minutes_before: number[] | null;
+  /** null: no limit per consumer */
+  max_upcoming_bookings_per_consumer: number | null;
 }
 
 export const userByReference = async (db: Queryable, crmId: string, reference: string) =>

@@ -7,6 +7,7 @@ import { conflict, DomainError } from '../errors.js';
 import { ASYNC_COMMIT } from '../storage/asyncCommit.js';
 import { constraintName, sqlState, type Queryable } from '../storage/db.js';
 import { reviveRow } from '../storage/jsonRows.js';
+import type { LimitReached } from '../offerings/bookingLimits.js';
 import { eventsWritten, type EventSource } from '../webhooks/events.js';
 import { placeEventsSql } from './events.js';
 import {
@@ -27,7 +28,9 @@ export type PlaceRefusal =
   | 'CLOSED'
   | 'NOT_OPEN'
   | 'DUPLICATE'
-  | 'FULL';
+  | 'FULL'
+  // a resource's booking limit (LIMIT: PlaceRefused.limit says which)
+  | 'LIMIT';
 
 const REFUSALS: Record<string, PlaceRefusal> = {
   BKHLD: 'HOLD_LIMIT',
@@ -38,6 +41,8 @@ const REFUSALS: Record<string, PlaceRefusal> = {
   BKNAC: 'NOT_OPEN',
   BKDUP: 'DUPLICATE',
   BKFUL: 'FULL',
+  // a resource's booking limit (check_booking_limits.sql): the date or week is at its limit; a pool skips the member
+  BKLIM: 'LIMIT',
 };
 
 /** Why the database refused a place; each caller words it for its own API. */
@@ -45,6 +50,8 @@ export class PlaceRefused extends Error {
   constructor(
     readonly reason: PlaceRefusal,
     message: string,
+    /** with LIMIT: which limit, and the local date or week at it (the error's DETAIL) */
+    readonly limit?: LimitReached,
   ) {
     super(message);
   }
@@ -53,7 +60,9 @@ export class PlaceRefused extends Error {
 /** The kernel's refusal a database error carries (SQLSTATE class BK), if it is one. */
 export function refusalFrom(err: unknown): PlaceRefused | undefined {
   const reason = REFUSALS[sqlState(err) ?? ''];
-  return reason ? new PlaceRefused(reason, (err as Error).message) : undefined;
+  if (!reason) return undefined;
+  const detail = reason === 'LIMIT' ? (err as { detail?: string }).detail : undefined;
+  return new PlaceRefused(reason, (err as Error).message, detail ? (JSON.parse(detail) as LimitReached) : undefined);
 }
 
 /** The kernel's refusals as the partner API words them (409s; 404 for an appointment that is gone). */
@@ -111,6 +120,8 @@ export interface PlaceClaim {
    * created the appointment
    */
   listLive?: boolean;
+  /** a reschedule: the participation it moves, not counted against the resource's booking limits */
+  moving?: string;
   /**
    * A hold committed on its own (A2): its commit does not wait for the WAL to reach the disk
    * (ASYNC_COMMIT). A crash of PostgreSQL may lose the holds of its last moments.
@@ -198,7 +209,7 @@ export async function claimPlace(q: Queryable, c: PlaceClaim): Promise<ClaimedPl
               CASE WHEN $10 AND NOT c.created THEN live_participants((c.appointment->>'id')::uuid, $2) END AS live,
               CASE WHEN $11 THEN ${ASYNC_COMMIT} END AS commit_mode
          FROM claim_place(p_participation => $1, p_now => $2, p_join => $3, p_new => $4, p_public_product => $5,
-                          p_ignore_capacity => $6, p_hold_ip => $7, p_max_holds => $8) c`,
+                          p_ignore_capacity => $6, p_hold_ip => $7, p_max_holds => $8, p_moving => $12) c`,
       [
         JSON.stringify(participationJson(c.participation)),
         c.now,
@@ -211,6 +222,7 @@ export async function claimPlace(q: Queryable, c: PlaceClaim): Promise<ClaimedPl
         c.source,
         c.listLive ?? false,
         c.asyncCommit ?? false,
+        c.moving ?? null,
       ],
     );
     if (r.events > 0) eventsWritten();

@@ -13,6 +13,9 @@
 --   BKNAC  (public rules) the appointment takes no public bookings, or is for another product
 --   BKDUP  the customer holds a place in the appointment already
 --   BKFUL  no free place (participation_is_live)
+--   BKLIM  (public rules) the resource's booking limit for the slot's date or week is reached
+--          (check_booking_limits, check_booking_limits.sql; p_moving, a reschedule's participation, not
+--          counted); the partner's D6/D9 are not refused
 -- With p_new (create the slot's appointment, or join it when it exists) an appointment in the way
 -- that holds no live participation is released first (blocking_appointment), and one released
 -- while this call waited for its lock is passed over: the slot's appointment is created anew.
@@ -24,7 +27,8 @@ CREATE OR REPLACE FUNCTION claim_place(
   p_public_product uuid DEFAULT NULL,
   p_ignore_capacity boolean DEFAULT false,
   p_hold_ip text DEFAULT NULL,
-  p_max_holds integer DEFAULT NULL
+  p_max_holds integer DEFAULT NULL,
+  p_moving uuid DEFAULT NULL
 ) RETURNS TABLE (appointment jsonb, participation jsonb, live_before integer, created boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -113,6 +117,11 @@ BEGIN
     IF live >= a.capacity AND NOT p_ignore_capacity THEN
       RAISE EXCEPTION USING ERRCODE = 'BKFUL', MESSAGE = format('appointment %s has no free place (capacity %s)', a.reference, a.capacity);
     END IF;
+  END IF;
+  -- Booking limits, after the appointment's lock (or its insert): the check serializes only claims
+  -- of the same limited resource and date or week.
+  IF p_public_product IS NOT NULL AND part.state IN ('RESERVED', 'REQUESTED', 'BOOKED') THEN
+    PERFORM check_booking_limits(a.resource_id, a.start_at, p_now, p_moving);
   END IF;
 
   INSERT INTO participations (id, crm_id, provider_id, appointment_id, reference, customer_id, placeholder_id, state, hold_until,

@@ -53,6 +53,7 @@ describe('B3 create resource', () => {
       msgHelpText: null,
       contactChannelType: null,
       bookingWindow: { minNoticeMinutes: null, maxAdvanceDays: null, cancelNoticeMinutes: null },
+      bookingLimits: { perDay: null, perWeek: null },
     });
   });
 

@@ -32,6 +32,7 @@ const LANDED: [string, string][] = [
   ['022_no_instance_lease', '8219f082f2062a9ae8775f4a9ca9152b8cbdc9fc22ad47f5243182f654f319ad'],
   ['023_consumer_identity', 'e4e3a26da9dba6022e0ac08dc61e0e557213f3f7aaa26e5d7f0f16410ce6bbce'],
   ['024_availability_rules', 'c0822072686a11ffc68ad835332c9d86bae6bd6b1a5d3ddaa91239dcf1379bc4'],
+  ['025_booking_limits', '73dcab6475d777b26ea312957ff6b8c416881cf08e3b7d0f75ce3786d39be1ee'],
 ];
 /** Numbers used by a migration that is no longer among the files. */
 const RETIRED = new Set([15]);

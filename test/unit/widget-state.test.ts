@@ -204,6 +204,7 @@ describe('widget state: failures', () => {
     expect(messageOf(new ApiError(429, []), t)).toBe(t.tooMany);
     expect(messageOf(new ApiError(404, []), t)).toBe(t.notFound);
     expect(messageOf(new ApiError(409, [{ errorCode: 'AppointmentAlreadyBookedException' }]), t)).toBe(t.alreadyBooked);
+    expect(messageOf(new ApiError(409, [{ errorCode: 'CONSUMER_LIMIT' }]), t)).toBe(t.consumerLimit);
     expect(messageOf(new ApiError(500, []), t)).toBe(t.serverError);
   });
 

@@ -34,6 +34,7 @@ export const TEXT = {
     slotTaken:
       'Sorry, this time has just been taken by someone else. The list has been updated; please choose another time.',
     alreadyBooked: 'You have already booked this appointment.',
+    consumerLimit: 'You already have as many upcoming bookings here as are allowed. Please cancel one of them first.',
     reserved: 'Time reserved for you. Please complete your booking within {min} minutes.',
     holdLeft: 'Reserved for you for another {time}',
     holdOneMinute: 'One minute left to complete your booking.',
@@ -120,6 +121,8 @@ export const TEXT = {
       'Diese Zeit wurde leider gerade von jemand anderem gebucht. Die Liste ist aktualisiert; ' +
       'bitte wählen Sie eine andere Zeit.',
     alreadyBooked: 'Sie haben diesen Termin bereits gebucht.',
+    consumerLimit:
+      'Sie haben hier bereits so viele anstehende Buchungen wie erlaubt. Bitte stornieren Sie zuerst eine davon.',
     reserved: 'Die Zeit ist für Sie reserviert. Bitte schließen Sie die Buchung innerhalb von {min} Minuten ab.',
     holdLeft: 'Für Sie reserviert: noch {time}',
     holdOneMinute: 'Noch eine Minute, um die Buchung abzuschließen.',

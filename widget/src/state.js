@@ -187,6 +187,7 @@ export function messageOf(err, t) {
   if (err.status === 429) return t.tooMany;
   if (err.status === 404) return t.notFound;
   if (err.code === 'AppointmentAlreadyBookedException') return t.alreadyBooked;
+  if (err.code === 'CONSUMER_LIMIT') return t.consumerLimit;
   return t.serverError;
 }
 

@@ -927,7 +927,12 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** A3 book a slot for a consumer (completes a reservation) */
+    /**
+     * A3 book a slot for a consumer (completes a reservation)
+     * @description 409 CONSUMER_LIMIT: the consumer (by e-mail) has as many upcoming bookings at the provider as its
+     * maxUpcomingBookingsPerConsumer allows; a reservation stays. 412 BOOKING_LIMIT: the slot's date or week is at the
+     * resource's bookingLimits.
+     */
     post: operations['createAppointmentWithConsumer'];
     delete?: never;
     /** A6 CORS preflight of /resources/{ref}/create_appointment_with_consumer */
@@ -2396,6 +2401,7 @@ export interface operations {
           description?: string | null;
           email?: string | null;
           impressum?: string | null;
+          maxUpcomingBookingsPerConsumer?: number | null;
           mobile?: string | null;
           name: string;
           ownerReference: string;
@@ -2425,6 +2431,7 @@ export interface operations {
               description: string | null;
               email: string | null;
               impressum: string | null;
+              maxUpcomingBookingsPerConsumer: number | null;
               mobile: string | null;
               name: string;
               ownerReference: string | null;
@@ -2454,6 +2461,7 @@ export interface operations {
               description: string | null;
               email: string | null;
               impressum: string | null;
+              maxUpcomingBookingsPerConsumer: number | null;
               mobile: string | null;
               name: string;
               ownerReference: string | null;
@@ -7753,6 +7761,11 @@ export interface operations {
               zip: string;
             } | null;
             archived: boolean;
+            /** @description live participations in the resource's appointments per date and ISO week; null: none */
+            bookingLimits: {
+              perDay: number | null;
+              perWeek: number | null;
+            };
             bookingWindow: {
               cancelNoticeMinutes: number | null;
               maxAdvanceDays: number | null;
@@ -7882,6 +7895,10 @@ export interface operations {
             street: string;
             zip: string;
           } | null;
+          bookingLimits?: {
+            perDay?: number | null;
+            perWeek?: number | null;
+          } | null;
           bookingWindow?: {
             cancelNoticeMinutes?: number | null;
             maxAdvanceDays?: number | null;
@@ -7943,6 +7960,11 @@ export interface operations {
               zip: string;
             } | null;
             archived: boolean;
+            /** @description live participations in the resource's appointments per date and ISO week; null: none */
+            bookingLimits: {
+              perDay: number | null;
+              perWeek: number | null;
+            };
             bookingWindow: {
               cancelNoticeMinutes: number | null;
               maxAdvanceDays: number | null;
@@ -8106,6 +8128,10 @@ export interface operations {
           } | null;
           /** @description archived resources cannot be booked */
           archived?: boolean;
+          bookingLimits?: {
+            perDay?: number | null;
+            perWeek?: number | null;
+          } | null;
           bookingWindow?: {
             cancelNoticeMinutes?: number | null;
             maxAdvanceDays?: number | null;
@@ -8165,6 +8191,11 @@ export interface operations {
               zip: string;
             } | null;
             archived: boolean;
+            /** @description live participations in the resource's appointments per date and ISO week; null: none */
+            bookingLimits: {
+              perDay: number | null;
+              perWeek: number | null;
+            };
             bookingWindow: {
               cancelNoticeMinutes: number | null;
               maxAdvanceDays: number | null;
@@ -9418,6 +9449,7 @@ export interface operations {
               description: string | null;
               email: string | null;
               impressum: string | null;
+              maxUpcomingBookingsPerConsumer: number | null;
               mobile: string | null;
               name: string;
               ownerReference: string | null;
@@ -9520,6 +9552,7 @@ export interface operations {
           description?: string | null;
           email?: string | null;
           impressum?: string | null;
+          maxUpcomingBookingsPerConsumer?: number | null;
           mobile?: string | null;
           name?: string;
           ownerReference?: string;
@@ -9548,6 +9581,7 @@ export interface operations {
               description: string | null;
               email: string | null;
               impressum: string | null;
+              maxUpcomingBookingsPerConsumer: number | null;
               mobile: string | null;
               name: string;
               ownerReference: string | null;
@@ -12531,7 +12565,8 @@ export interface operations {
         };
       };
       /**
-       * @description the slot cannot be had (errorCode "201"), or it lies outside the booking window (BOOKING_WINDOW)
+       * @description the slot cannot be had (errorCode "201"), it lies outside the booking window (BOOKING_WINDOW), or
+       * its date or week is at the resource's booking limit (BOOKING_LIMIT)
        */
       412: {
         headers: {
@@ -13202,7 +13237,8 @@ export interface operations {
         };
       };
       /**
-       * @description the slot cannot be had (errorCode "201"), or it lies outside the booking window (BOOKING_WINDOW)
+       * @description the slot cannot be had (errorCode "201"), it lies outside the booking window (BOOKING_WINDOW), or
+       * its date or week is at the resource's booking limit (BOOKING_LIMIT)
        */
       412: {
         headers: {
@@ -13886,7 +13922,8 @@ export interface operations {
         };
       };
       /**
-       * @description the slot cannot be had (errorCode "201"), or it lies outside the booking window (BOOKING_WINDOW)
+       * @description the slot cannot be had (errorCode "201"), it lies outside the booking window (BOOKING_WINDOW), or
+       * its date or week is at the resource's booking limit (BOOKING_LIMIT)
        */
       412: {
         headers: {
