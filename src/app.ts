@@ -9,11 +9,17 @@ import type { Clock, Deps } from './context.js';
 import { createListingState } from './listing/state.js';
 import { systemClock } from './context.js';
 import type { Db } from './storage/db.js';
-import { frameworkErrors, MAX_PARAM_LENGTH, registerErrorHandling, RouteMethods } from './http/errors.js';
+import {
+  answerUnroutedFirst,
+  frameworkErrors,
+  MAX_PARAM_LENGTH,
+  registerErrorHandling,
+  RouteMethods,
+} from './http/errors.js';
 import { validatorCompiler } from './http/validation.js';
 import { requireApiKey } from './http/auth.js';
 import { registerJsonParser } from './http/jsonParser.js';
-import { rejectNulCharacters } from './http/nulGuard.js';
+import { applyRequestConventions, documentQueryObjects } from './http/requestSchema.js';
 import { healthRoutes } from './http/health.js';
 import { partnerRoutes } from './http/partners.js';
 import { offeringRoutes } from './http/offerings.js';
@@ -37,7 +43,6 @@ import { privacyRoutes } from './http/privacy.js';
 import { loggerOptions } from './http/logging.js';
 import { webhookDocs } from './http/webhookSchemas.js';
 import { finishDocument } from './http/openapi.js';
-import { errorReplies } from './http/reply.js';
 import { applyDefaultReminders } from './booking/reminders.js';
 
 export interface AppDeps {
@@ -57,6 +62,15 @@ export interface AppDeps {
 }
 
 export type App = FastifyInstance;
+
+const API_DESCRIPTION =
+  'Partner operations under /crms/{crmId} take the API key in X-SERVICE-CLIENT-ID; the consumer booking flow, ' +
+  'the links and the feeds are public. Every error answers ' +
+  '{"api-info":{"version":"1"},"errors":[{"errorCode","message"}]}. ' +
+  'What a request may hold is its schema: every text is free of NUL characters (U+0000), times are ISO 8601 ' +
+  '(format iso-date-time: a date, or a date-time to the minute or finer, with or without an offset; without one, ' +
+  "the wall clock in the provider's time zone). Members and query parameters an operation does not name are ignored. " +
+  "A rule the schema cannot state is named in the operation's description, and its 400 names the field.";
 
 /** Builds the whole HTTP application. Never listens: main.ts and tests decide that. */
 export async function buildApp({
@@ -82,6 +96,7 @@ export async function buildApp({
   // every path and its methods, so that a known path asked with another method answers 405
   const routeMethods = new RouteMethods();
   app.addHook('onRoute', (route) => routeMethods.add(route.url, route.method));
+  applyRequestConventions(app);
   instrument?.(app);
   counters?.reportTo(app.log);
 
@@ -103,10 +118,9 @@ export async function buildApp({
       info: {
         title: 'Appointment booking and scheduling service',
         version: '1',
-        description:
-          'Partner operations under /crms/{crmId} take the API key in X-SERVICE-CLIENT-ID; ' +
-          'the consumer booking flow, the links and the feeds are public. ' +
-          'Every error answers {"api-info":{"version":"1"},"errors":[{"errorCode","message"}]}.',
+        description: API_DESCRIPTION,
+        // the project's own, not published under a licence: no terms are granted (docs/decisions.md)
+        license: { name: 'Proprietary: all rights reserved', identifier: 'LicenseRef-Proprietary' },
       },
       servers: [{ url: config.publicBaseUrl, description: 'PUBLIC_BASE_URL of this instance' }],
       security: [{ apiKey: [] }],
@@ -114,6 +128,7 @@ export async function buildApp({
         securitySchemes: { apiKey: { type: 'apiKey', in: 'header', name: 'X-SERVICE-CLIENT-ID' } },
       },
     },
+    transform: documentQueryObjects as never,
     transformObject: (documents) =>
       finishDocument(
         ('openapiObject' in documents ? documents.openapiObject : documents.swaggerObject) as Record<string, unknown>,
@@ -133,7 +148,6 @@ export async function buildApp({
             description: 'the document',
             content: { 'application/json': { schema: { type: 'object', additionalProperties: true } } },
           },
-          ...errorReplies(400),
         },
       },
     },
@@ -142,10 +156,10 @@ export async function buildApp({
 
   registerErrorHandling(app, routeMethods);
   registerJsonParser(app);
-  rejectNulCharacters(app);
   canonicalHostRedirect(app, config);
   registerMetrics(app);
   await registerRateLimits(app, counters, config.ipv6PrefixLength);
+  answerUnroutedFirst(app, routeMethods);
   app.addHook('onRequest', (_request, reply, done) => {
     if (lifecycle.draining) reply.header('connection', 'close');
     done();

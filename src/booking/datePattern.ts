@@ -180,6 +180,18 @@ const LETTERS: Record<string, LetterSpec> = {
   w: { max: 2, build: (c) => num((dt) => dt.weekNumber, c) },
 };
 
+/**
+ * The patterns `parse` takes, as a regular expression (the request schemas publish it): literal
+ * characters, '' or quoted text, and runs of the supported letters of an allowed length (a run is
+ * never continued by the same letter: the lookahead).
+ */
+export const DATE_PATTERN_FORM = `^(?:[^A-Za-z'\\u0000]|''|'(?:[^'\\u0000]|'')*'|${Object.entries(LETTERS)
+  .map(([letter, spec]) => `${letter}{${spec.min ?? 1},${spec.max}}(?!${letter})`)
+  .join('|')})*$`;
+export const DATE_PATTERN_RULE =
+  `must be a date pattern of the letters ${Object.keys(LETTERS).join(' ')} (each in its allowed counts) ` +
+  'and text in single quotes';
+
 function isAsciiLetter(ch: string): boolean {
   return (ch >= 'A' && ch <= 'Z') || (ch >= 'a' && ch <= 'z');
 }

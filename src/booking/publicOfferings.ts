@@ -46,7 +46,6 @@ interface Scope {
 async function resolveScope(db: Queryable, q: PublicScopeQuery): Promise<Scope> {
   const refs = q.ref ?? [];
   const tslRefs = q.tslRefs ?? [];
-  if (refs.length === 0 && tslRefs.length === 0) throw invalid('query.ref or query.tslRefs is required');
   const resources = await resolveResources(
     db,
     refs.map((ref) => ({ ref, field: 'query.ref' })),

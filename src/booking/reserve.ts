@@ -1,7 +1,6 @@
 /** A2 reserve_appointment: a RESERVED participation that holds a place for RESERVATION_HOLD_SECONDS. */
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../context.js';
-import { invalid } from '../errors.js';
 import type { ChannelKey } from '../offerings/channels.js';
 import { clientKey } from './clientKey.js';
 import { claimSlot } from './claimSlot.js';
@@ -32,8 +31,8 @@ const FIELDS = { start: 'body.from', end: 'body.to' };
  */
 export async function reserveAppointment(deps: Deps, input: ReserveInput) {
   const span = readRequestSpan(input.from, input.to, FIELDS);
-  const slotUuid = input.appointmentUuid ?? input.timeslotUuid;
-  if (!slotUuid) throw invalid('body.timeslot_uuid or body.appointment_uuid is required');
+  // The route schema requires one of the two (http/publicSchemas.ts, atLeastOneOf).
+  const slotUuid = (input.appointmentUuid ?? input.timeslotUuid) as string;
   const request = await readSlotRequest(deps.db, {
     ref: input.ref,
     slotUuid,

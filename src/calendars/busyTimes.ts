@@ -13,7 +13,7 @@ import type { Queryable } from '../storage/db.js';
 const DAY_MS = 86_400_000;
 /** GET busy-times without `to`: this many days from `from`; with it, at most MAX_RANGE_DAYS. */
 const DEFAULT_RANGE_DAYS = 31;
-const MAX_RANGE_DAYS = 400;
+export const MAX_RANGE_DAYS = 400;
 
 export type BusySource = 'closure' | 'subscription';
 

@@ -9,7 +9,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { Deps } from '../context.js';
 import type { CalendarDeps } from './calendarDeps.js';
-import { DomainError, invalid, notFound } from '../errors.js';
+import { DomainError, notFound } from '../errors.js';
 import { requireProvider } from '../partners/providers.js';
 import { requireResource } from '../scheduling/repo.js';
 import type { Queryable } from '../storage/db.js';
@@ -110,10 +110,11 @@ function readOptions(deps: CalendarDeps, db: Queryable, zone: string, now: Date)
   };
 }
 
-/** The calendar to read, checked: exactly one of url and caldav, an allowed address. */
+/**
+ * The calendar to read (the schema gives exactly one of url and caldav, each a URL of its form),
+ * at an allowed address.
+ */
 async function sourceFrom(deps: Deps, input: SubscriptionInput): Promise<CalendarSource> {
-  if ((input.url === undefined) === (input.caldav === undefined))
-    throw invalid('body must have exactly one of url (an iCalendar URL) and caldav (a CalDAV collection)');
   const allowPrivate = deps.config.calendarAllowPrivateNetworks;
   if (input.url !== undefined)
     return {
@@ -124,8 +125,6 @@ async function sourceFrom(deps: Deps, input: SubscriptionInput): Promise<Calenda
     };
   const { url, username, password } = input.caldav!;
   const checked = await assertCalendarUrl(url, allowPrivate, 'body.caldav.url');
-  if (!/^https?:/i.test(url))
-    throw invalid('body.caldav.url must be an https or http URL of a CalDAV calendar collection');
   return { kind: 'caldav', url: checked, username, password };
 }
 

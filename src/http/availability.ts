@@ -2,6 +2,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { Deps } from '../context.js';
 import * as rules from '../availability/rules.js';
 import { ProviderParams } from './partnerSchemas.js';
+import { beyondSchema } from './requestSchema.js';
 import { BODY_ERRORS, Enveloped, envelope, partnerErrors } from './reply.js';
 import * as S from './availabilitySchemas.js';
 
@@ -22,6 +23,7 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = asy
         params: ProviderParams,
         body: S.RuleBody,
         summary: "opening hours: a rule that keeps the resource's timeslots published up to 400 days ahead",
+        description: beyondSchema('', ...S.RULE_BEYOND_SCHEMA),
         response: { 201: Enveloped({ rule: S.WrittenRule }), ...partnerErrors(409, ...BODY_ERRORS) },
       },
     },
@@ -73,6 +75,7 @@ export const availabilityRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = asy
         body: S.RuleChangeBody,
         summary:
           "change the given fields; dates holding a live booking or a partner's appointment keep their timeslots",
+        description: beyondSchema('', ...S.RULE_BEYOND_SCHEMA),
         response: {
           200: Enveloped({ rule: S.WrittenRule, keptTimeslots: S.KeptTimeslots }),
           ...partnerErrors(...BODY_ERRORS),

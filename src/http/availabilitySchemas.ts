@@ -1,6 +1,7 @@
 import { Type } from '@fastify/type-provider-typebox';
 import { WALL_END_PATTERN, WALL_TIME_PATTERN } from '../availability/wallClock.js';
-import { Nullable, RULE, StringEnum } from './reply.js';
+import { Nullable } from './reply.js';
+import { PathSegment, ProviderPath, RULE, StringEnum } from './requestSchema.js';
 
 const Text = (description?: string) => Type.String({ minLength: 1, maxLength: 255, description });
 /** A string schema with the words a 400 uses for its rule (reply.ts RULE) instead of the validator's. */
@@ -18,11 +19,14 @@ const RuleDate = (description: string) => Type.String({ ...DATE, description });
 const RuleDateOrNull = (description: string) =>
   Type.Unsafe<string | null>({ type: ['string', 'null'], ...DATE, description });
 
-export const RuleParams = Type.Object({
-  crmId: Type.String(),
-  providerRef: Type.String({ minLength: 1 }),
-  ruleRef: Type.String({ minLength: 1 }),
-});
+export const RuleParams = ProviderPath({ ruleRef: PathSegment() });
+
+/** The rules of a rule's body that JSON Schema cannot state (availability/rules.ts checks them). */
+export const RULE_BEYOND_SCHEMA = [
+  'each window ends after it starts',
+  'no window overlaps another (touching is fine)',
+  'validUntil not before validFrom',
+];
 
 const Window = Type.Object(
   {

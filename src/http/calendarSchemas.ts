@@ -1,14 +1,11 @@
 import { Type } from '@fastify/type-provider-typebox';
-import { Nullable, StringEnum } from './reply.js';
+import { MAX_URL_LENGTH } from '../net/destination.js';
+import { Nullable } from './reply.js';
+import { exactlyOneOf, HttpUrl, IsoDateTime, PathSegment, ProviderPath, StringEnum } from './requestSchema.js';
 
-export const ProviderParams = Type.Object({ crmId: Type.String(), providerRef: Type.String({ minLength: 1 }) });
-export const IdParams = Type.Object({
-  crmId: Type.String(),
-  providerRef: Type.String({ minLength: 1 }),
-  id: Type.String({ minLength: 1 }),
-});
+export const ProviderParams = ProviderPath({});
+export const IdParams = ProviderPath({ id: PathSegment() });
 
-const Time = (description: string) => Type.String({ minLength: 1, maxLength: 64, description });
 const ResourceReference = Type.Optional(
   Nullable(
     Type.String({
@@ -22,8 +19,8 @@ const ResourceReference = Type.Optional(
 export const ClosureBody = Type.Object(
   {
     resourceReference: ResourceReference,
-    start: Time("ISO 8601; without an offset, the provider's wall time"),
-    end: Time('after start, at most 400 days later'),
+    start: IsoDateTime("ISO 8601; without an offset, the provider's wall time"),
+    end: IsoDateTime('after start, at most 400 days later'),
     reason: Type.Optional(
       Nullable(Type.String({ maxLength: 500, description: 'for the partner only; never shown to consumers' })),
     ),
@@ -47,8 +44,8 @@ export const CreatedClosure = Type.Object({
 });
 
 export const RangeQuery = Type.Object({
-  from: Type.Optional(Time('default now')),
-  to: Type.Optional(Time('optional end of the range')),
+  from: Type.Optional(IsoDateTime('default now')),
+  to: Type.Optional(IsoDateTime('optional end of the range')),
 });
 
 export const BusyTimesQuery = Type.Object({
@@ -59,8 +56,8 @@ export const BusyTimesQuery = Type.Object({
       description: 'one resource (its own and the provider-wide busy times); omitted: all',
     }),
   ),
-  from: Type.Optional(Time('default now')),
-  to: Type.Optional(Time('default from + 31 days; at most 400 days after from')),
+  from: Type.Optional(IsoDateTime('default now')),
+  to: Type.Optional(IsoDateTime('default from + 31 days; at most 400 days after from')),
 });
 
 export const BusyTime = Type.Object({
@@ -79,22 +76,17 @@ export const SubscriptionBody = Type.Object(
   {
     resourceReference: ResourceReference,
     url: Type.Optional(
-      Type.String({
-        minLength: 1,
-        maxLength: 2048,
-        description:
-          'an iCalendar URL (https, http or webcal), e.g. the secret address Google, ' +
-          'Outlook or iCloud publish; never shown again',
-      }),
+      HttpUrl(
+        'an iCalendar URL (https, http or webcal), e.g. the secret address Google, Outlook or iCloud publish; ' +
+          'never shown again',
+        MAX_URL_LENGTH,
+        ['https', 'http', 'webcal', 'webcals'],
+      ),
     ),
     caldav: Type.Optional(
       Type.Object(
         {
-          url: Type.String({
-            minLength: 1,
-            maxLength: 2048,
-            description: 'the CalDAV calendar collection (https or http)',
-          }),
+          url: HttpUrl('the CalDAV calendar collection (https or http)', MAX_URL_LENGTH, ['https', 'http']),
           username: Type.String({ maxLength: 255 }),
           password: Type.String({ maxLength: 1024, description: 'never shown again' }),
         },
@@ -102,7 +94,7 @@ export const SubscriptionBody = Type.Object(
       ),
     ),
   },
-  { additionalProperties: false, description: 'exactly one of url and caldav' },
+  { additionalProperties: false, ...exactlyOneOf('url', 'caldav') },
 );
 
 export const Subscription = Type.Object({

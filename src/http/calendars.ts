@@ -5,9 +5,24 @@ import { createClosure, deleteClosure, listClosures } from '../calendars/closure
 import * as subscriptions from '../calendars/subscriptions.js';
 import { BODY_ERRORS, Enveloped, envelope, errorReplies, partnerErrors } from './reply.js';
 import * as S from './calendarSchemas.js';
+import { beyondSchema } from './requestSchema.js';
+import { MAX_CLOSURE_DAYS } from '../calendars/closures.js';
+import { MAX_RANGE_DAYS } from '../calendars/busyTimes.js';
+import { REFUSED_RULE } from '../net/destination.js';
 
 const tags = ['Busy times'];
 const security = [{ apiKey: [] }];
+// the rules the schemas cannot state
+const DESCRIPTIONS = {
+  createClosure: beyondSchema('', `end after start, at most ${MAX_CLOSURE_DAYS} days later`),
+  listClosures: beyondSchema('', 'to after from'),
+  listBusyTimes: beyondSchema('', `to after from, at most ${MAX_RANGE_DAYS} days later`),
+  createCalendarSubscription: beyondSchema(
+    '',
+    `a host that is not, and does not resolve to, a refused address (${REFUSED_RULE}; ` +
+      'CALENDAR_ALLOW_PRIVATE_NETWORKS lifts it): 400 CALENDAR_URL_NOT_ALLOWED',
+  ),
+};
 
 /** Partner endpoints under /crms/{crmId}: closures, busy times, calendar subscriptions (DESIGN.md §7.6). */
 export const calendarRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
@@ -21,6 +36,7 @@ export const calendarRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
         security,
         operationId: 'createClosure',
         summary: 'close the provider, or one resource, for a while (blocks at once)',
+        description: DESCRIPTIONS.createClosure,
         params: S.ProviderParams,
         body: S.ClosureBody,
         response: { 201: Enveloped({ closure: S.CreatedClosure }), ...partnerErrors(...BODY_ERRORS) },
@@ -45,6 +61,7 @@ export const calendarRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
         security,
         operationId: 'listClosures',
         summary: "the provider's closures ending after from (default now)",
+        description: DESCRIPTIONS.listClosures,
         params: S.ProviderParams,
         querystring: S.RangeQuery,
         response: { 200: Enveloped({ closures: Type.Array(S.Closure) }), ...partnerErrors() },
@@ -80,6 +97,7 @@ export const calendarRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
         security,
         operationId: 'listBusyTimes',
         summary: 'every busy time (closures and subscribed calendars) in [from, to), without summaries',
+        description: DESCRIPTIONS.listBusyTimes,
         params: S.ProviderParams,
         querystring: S.BusyTimesQuery,
         response: { 200: Enveloped({ busyTimes: Type.Array(S.BusyTime) }), ...partnerErrors() },
@@ -100,6 +118,7 @@ export const calendarRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
         operationId: 'createCalendarSubscription',
         summary:
           "subscribe to the provider's calendar (read before answering; nothing is stored when it cannot be read)",
+        description: DESCRIPTIONS.createCalendarSubscription,
         params: S.ProviderParams,
         body: S.SubscriptionBody,
         response: { 201: subscription, ...partnerErrors(...BODY_ERRORS), ...errorReplies(422) },

@@ -4,11 +4,11 @@ import { cancelByToken, TooLateToCancel, viewCancellation } from '../booking/sel
 import type { Deps } from '../context.js';
 import { cancelPage } from './cancelPage.js';
 import { answerErrorsAsPages, langOf, PAGE_CSP, pageLocale, sendPage } from './htmlPage.js';
+import { isRequestProblem, requestProblem } from './pageProblem.js';
 import { ErrorResponse } from './reply.js';
+import { LinkToken, noBodyAsEmpty } from './requestSchema.js';
 
-const Params = Type.Object({
-  token: Type.String({ minLength: 1, maxLength: 512, description: 'the signed token of the cancel link' }),
-});
+const Params = Type.Object({ token: LinkToken('the signed token of the cancel link') });
 const Query = Type.Object({
   lang: Type.Optional(Type.String({ maxLength: 35, description: 'de or en; overrides the booking language' })),
   rescheduled: Type.Optional(
@@ -47,6 +47,9 @@ export const cancelRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
   answerErrorsAsPages(app, (err, status, request) => {
     const view = err instanceof TooLateToCancel ? err.view : undefined;
     const locale = pageLocale(langOf(request), view?.language, request.headers['accept-language']);
+    if (isRequestProblem(status)) {
+      return cancelPage('bad-request', locale, undefined, { problem: requestProblem(err, status, locale) });
+    }
     const kind =
       err instanceof TooLateToCancel
         ? err.reason === 'notice'
@@ -103,9 +106,7 @@ export const cancelRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
         response: { 200: page('cancelled now, or already before'), ...errors },
       },
       // a POST without any body (no content type) is the page's form too
-      preValidation: async (request) => {
-        request.body ??= {};
-      },
+      preValidation: noBodyAsEmpty,
     },
     async (request, reply) => {
       const { alreadyCanceled, view } = await cancelByToken(deps, request.params.token);

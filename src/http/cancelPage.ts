@@ -5,7 +5,15 @@ import { escapeHtml } from '../notifications/layout.js';
 import { answerLine } from '../notifications/answers.js';
 import { detailList, htmlDocument } from './htmlPage.js';
 
-export type CancelPageKind = 'confirm' | 'done' | 'already' | 'too-late' | 'notice' | 'invalid' | 'error';
+export type CancelPageKind =
+  | 'confirm'
+  | 'done'
+  | 'already'
+  | 'too-late'
+  | 'notice'
+  | 'invalid'
+  | 'bad-request'
+  | 'error';
 
 interface PageText {
   title: string;
@@ -55,6 +63,7 @@ const TEXT: Record<
       title: 'Link ungültig',
       lead: () => 'Dieser Stornierungslink ist ungültig, oder der Termin besteht nicht mehr.',
     },
+    'bad-request': { title: 'Ungültige Anfrage', lead: () => 'Diese Anfrage kann so nicht bearbeitet werden.' },
     error: {
       title: 'Das hat nicht geklappt',
       lead: () => 'Ihre Anfrage konnte nicht bearbeitet werden. Bitte versuchen Sie es später noch einmal.',
@@ -97,6 +106,7 @@ const TEXT: Record<
       title: 'Invalid link',
       lead: () => 'This cancellation link is not valid, or the appointment no longer exists.',
     },
+    'bad-request': { title: 'Invalid request', lead: () => 'This request cannot be processed as sent.' },
     error: {
       title: 'Something went wrong',
       lead: () => 'Your request could not be processed. Please try again later.',
@@ -164,6 +174,8 @@ function manageSections(view: CancelView, locale: MailLocale, notice: string | n
 export interface PageOptions {
   /** the manage page after a successful move */
   moved?: boolean;
+  /** bad-request: what is wrong with the request (http/pageProblem.ts) */
+  problem?: string;
 }
 
 export function cancelPage(
@@ -178,6 +190,7 @@ export function cancelPage(
   const body = [
     `<h1>${escapeHtml(text.title)}</h1>`,
     `<p>${escapeHtml(text.lead(view?.providerName ?? '', notice))}</p>`,
+    options.problem ? `<p class="error" role="alert">${escapeHtml(options.problem)}</p>` : '',
     view ? details(view, locale, kind === 'confirm') : '',
     kind === 'confirm' && view ? manageSections(view, locale, options.moved ? t.manage.moved : null) : '',
   ].join('\n');

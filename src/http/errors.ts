@@ -1,6 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type ErrorCode } from '../errors.js';
-import { RULE } from './reply.js';
+import { describeValidation, validationContext, type AjvIssue } from './validationMessage.js';
 
 /** The one table from domain codes to HTTP: status and the errorCode on the wire. */
 const ERROR_TABLE: Record<ErrorCode, { status: number; wire?: string }> = {
@@ -36,64 +36,10 @@ export function statusOf(code: ErrorCode): number {
   return ERROR_TABLE[code].status;
 }
 
-interface AjvIssue {
-  instancePath: string;
-  keyword: string;
-  message?: string;
-  params: Record<string, unknown>;
-  /** the schema holding the failed keyword (the validators run with ajv's verbose option) */
-  parentSchema?: { description?: string; oneOf?: { required?: string[] }[]; [key: string]: unknown };
-}
-
-/** Alternatives of a one-of-required rule, e.g. "appointmentReference or seriesId"; null for another oneOf. */
-function requiredAlternatives(issue: AjvIssue): string | null {
-  const branches = issue.parentSchema?.oneOf;
-  if (!branches?.every((b) => Array.isArray(b.required) && b.required.length > 0)) return null;
-  return branches.map((b) => b.required!.join(' and ')).join(' or ');
-}
-
-/** "body.email is required", "query.raster must be integer": always names the field. */
-export function describeValidation(issues: AjvIssue[], context: string): string {
-  // a one-of-required rule: one message for it, not one per alternative that is missing
-  const oneOf = issues.find((issue) => issue.keyword === 'oneOf' && requiredAlternatives(issue));
-  if (oneOf) {
-    const field = [context, ...oneOf.instancePath.split('/').filter(Boolean)].join('.');
-    return `${field} must have exactly one of ${requiredAlternatives(oneOf)}`;
-  }
-  return issues
-    .slice(0, 5)
-    .map((issue) => {
-      const path = issue.instancePath.split('/').filter(Boolean);
-      if (issue.keyword === 'required') path.push(String(issue.params.missingProperty));
-      const field = [context, ...path].join('.');
-      if (issue.keyword === 'required') return `${field} is required`;
-      if (issue.keyword === 'additionalProperties')
-        return `${field}.${String(issue.params.additionalProperty)} is not allowed`;
-      if (issue.keyword === 'enum' && Array.isArray(issue.params.allowedValues)) {
-        return `${field} must be one of ${issue.params.allowedValues.join(', ')}`;
-      }
-      const rule = issue.parentSchema?.[RULE];
-      if ((issue.keyword === 'pattern' || issue.keyword === 'format') && typeof rule === 'string')
-        return `${field} ${rule}`;
-      const hint =
-        (issue.keyword === 'pattern' || issue.keyword === 'format') && issue.parentSchema?.description
-          ? ` (${issue.parentSchema.description})`
-          : '';
-      return `${field} ${issue.message ?? 'is invalid'}${hint}`;
-    })
-    .join('; ');
-}
-
 function fromFastifyError(err: FastifyError): { status: number; code: string; message: string } {
   if (err.validation) {
-    return {
-      status: 400,
-      code: 'VALIDATION',
-      message: describeValidation(
-        err.validation as AjvIssue[],
-        err.validationContext === 'querystring' ? 'query' : (err.validationContext ?? 'body'),
-      ),
-    };
+    const message = describeValidation(err.validation as AjvIssue[], validationContext(err.validationContext));
+    return { status: 400, code: 'VALIDATION', message };
   }
   switch (err.code) {
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
@@ -160,6 +106,35 @@ export class RouteMethods {
   }
 }
 
+/** 405 with Allow on a known path, else 404: the answer to a request no route takes. */
+function noRoute(routes: RouteMethods | undefined, request: FastifyRequest, reply: FastifyReply) {
+  const path = request.url.split('?')[0];
+  let decoded = path;
+  try {
+    decoded = decodeURI(path);
+  } catch {
+    // a broken escape never matched a route anyway
+  }
+  const allowed = routes?.allowed(decoded) ?? [];
+  if (allowed.length > 0) {
+    const allow = allowed.join(', ');
+    const message = `${request.method} is not allowed on ${path}; allowed: ${allow}`;
+    return reply.status(405).header('allow', allow).send(errorBody('METHOD_NOT_ALLOWED', message));
+  }
+  return reply.status(404).send(errorBody('NOT_FOUND', `no route ${request.method} ${path}`));
+}
+
+/**
+ * A request no route takes is answered before its body is read: whatever it carries (a QUERY
+ * without Content-Type, a body of any type) it is 405 on a known path and 404 on an unknown one.
+ * Registered after the hooks that apply to every path (canonical host, rate limits).
+ */
+export function answerUnroutedFirst(app: FastifyInstance, routes: RouteMethods): void {
+  app.addHook('onRequest', async (request, reply) => {
+    if (request.is404) return noRoute(routes, request, reply);
+  });
+}
+
 export function registerErrorHandling(app: FastifyInstance, routes?: RouteMethods): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
     if (err instanceof DomainError) {
@@ -171,22 +146,5 @@ export function registerErrorHandling(app: FastifyInstance, routes?: RouteMethod
     if (err.statusCode === 429 && reply.getHeader('retry-after') === undefined) reply.header('retry-after', 60);
     return reply.status(mapped.status).send(errorBody(mapped.code, mapped.message));
   });
-  app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?')[0];
-    let decoded = path;
-    try {
-      decoded = decodeURI(path);
-    } catch {
-      // a broken escape never matched a route anyway
-    }
-    const allowed = routes?.allowed(decoded) ?? [];
-    if (allowed.length > 0) {
-      const allow = allowed.join(', ');
-      return reply
-        .status(405)
-        .header('allow', allow)
-        .send(errorBody('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}; allowed: ${allow}`));
-    }
-    reply.status(404).send(errorBody('NOT_FOUND', `no route ${request.method} ${path}`));
-  });
+  app.setNotFoundHandler((request, reply) => noRoute(routes, request, reply));
 }

@@ -5,16 +5,13 @@ import { FeedCache, serveFeed } from '../feeds/serveFeed.js';
 import { addVary, notModified, SHARED_CACHE_HEADERS } from './representation.js';
 import { mailLocale } from '../notifications/format.js';
 import { BODY_ERRORS, Enveloped, envelope, errorReplies, partnerErrors, Nullable } from './reply.js';
+import { noBodyAsEmpty, PathSegment, ProviderPath } from './requestSchema.js';
 
 const tags = ['Calendar feeds'];
 const security = [{ apiKey: [] }];
 
-const ProviderParams = Type.Object({ crmId: Type.String(), providerRef: Type.String({ minLength: 1 }) });
-const FeedParams = Type.Object({
-  crmId: Type.String(),
-  providerRef: Type.String({ minLength: 1 }),
-  id: Type.String({ minLength: 1, description: 'the feed id' }),
-});
+const ProviderParams = ProviderPath({});
+const FeedParams = ProviderPath({ id: PathSegment('the feed id') });
 const CreateBody = Type.Object({
   resourceReference: Type.Optional(
     Nullable(
@@ -56,9 +53,7 @@ export const feedPartnerRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = asyn
         response: { 201: Enveloped({ feed: CreatedFeed }), ...partnerErrors(...BODY_ERRORS) },
       },
       // no body at all is a feed of the whole provider
-      preValidation: async (request) => {
-        request.body ??= {};
-      },
+      preValidation: noBodyAsEmpty,
     },
     async (request, reply) => {
       const feed = await createFeed(deps, request.crmId, request.params.providerRef, request.body);

@@ -28,7 +28,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthOptions> = async (app
         security: [],
         operationId: 'getHealth',
         summary: 'liveness: the process answers',
-        response: { 200: Type.Object({ status: Type.String() }), ...errorReplies(400) },
+        response: { 200: Type.Object({ status: Type.String() }) },
       },
     },
     async () => ({ status: 'ok' }),
@@ -43,7 +43,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthOptions> = async (app
         security: [],
         operationId: 'getReadiness',
         summary: 'readiness: not draining and the database answers',
-        response: { 200: Readiness, ...errorReplies(400, 503) },
+        response: { 200: Readiness, ...errorReplies(503) },
       },
     },
     async (_request, reply) => {

@@ -1,6 +1,5 @@
 import type { FastifyInstance } from 'fastify';
 import client from 'prom-client';
-import { errorReplies } from './reply.js';
 
 /**
  * Prometheus metrics at GET /metrics: process defaults plus request counts and latency per route.
@@ -31,10 +30,7 @@ export function registerMetrics(app: FastifyInstance): void {
     security: [],
     operationId: 'getMetrics',
     summary: 'Prometheus metrics (text exposition format)',
-    response: {
-      200: { description: 'the metrics', content: { 'text/plain': { schema: { type: 'string' } } } },
-      ...errorReplies(400),
-    },
+    response: { 200: { description: 'the metrics', content: { 'text/plain': { schema: { type: 'string' } } } } },
   };
   app.get('/metrics', { schema }, async (_request, reply) => {
     reply.header('content-type', client.register.contentType);

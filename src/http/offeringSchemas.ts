@@ -1,33 +1,30 @@
-import { Type } from '@fastify/type-provider-typebox';
+import { Type, type Static, type TSchema } from '@fastify/type-provider-typebox';
 import { BOOKING_PROCESSES, CHANNEL_KEYS } from '../offerings/channels.js';
 import { CHANNEL_TYPES } from '../offerings/contact.js';
-import { MAX_QUESTIONS, QUESTION_KEY_PATTERN, QUESTION_TYPES } from '../offerings/questions.js';
-import { Nullable, RULE, StringEnum } from './reply.js';
+import { ANSWER_MAX, MAX_QUESTIONS, QUESTION_KEY_PATTERN, QUESTION_TYPES } from '../offerings/questions.js';
+import { Nullable } from './reply.js';
+import {
+  atMostOnePer,
+  CrmPath,
+  OptionalText,
+  PathSegment,
+  ProviderPath,
+  requiredWhenGiven,
+  RULE,
+  StringEnum,
+  Text,
+} from './requestSchema.js';
 
-const Text = (max = 255, description?: string) => Type.String({ minLength: 1, maxLength: max, description });
-const OptText = (max = 255, description?: string) =>
-  Type.Optional(Nullable(Type.String({ maxLength: max, description })));
+const OptText = (max = 255, description?: string) => Type.Optional(Nullable(OptionalText(max, description)));
 /** Minutes: whole, never negative, at most a year. */
 const Minutes = (description: string) =>
   Type.Optional(Nullable(Type.Integer({ minimum: 0, maximum: 525_600, description })));
 
-export const ProviderParams = Type.Object({ crmId: Type.String(), providerRef: Type.String({ minLength: 1 }) });
-export const ProductParams = Type.Object({
-  crmId: Type.String(),
-  providerRef: Type.String({ minLength: 1 }),
-  productRef: Type.String({ minLength: 1 }),
-});
-export const ResourceParams = Type.Object({
-  crmId: Type.String(),
-  providerRef: Type.String({ minLength: 1 }),
-  resourceRef: Type.String({ minLength: 1 }),
-});
-export const UserParams = Type.Object({ crmId: Type.String(), userRef: Type.String({ minLength: 1 }) });
-export const ProfileParams = Type.Object({
-  crmId: Type.String(),
-  providerRef: Type.String({ minLength: 1 }),
-  profileRef: Type.String({ minLength: 1 }),
-});
+export const ProviderParams = ProviderPath({});
+export const ProductParams = ProviderPath({ productRef: PathSegment() });
+export const ResourceParams = ProviderPath({ resourceRef: PathSegment() });
+export const UserParams = CrmPath({ userRef: PathSegment() });
+export const ProfileParams = ProviderPath({ profileRef: PathSegment() });
 
 // ---- products ----
 
@@ -42,38 +39,76 @@ const QuestionOption = Type.Object(
   { additionalProperties: false },
 );
 
-export const Question = Type.Object(
-  {
-    key: Type.String({
-      pattern: QUESTION_KEY_PATTERN,
-      description: 'unique in the product; the key of the answer in A3',
-      [RULE]: 'must be a lower-case letter followed by up to 39 lower-case letters, digits or _',
-    }),
-    type: StringEnum(
-      QUESTION_TYPES,
-      'text (one line), textarea, select (one of options), checkbox (true/false), email or phone',
-    ),
-    required: Type.Optional(
-      Type.Boolean({ default: false, description: 'A3 without an answer is 400; a required checkbox must be true' }),
-    ),
-    label: Label('the question'),
-    options: Type.Optional(
-      Type.Array(QuestionOption, {
+const questionMembers = {
+  key: Type.String({
+    pattern: QUESTION_KEY_PATTERN,
+    description: 'unique in the product; the key of the answer in A3',
+    [RULE]: 'must be a lower-case letter followed by up to 39 lower-case letters, digits or _',
+  }),
+  required: Type.Optional(
+    Type.Boolean({ default: false, description: 'A3 without an answer is 400; a required checkbox must be true' }),
+  ),
+  label: Label('the question'),
+};
+/** What a 400 says of a member another type of question has (options: select; maxLength: text, textarea). */
+const onlyFor = (type: string) => ({
+  [RULE]: {
+    additionalProperties:
+      `is not allowed for a question of type ${type} ` + '(options: select only; maxLength: text and textarea only)',
+  },
+});
+const TextQuestion = (type: 'text' | 'textarea', description: string) =>
+  Type.Object(
+    {
+      ...questionMembers,
+      type: Type.Literal(type, { description }),
+      maxLength: Type.Optional(
+        Type.Integer({
+          minimum: 1,
+          maximum: ANSWER_MAX[type]!,
+          description: `the longest answer; default ${ANSWER_MAX[type]}`,
+        }),
+      ),
+    },
+    { additionalProperties: false, ...onlyFor(type) },
+  );
+const questionVariants = [
+  TextQuestion('text', 'one line'),
+  TextQuestion('textarea', 'several lines'),
+  Type.Object(
+    {
+      ...questionMembers,
+      type: Type.Literal('select', { description: 'one of options' }),
+      options: Type.Array(QuestionOption, {
         minItems: 1,
         maxItems: 50,
-        description: 'select only: the answers to choose from (values unique)',
+        description: 'the answers to choose from (values unique)',
       }),
-    ),
-    maxLength: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: 2000,
-        description: 'text (at most 500, default 500) and textarea (at most 2000, default 2000) only',
-      }),
-    ),
-  },
-  { additionalProperties: false },
-);
+    },
+    { additionalProperties: false, ...onlyFor('select') },
+  ),
+  Type.Object(
+    {
+      ...questionMembers,
+      type: StringEnum(
+        QUESTION_TYPES.filter((t) => !['text', 'textarea', 'select'].includes(t)),
+        'checkbox (true/false), email or phone',
+      ),
+    },
+    { additionalProperties: false, ...onlyFor('checkbox, email or phone') },
+  ),
+];
+
+/** A booking question: one variant per type (options only for select, maxLength only for text and textarea). */
+export const Question = Type.Unsafe<Static<(typeof questionVariants)[number]>>({
+  type: 'object',
+  required: ['type'],
+  discriminator: { propertyName: 'type' },
+  oneOf: questionVariants as TSchema[],
+  description:
+    `type: ${QUESTION_TYPES.join(', ')}; options only for select, maxLength only for text ` +
+    `(at most ${ANSWER_MAX.text}) and textarea (at most ${ANSWER_MAX.textarea})`,
+});
 
 const Questions = Type.Optional(
   Nullable(
@@ -194,7 +229,9 @@ const resourceFields = {
     Type.Array(Text(), { maxItems: 500, description: 'product references; the products must exist' }),
   ),
   contact: Type.Optional(Nullable(Text(255, 'user reference of the contact person'))),
-  contactProfileReference: Type.Optional(Nullable(Text(255, 'profile of the contact user; needs contact'))),
+  contactProfileReference: Type.Optional(
+    Nullable(Text(255, 'profile of the contact user; needs contact in the same body')),
+  ),
   website: OptText(2048),
   address: Type.Optional(Nullable(AddressBody)),
   channels: Type.Optional(ChannelsBody),
@@ -205,13 +242,20 @@ const resourceFields = {
   bookingLimits: Type.Optional(Nullable(BookingLimitsBody)),
 };
 
-export const ResourceBody = Type.Object({ reference: Text(255, 'unique per provider'), ...resourceFields });
-export const ResourceUpdateBody = Type.Object({
-  ...resourceFields,
-  publicName: Type.Optional(resourceFields.publicName),
-  internalName: Type.Optional(resourceFields.internalName),
-  archived: Type.Optional(Type.Boolean({ description: 'archived resources cannot be booked' })),
-});
+const contactRule = { allOf: [requiredWhenGiven('contactProfileReference', 'contact')] };
+export const ResourceBody = Type.Object(
+  { reference: Text(255, 'unique per provider'), ...resourceFields },
+  contactRule,
+);
+export const ResourceUpdateBody = Type.Object(
+  {
+    ...resourceFields,
+    publicName: Type.Optional(resourceFields.publicName),
+    internalName: Type.Optional(resourceFields.internalName),
+    archived: Type.Optional(Type.Boolean({ description: 'archived resources cannot be booked' })),
+  },
+  contactRule,
+);
 
 export const ResourceCreateQuery = Type.Object({
   onDuplicateRaise: Type.Optional(
@@ -275,8 +319,13 @@ export const ContactChannelBody = Type.Object({
 });
 
 const ContactChannels = Type.Array(ContactChannelBody, {
-  maxItems: CHANNEL_TYPES.length * 2,
+  maxItems: CHANNEL_TYPES.length,
   description: 'one channel per type',
+  allOf: atMostOnePer(
+    'type',
+    CHANNEL_TYPES,
+    (type) => `has more than one channel of type ${type}; only one channel per type can exist`,
+  ),
 });
 
 export const GeneralProfileBody = Type.Object({ name: Text(255, 'public name'), contactChannels: ContactChannels });

@@ -6,11 +6,31 @@ import * as profiles from '../offerings/profiles.js';
 import * as resources from '../offerings/resources.js';
 import * as S from './offeringSchemas.js';
 import { BODY_ERRORS, Enveloped, envelope, partnerErrors } from './reply.js';
+import { beyondSchema } from './requestSchema.js';
 
 const productTags = ['B. Offerings: products'];
 const resourceTags = ['B. Offerings: resources'];
 const profileTags = ['B. Offerings: contact profiles'];
 const security = [{ apiKey: [] }];
+
+// the rules of B1-B10 the schemas cannot state (docs/decisions.md, Offerings)
+const QUESTION_RULES = ['questions[].key unique in the product', 'questions[].options[].value unique in the question'];
+const PROFILE_RULE = 'contactProfileReference a profile of the user in contact, for this provider';
+const DESCRIPTIONS = {
+  createProduct: beyondSchema('', ...QUESTION_RULES, 'minDuration not greater than maxDuration'),
+  updateProduct: beyondSchema(
+    '',
+    ...QUESTION_RULES,
+    'minDuration not greater than maxDuration (a member not given: the stored value)',
+  ),
+  createResource: beyondSchema(
+    '',
+    "with onDuplicateRaise=true, reference not yet taken (the spec's 400)",
+    PROFILE_RULE,
+  ),
+  updateResource: beyondSchema('', PROFILE_RULE),
+  upsertContactProfile: beyondSchema('', "providerReference equal to the path's providerRef"),
+};
 
 export const offeringRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
   app.post(
@@ -23,6 +43,7 @@ export const offeringRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
         summary: 'B1 create a product',
         params: S.ProviderParams,
         body: S.ProductBody,
+        description: DESCRIPTIONS.createProduct,
         response: { 201: Enveloped({ product: S.Product }), ...partnerErrors(409, ...BODY_ERRORS) },
       },
     },
@@ -57,6 +78,7 @@ export const offeringRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
         summary: 'update a product (given fields only)',
         params: S.ProductParams,
         body: S.ProductUpdateBody,
+        description: DESCRIPTIONS.updateProduct,
         response: { 200: Enveloped({ product: S.Product }), ...partnerErrors(...BODY_ERRORS) },
       },
     },
@@ -80,6 +102,7 @@ export const offeringRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
         security,
         operationId: 'createResource',
         summary: 'B3 create a resource, or update an existing reference unless onDuplicateRaise (201, bare object)',
+        description: DESCRIPTIONS.createResource,
         params: S.ProviderParams,
         querystring: S.ResourceCreateQuery,
         body: S.ResourceBody,
@@ -106,6 +129,7 @@ export const offeringRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
         security,
         operationId: 'updateResource',
         summary: 'B4 update a resource (given fields only; bare object)',
+        description: DESCRIPTIONS.updateResource,
         params: S.ResourceParams,
         body: S.ResourceUpdateBody,
         response: { 202: S.Resource, ...partnerErrors(...BODY_ERRORS) },
@@ -234,6 +258,7 @@ export const offeringRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
         security,
         operationId: 'upsertContactProfile',
         summary: 'B10 create (201) or update (200) a provider-specific contact profile; channels merged by type',
+        description: DESCRIPTIONS.upsertContactProfile,
         params: S.ProviderParams,
         body: S.ProfileBody,
         response: { 200: profile, 201: profile, ...partnerErrors(409, ...BODY_ERRORS) },

@@ -2,19 +2,19 @@
  * The last touches on the OpenAPI document @fastify/swagger builds from the route schemas: what
  * the route options cannot say by themselves.
  */
-import { RULE } from './reply.js';
+import { VALIDATOR_ONLY } from './requestSchema.js';
 
 /** A route schema's mark that its request body may be left out entirely (the server takes none as {}). */
 export const BODY_OPTIONAL = 'x-body-optional';
 
 type Json = Record<string, unknown>;
 
-/** Drops the validator-only `x-rule` wording from every schema (it is no part of the contract). */
+/** Drops the validator-only keywords (requestSchema.ts VALIDATOR_ONLY) from every schema: no part of the contract. */
 function stripRules(value: unknown): void {
   if (Array.isArray(value)) {
     for (const item of value) stripRules(item);
   } else if (value && typeof value === 'object') {
-    delete (value as Json)[RULE];
+    for (const key of VALIDATOR_ONLY) delete (value as Json)[key];
     for (const item of Object.values(value)) stripRules(item);
   }
 }

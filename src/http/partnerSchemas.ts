@@ -1,6 +1,7 @@
 import { Type } from '@fastify/type-provider-typebox';
-import { BRANCHES } from '../partners/rules.js';
+import { BRANCHES, USERNAME_PATTERN, USERNAME_RULE } from '../partners/rules.js';
 import { Nullable } from './reply.js';
+import { CrmPath, PathSegment, ProviderPath, RULE } from './requestSchema.js';
 
 const Required = (description?: string) => Type.String({ minLength: 1, maxLength: 255, description });
 const Opt = (max = 255, description?: string) => Type.Optional(Type.String({ maxLength: max, description }));
@@ -8,13 +9,25 @@ const Opt = (max = 255, description?: string) => Type.Optional(Type.String({ max
 const OptNull = (max = 255, description?: string) =>
   Type.Optional(Nullable(Type.String({ maxLength: max, description })));
 const Email = Type.String({ format: 'email', maxLength: 254 });
-/** The form of an IANA zone name (Area/Location, UTC, Etc/GMT+1); the server also checks that the zone exists. */
+const Username = (description: string) =>
+  Type.String({
+    minLength: 1,
+    maxLength: 255,
+    pattern: USERNAME_PATTERN,
+    description,
+    [RULE]: USERNAME_RULE,
+  } as { description: string });
+/**
+ * The form of an IANA zone name (Area/Location, UTC, Etc/GMT+1). That the zone exists is checked in
+ * words (partners/providers.ts): the zones are the tz database's of the running server, which grows
+ * and renames with its releases and takes aliases in any case, so no fixed enum could match it.
+ */
 export const TIME_ZONE_PATTERN = '^[A-Za-z][A-Za-z0-9_+-]*(?:/[A-Za-z0-9_+-]+)*$';
 
 export const UserBody = Type.Object({
   reference: Required('uniqueId@platformName'),
   email: Email,
-  username: Required('must not contain / ? : & # \\'),
+  username: Username('unique; must not contain / ? : & # \\'),
   lastName: Required(),
   firstName: OptNull(),
   phone: OptNull(64, 'landline'),
@@ -23,7 +36,7 @@ export const UserBody = Type.Object({
 
 export const UserUpdateBody = Type.Object({
   email: Type.Optional(Email),
-  username: Type.Optional(Required()),
+  username: Type.Optional(Username('unique; must not contain / ? : & # \\')),
   lastName: Type.Optional(Required()),
   firstName: OptNull(),
   phone: OptNull(64),
@@ -113,7 +126,8 @@ export const ProviderBody = Type.Object({
       minLength: 1,
       maxLength: 64,
       pattern: TIME_ZONE_PATTERN,
-      description: 'IANA time zone such as Europe/Berlin (an unknown zone is 400); default DEFAULT_TIME_ZONE',
+      description:
+        'an IANA time zone of the tz database such as Europe/Berlin (an unknown one is 400); default DEFAULT_TIME_ZONE',
     }),
   ),
   reminderMinutesBefore: Type.Optional(
@@ -161,6 +175,6 @@ export const Provider = Type.Object({
   ),
 });
 
-export const CrmParams = Type.Object({ crmId: Type.String() });
-export const RefParams = Type.Object({ crmId: Type.String(), reference: Type.String({ minLength: 1 }) });
-export const ProviderParams = Type.Object({ crmId: Type.String(), providerRef: Type.String({ minLength: 1 }) });
+export const CrmParams = CrmPath({});
+export const RefParams = CrmPath({ reference: PathSegment() });
+export const ProviderParams = ProviderPath({});

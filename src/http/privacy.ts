@@ -4,28 +4,23 @@ import type { Deps } from '../context.js';
 import { eraseConsumer } from '../privacy/erase.js';
 import { exportConsumerData } from '../privacy/exportData.js';
 import { BODY_ERRORS, Enveloped, envelope, errorReplies, Nullable } from './reply.js';
+import { CrmPath, exactlyOneOf, NonBlank, QueryObject } from './requestSchema.js';
 import { ErasedCounts } from './webhookSchemas.js';
 
 const tags = ['Consumer data'];
 const security = [{ apiKey: [] }];
-const CrmParams = Type.Object({ crmId: Type.String() });
-const Email = Type.String({
-  minLength: 3,
-  maxLength: 320,
-  description: 'the e-mail address (matched case-insensitively)',
-});
-const Mobile = Type.String({
-  minLength: 1,
-  maxLength: 64,
-  description:
-    'the mobile number in any written form, compared in E.164 (without a country code: ' +
-    "read for the country of the crm's accounts, else DE)",
-});
-const ONE_OF = 'exactly one of email and mobile';
-const Who = Type.Object(
-  { email: Type.Optional(Email), mobile: Type.Optional(Mobile) },
-  { additionalProperties: false, description: ONE_OF },
+const CrmParams = CrmPath({});
+const Email = NonBlank(320, 'the e-mail address (matched case-insensitively, without surrounding white space)');
+const Mobile = NonBlank(
+  64,
+  'the mobile number in any written form, compared in E.164 (without a country code: read for the country of ' +
+    "the crm's accounts, else DE)",
 );
+const ONE_OF = 'exactly one of email and mobile';
+const whoMembers = { email: Type.Optional(Email), mobile: Type.Optional(Mobile) };
+/** The query of the export: one object parameter in the document (`?email=...` or `?mobile=...`). */
+const WhoQuery = QueryObject('person', Type.Object(whoMembers, exactlyOneOf('email', 'mobile')));
+const WhoBody = Type.Object(whoMembers, { additionalProperties: false, ...exactlyOneOf('email', 'mobile') });
 const Instant = Type.String({ format: 'date-time' });
 const Text = Nullable(Type.String());
 
@@ -108,7 +103,7 @@ export const privacyRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (a
         summary: 'Everything this partner holds on a person, by e-mail or mobile (GDPR Art. 15/20)',
         description: `Give ${ONE_OF}. Nothing found: 200 with empty arrays.`,
         params: CrmParams,
-        querystring: Who,
+        querystring: WhoQuery,
         response: { 200: Enveloped({ consumer: Consumer }), ...errors },
       },
     },
@@ -125,7 +120,7 @@ export const privacyRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (a
         summary: "Erase a person's data, by e-mail or mobile (GDPR Art. 17); a second call erases 0",
         description: `Give ${ONE_OF}. Bookings stay as anonymous places (capacity unchanged); see docs/privacy.md.`,
         params: CrmParams,
-        body: Who,
+        body: WhoBody,
         response: { 200: Enveloped({ erased: ErasedCounts }), ...errors, ...errorReplies(...BODY_ERRORS) },
       },
     },

@@ -1,4 +1,4 @@
-import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createAppointmentWithConsumer } from '../booking/book.js';
 import { activeProducts, publicData } from '../booking/publicOfferings.js';
 import { reserveAppointment } from '../booking/reserve.js';
@@ -15,6 +15,7 @@ import {
   BookQuery,
   BookResponse,
   bookingErrors,
+  IdempotencyHeaders,
   PublicDataResponse,
   scopeErrors,
   RefParams,
@@ -28,6 +29,7 @@ import {
   UpcomingResponse,
 } from './publicSchemas.js';
 import { envelope, errorReplies } from './reply.js';
+import { beyondSchema } from './requestSchema.js';
 import { SHARED_CACHE_HEADERS, sendCachedJson } from './representation.js';
 
 const UpcomingHeaders = Type.Object({
@@ -36,17 +38,6 @@ const UpcomingHeaders = Type.Object({
   ),
 });
 
-const IdempotencyHeaders = Type.Object({
-  'idempotency-key': Type.Optional(
-    Type.String({
-      description:
-        'makes a retry safe: the same key, path and body within 24 h replays the first answer ' +
-        '(Idempotent-Replayed: true)',
-    }),
-  ),
-});
-import { Type } from '@fastify/type-provider-typebox';
-
 const PATHS = {
   upcoming: '/resources/:ref/upcoming_bookables',
   reserve: '/rest/1/resources/:ref/reserve_appointment',
@@ -54,6 +45,32 @@ const PATHS = {
   products: '/products/active_products',
   publicData: '/resources/public_data',
   reschedule: '/rest/1/bookings/:token/reschedule',
+};
+
+// the rules of the booking flow the schemas cannot state: they depend on what the resource offers
+const AMBIGUOUS =
+  'a short reference (resourceId@platform) must name a resource of one provider only: ' +
+  'else use resourceId@providerUuid@platform or the UUID';
+const SLOT = [
+  'the end after the start',
+  'start and end those of a listed slot (of the timeslot, or of the appointment that slot became)',
+  'product_uuid a product of the resource on the channel (required when it offers several)',
+];
+const DESCRIPTIONS = {
+  upcoming: (lead: string) => beyondSchema(lead, AMBIGUOUS),
+  reserve: beyondSchema('', ...SLOT, AMBIGUOUS),
+  create: beyondSchema(
+    '409 CONSUMER_LIMIT: the consumer (by e-mail) has as many upcoming bookings at the provider as its ' +
+      "maxUpcomingBookingsPerConsumer allows; a reservation stays. 412 BOOKING_LIMIT: the slot's date or week " +
+      "is at the resource's bookingLimits.",
+    ...SLOT,
+    'placeholder_id, while its hold lives, a reservation of this very slot',
+    "answers as the product's questions ask (A4): the required ones, select values among the options, lengths, " +
+      'email and phone forms, no other keys',
+    AMBIGUOUS,
+  ),
+  reschedule: beyondSchema('', ...SLOT),
+  scope: beyondSchema('', `${AMBIGUOUS}; a tslRefs reference must name one timeslot or appointment`),
 };
 
 const tags = ['public booking'];
@@ -78,11 +95,12 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps; listing: List
         security,
         operationId: 'listUpcomingBookables',
         summary: 'A1 upcoming bookable slots of one or more resources, grouped',
-        description:
-          'The answer carries an ETag (If-None-Match with it gives 304 while the listing is unchanged) ' +
-          'and comes in br or gzip as Accept-Encoding allows. Cache-Control lets a shared cache (a CDN, ' +
-          'a reverse proxy) keep it 1 s (CDN-Cache-Control: ' +
-          'and serve it 1 s more while it fetches the next); browsers revalidate every use.',
+        description: DESCRIPTIONS.upcoming(
+          'The answer carries an ETag (If-None-Match with it gives 304 while the listing is unchanged) and comes ' +
+            'in br or gzip as Accept-Encoding allows. Cache-Control lets a shared cache (a CDN, a reverse proxy) ' +
+            'keep it 1 s (CDN-Cache-Control: and serve it 1 s more while it fetches the next); ' +
+            'browsers revalidate every use.',
+        ),
         params: RefParams,
         querystring: UpcomingQuery,
         headers: UpcomingHeaders,
@@ -121,6 +139,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps; listing: List
         security,
         operationId: 'reserveAppointment',
         summary: 'A2 reserve a slot (a hold of RESERVATION_HOLD_SECONDS)',
+        description: DESCRIPTIONS.reserve,
         headers: IdempotencyHeaders,
         params: RefParams,
         querystring: ReserveQuery,
@@ -154,10 +173,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps; listing: List
         security,
         operationId: 'createAppointmentWithConsumer',
         summary: 'A3 book a slot for a consumer (completes a reservation)',
-        description:
-          '409 CONSUMER_LIMIT: the consumer (by e-mail) has as many upcoming bookings at the provider as its ' +
-          "maxUpcomingBookingsPerConsumer allows; a reservation stays. 412 BOOKING_LIMIT: the slot's date or week " +
-          "is at the resource's bookingLimits.",
+        description: DESCRIPTIONS.create,
         headers: IdempotencyHeaders,
         params: RefParams,
         querystring: BookQuery,
@@ -198,8 +214,9 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps; listing: List
         security,
         operationId: 'rescheduleBooking',
         summary:
-          'Moves the booking of a cancel link to another slot of its resource (same participation, ' +
-          'new place taken and old one freed in one transaction)',
+          'Moves the booking of a cancel link to another slot of its resource ' +
+          '(same participation, new place taken and old one freed in one transaction)',
+        description: DESCRIPTIONS.reschedule,
         params: RescheduleParams,
         querystring: BookQuery,
         headers: IdempotencyHeaders,
@@ -230,6 +247,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps; listing: List
         security,
         operationId: 'listActiveProducts',
         summary: 'A4 products bookable on resources, timeslots or appointments, with their booking questions',
+        description: DESCRIPTIONS.scope,
         querystring: ActiveProductsQuery,
         response: { 200: ActiveProductsResponse, ...scopeErrors },
       },
@@ -249,6 +267,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps; listing: List
         security,
         operationId: 'getPublicData',
         summary: 'A5 public data of a resource: contact, resource, provider, channel',
+        description: DESCRIPTIONS.scope,
         querystring: ScopeQuery,
         response: { 200: PublicDataResponse, ...scopeErrors },
       },

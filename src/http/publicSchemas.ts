@@ -1,7 +1,11 @@
 /** TypeBox schemas of the public booking flow (group A). */
 import { Type } from '@fastify/type-provider-typebox';
+import { DATE_PATTERN_FORM, DATE_PATTERN_RULE } from '../booking/datePattern.js';
 import { CHANNEL_KEYS, DEFAULT_CHANNEL_KEY, type ChannelKey } from '../offerings/channels.js';
-import { BODY_ERRORS, Enveloped, errorReplies, IsoDateTime, Nullable } from './reply.js';
+import { QUESTION_KEY_PATTERN } from '../offerings/questions.js';
+import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE } from './idempotency.js';
+import { BODY_ERRORS, Enveloped, errorReplies, Nullable } from './reply.js';
+import { atLeastOneOf, IsoDateTime, LinkToken, QueryObject, RULE } from './requestSchema.js';
 
 const ChannelKeyQuery = Type.Optional(
   Type.Unsafe<ChannelKey>({
@@ -16,14 +20,37 @@ export const Ref = Type.String({
   maxLength: 300,
   description: 'resourceId@providerUuid@platform, resourceId@platform, or the resource UUID',
 });
+// a repeated query parameter: given at least once, or left out (no query string sends an empty list)
 const Refs = (description: string) =>
-  Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 300 }), { maxItems: 50, description }));
-const Pattern = (description: string) => Type.Optional(Type.String({ maxLength: 200, description }));
+  Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 300 }), { minItems: 1, maxItems: 50, description }));
+/** A Java-style date pattern (booking/datePattern.ts): its letters, their counts and quoted text. */
+const Pattern = (description: string) =>
+  Type.Optional(
+    Type.String({
+      maxLength: 200,
+      pattern: DATE_PATTERN_FORM,
+      description,
+      [RULE]: DATE_PATTERN_RULE,
+    } as { description: string }),
+  );
 const Uuid = (description?: string) => Type.String({ format: 'uuid', ...(description ? { description } : {}) });
 const OptText = (max: number, description?: string) =>
   Type.Optional(Nullable(Type.String({ maxLength: max, ...(description ? { description } : {}) })));
 
 export const RefParams = Type.Object({ ref: Ref });
+
+/** Idempotency-Key on A2, A3 and reschedule (http/idempotency.ts). */
+export const IdempotencyHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      pattern: IDEMPOTENCY_KEY_PATTERN,
+      description:
+        'makes a retry safe: the same key, path and body within 24 h replays the first answer ' +
+        '(Idempotent-Replayed: true)',
+      [RULE]: IDEMPOTENCY_KEY_RULE,
+    } as { description: string }),
+  ),
+});
 
 /**
  * A2, A3 and reschedule: 404 unknown resource, timeslot or token; 409 started slot, duplicate
@@ -95,13 +122,16 @@ export const ReserveQuery = Type.Object({
   channelKey: ChannelKeyQuery,
 });
 
-export const ReserveBody = Type.Object({
-  timeslot_uuid: Type.Optional(Uuid('for models.Bookable')),
-  appointment_uuid: Type.Optional(Uuid('for models.LotAppointment')),
-  product_uuid: Uuid(),
-  from: IsoDateTime('ISO 8601, the start of a listed slot', 40),
-  to: IsoDateTime('ISO 8601, the end of a listed slot', 40),
-});
+export const ReserveBody = Type.Object(
+  {
+    timeslot_uuid: Type.Optional(Uuid('for models.Bookable')),
+    appointment_uuid: Type.Optional(Uuid('for models.LotAppointment (wins when both are given)')),
+    product_uuid: Uuid(),
+    from: IsoDateTime('ISO 8601, the start of a listed slot', 40),
+    to: IsoDateTime('ISO 8601, the end of a listed slot', 40),
+  },
+  atLeastOneOf('timeslot_uuid', 'appointment_uuid'),
+);
 
 const Customer = Type.Object({
   customer_placeholder_id: Nullable(Type.String()),
@@ -171,16 +201,15 @@ export const BookBody = Type.Object({
   ),
   channelKey: ChannelKeyQuery,
   answers: Type.Optional(
-    Type.Record(
-      Type.String({ maxLength: 40 }),
-      Type.Union([Type.String({ maxLength: 2000 }), Type.Boolean(), Type.Null()]),
-      {
-        maxProperties: 20,
-        description:
-          "answers to the product's questions (A4), by key: text for text, textarea, " +
-          "select (an option's value), email and phone; true/false for checkbox",
-      },
-    ),
+    Type.Unsafe<Record<string, string | boolean | null>>({
+      type: 'object',
+      maxProperties: 20,
+      propertyNames: { type: 'string', pattern: QUESTION_KEY_PATTERN },
+      additionalProperties: { anyOf: [{ type: 'string', maxLength: 2000 }, { type: 'boolean' }, { type: 'null' }] },
+      description:
+        "answers to the product's questions (A4), by key: text for text, textarea, select (an option's value), " +
+        'email and phone; true/false for checkbox',
+    }),
   ),
 });
 
@@ -194,9 +223,7 @@ export const BookResponse = Enveloped({
 
 // ---- reschedule (docs/lifecycle.md) ----
 
-export const RescheduleParams = Type.Object({
-  token: Type.String({ minLength: 1, maxLength: 512, description: 'the signed token of the cancel link' }),
-});
+export const RescheduleParams = Type.Object({ token: LinkToken('the signed token of the cancel link') });
 
 export const RescheduleBody = Type.Object({
   start: BookBody.properties.start,
@@ -207,22 +234,30 @@ export const RescheduleBody = Type.Object({
 
 // ---- A4, A5 ----
 
-export const ScopeQuery = Type.Object({
+const scopeMembers = {
   ref: Refs('resource references; repeatable'),
   tslRefs: Refs('timeslot or appointment references or UUIDs; repeatable'),
   channelKey: ChannelKeyQuery,
-});
+};
+/** A4 and A5: at least one of ref and tslRefs (one object parameter in the document: `?ref=...&tslRefs=...`). */
+export const ScopeQuery = QueryObject('scope', Type.Object(scopeMembers, atLeastOneOf('ref', 'tslRefs')));
 
-export const ActiveProductsQuery = Type.Object({
-  ...ScopeQuery.properties,
-  languageTag: Type.Optional(
-    Type.String({
-      maxLength: 35,
-      pattern: LANGUAGE_TAG_PATTERN,
-      description: "language of the questions' labels (de or en, e.g. en_GB); default: Accept-Language, else de",
-    }),
+export const ActiveProductsQuery = QueryObject(
+  'scope',
+  Type.Object(
+    {
+      ...scopeMembers,
+      languageTag: Type.Optional(
+        Type.String({
+          maxLength: 35,
+          pattern: LANGUAGE_TAG_PATTERN,
+          description: "language of the questions' labels (de or en, e.g. en_GB); default: Accept-Language, else de",
+        }),
+      ),
+    },
+    atLeastOneOf('ref', 'tslRefs'),
   ),
-});
+);
 
 const PublicQuestion = Type.Object({
   key: Type.String({ description: "the key of the answer in A3's answers" }),

@@ -1,5 +1,4 @@
 import { Type, type TSchema } from '@fastify/type-provider-typebox';
-import { ISO_DATE_TIME_PATTERN } from '../scheduling/time.js';
 
 export const API_INFO = { version: '1' } as const;
 
@@ -58,26 +57,3 @@ export const partnerErrors = <S extends ErrorStatus>(...extra: S[]) =>
   errorReplies<400 | 401 | 403 | 404 | S>(400, 401, 403, 404, ...extra);
 /** What a request body itself can be refused for: too large (413), not JSON (415). */
 export const BODY_ERRORS = [413, 415] as const;
-
-/** A plain string enum: its 400 lists the allowed values ("must be one of ..."). */
-export const StringEnum = <T extends string>(values: readonly T[], description?: string) =>
-  Type.Unsafe<T>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
-
-/**
- * `x-rule` on a schema: how a 400 words the rule it breaks ("<field> <rule>") instead of the
- * validator's text, e.g. instead of the regular expression of a pattern. Not part of the document.
- */
-export const RULE = 'x-rule';
-
-/**
- * A request time (docs/api.md, Times): ISO 8601 date or date-time, to the minute or finer; without
- * an offset a wall-clock time in the provider's zone, with Z or an offset an exact instant.
- */
-export const IsoDateTime = (description: string, maxLength = 64) =>
-  Type.String({
-    minLength: 1,
-    maxLength,
-    pattern: ISO_DATE_TIME_PATTERN,
-    description,
-    [RULE]: 'must be an ISO 8601 date-time such as 2026-06-01T10:00 or 2026-06-01T10:00:00+02:00',
-  } as { description: string });

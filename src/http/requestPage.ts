@@ -5,7 +5,7 @@ import { escapeHtml } from '../notifications/layout.js';
 import { answerLine } from '../notifications/answers.js';
 import { detailList, htmlDocument } from './htmlPage.js';
 
-export type RequestPageKind = 'decide' | 'confirmed' | 'declined' | 'not-pending' | 'invalid' | 'error';
+export type RequestPageKind = 'decide' | 'confirmed' | 'declined' | 'not-pending' | 'invalid' | 'bad-request' | 'error';
 
 type Lead = (customer: string, view?: RequestView) => string;
 
@@ -28,6 +28,7 @@ const TEXT: Record<MailLocale, Wording> = {
       declined: 'Anfrage abgelehnt',
       'not-pending': 'Bereits entschieden',
       invalid: 'Link ungültig',
+      'bad-request': 'Ungültige Anfrage',
       error: 'Das hat nicht geklappt',
     },
     lead: {
@@ -39,7 +40,8 @@ const TEXT: Record<MailLocale, Wording> = {
           ? 'Diese Anfrage wurde bereits bestätigt. Es hat sich nichts geändert.'
           : 'Diese Anfrage wurde bereits abgelehnt oder vom Kunden storniert. Es hat sich nichts geändert.',
       invalid: () => 'Dieser Link ist ungültig, oder die Anfrage besteht nicht mehr.',
-      error: () => 'Ihre Entscheidung konnte nicht verarbeitet werden.',
+      'bad-request': () => 'Diese Anfrage kann so nicht bearbeitet werden.',
+      error: () => 'Ihre Entscheidung konnte nicht verarbeitet werden. Bitte versuchen Sie es später noch einmal.',
     },
     labels: { when: 'Wann', what: 'Was', where: 'Wo', customer: 'Kunde', message: 'Nachricht des Kunden' },
     confirm: 'Anfrage bestätigen',
@@ -55,6 +57,7 @@ const TEXT: Record<MailLocale, Wording> = {
       declined: 'Request declined',
       'not-pending': 'Already decided',
       invalid: 'Invalid link',
+      'bad-request': 'Invalid request',
       error: 'Something went wrong',
     },
     lead: {
@@ -66,7 +69,8 @@ const TEXT: Record<MailLocale, Wording> = {
           ? 'This request has already been confirmed. Nothing has changed.'
           : 'This request has already been declined or was cancelled by the customer. Nothing has changed.',
       invalid: () => 'This link is not valid, or the request no longer exists.',
-      error: () => 'Your decision could not be processed.',
+      'bad-request': () => 'This request cannot be processed as sent.',
+      error: () => 'Your decision could not be processed. Please try again later.',
     },
     labels: { when: 'When', what: 'What', where: 'Where', customer: 'Customer', message: "Customer's message" },
     confirm: 'Confirm request',
@@ -101,7 +105,7 @@ const forms = (t: Wording) =>
   `<textarea id="reason" name="message" rows="3" maxlength="${MAX_REASON}"></textarea>` +
   `<button type="submit">${escapeHtml(t.decline)}</button></form>`;
 
-/** `problem`: what was wrong with the request (a 400), shown under the lead. */
+/** `problem`: what is wrong with the request (bad-request, http/pageProblem.ts), shown under the lead. */
 export function requestPage(kind: RequestPageKind, locale: MailLocale, view?: RequestView, problem?: string): string {
   const t = TEXT[locale];
   const customer = view?.customer.name ?? view?.customer.email ?? t.someone;
@@ -113,7 +117,7 @@ export function requestPage(kind: RequestPageKind, locale: MailLocale, view?: Re
   const body = [
     `<h1>${escapeHtml(t.title[kind])}</h1>`,
     `<p>${escapeHtml(t.lead[kind](customer, view))}</p>`,
-    problem ? `<p>${escapeHtml(problem)}</p>` : '',
+    problem ? `<p class="error" role="alert">${escapeHtml(problem)}</p>` : '',
     view ? details(view, t, locale) : '',
     message,
     kind === 'decide' ? forms(t) : '',

@@ -1,16 +1,14 @@
 import formbody from '@fastify/formbody';
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyError } from 'fastify';
 import type { Deps } from '../context.js';
 import { decideRequest, RequestNotPending, viewRequest } from '../scheduling/decisionLink.js';
-import { describeValidation } from './errors.js';
 import { answerErrorsAsPages, langOf, pageLocale, sendPage } from './htmlPage.js';
+import { isRequestProblem, requestProblem } from './pageProblem.js';
 import { ErrorResponse } from './reply.js';
+import { LinkToken, noBodyAsEmpty } from './requestSchema.js';
 import { MAX_REASON, requestPage } from './requestPage.js';
 
-const Params = Type.Object({
-  token: Type.String({ minLength: 1, maxLength: 512, description: 'the signed token of the decision link' }),
-});
+const Params = Type.Object({ token: LinkToken('the signed token of the decision link') });
 const Query = Type.Object({
   lang: Type.Optional(Type.String({ maxLength: 35, description: 'de or en; overrides the contact language' })),
 });
@@ -61,11 +59,10 @@ export const requestRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (a
   answerErrorsAsPages(app, (err, status, request) => {
     const view = err instanceof RequestNotPending ? err.view : undefined;
     const locale = pageLocale(langOf(request), view?.language, request.headers['accept-language']);
-    const validation = (err as FastifyError).validation;
-    const problem = validation
-      ? describeValidation(validation as Parameters<typeof describeValidation>[0], 'body')
-      : undefined;
-    return requestPage(view ? 'not-pending' : status === 404 ? 'invalid' : 'error', locale, view, problem);
+    if (isRequestProblem(status)) {
+      return requestPage('bad-request', locale, undefined, requestProblem(err, status, locale));
+    }
+    return requestPage(view ? 'not-pending' : status === 404 ? 'invalid' : 'error', locale, view);
   });
 
   app.get(
@@ -110,9 +107,7 @@ export const requestRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (a
         response: { 200: page('decided now'), ...errors },
       },
       // a POST without any body names the missing field, like one with an empty form
-      preValidation: async (request) => {
-        request.body ??= {} as typeof request.body;
-      },
+      preValidation: noBodyAsEmpty,
     },
     async (request, reply) => {
       const { decision, message } = request.body;

@@ -10,9 +10,31 @@ import { BusyOverlaps } from './calendarSchemas.js';
 import { ProviderParams } from './partnerSchemas.js';
 import { BODY_ERRORS, Enveloped, envelope, partnerErrors } from './reply.js';
 import * as S from './schedulingSchemas.js';
+import { beyondSchema } from './requestSchema.js';
+import { MAX_SERIES_APPOINTMENTS, MAX_SERIES_DAYS } from '../scheduling/series.js';
 
 const tags = ['D. Scheduling'];
 const security = [{ apiKey: [] }];
+// the rules of D1-D14 the schemas cannot state
+const DESCRIPTIONS = {
+  createTimeslots: beyondSchema(
+    '',
+    'each end after its start (start default: now)',
+    'each given reference once in the request',
+  ),
+  listTimeslots: beyondSchema('', 'to after from'),
+  updateTimeslot: beyondSchema('', 'end after start (a member not given: the stored value)'),
+  createAppointments: beyondSchema(
+    'Without series_data a single appointment; with it a series of raster-long appointments ' +
+      'in the daily window from..to on the listed weekdays.',
+    'a single appointment: end after start, each inline participation reference once',
+    `a series: series_data.to not before series_data.from, at most ${MAX_SERIES_DAYS} days, ` +
+      'weekdays required when it spans more than one day, ' +
+      `to's time of day later than from's, 1 to ${MAX_SERIES_APPOINTMENTS} appointments`,
+  ),
+  addParticipation: beyondSchema('', 'with onDuplicateRaise=true, reference not yet taken'),
+  createCustomer: beyondSchema('', "providerReference equal to the path's providerRef"),
+};
 const countReply = {
   200: Enveloped({ count: Type.Integer({ description: 'appointments affected' }) }),
   ...partnerErrors(...BODY_ERRORS),
@@ -32,6 +54,7 @@ export const schedulingRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async
         summary: 'D1 create timeslots (all or nothing)',
         params: ProviderParams,
         body: S.TimeslotsBody,
+        description: DESCRIPTIONS.createTimeslots,
         response: { 201: Enveloped({ timeslots: Type.Array(S.Timeslot) }), ...partnerErrors(409, ...BODY_ERRORS) },
       },
     },
@@ -56,6 +79,7 @@ export const schedulingRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async
         summary: 'D2 timeslots and appointments of a resource in [from, to)',
         params: S.ResourceParams,
         querystring: S.PeriodQuery,
+        description: DESCRIPTIONS.listTimeslots,
         response: {
           200: Enveloped({ timeslots: Type.Array(S.Timeslot), appointments: Type.Array(S.Appointment) }),
           ...partnerErrors(),
@@ -84,6 +108,7 @@ export const schedulingRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async
         summary: 'D3 update a timeslot (given fields only)',
         params: S.TimeslotParams,
         body: S.TimeslotUpdateBody,
+        description: DESCRIPTIONS.updateTimeslot,
         response: { 200: Enveloped({ timeslot: S.Timeslot }), ...partnerErrors(409, ...BODY_ERRORS) },
       },
     },
@@ -144,6 +169,7 @@ export const schedulingRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async
         summary: 'D6 create a single appointment or a series',
         params: ProviderParams,
         querystring: S.CreateAppointmentQuery,
+        description: DESCRIPTIONS.createAppointments,
         body: S.AppointmentBody,
         response: {
           201: Enveloped({ appointments: Type.Array(S.Appointment), busyOverlaps: BusyOverlaps }),
@@ -226,6 +252,7 @@ export const schedulingRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async
         summary: 'D9 add a participation (or update an existing reference)',
         params: ProviderParams,
         querystring: S.AddParticipationQuery,
+        description: DESCRIPTIONS.addParticipation,
         body: S.ParticipationBody,
         response: participationReply,
       },
@@ -308,6 +335,7 @@ export const schedulingRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async
         security,
         operationId: 'createCustomer',
         summary: 'D12 create a customer (200 when it exists)',
+        description: DESCRIPTIONS.createCustomer,
         params: ProviderParams,
         body: S.CustomerBody,
         response: { 200: customer, 201: customer, ...partnerErrors(...BODY_ERRORS) },

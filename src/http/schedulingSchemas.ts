@@ -1,13 +1,18 @@
 import { Type, type TSchema } from '@fastify/type-provider-typebox';
 import { PARTICIPATION_STATES } from '../scheduling/transitions.js';
-import { IsoDateTime, Nullable } from './reply.js';
+import { Nullable } from './reply.js';
+import {
+  exactlyOneOf,
+  IsoDateTime,
+  PathSegment,
+  ProviderPath,
+  requiring,
+  RULE,
+  StringEnum,
+  Text,
+} from './requestSchema.js';
 
-const Text = (max = 255, description?: string) => Type.String({ minLength: 1, maxLength: max, description });
 const Opt = <T extends TSchema>(schema: T) => Type.Optional(schema);
-/** A plain string enum: its 400 lists the allowed values ("must be one of ..."). */
-const StringEnum = <T extends string>(values: readonly T[], description?: string) =>
-  Type.Unsafe<T>({ type: 'string', enum: [...values], ...(description ? { description } : {}) });
-const DateTimeText = (description: string) => Type.String({ minLength: 1, maxLength: 64, description });
 const Flag = (description: string) => Opt(Type.Boolean({ description }));
 
 const Email = Type.String({ format: 'email', maxLength: 254 });
@@ -23,11 +28,10 @@ const State = StringEnum(PARTICIPATION_STATES, PARTICIPATION_STATES.join(', '));
 const TimeslotState = StringEnum(['CREATED', 'BOOKABLE'] as const, 'CREATED (hidden) or BOOKABLE (public)');
 
 // ---- params ----
-const base = { crmId: Type.String(), providerRef: Type.String({ minLength: 1 }) };
-export const TimeslotParams = Type.Object({ ...base, timeslotRef: Type.String({ minLength: 1 }) });
-export const ResourceParams = Type.Object({ ...base, resourceRef: Type.String({ minLength: 1 }) });
-export const ParticipationParams = Type.Object({ ...base, participationRef: Type.String({ minLength: 1 }) });
-export const CustomerParams = Type.Object({ ...base, customerRef: Type.String({ minLength: 1 }) });
+export const TimeslotParams = ProviderPath({ timeslotRef: PathSegment() });
+export const ResourceParams = ProviderPath({ resourceRef: PathSegment() });
+export const ParticipationParams = ProviderPath({ participationRef: PathSegment() });
+export const CustomerParams = ProviderPath({ customerRef: PathSegment() });
 
 // ---- addresses ----
 const AddressObject = Type.Object({
@@ -88,51 +92,74 @@ export const PeriodQuery = Type.Object({ from: IsoDateTime('ISO 8601'), to: IsoD
 
 // ---- appointments ----
 const InlineParticipation = Type.Object({
-  reference: Opt(Text(255, 'required for a single appointment; generated in a series')),
+  reference: Opt(Text(255, 'required for a single appointment (unique in it); generated in a series')),
   name: Text(),
   email: Email,
   mobile: Opt(Mobile),
   note: Opt(Note),
   state: State,
 });
-export const AppointmentBody = Type.Object({
-  reference: Opt(Text(255, 'required for a single appointment; ignored for a series')),
-  start: Opt(
-    IsoDateTime('required for a single appointment; ISO 8601, without offset: wall clock in the provider zone'),
-  ),
-  end: Opt(IsoDateTime('required for a single appointment; ISO 8601, after start')),
-  from: Opt(DateTimeText('series: start of the daily window (time of day)')),
-  to: Opt(DateTimeText('series: end of the daily window (time of day)')),
-  series_data: Opt(
-    Type.Object({
-      from: IsoDateTime('first date of the series (date or date-time)'),
-      to: IsoDateTime('last date of the series, included'),
-      raster: Type.Integer({ minimum: 1, maximum: 100_000, description: 'minutes per appointment' }),
-      weekdays: Opt(
-        Type.Array(Type.Union([Type.String({ pattern: '^[1-7]$' }), Type.Integer({ minimum: 1, maximum: 7 })]), {
-          maxItems: 7,
-          description: "'1' (Monday) .. '7' (Sunday); required when the series spans more than one day",
-        }),
-      ),
-    }),
-  ),
-  capacity: Opt(Type.Integer({ minimum: 0, maximum: 100_000, description: 'default 0' })),
-  acceptBookings: Flag('publicly bookable; default false'),
-  resourceReference: Text(),
-  productReference: Text(),
-  productName: Opt(Text(255, 'overrides the product name')),
-  contactReference: Opt(Text(255, 'user reference of the responsible staff member')),
-  address: Opt(AddressBody),
-  price: Opt(
-    Type.Object({
-      value: Type.Number({ minimum: 0, maximum: 9_999_999_999 }),
-      currency: StringEnum(['EUR', 'CHF'] as const),
-    }),
-  ),
-  description: Opt(Type.String({ maxLength: 4000 })),
-  notes: Opt(Type.String({ maxLength: 4000 })),
-  participations: Opt(Type.Array(InlineParticipation, { maxItems: 1000 })),
-});
+/**
+ * D6's two forms: with series_data a series (from and to required), without it a single appointment
+ * (reference, start and end required, and a reference on each inline participation).
+ */
+const appointmentForms = {
+  allOf: [
+    {
+      if: requiring('series_data'),
+      then: { ...requiring('from', 'to'), [RULE]: 'is required for a series' },
+      else: {
+        ...requiring('reference', 'start', 'end'),
+        properties: {
+          ...requiring('reference', 'start', 'end').properties,
+          participations: { items: { ...requiring('reference'), [RULE]: 'is required for a single appointment' } },
+        },
+        [RULE]: 'is required for a single appointment',
+      },
+    },
+  ],
+};
+export const AppointmentBody = Type.Object(
+  {
+    reference: Opt(Text(255, 'required for a single appointment; ignored for a series')),
+    start: Opt(
+      IsoDateTime('required for a single appointment; ISO 8601, without offset: wall clock in the provider zone'),
+    ),
+    end: Opt(IsoDateTime('required for a single appointment; ISO 8601, after start')),
+    from: Opt(IsoDateTime('required for a series: its time of day is the start of the daily window')),
+    to: Opt(IsoDateTime("required for a series: its time of day is the end of the daily window (later than from's)")),
+    series_data: Opt(
+      Type.Object({
+        from: IsoDateTime('first date of the series (date or date-time)'),
+        to: IsoDateTime('last date of the series, included'),
+        raster: Type.Integer({ minimum: 1, maximum: 100_000, description: 'minutes per appointment' }),
+        weekdays: Opt(
+          Type.Array(Type.Union([Type.String({ pattern: '^[1-7]$' }), Type.Integer({ minimum: 1, maximum: 7 })]), {
+            maxItems: 7,
+            description: "'1' (Monday) .. '7' (Sunday); required when the series spans more than one day",
+          }),
+        ),
+      }),
+    ),
+    capacity: Opt(Type.Integer({ minimum: 0, maximum: 100_000, description: 'default 0' })),
+    acceptBookings: Flag('publicly bookable; default false'),
+    resourceReference: Text(),
+    productReference: Text(),
+    productName: Opt(Text(255, 'overrides the product name')),
+    contactReference: Opt(Text(255, 'user reference of the responsible staff member')),
+    address: Opt(AddressBody),
+    price: Opt(
+      Type.Object({
+        value: Type.Number({ minimum: 0, maximum: 9_999_999_999 }),
+        currency: StringEnum(['EUR', 'CHF'] as const),
+      }),
+    ),
+    description: Opt(Type.String({ maxLength: 4000 })),
+    notes: Opt(Type.String({ maxLength: 4000 })),
+    participations: Opt(Type.Array(InlineParticipation, { maxItems: 1000 })),
+  },
+  appointmentForms,
+);
 export const CreateAppointmentQuery = Type.Object({
   ignoreCapacity: Flag('inline participations may exceed the capacity; default false'),
 });
@@ -193,10 +220,7 @@ export const AppointmentSelectorBody = Type.Object(
     appointmentReference: Opt(Text()),
     seriesId: Opt(Text()),
   },
-  {
-    oneOf: [{ required: ['appointmentReference'] }, { required: ['seriesId'] }],
-    description: 'exactly one of appointmentReference and seriesId',
-  },
+  exactlyOneOf('appointmentReference', 'seriesId'),
 );
 export const CancelQuery = Type.Object({ message: Opt(Message) });
 

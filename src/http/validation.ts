@@ -1,17 +1,37 @@
-import { Ajv, type Options } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import type { Options } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
+import { REQUEST_FORMATS } from './requestSchema.js';
 
 // ajv-formats ships CommonJS; its default export sits one level down under NodeNext.
 const addFormats = ((addFormatsModule as unknown as { default?: unknown }).default ?? addFormatsModule) as (
-  ajv: Ajv,
-) => Ajv;
+  ajv: Ajv2020,
+) => Ajv2020;
 
-// verbose: a 400 names the rule from the failed schema (http/errors.ts describeValidation)
-const shared: Options = { allErrors: false, useDefaults: true, removeAdditional: false, strict: false, verbose: true };
+/**
+ * JSON Schema 2020-12, the dialect of the OpenAPI 3.1 document the route schemas become: the keywords
+ * of http/requestSchema.ts (dependent and counted rules, `discriminator`) hold as the document says.
+ * verbose: a 400 names the rule from the failed schema (http/errors.ts describeValidation).
+ */
+const shared: Options = {
+  allErrors: false,
+  useDefaults: true,
+  removeAdditional: false,
+  strict: false,
+  verbose: true,
+  discriminator: true,
+};
+
+function validator(options: Options): Ajv2020 {
+  const ajv = addFormats(new Ajv2020(options));
+  for (const [name, validate] of Object.entries(REQUEST_FORMATS)) ajv.addFormat(name, { type: 'string', validate });
+  return ajv;
+}
+
 // Bodies are JSON: a string is never silently taken for a number. Query and params are text and need coercion.
-const strictAjv = addFormats(new Ajv({ ...shared, coerceTypes: false }));
-const coercingAjv = addFormats(new Ajv({ ...shared, coerceTypes: 'array' }));
+const strictAjv = validator({ ...shared, coerceTypes: false });
+const coercingAjv = validator({ ...shared, coerceTypes: 'array' });
 
 export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) =>
   (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema) as ReturnType<FastifySchemaCompiler<object>>;

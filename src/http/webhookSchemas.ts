@@ -7,27 +7,26 @@ import {
   CALENDAR_EVENT_TYPES,
 } from '../webhooks/events.js';
 import { MAX_URL_LENGTH } from '../net/destination.js';
-import { Nullable, StringEnum } from './reply.js';
+import { Nullable } from './reply.js';
+import { CrmPath, HttpUrl, StringEnum } from './requestSchema.js';
 import { Answers } from './schedulingSchemas.js';
 
 const EventTypeSchema = StringEnum(EVENT_TYPES);
-const Url = Type.String({
-  minLength: 1,
-  maxLength: MAX_URL_LENGTH,
-  description: 'http or https; loopback, private, link-local and multicast destinations are refused',
-});
+const Url = HttpUrl(
+  'http or https; loopback, private, link-local and multicast destinations are refused',
+  MAX_URL_LENGTH,
+);
 const Events = Type.Array(EventTypeSchema, {
   minItems: 1,
   maxItems: EVENT_TYPES.length * 2,
-  description: 'the event types to receive; omit for every type',
+  description: 'the event types to receive (at least one); omit or null for every type',
 });
 const Description = Type.String({ maxLength: 1000 });
 
-export const WebhookParams = Type.Object({ crmId: Type.String(), id: Type.String({ maxLength: 64 }) });
-export const DeliveryParams = Type.Object({
-  crmId: Type.String(),
-  id: Type.String({ maxLength: 64 }),
-  eventId: Type.String({ maxLength: 64 }),
+export const WebhookParams = CrmPath({ id: Type.String({ minLength: 1, maxLength: 64 }) });
+export const DeliveryParams = CrmPath({
+  id: Type.String({ minLength: 1, maxLength: 64 }),
+  eventId: Type.String({ minLength: 1, maxLength: 64 }),
 });
 
 export const WebhookBody = Type.Object(

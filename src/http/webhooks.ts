@@ -3,14 +3,22 @@ import type { Deps } from '../context.js';
 import * as webhooks from '../webhooks/subscriptions.js';
 import { BODY_ERRORS, Enveloped, envelope, errorReplies, partnerErrors } from './reply.js';
 import * as S from './webhookSchemas.js';
+import { beyondSchema, CrmPath } from './requestSchema.js';
+import { REFUSED_RULE } from '../net/destination.js';
 
 const tags = ['Webhooks'];
 const security = [{ apiKey: [] }];
-const CrmParams = Type.Object({ crmId: Type.String() });
+const CrmParams = CrmPath({});
 const one = { 200: Enveloped({ webhook: S.Webhook }), ...partnerErrors() };
 const withSecret = Enveloped({ webhook: S.WebhookWithSecret });
 /** the crm's own collection: nothing to find, so never 404 */
 const collectionErrors = errorReplies(400, 401, 403);
+/** What the schema cannot state about url. */
+const URL_RULE = beyondSchema(
+  '',
+  `url a host that is not, and does not resolve to, a refused address (${REFUSED_RULE}; ` +
+    'WEBHOOK_ALLOW_PRIVATE_NETWORKS lifts it)',
+);
 
 export const webhookRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
   app.post(
@@ -23,6 +31,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (a
         summary: 'Subscribe to events (the secret is shown only here and on rotation)',
         params: CrmParams,
         body: S.WebhookBody,
+        description: URL_RULE,
         response: { 201: withSecret, ...collectionErrors, ...errorReplies(...BODY_ERRORS) },
       },
     },
@@ -39,7 +48,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (a
         operationId: 'listWebhooks',
         summary: "The crm's webhook subscriptions (no secrets)",
         params: CrmParams,
-        response: { 200: Enveloped({ webhooks: Type.Array(S.Webhook) }), ...collectionErrors },
+        response: { 200: Enveloped({ webhooks: Type.Array(S.Webhook) }), ...errorReplies(401, 403) },
       },
     },
     async (request) => envelope({ webhooks: await webhooks.listWebhooks(deps, request.crmId) }),
@@ -68,6 +77,7 @@ export const webhookRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (a
         security,
         operationId: 'updateWebhook',
         summary: 'Change url, events, description or enabled (given fields only)',
+        description: URL_RULE,
         params: S.WebhookParams,
         body: S.WebhookUpdateBody,
         response: { ...one, ...errorReplies(...BODY_ERRORS) },

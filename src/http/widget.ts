@@ -2,9 +2,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import type { Deps } from '../context.js';
-import { ErrorResponse, errorReplies } from './reply.js';
 
 /**
  * The booking widget (docs/widget.md): CSS, frame script and page template in ./widget, served
@@ -89,7 +88,7 @@ function fillTemplate(template: string, values: Record<string, string>): string 
 }
 
 /** de or en: the lang parameter, else the browser's Accept-Language, else de. */
-function pageLang(lang: string | undefined, acceptLanguage: string | undefined): 'de' | 'en' {
+function pageLang(lang: unknown, acceptLanguage: string | undefined): 'de' | 'en' {
   if (lang === 'de' || lang === 'en') return lang;
   for (const part of String(acceptLanguage ?? '').split(',')) {
     const tag = part.trim().slice(0, 2).toLowerCase();
@@ -102,12 +101,12 @@ const PAGE_TEXT = {
   de: {
     title: 'Termin buchen',
     noscript: 'Bitte aktivieren Sie JavaScript, um einen Termin zu buchen.',
-    missing: 'Der Link ist unvollständig: ref fehlt oder ist ungültig.',
+    missing: (name: string) => `Der Link ist unvollständig: ${name} fehlt oder ist ungültig.`,
   },
   en: {
     title: 'Book an appointment',
     noscript: 'Please enable JavaScript to book an appointment.',
-    missing: 'This link is incomplete: ref is missing or invalid.',
+    missing: (name: string) => `This link is incomplete: ${name} is missing or invalid.`,
   },
 };
 
@@ -122,19 +121,19 @@ const CSP = [
   'frame-ancestors *',
 ].join('; ');
 
+const REF_TEXT = '[^\\s<>"\'`\\u0000]{1,200}';
 const PageQuery = Type.Object({
-  ref: Type.Optional(
-    Type.String({ description: 'the resource reference or UUID (required; a page without it says so)' }),
-  ),
-  channelKey: Type.Optional(Type.String({ description: 'e.g. WIDGET' })),
-  prdRef: Type.Optional(Type.String({ description: 'offer only this product' })),
+  ref: Type.String({
+    pattern: `^\\s*${REF_TEXT}\\s*$`,
+    description: 'the resource reference or UUID (a page without it says so, with 400)',
+  }),
+  channelKey: Type.Optional(Type.String({ pattern: '^(?:[A-Z][A-Z_]{0,63})?$', description: 'e.g. WIDGET' })),
+  prdRef: Type.Optional(Type.String({ pattern: `^(?:${REF_TEXT})?$`, description: 'offer only this product' })),
   lang: Type.Optional(Type.String({ description: 'de or en; default from Accept-Language, else de' })),
   accent: Type.Optional(Type.String({ description: 'accent colour #rgb or #rrggbb' })),
 });
 const tags = ['booking widget'];
 
-const REF = /^[^\s<>"'`]{1,200}$/;
-const CHANNEL_KEY = /^[A-Z][A-Z_]{0,63}$/;
 const COLOR = /^#(?:[0-9a-fA-F]{3}|[0-9a-fA-F]{6})$/;
 
 export const widgetRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (app, { deps }) => {
@@ -157,7 +156,6 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
         content: { [type]: { schema: { type: 'string' } } },
       },
       304: { description: 'unchanged since the ETag given in If-None-Match', type: 'null' },
-      ...errorReplies(400),
     },
   });
   app.get(
@@ -208,37 +206,43 @@ export const widgetRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (ap
     response: {
       200: { description: 'the page', content: { 'text/html': { schema: { type: 'string' } } } },
       400: {
-        description:
-          'ref missing or invalid, or channelKey or prdRef malformed (a page saying so); ' +
-          'a NUL character in the query (the error body)',
-        content: { 'text/html': { schema: { type: 'string' } }, 'application/json': { schema: ErrorResponse } },
+        description: 'ref missing or invalid, or channelKey or prdRef malformed: a page saying which',
+        content: { 'text/html': { schema: { type: 'string' } } },
       },
     },
   };
-  app.get('/widget', { schema: pageSchema }, (request, reply) => {
-    const q = request.query;
-    const lang = pageLang(q.lang, request.headers['accept-language']);
-    const text = PAGE_TEXT[lang];
-    const ref = typeof q.ref === 'string' ? q.ref.trim() : '';
-    const channelKey = q.channelKey ?? '';
-    const prdRef = q.prdRef ?? '';
-    const valid =
-      REF.test(ref) && (channelKey === '' || CHANNEL_KEY.test(channelKey)) && (prdRef === '' || REF.test(prdRef));
+  const pageHeaders = (reply: FastifyReply) => {
     commonHeaders(reply);
-    reply
+    return reply
       .header('content-type', 'text/html; charset=utf-8')
       .header('cache-control', 'no-cache')
       .header('content-security-policy', CSP)
       .header('referrer-policy', 'strict-origin-when-cross-origin');
-    if (!valid) {
-      return reply
-        .status(400)
-        .send(
-          `<!doctype html><html lang="${lang}"><head><meta charset="utf-8">` +
-            `<meta name="viewport" content="width=device-width, initial-scale=1"><title>${text.title}</title>` +
-            `</head><body><main><h1>${text.title}</h1><p>${text.missing}</p></main></body></html>`,
-        );
-    }
+  };
+  // a link with a bad query is a page saying which parameter, in the reader's language
+  app.setErrorHandler((err: FastifyError, request, reply) => {
+    if (!err.validation || request.routeOptions.url !== '/widget') throw err;
+    const lang = pageLang((request.query as { lang?: unknown }).lang, request.headers['accept-language']);
+    const text = PAGE_TEXT[lang];
+    const [issue] = err.validation;
+    const name = issue?.instancePath.split('/')[1] ?? String(issue?.params.missingProperty ?? 'ref');
+    return pageHeaders(reply)
+      .status(400)
+      .send(
+        `<!doctype html><html lang="${lang}"><head><meta charset="utf-8">` +
+          '<meta name="viewport" content="width=device-width, initial-scale=1">' +
+          `<title>${text.title}</title></head><body><main><h1>${text.title}</h1>` +
+          `<p>${escapeHtml(text.missing(name))}</p></main></body></html>`,
+      );
+  });
+  app.get('/widget', { schema: pageSchema }, (request, reply) => {
+    const q = request.query;
+    const lang = pageLang(q.lang, request.headers['accept-language']);
+    const text = PAGE_TEXT[lang];
+    const ref = q.ref.trim();
+    const channelKey = q.channelKey ?? '';
+    const prdRef = q.prdRef ?? '';
+    pageHeaders(reply);
     const accent = q.accent && COLOR.test(q.accent) ? q.accent : null;
     const html = fillTemplate(template, {
       lang,

@@ -26,6 +26,42 @@ const REFUSED = new Set([
 
 export const MAX_URL_LENGTH = 2048;
 
+const OCTET = '(?:25[0-5]|2[0-4]\\d|1\\d\\d|[1-9]?\\d)';
+const LABEL = '[A-Za-z0-9]+(?:-[A-Za-z0-9]+)*';
+const IPV4 = `(?:${OCTET}\\.){3}${OCTET}`;
+const H16 = '[0-9A-Fa-f]{1,4}';
+// RFC 4291's forms: full, compressed (::) anywhere, and the IPv4-mapped and -embedded ones most written
+const IPV6 = [
+  `(?:${H16}:){7}${H16}`,
+  `(?:${H16}:){1,7}:`,
+  ...[1, 2, 3, 4, 5, 6].map((n) => `(?:${H16}:){1,${7 - n}}(?::${H16}){1,${n}}`),
+  `:(?::${H16}){1,7}`,
+  '::',
+  `(?:${H16}:){6}${IPV4}`,
+  `::(?:[Ff]{4}(?::0{1,4})?:)?${IPV4}`,
+  `(?:${H16}:){1,4}:${IPV4}`,
+].join('|');
+// the last label starts with a letter: a name, never a number a URL parser would read as an IPv4 address
+const HOST = `(?:(?:${LABEL}\\.)*[A-Za-z][A-Za-z0-9]*(?:-[A-Za-z0-9]+)*\\.?|${IPV4}|\\[(?:${IPV6})\\])`;
+const PORT = '(?:6553[0-5]|655[0-2]\\d|65[0-4]\\d{2}|6[0-4]\\d{3}|[1-5]\\d{4}|[1-9]\\d{0,3}|0)';
+const USER_INFO = '(?:[A-Za-z0-9._~-]+(?::[A-Za-z0-9._~-]*)?@)?';
+// RFC 3986 path, query and fragment: unreserved and sub-delims characters, ':', '@' and %XX escapes
+const PCHAR = "(?:[A-Za-z0-9._~!$&'()*+,;=:@-]|%[0-9A-Fa-f]{2})";
+const REST = `(?:/(?:${PCHAR}|/)*)?(?:\\?(?:${PCHAR}|[/?])*)?(?:#(?:${PCHAR}|[/?])*)?`;
+
+/** `[Hh][Tt]...`: a scheme as a pattern of either case. */
+const anyCase = (word: string) => [...word].map((c) => `[${c.toUpperCase()}${c}]`).join('');
+
+/**
+ * The form of an absolute URL with one of `schemes` (lower case; any case matches): an ASCII host
+ * name, an IPv4 address or an [IPv6] address, an optional port and user info, then an RFC 3986 path,
+ * query and fragment.
+ * Every URL of this form parses (WHATWG URL) and is an RFC 3986 URI; the request schemas publish it.
+ */
+export function urlPattern(schemes: readonly string[]): string {
+  return `^(?:${schemes.map(anyCase).join('|')})://${USER_INFO}${HOST}(?::${PORT})?${REST}$`;
+}
+
 /** What a refusal message adds so that a person knows the rule. */
 export const REFUSED_RULE = 'loopback, private, link-local and multicast destinations are not allowed';
 

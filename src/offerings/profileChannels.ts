@@ -1,4 +1,3 @@
-import { invalid } from '../errors.js';
 import type { ChannelType, ContactChannel } from './contact.js';
 
 /** A channel as a request gives it: label may be left out (keep) or null (clear). */
@@ -12,16 +11,6 @@ export interface StoredChannel {
   type: ChannelType;
   label: string | null;
   value: string;
-}
-
-/** Only one channel per type can exist: a request naming a type twice is refused (400). */
-export function assertOneChannelPerType(channels: ContactChannelInput[], field = 'body.contactChannels'): void {
-  const seen = new Set<string>();
-  for (const c of channels) {
-    if (seen.has(c.type))
-      throw invalid(`${field} has more than one channel of type ${c.type}; only one channel per type can exist`);
-    seen.add(c.type);
-  }
 }
 
 /**

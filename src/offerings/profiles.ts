@@ -4,12 +4,7 @@ import { requireProvider } from '../partners/providers.js';
 import * as partnerRepo from '../partners/repo.js';
 import { retryOnUniqueViolation, type Queryable } from '../storage/db.js';
 import type { ContactChannel } from './contact.js';
-import {
-  assertOneChannelPerType,
-  mergeContactChannels,
-  type ContactChannelInput,
-  type StoredChannel,
-} from './profileChannels.js';
+import { mergeContactChannels, type ContactChannelInput, type StoredChannel } from './profileChannels.js';
 
 export interface GeneralProfileInput {
   name: string;
@@ -103,7 +98,6 @@ export async function putGeneralProfile(
   userRef: string,
   input: GeneralProfileInput,
 ): Promise<{ created: boolean; profile: ProfileView }> {
-  assertOneChannelPerType(input.contactChannels);
   return retryOnUniqueViolation(() =>
     deps.db.transaction(async (tx) => {
       const user = await requireUser(tx, crmId, userRef, 'user reference');
@@ -154,7 +148,6 @@ export async function upsertProviderProfile(
       `body.providerReference must be the provider of the path (${providerRef}), got ${input.providerReference}`,
     );
   }
-  assertOneChannelPerType(input.contactChannels);
   return retryOnUniqueViolation(() =>
     deps.db.transaction(async (tx) => {
       const provider = await requireProvider(tx, crmId, providerRef);

@@ -39,33 +39,26 @@ export interface Question {
 /** A question as B1 or the update sends it (the schema has checked each member). */
 export type QuestionInput = Omit<Question, 'required'> & { required?: boolean };
 
-/** The questions a product stores, checked; `field` names the body member (body.questions). */
+/**
+ * The questions a product stores, checked for what the schema cannot say (http/offeringSchemas.ts holds
+ * the rest: count, types, lengths, options only for select, maxLength only for text and textarea): keys
+ * unique in the product, option values unique in the question. `field` names the body member.
+ */
 export function checkQuestions(input: QuestionInput[] | null | undefined, field = 'body.questions'): Question[] {
   if (!input) return [];
-  if (input.length > MAX_QUESTIONS) throw invalid(`${field} must have at most ${MAX_QUESTIONS} questions`);
   const keys = new Set<string>();
   return input.map((q, i) => {
     const at = `${field}.${i}`;
     if (keys.has(q.key)) throw invalid(`${at}.key ${q.key} is used by an earlier question: keys must be unique`);
     keys.add(q.key);
-    if (q.type === 'select') {
-      if (!q.options?.length)
-        throw invalid(`${at}.options is required for a question of type select (at least one option)`);
-      const values = new Set<string>();
-      for (const [j, o] of q.options.entries()) {
-        if (values.has(o.value))
-          throw invalid(`${at}.options.${j}.value ${o.value} is used by an earlier option: values must be unique`);
-        values.add(o.value);
+    const values = new Set<string>();
+    for (const [j, o] of (q.options ?? []).entries()) {
+      if (values.has(o.value)) {
+        throw invalid(`${at}.options.${j}.value ${o.value} is used by an earlier option: values must be unique`);
       }
-    } else if (q.options !== undefined) {
-      throw invalid(`${at}.options is allowed only for a question of type select, not ${q.type}`);
+      values.add(o.value);
     }
     const max = ANSWER_MAX[q.type];
-    if (q.maxLength !== undefined && (q.type === 'text' || q.type === 'textarea')) {
-      if (q.maxLength > max!) throw invalid(`${at}.maxLength must be at most ${max} for a question of type ${q.type}`);
-    } else if (q.maxLength !== undefined) {
-      throw invalid(`${at}.maxLength is allowed only for questions of type text and textarea, not ${q.type}`);
-    }
     return {
       key: q.key,
       type: q.type,

@@ -89,13 +89,6 @@ export function resourceView(row: repo.ResourceRow): ResourceView {
 
 export const DEFAULT_COUNTRY_CODE = 'DE';
 
-/** Rules that need no lookup; run before anything is read (400 before 404). */
-export function assertResourceChanges(changes: ResourceChanges): void {
-  if (changes.contactProfileReference != null && changes.contact == null) {
-    throw invalid('body.contact is required when body.contactProfileReference is given');
-  }
-}
-
 function normalizeAddress(address: AddressInput | null | undefined): repo.Address | null | undefined {
   if (!address) return address;
   const { city, street, number, zip } = address;
@@ -205,7 +198,6 @@ export async function createResource(
   input: ResourceInput,
   onDuplicateRaise: boolean,
 ): Promise<ResourceView> {
-  assertResourceChanges(input);
   const { reference, ...changes } = input;
   return retryOnUniqueViolation(() =>
     deps.db.transaction(async (tx) => {
@@ -239,7 +231,6 @@ export async function updateResource(
   resourceRef: string,
   changes: ResourceChanges,
 ): Promise<ResourceView> {
-  assertResourceChanges(changes);
   return deps.db.transaction(async (tx) => {
     const provider = await requireProvider(tx, crmId, providerRef);
     const row = await repo.resourceByReference(tx, provider.id, resourceRef);

@@ -1,5 +1,3 @@
-import { invalid } from '../errors.js';
-
 export const BRANCHES = ['real-estate', 'facilities', 'handyman', 'sports-and-leisure', 'misc'] as const;
 export type Branch = (typeof BRANCHES)[number];
 
@@ -12,13 +10,9 @@ export function isReference(value: string): boolean {
   return /^[^@\s]+@[^@\s]+$/.test(value);
 }
 
-const USERNAME_FORBIDDEN = /[/?:&#\\]/;
-
-export function assertUsername(username: string): void {
-  if (USERNAME_FORBIDDEN.test(username)) {
-    throw invalid('username must not contain slash, question mark, colon, ampersand, hash or backslash');
-  }
-}
+/** A username: no slash, question mark, colon, ampersand, hash or backslash (and no NUL); the schema holds it. */
+export const USERNAME_PATTERN = '^[^/?:&#\\\\\\u0000]+$';
+export const USERNAME_RULE = 'must not contain slash, question mark, colon, ampersand, hash or backslash';
 
 /** The n-th generated variant of an email: a numbered plus-suffix in the local part (a@b.c -> a+1@b.c). */
 export function emailVariant(email: string, n: number): string {

@@ -4,7 +4,7 @@ import { enqueueMails } from '../notifications/outbox.js';
 import { retryOnUniqueViolation, sqlState, constraintName, type Queryable } from '../storage/db.js';
 import { crmCountry, storedE164 } from './phoneNumbers.js';
 import * as repo from './repo.js';
-import { assertUsername, emailVariant } from './rules.js';
+import { emailVariant } from './rules.js';
 
 export interface UserInput {
   reference: string;
@@ -70,7 +70,6 @@ export async function upsertUser(
   input: UserInput,
   language: string | undefined,
 ): Promise<{ created: boolean; user: UserView }> {
-  assertUsername(input.username);
   return retryOnUniqueViolation(() =>
     deps.db.transaction(async (tx) => {
       const details = {
@@ -137,7 +136,6 @@ export type UserUpdate = Partial<Omit<UserInput, 'reference'> & { language: stri
 
 /** PUT on C2's path: the given fields only; 409 when the email or username belongs to another user. */
 export async function updateUser(deps: Deps, crmId: string, reference: string, changes: UserUpdate): Promise<UserView> {
-  if (changes.username !== undefined) assertUsername(changes.username);
   try {
     return await deps.db.transaction(async (tx) => {
       const row = await repo.userByReference(tx, crmId, reference);

@@ -3,7 +3,6 @@
  * (case-insensitive) or mobile (in E.164, as every number is compared: same_phone.sql), the crm's
  * customers with it or linked to those users, and the participations of those customers.
  */
-import { invalid } from '../errors.js';
 import { crmCountry, phoneE164 } from '../partners/phoneNumbers.js';
 import type { Queryable } from '../storage/db.js';
 
@@ -21,12 +20,9 @@ export interface Person {
   needles: string[];
 }
 
-/** The one identifier of a request, trimmed; 400 naming the fields when there is none or two. */
+/** The one identifier of a request (the schema gives exactly one, not blank), trimmed. */
 export function personKey(input: PersonKey): { email: string | null; mobile: string | null } {
-  const email = input.email?.trim() || null;
-  const mobile = input.mobile?.trim() || null;
-  if ((email === null) === (mobile === null)) throw invalid('give exactly one of email or mobile (a non-empty string)');
-  return { email, mobile };
+  return { email: input.email?.trim() || null, mobile: input.mobile?.trim() || null };
 }
 
 /** The person's rows; `lock` takes their users' and customers' row locks (erasure). */

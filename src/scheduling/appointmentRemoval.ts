@@ -1,6 +1,6 @@
 /** D7 delete without notification and D8 cancel, by appointmentReference or seriesId. */
 import type { Deps } from '../context.js';
-import { invalid, notFound } from '../errors.js';
+import { notFound } from '../errors.js';
 import { requireProvider } from '../partners/providers.js';
 import type { MailTemplate } from '../notifications/templateNames.js';
 import type { Queryable } from '../storage/db.js';
@@ -8,15 +8,10 @@ import { LIVE_PARTICIPATION_SQL, lockAppointment, type ParticipationRow } from '
 import { changeParticipationState } from './participations.js';
 import { recordAppointmentEvent, recordParticipationEvent } from './events.js';
 
+/** Exactly one of the two (the route schema holds it). */
 export interface AppointmentSelector {
   appointmentReference?: string;
   seriesId?: string;
-}
-
-function checkSelector(s: AppointmentSelector): void {
-  if ((s.appointmentReference === undefined) === (s.seriesId === undefined)) {
-    throw invalid('body must have either appointmentReference or seriesId');
-  }
 }
 
 const describe = (s: AppointmentSelector) =>
@@ -39,7 +34,6 @@ export async function deleteAppointments(
   providerRef: string,
   selector: AppointmentSelector,
 ): Promise<number> {
-  checkSelector(selector);
   return deps.db.transaction(async (tx) => {
     const provider = await requireProvider(tx, crmId, providerRef);
     const ids = await selectIds(tx, provider.id, selector);
@@ -77,7 +71,6 @@ export async function cancelAppointments(
   selector: AppointmentSelector,
   message: string | undefined,
 ): Promise<number> {
-  checkSelector(selector);
   return deps.db.transaction(async (tx) => {
     const provider = await requireProvider(tx, crmId, providerRef);
     let count = 0;

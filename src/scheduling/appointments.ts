@@ -10,7 +10,7 @@ import { findOrCreateCustomer } from './customers.js';
 import { takePlace } from './places.js';
 import * as repo from './repo.js';
 import { expandSeries, type SeriesItem } from './series.js';
-import { assertEndAfterStart, assertInstantSyntax, parseInstant, parseLocalDate, parseTimeOfDay } from './time.js';
+import { assertEndAfterStart, parseInstant, parseLocalDate, parseTimeOfDay } from './time.js';
 import type { ParticipationState } from './transitions.js';
 import { loadAppointmentViews, type AppointmentView } from './views.js';
 import { recordAppointmentEvent } from './events.js';
@@ -55,29 +55,17 @@ interface Planned extends SeriesItem {
   reference: string;
 }
 
-function required<T>(value: T | undefined, field: string, what: string): T {
-  if (value === undefined) throw invalid(`${field} is required for ${what}`);
-  return value;
-}
-
-/** The 400 checks that need no lookup. */
+/**
+ * The 400 checks that need no lookup and that the schema cannot state (http/schedulingSchemas.ts
+ * holds which members each form requires): a single appointment ends after it starts and names each
+ * inline participation once.
+ */
 function checkShape(input: AppointmentInput): void {
-  const series = input.series_data;
-  if (series) {
-    assertInstantSyntax(required(input.from, 'body.from', 'a series'), 'body.from');
-    assertInstantSyntax(required(input.to, 'body.to', 'a series'), 'body.to');
-    assertInstantSyntax(series.from, 'body.series_data.from');
-    assertInstantSyntax(series.to, 'body.series_data.to');
-  } else {
-    required(input.reference, 'body.reference', 'a single appointment');
-    assertInstantSyntax(required(input.start, 'body.start', 'a single appointment'), 'body.start');
-    assertInstantSyntax(required(input.end, 'body.end', 'a single appointment'), 'body.end');
-    assertEndAfterStart(input.start!, input.end!, 'body.start', 'body.end');
-  }
+  if (input.series_data) return;
+  assertEndAfterStart(input.start!, input.end!, 'body.start', 'body.end');
   const seen = new Set<string>();
   input.participations?.forEach((p, i) => {
-    if (series) return;
-    const ref = required(p.reference, `body.participations[${i}].reference`, 'a single appointment');
+    const ref = p.reference!;
     if (seen.has(ref)) throw invalid(`body.participations[${i}].reference ${ref} is given twice`);
     seen.add(ref);
   });

@@ -49,8 +49,6 @@ export function expandSeries(plan: SeriesPlan): SeriesItem[] {
   if (seconds(plan.windowTo) <= seconds(plan.windowFrom)) {
     throw invalid('body.to must be a later time of day than body.from (they give the daily window of the series)');
   }
-  if (!Number.isInteger(plan.rasterMin) || plan.rasterMin <= 0)
-    throw invalid('body.series_data.raster must be a positive integer');
 
   const items: SeriesItem[] = [];
   for (let i = 0; i < days; i++) {

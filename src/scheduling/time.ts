@@ -6,13 +6,25 @@ import { DateTime } from 'luxon';
 import { invalid } from '../errors.js';
 
 // Date, or date and time to the minute/second/fraction, optionally with Z or ±HH:MM / ±HHMM / ±HH.
-export const ISO_DATE_TIME_PATTERN =
-  '^\\d{4}-\\d{2}-\\d{2}(?:T\\d{2}:\\d{2}(?::\\d{2}(?:\\.\\d{1,9})?)?(?:Z|[+-]\\d{2}(?::?\\d{2})?)?)?$';
+// Only real dates (leap years counted) and times (00:00 to 23:59:59), in the years 1901 to 9998: every
+// value of this form is an instant the service can store and answer in any zone (1900 to 9999 in UTC).
+const YEAR = '(?:190[1-9]|19[1-9]\\d|[2-8]\\d{3}|9[0-8]\\d{2}|99[0-8]\\d|999[0-8])';
+const LEAP_YEAR_END = '(?:0[48]|[2468][048]|[13579][26])';
+const LEAP_YEAR = `(?:19${LEAP_YEAR_END}|[2-9]\\d${LEAP_YEAR_END}|(?:[2468][048]|[3579][26])00)`;
+const MONTH_DAY =
+  '(?:(?:0[13578]|1[02])-(?:0[1-9]|[12]\\d|3[01])|(?:0[469]|11)-(?:0[1-9]|[12]\\d|30)|02-(?:0[1-9]|1\\d|2[0-8]))';
+const TIME = 'T(?:[01]\\d|2[0-3]):[0-5]\\d(?::[0-5]\\d(?:\\.\\d{1,9})?)?';
+const OFFSET = '(?:Z|[+-](?:[01]\\d|2[0-3])(?::?[0-5]\\d)?)';
+export const ISO_DATE_TIME_PATTERN = `^(?:${YEAR}-${MONTH_DAY}|${LEAP_YEAR}-02-29)(?:${TIME}${OFFSET}?)?$`;
 const ISO_FORM = new RegExp(ISO_DATE_TIME_PATTERN);
 
-// Instants the service stores and answers; outside, storage fails (year 0) and zones fall back to local mean time.
-const MIN_YEAR = 1900;
-const MAX_YEAR = 9999;
+/** Whether a request time has the form of ISO_DATE_TIME_PATTERN (the document's format `iso-date-time`). */
+export const isIsoDateTime = (value: string): boolean => ISO_FORM.test(value);
+
+/** How a 400 words the rule: "<field> must be ...". */
+export const ISO_DATE_TIME_RULE =
+  'must be an ISO 8601 date-time such as 2026-06-01T10:00 or 2026-06-01T10:00:00+02:00, or a date ' +
+  '(a real one, in the years 1901 to 9998)';
 
 const HAS_OFFSET = /T.*(?:Z|[+-]\d{2}(?::?\d{2})?)$/;
 
@@ -20,18 +32,7 @@ function parse(value: string, zone: string, field: string): DateTime {
   // A time with an offset is an instant whatever the zone: read in UTC, it needs no zone rules (Intl,
   // costly on every booking). Every caller takes the instant, or sets the zone itself.
   const dt = ISO_FORM.test(value) ? DateTime.fromISO(value, { zone: HAS_OFFSET.test(value) ? 'UTC' : zone }) : null;
-  if (!dt?.isValid) {
-    throw invalid(
-      `${field} must be an ISO 8601 date-time such as 2026-06-01T10:00 or 2026-06-01T10:00:00+02:00, got "${value}"`,
-    );
-  }
-  return inYearRange(dt, value, field);
-}
-
-function inYearRange(dt: DateTime, value: string, field: string): DateTime {
-  const year = dt.toUTC().year;
-  if (year < MIN_YEAR || year > MAX_YEAR)
-    throw invalid(`${field} must lie between the years ${MIN_YEAR} and ${MAX_YEAR}, got "${value}"`);
+  if (!dt?.isValid) throw invalid(`${field} ${ISO_DATE_TIME_RULE}, got "${value}"`);
   return dt;
 }
 
@@ -63,9 +64,7 @@ export function readRequestTime(value: string, field: string): RequestTime {
 
 /** The instant of a request time in `zone` (the same as parseInstant of its text, parsed once). */
 export function instantIn(t: RequestTime, zone: string): Date {
-  return t.exact
-    ? t.time.toJSDate()
-    : inYearRange(t.time.setZone(zone, { keepLocalTime: true }), t.text, t.field).toJSDate();
+  return t.exact ? t.time.toJSDate() : t.time.setZone(zone, { keepLocalTime: true }).toJSDate();
 }
 
 /** A request's start and end, read once; their order is checked where no zone is needed (400 naming the end). */
@@ -89,11 +88,6 @@ export function spanIn(span: RequestSpan, zone: string): { start: Date; end: Dat
   const end = instantIn(span.end, zone);
   if (end.getTime() <= start.getTime()) throw invalid(`${span.end.field} must be after ${span.start.field}`);
   return { start, end };
-}
-
-/** Fails with a 400 naming the field unless the value is an ISO 8601 date-time; needs no zone. */
-export function assertInstantSyntax(value: string, field: string): void {
-  parse(value, 'UTC', field);
 }
 
 /**

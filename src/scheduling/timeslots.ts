@@ -6,7 +6,7 @@ import { requireProvider } from '../partners/providers.js';
 import { constraintName, sqlState, type Queryable } from '../storage/db.js';
 import { addressParam, normalizeAddress, type AddressInput, type StoredAddress } from './address.js';
 import * as repo from './repo.js';
-import { assertEndAfterStart, assertInstantSyntax, formatInstant, nowRoundedUp, parseInstant } from './time.js';
+import { assertEndAfterStart, formatInstant, nowRoundedUp, parseInstant } from './time.js';
 import { loadAppointmentViews, type AppointmentView } from './views.js';
 
 export type TimeslotState = 'CREATED' | 'BOOKABLE';
@@ -87,8 +87,6 @@ export async function createTimeslots(
   const seen = new Set<string>();
   items.forEach((item, i) => {
     const field = `body.timeslots[${i}]`;
-    if (item.start !== undefined) assertInstantSyntax(item.start, `${field}.start`);
-    assertInstantSyntax(item.end, `${field}.end`);
     if (item.start !== undefined) assertEndAfterStart(item.start, item.end, `${field}.start`, `${field}.end`);
     if (item.reference !== undefined) {
       if (seen.has(item.reference)) throw invalid(`${field}.reference ${item.reference} is given twice`);
@@ -148,8 +146,6 @@ export async function listTimeslots(
   resourceRef: string,
   query: { from: string; to: string },
 ): Promise<{ timeslots: TimeslotView[]; appointments: AppointmentView[] }> {
-  assertInstantSyntax(query.from, 'query.from');
-  assertInstantSyntax(query.to, 'query.to');
   assertEndAfterStart(query.from, query.to, 'query.from', 'query.to');
   const db: Queryable = deps.db;
   const provider = await requireProvider(db, crmId, providerRef);
@@ -176,8 +172,6 @@ export async function updateTimeslot(
   reference: string,
   changes: TimeslotUpdate,
 ): Promise<TimeslotView> {
-  if (changes.start !== undefined) assertInstantSyntax(changes.start, 'body.start');
-  if (changes.end !== undefined) assertInstantSyntax(changes.end, 'body.end');
   if (changes.start !== undefined && changes.end !== undefined)
     assertEndAfterStart(changes.start, changes.end, 'body.start', 'body.end');
   return deps.db.transaction(async (tx) => {

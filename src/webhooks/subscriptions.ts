@@ -76,11 +76,9 @@ async function requireSubscription(db: Queryable, crmId: string, id: string, loc
   return row;
 }
 
-/** Distinct types, or null for all; an empty list is refused (omit it for every type). */
+/** Distinct types, or null for all (the schema refuses an empty list: omit it for every type). */
 function eventFilter(events: EventType[] | null | undefined): EventType[] | null {
   if (events === undefined || events === null) return null;
-  if (events.length === 0)
-    throw new DomainError('VALIDATION', 'body.events must name at least one event type; omit it for every type');
   return [...new Set(events)];
 }
 

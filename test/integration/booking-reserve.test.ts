@@ -299,7 +299,7 @@ describe('A2 reserve_appointment', () => {
     const cases: [object, RegExp][] = [
       [
         { product_uuid: '00000000-0000-4000-8000-000000000000', from: '2026-06-02T09:00', to: '2026-06-02T09:30' },
-        /body\.timeslot_uuid or body\.appointment_uuid is required/,
+        /body must have at least one of timeslot_uuid or appointment_uuid/,
       ],
       [
         {

@@ -139,6 +139,16 @@ describe('the typed TypeScript client', () => {
     expect(taken.response.status).toBe(412);
     expect(taken.error!.errors[0].errorCode).toBe('201');
 
+    // a rule across query parameters is one object parameter: its members go out as plain parameters
+    const scope = { ref: [ref] };
+    const products = await publicApi.POST('/products/active_products', { params: { query: { scope } } });
+    expect(products.response.status, JSON.stringify(products.error)).toBe(200);
+    expect(products.data!.products.map((p) => p.uuid)).toEqual([product.data!.product.uuid]);
+    const person = { email: `${id}@consumer.example` };
+    const exported = await api.GET('/crms/{crmId}/consumer-data', { params: { path: { crmId }, query: { person } } });
+    expect(exported.response.status, JSON.stringify(exported.error)).toBe(200);
+    expect(exported.data!.consumer.participations).toHaveLength(1);
+
     await t.receiver.waitFor((r) => r.some((x) => x.path === '/client'));
     const delivery = t.receiver.received.find((x) => x.path === '/client')!;
     const event = verifyWebhook(secret, delivery.headers as Record<string, string>, delivery.body);

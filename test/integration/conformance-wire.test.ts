@@ -281,11 +281,13 @@ describe('Errors', () => {
       [s.p.call('GET', `${s.base}/appointments`, undefined, { resourceRef: 'r\u0000' }), 'query.resourceRef'],
     ];
     for (const [answer, field] of cases) {
-      expect(expectError(await answer, 400, 'VALIDATION').message).toBe(`${field} must not contain NUL characters`);
+      // a path parameter's rule says more (nor . or ..), every one starts so
+      const { message } = expectError(await answer, 400, 'VALIDATION');
+      expect(message).toMatch(new RegExp(`^${field} must not contain NUL characters`));
     }
   });
 
-  it('a date-time the service cannot store (before 1900, after 9999) is 400 naming the field, not 500', async () => {
+  it('a date-time outside the years 1901 to 9998 or of no real date is 400 naming the field, never a 500', async () => {
     const s = await setupScheduling(t);
     const appointment = (start: string, end: string) =>
       s.p.call('POST', `${s.base}/appointments`, {
@@ -310,9 +312,10 @@ describe('Errors', () => {
       defaultAcceptBookings: true,
       state: 'BOOKABLE',
     };
-    expect(
-      expectError(await s.p.call('POST', `${s.base}/timeslots`, { timeslots: [ts] }), 400, 'VALIDATION').message,
-    ).toContain('body.timeslots[0].start');
+    const timeslot = await s.p.call('POST', `${s.base}/timeslots`, { timeslots: [ts] });
+    expect(expectError(timeslot, 400, 'VALIDATION').message).toContain('body.timeslots.0.start');
+    const leap = await appointment('2026-02-29T10:00', '2026-03-01T10:00');
+    expect(expectError(leap, 400, 'VALIDATION').message).toContain('body.start');
     const period = await s.p.call(
       'GET',
       `${s.base}/resource/${encodeURIComponent(s.resourceRef)}/timeslots`,
@@ -320,7 +323,7 @@ describe('Errors', () => {
       { from: '1800-01-01', to: '2026-01-01' },
     );
     expect(expectError(period, 400, 'VALIDATION').message).toContain('query.from');
-    expect((await appointment('2026-07-01T10:00', '9999-12-31T23:00')).statusCode).toBe(201);
+    expect((await appointment('2026-07-01T10:00', '9998-12-31T23:00')).statusCode).toBe(201);
   });
 
   it('huge numbers, odd references and broken URL encoding are answered without a 500', async () => {

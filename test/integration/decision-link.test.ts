@@ -226,10 +226,10 @@ describe('forged links and bad forms', () => {
   it('answers 400 naming the field for a missing or unknown decision or a too long message', async () => {
     const r = await requested();
     const cases: [string | undefined, string][] = [
-      [undefined, 'body.decision is required'],
-      ['', 'body.decision is required'],
-      ['decision=maybe', 'body.decision'],
-      [`decision=decline&message=${'x'.repeat(2001)}`, 'body.message'],
+      [undefined, 'Im Formular fehlt „decision“.'],
+      ['', 'Im Formular fehlt „decision“.'],
+      ['decision=maybe', '„decision“ im Formular ist ungültig.'],
+      [`decision=decline&message=${'x'.repeat(2001)}`, '„message“ im Formular ist ungültig.'],
     ];
     for (const [payload, field] of cases) {
       const res = await post(r.decisionPath, payload, payload === undefined ? {} : form);

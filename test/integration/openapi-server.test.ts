@@ -2,11 +2,14 @@
  * The OpenAPI document and the server, held to each other (docs/api.md, The OpenAPI document):
  *   - every route the server registers is an operation of the document, and every operation a route;
  *   - every status an operation documents is one it can answer: the generic ones (400 for a NUL
- *     character in the query, 401 without a key, 403 with another partner's key, 413 for a body over
- *     1 MiB, 415 for a body that is not JSON) are provoked here on every operation that documents
- *     them and never answered by one that does not; the rest are listed below with the rule of the
- *     domain that gives them, and the document must list exactly those;
- *   - a known path asked with a method it does not serve answers 405 with Allow.
+ *     character in a parameter it declares or a body that is not JSON, 401 without a key, 403 with
+ *     another partner's key, 413 for a body over 1 MiB, 415 for a body that is not JSON) are provoked
+ *     here on every operation that documents them and never answered by one that does not; the rest
+ *     are listed below with the rule of the domain that gives them, and the document must list
+ *     exactly those;
+ *   - a known path asked with a method it does not serve answers 405 with Allow, whatever the
+ *     request carries (QUERY without Content-Type too), and an unknown path 404;
+ *   - a JSON null body is 400 on every operation that takes a JSON body.
  * Answers against the document's schemas: test/helpers/contract.ts checks every answer of every
  * integration test that runs on startTestApp.
  */
@@ -117,12 +120,21 @@ const SPECIFIC: Record<string, number[]> = {
   getReadiness: [503], // draining, or the database unreachable
 };
 
+interface ParameterSchema {
+  type?: string;
+  pattern?: string;
+  items?: ParameterSchema;
+  properties?: Record<string, ParameterSchema>;
+}
+
 interface Op {
   method: string;
   path: string;
   operationId: string;
   responses: Record<string, unknown>;
   security?: unknown[];
+  parameters?: { name: string; in: string; schema: ParameterSchema }[];
+  requestBody?: { content: Record<string, unknown> };
 }
 
 function operations(): Op[] {
@@ -137,12 +149,35 @@ const statusesOf = (o: Op) =>
     .filter((s) => /^\d+$/.test(s))
     .map(Number);
 
-/** A concrete URL for the operation: the partner's crmId, a placeholder for every other parameter. */
-function urlOf(o: Op, query = ''): string {
-  const path = o.path.replace(/\{([^}]+)\}/g, (_, name: string) =>
-    name === 'crmId' ? partner.crmId : name === 'file' ? 'x.ics' : 'x',
+/** A concrete URL for the operation: the partner's crmId, a placeholder (`nul`: %00) for every other parameter. */
+function urlOf(o: Op, query = '', nul?: string): string {
+  const value = (name: string) =>
+    name === nul ? '%00' : name === 'crmId' ? partner.crmId : name === 'file' ? 'x.ics' : 'x';
+  return `${o.path.replace(/\{([^}]+)\}/g, (_, name: string) => value(name))}${query}`;
+}
+
+const parsesBody = (o: Op) => ['POST', 'PUT', 'DELETE', 'OPTIONS'].includes(o.method);
+
+/**
+ * A request the operation must refuse with 400 whatever exists: a NUL character in a parameter it
+ * declares (not crmId, which the key decides on first), else a body that is not JSON; null when it has neither.
+ */
+function badRequestOf(o: Op): { url: string; headers?: Record<string, string>; payload?: string } | null {
+  const textual = (s: ParameterSchema | undefined) => s?.pattern !== undefined || s?.items?.pattern !== undefined;
+  // a query object parameter (style form, explode) stands for its members
+  const names = (o.parameters ?? []).flatMap((p) =>
+    p.schema.type === 'object'
+      ? Object.entries(p.schema.properties ?? {})
+          .filter(([, s]) => textual(s))
+          .map(([name]) => ({ ...p, name }))
+      : textual(p.schema)
+        ? [p]
+        : [],
   );
-  return `${path}${query}`;
+  const parameter = names.find((p) => (p.in === 'path' && p.name !== 'crmId') || p.in === 'query');
+  if (parameter?.in === 'path') return { url: urlOf(o, '', parameter.name) };
+  if (parameter) return { url: urlOf(o, `?${parameter.name}=%00`) };
+  return parsesBody(o) ? { url: urlOf(o), headers: { 'content-type': 'application/json' }, payload: '{' } : null;
 }
 
 describe('every route is documented and every operation is a route', () => {
@@ -186,15 +221,27 @@ describe('every documented status is one the operation can answer', () => {
     }
   });
 
-  it('400: a NUL character in any query value, on every operation', async () => {
+  it('400: a NUL in a declared parameter, or a body not JSON; documented exactly where possible', async () => {
     for (const o of operations()) {
-      expect(statusesOf(o), o.operationId).toContain(400);
+      const bad = badRequestOf(o);
+      expect(statusesOf(o).includes(400), `${o.operationId} documents 400`).toBe(bad !== null);
+      if (!bad) continue;
+      const headers = { 'x-service-client-id': partner.key, accept: 'application/json', ...bad.headers };
+      const res = await t.app.inject({ method: o.method as 'GET', url: bad.url, headers, payload: bad.payload });
+      expect(res.statusCode, `${o.operationId}: ${res.body}`).toBe(400);
+    }
+  });
+
+  it('400 for a JSON null body on every operation that takes a JSON body', async () => {
+    for (const o of operations().filter((op) => op.requestBody?.content['application/json'])) {
       const res = await t.app.inject({
-        method: o.method as 'GET',
-        url: urlOf(o, '?probe=%00'),
-        headers: { 'x-service-client-id': partner.key },
+        method: o.method as 'POST',
+        url: urlOf(o),
+        headers: { 'x-service-client-id': partner.key, 'content-type': 'application/json', accept: 'application/json' },
+        payload: 'null',
       });
       expect(res.statusCode, `${o.operationId}: ${res.body}`).toBe(400);
+      expect(res.json().errors[0].message, o.operationId).toMatch(/^body /);
     }
   });
 
@@ -265,5 +312,32 @@ describe('405 Method Not Allowed', () => {
     const res = await t.app.inject({ method: 'GET', url: '/no/such/path' });
     expect(res.statusCode).toBe(404);
     expect(res.json().errors[0].errorCode).toBe('NOT_FOUND');
+  });
+
+  it('QUERY and other methods no path serves: 405 with Allow on known paths, body or not; else 404', async () => {
+    const bodies = [
+      {},
+      { headers: { 'content-type': 'application/json' }, payload: '{}' },
+      { headers: { 'content-type': 'text/plain' }, payload: 'x' },
+    ];
+    for (const path of new Set(operations().map((o) => urlOf(o)))) {
+      const served = new Set(
+        operations()
+          .filter((o) => urlOf(o) === path)
+          .map((o) => o.method),
+      );
+      for (const method of ['QUERY', 'PATCH', 'PROPFIND'].filter((m) => !served.has(m))) {
+        for (const body of bodies) {
+          const res = await t.app.inject({ method: method as 'GET', url: path, ...body });
+          expect(res.statusCode, `${method} ${path} ${JSON.stringify(body)}`).toBe(405);
+          for (const m of served) expect(res.headers.allow, `${method} ${path}`).toContain(m);
+        }
+      }
+    }
+    for (const body of bodies) {
+      const res = await t.app.inject({ method: 'QUERY' as 'GET', url: '/no/such/path', ...body });
+      expect(res.statusCode).toBe(404);
+      expect(res.json().errors[0].errorCode).toBe('NOT_FOUND');
+    }
   });
 });

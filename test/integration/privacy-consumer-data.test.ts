@@ -220,7 +220,7 @@ describe('consumer data: export', () => {
       [await exportOf(p, { email: 'a@b.example', mobile: '+49 1' }), 'mobile'],
       [await erase(p, {}), 'email'],
       [await erase(p, { email: 'a@b.example', mobile: '+49 1' }), 'mobile'],
-      [await erase(p, { name: 'x' }), 'name'],
+      [await erase(p, { email: 'a@b.example', name: 'x' }), 'name'],
     ] as const) {
       expect(res.statusCode, res.body).toBe(400);
       expect(res.json().errors[0]).toMatchObject({ errorCode: 'VALIDATION', message: expect.stringContaining(field) });

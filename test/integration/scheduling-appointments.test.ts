@@ -151,7 +151,7 @@ describe('D6 create a single appointment', () => {
     [
       'a participation without reference',
       { participations: [{ name: 'A', email: 'a@example.com', state: 'BOOKED' }] },
-      'body.participations[0].reference is required',
+      'body.participations.0.reference is required',
     ],
     [
       'a participation with an unknown state',

@@ -32,12 +32,18 @@ describe('checkQuestions', () => {
     expect(checkQuestions(null)).toEqual([]);
   });
 
-  it('refuses a textarea maxLength over 2000 and a maxLength on an email question, naming the field', () => {
-    expect(() => checkQuestions([{ key: 'a', type: 'textarea', label: label('A'), maxLength: 2001 }])).toThrow(
-      'body.questions.0.maxLength must be at most 2000',
-    );
-    expect(() => checkQuestions([{ key: 'a', type: 'email', label: label('A'), maxLength: 20 }])).toThrow(
-      'body.questions.0.maxLength is allowed only',
+  it('refuses a key or an option value given twice, naming the field (what the schema cannot say)', () => {
+    const twice = [
+      { key: 'a', type: 'text', label: label('A') },
+      { key: 'a', type: 'email', label: label('B') },
+    ] as const;
+    expect(() => checkQuestions([...twice])).toThrow('body.questions.1.key a is used by an earlier question');
+    const options = [
+      { value: 'x', label: label('X') },
+      { value: 'x', label: label('Y') },
+    ];
+    expect(() => checkQuestions([{ key: 'a', type: 'select', label: label('A'), options }])).toThrow(
+      'body.questions.0.options.1.value x is used by an earlier option',
     );
   });
 

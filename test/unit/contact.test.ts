@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { resolveContact, type ContactSources, type Profile } from '../../src/offerings/contact.js';
-import { assertOneChannelPerType, mergeContactChannels } from '../../src/offerings/profileChannels.js';
-import { DomainError } from '../../src/errors.js';
+import { mergeContactChannels } from '../../src/offerings/profileChannels.js';
 
 const provider = { name: 'Acme Estates', email: 'info@acme.example', phone: '+49301', mobile: '+49170001' };
 const user = {
@@ -145,20 +144,5 @@ describe('contact channel merge rule (B8)', () => {
       { type: 'phone', label: null, value: '+4931' },
     ]);
     expect(mergeContactChannels(current, [])).toEqual([]);
-  });
-
-  it('refuses two channels of one type in one request', () => {
-    expect(() =>
-      assertOneChannelPerType([
-        { type: 'email', value: 'a' },
-        { type: 'email', value: 'b' },
-      ]),
-    ).toThrow(DomainError);
-    expect(() =>
-      assertOneChannelPerType([
-        { type: 'email', value: 'a' },
-        { type: 'phone', value: 'b' },
-      ]),
-    ).not.toThrow();
   });
 });

@@ -18,8 +18,26 @@ export interface BookingClientOptions extends Omit<ClientOptions, 'baseUrl'> {
   apiKey?: string;
 }
 
+/**
+ * The query as the service reads it (style form, explode): `?a=1&a=2` for an array, and the members
+ * of an object parameter (the document's way to state a rule across parameters, e.g. `person` of
+ * exportConsumerData) as parameters of their own: `{ person: { email } }` is `?email=...`.
+ */
+export function formQuery(query: Record<string, unknown> | undefined): string {
+  const search = new URLSearchParams();
+  const add = (name: string, value: unknown) => {
+    if (value === undefined || value === null) return;
+    if (Array.isArray(value)) for (const item of value) add(name, item);
+    else if (typeof value === 'object') for (const [member, item] of Object.entries(value)) add(member, item);
+    else search.append(name, String(value));
+  };
+  for (const [name, value] of Object.entries(query ?? {})) add(name, value);
+  return search.toString();
+}
+
 export function createBookingClient({ apiKey, headers, ...options }: BookingClientOptions): BookingClient {
   return createClient<paths>({
+    querySerializer: formQuery,
     ...options,
     headers: { ...(apiKey ? { 'X-SERVICE-CLIENT-ID': apiKey } : {}), ...(headers as object) },
   });

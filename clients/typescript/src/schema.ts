@@ -110,7 +110,11 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** C5 create a provider */
+    /**
+     * C5 create a provider
+     * @description Checked beyond the schema (400 naming the field): timeZone must name a zone of the IANA tz database
+     * this server knows (an alias such as UTC counts).
+     */
     post: operations['createProvider'];
     delete?: never;
     options?: never;
@@ -128,7 +132,14 @@ export interface paths {
     /** D5 list appointments (bare array) */
     get: operations['listAppointments'];
     put?: never;
-    /** D6 create a single appointment or a series */
+    /**
+     * D6 create a single appointment or a series
+     * @description Without series_data a single appointment; with it a series of raster-long appointments in the daily
+     * window from..to on the listed weekdays. Checked beyond the schema (400 naming the field): a single appointment:
+     * end after start, each inline participation reference once; a series: series_data.to not before series_data.from,
+     * at most 1100 days, weekdays required when it spans more than one day, to's time of day later than from's, 1 to
+     * 2000 appointments.
+     */
     post: operations['createAppointments'];
     /** D8 cancel appointments and mail the participants */
     delete: operations['cancelAppointments'];
@@ -164,7 +175,11 @@ export interface paths {
     /** the provider's availability rules */
     get: operations['listAvailabilityRules'];
     put?: never;
-    /** opening hours: a rule that keeps the resource's timeslots published up to 400 days ahead */
+    /**
+     * opening hours: a rule that keeps the resource's timeslots published up to 400 days ahead
+     * @description Checked beyond the schema (400 naming the field): each window ends after it starts; no window
+     * overlaps another (touching is fine); validUntil not before validFrom.
+     */
     post: operations['createAvailabilityRule'];
     delete?: never;
     options?: never;
@@ -182,7 +197,11 @@ export interface paths {
     /** one availability rule */
     get: operations['getAvailabilityRule'];
     put?: never;
-    /** change the given fields; dates holding a live booking or a partner's appointment keep their timeslots */
+    /**
+     * change the given fields; dates holding a live booking or a partner's appointment keep their timeslots
+     * @description Checked beyond the schema (400 naming the field): each window ends after it starts; no window
+     * overlaps another (touching is fine); validUntil not before validFrom.
+     */
     post: operations['changeAvailabilityRule'];
     /**
      * delete a rule: its timeslots from today on go, except on dates holding a live booking or a partner's appointment
@@ -200,7 +219,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** every busy time (closures and subscribed calendars) in [from, to), without summaries */
+    /**
+     * every busy time (closures and subscribed calendars) in [from, to), without summaries
+     * @description Checked beyond the schema (400 naming the field): to after from, at most 400 days later.
+     */
     get: operations['listBusyTimes'];
     put?: never;
     post?: never;
@@ -255,7 +277,12 @@ export interface paths {
     /** the provider's calendar subscriptions (no URLs, no passwords) */
     get: operations['listCalendarSubscriptions'];
     put?: never;
-    /** subscribe to the provider's calendar (read before answering; nothing is stored when it cannot be read) */
+    /**
+     * subscribe to the provider's calendar (read before answering; nothing is stored when it cannot be read)
+     * @description Checked beyond the schema (400 naming the field): a host that is not, and does not resolve to, a
+     * refused address (loopback, private, link-local and multicast destinations are not allowed;
+     * CALENDAR_ALLOW_PRIVATE_NETWORKS lifts it): 400 CALENDAR_URL_NOT_ALLOWED.
+     */
     post: operations['createCalendarSubscription'];
     delete?: never;
     options?: never;
@@ -305,10 +332,16 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** the provider's closures ending after from (default now) */
+    /**
+     * the provider's closures ending after from (default now)
+     * @description Checked beyond the schema (400 naming the field): to after from.
+     */
     get: operations['listClosures'];
     put?: never;
-    /** close the provider, or one resource, for a while (blocks at once) */
+    /**
+     * close the provider, or one resource, for a while (blocks at once)
+     * @description Checked beyond the schema (400 naming the field): end after start, at most 400 days later.
+     */
     post: operations['createClosure'];
     delete?: never;
     options?: never;
@@ -342,7 +375,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** B10 create (201) or update (200) a provider-specific contact profile; channels merged by type */
+    /**
+     * B10 create (201) or update (200) a provider-specific contact profile; channels merged by type
+     * @description Checked beyond the schema (400 naming the field): providerReference equal to the path's providerRef.
+     */
     post: operations['upsertContactProfile'];
     delete?: never;
     options?: never;
@@ -376,7 +412,10 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** D12 create a customer (200 when it exists) */
+    /**
+     * D12 create a customer (200 when it exists)
+     * @description Checked beyond the schema (400 naming the field): providerReference equal to the path's providerRef.
+     */
     post: operations['createCustomer'];
     delete?: never;
     options?: never;
@@ -412,7 +451,11 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** D9 add a participation (or update an existing reference) */
+    /**
+     * D9 add a participation (or update an existing reference)
+     * @description Checked beyond the schema (400 naming the field): with onDuplicateRaise=true, reference not yet
+     * taken.
+     */
     post: operations['addParticipation'];
     delete?: never;
     options?: never;
@@ -447,7 +490,11 @@ export interface paths {
     /** B2 list products (bare array) */
     get: operations['listProducts'];
     put?: never;
-    /** B1 create a product */
+    /**
+     * B1 create a product
+     * @description Checked beyond the schema (400 naming the field): questions[].key unique in the product;
+     * questions[].options[].value unique in the question; minDuration not greater than maxDuration.
+     */
     post: operations['createProduct'];
     delete?: never;
     options?: never;
@@ -464,7 +511,12 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** update a product (given fields only) */
+    /**
+     * update a product (given fields only)
+     * @description Checked beyond the schema (400 naming the field): questions[].key unique in the product;
+     * questions[].options[].value unique in the question; minDuration not greater than maxDuration (a member not given:
+     * the stored value).
+     */
     post: operations['updateProduct'];
     delete?: never;
     options?: never;
@@ -479,7 +531,10 @@ export interface paths {
       path?: never;
       cookie?: never;
     };
-    /** D2 timeslots and appointments of a resource in [from, to) */
+    /**
+     * D2 timeslots and appointments of a resource in [from, to)
+     * @description Checked beyond the schema (400 naming the field): to after from.
+     */
     get: operations['listTimeslots'];
     put?: never;
     post?: never;
@@ -499,7 +554,11 @@ export interface paths {
     /** B5 list resources (bare array) */
     get: operations['listResources'];
     put?: never;
-    /** B3 create a resource, or update an existing reference unless onDuplicateRaise (201, bare object) */
+    /**
+     * B3 create a resource, or update an existing reference unless onDuplicateRaise (201, bare object)
+     * @description Checked beyond the schema (400 naming the field): with onDuplicateRaise=true, reference not yet
+     * taken (the spec's 400); contactProfileReference a profile of the user in contact, for this provider.
+     */
     post: operations['createResource'];
     delete?: never;
     options?: never;
@@ -516,7 +575,11 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** B4 update a resource (given fields only; bare object) */
+    /**
+     * B4 update a resource (given fields only; bare object)
+     * @description Checked beyond the schema (400 naming the field): contactProfileReference a profile of the user in
+     * contact, for this provider.
+     */
     post: operations['updateResource'];
     /** B6 delete a resource for good (409 while future appointments exist unless ignoreFutureAppointments=true) */
     delete: operations['deleteResource'];
@@ -569,7 +632,11 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** D1 create timeslots (all or nothing) */
+    /**
+     * D1 create timeslots (all or nothing)
+     * @description Checked beyond the schema (400 naming the field): each end after its start (start default: now);
+     * each given reference once in the request.
+     */
     post: operations['createTimeslots'];
     delete?: never;
     options?: never;
@@ -585,7 +652,11 @@ export interface paths {
       cookie?: never;
     };
     get?: never;
-    /** D3 update a timeslot (given fields only) */
+    /**
+     * D3 update a timeslot (given fields only)
+     * @description Checked beyond the schema (400 naming the field): end after start (a member not given: the stored
+     * value).
+     */
     put: operations['updateTimeslot'];
     post?: never;
     /** D4 delete a timeslot */
@@ -604,7 +675,11 @@ export interface paths {
     };
     /** C6 read a provider */
     get: operations['getProvider'];
-    /** update a provider (given fields only) */
+    /**
+     * update a provider (given fields only)
+     * @description Checked beyond the schema (400 naming the field): timeZone must name a zone of the IANA tz database
+     * this server knows (an alias such as UTC counts).
+     */
     put: operations['updateProvider'];
     post?: never;
     delete?: never;
@@ -676,7 +751,12 @@ export interface paths {
     /** The crm's webhook subscriptions (no secrets) */
     get: operations['listWebhooks'];
     put?: never;
-    /** Subscribe to events (the secret is shown only here and on rotation) */
+    /**
+     * Subscribe to events (the secret is shown only here and on rotation)
+     * @description Checked beyond the schema (400 naming the field): url a host that is not, and does not resolve to, a
+     * refused address (loopback, private, link-local and multicast destinations are not allowed;
+     * WEBHOOK_ALLOW_PRIVATE_NETWORKS lifts it).
+     */
     post: operations['createWebhook'];
     delete?: never;
     options?: never;
@@ -693,7 +773,12 @@ export interface paths {
     };
     /** One webhook subscription */
     get: operations['getWebhook'];
-    /** Change url, events, description or enabled (given fields only) */
+    /**
+     * Change url, events, description or enabled (given fields only)
+     * @description Checked beyond the schema (400 naming the field): url a host that is not, and does not resolve to, a
+     * refused address (loopback, private, link-local and multicast destinations are not allowed;
+     * WEBHOOK_ALLOW_PRIVATE_NETWORKS lifts it).
+     */
     put: operations['updateWebhook'];
     post?: never;
     /** Unsubscribe (pending deliveries are dropped) */
@@ -868,7 +953,12 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** A4 products bookable on resources, timeslots or appointments, with their booking questions */
+    /**
+     * A4 products bookable on resources, timeslots or appointments, with their booking questions
+     * @description Checked beyond the schema (400 naming the field): a short reference (resourceId@platform) must name
+     * a resource of one provider only: else use resourceId@providerUuid@platform or the UUID; a tslRefs reference must
+     * name one timeslot or appointment.
+     */
     post: operations['listActiveProducts'];
     delete?: never;
     /** A6 CORS preflight of /products/active_products */
@@ -931,7 +1021,12 @@ export interface paths {
      * A3 book a slot for a consumer (completes a reservation)
      * @description 409 CONSUMER_LIMIT: the consumer (by e-mail) has as many upcoming bookings at the provider as its
      * maxUpcomingBookingsPerConsumer allows; a reservation stays. 412 BOOKING_LIMIT: the slot's date or week is at the
-     * resource's bookingLimits.
+     * resource's bookingLimits. Checked beyond the schema (400 naming the field): the end after the start; start and
+     * end those of a listed slot (of the timeslot, or of the appointment that slot became); product_uuid a product of
+     * the resource on the channel (required when it offers several); placeholder_id, while its hold lives, a
+     * reservation of this very slot; answers as the product's questions ask (A4): the required ones, select values
+     * among the options, lengths, email and phone forms, no other keys; a short reference (resourceId@platform) must
+     * name a resource of one provider only: else use resourceId@providerUuid@platform or the UUID.
      */
     post: operations['createAppointmentWithConsumer'];
     delete?: never;
@@ -952,7 +1047,9 @@ export interface paths {
      * A1 upcoming bookable slots of one or more resources, grouped
      * @description The answer carries an ETag (If-None-Match with it gives 304 while the listing is unchanged) and
      * comes in br or gzip as Accept-Encoding allows. Cache-Control lets a shared cache (a CDN, a reverse proxy) keep it
-     * 1 s (CDN-Cache-Control: and serve it 1 s more while it fetches the next); browsers revalidate every use.
+     * 1 s (CDN-Cache-Control: and serve it 1 s more while it fetches the next); browsers revalidate every use. Checked
+     * beyond the schema (400 naming the field): a short reference (resourceId@platform) must name a resource of one
+     * provider only: else use resourceId@providerUuid@platform or the UUID.
      */
     get: operations['listUpcomingBookables'];
     put?: never;
@@ -973,7 +1070,12 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** A5 public data of a resource: contact, resource, provider, channel */
+    /**
+     * A5 public data of a resource: contact, resource, provider, channel
+     * @description Checked beyond the schema (400 naming the field): a short reference (resourceId@platform) must name
+     * a resource of one provider only: else use resourceId@providerUuid@platform or the UUID; a tslRefs reference must
+     * name one timeslot or appointment.
+     */
     post: operations['getPublicData'];
     delete?: never;
     /** A6 CORS preflight of /resources/public_data */
@@ -994,6 +1096,9 @@ export interface paths {
     /**
      * Moves the booking of a cancel link to another slot of its resource (same participation, new place taken and old
      * one freed in one transaction)
+     * @description Checked beyond the schema (400 naming the field): the end after the start; start and end those of a
+     * listed slot (of the timeslot, or of the appointment that slot became); product_uuid a product of the resource on
+     * the channel (required when it offers several).
      */
     post: operations['rescheduleBooking'];
     delete?: never;
@@ -1053,7 +1158,13 @@ export interface paths {
     };
     get?: never;
     put?: never;
-    /** A2 reserve a slot (a hold of RESERVATION_HOLD_SECONDS) */
+    /**
+     * A2 reserve a slot (a hold of RESERVATION_HOLD_SECONDS)
+     * @description Checked beyond the schema (400 naming the field): the end after the start; start and end those of a
+     * listed slot (of the timeslot, or of the appointment that slot became); product_uuid a product of the resource on
+     * the channel (required when it offers several); a short reference (resourceId@platform) must name a resource of
+     * one provider only: else use resourceId@providerUuid@platform or the UUID.
+     */
     post: operations['reserveAppointment'];
     delete?: never;
     /** A6 CORS preflight of /rest/1/resources/{ref}/reserve_appointment */
@@ -2093,14 +2204,17 @@ export interface operations {
   };
   exportConsumerData: {
     parameters: {
-      query?: {
-        /** @description the e-mail address (matched case-insensitively) */
-        email?: string;
-        /**
-         * @description the mobile number in any written form, compared in E.164 (without a country code: read for the
-         * country of the crm's accounts, else DE)
-         */
-        mobile?: string;
+      query: {
+        /** @description exactly one of email and mobile */
+        person: {
+          /** @description the e-mail address (matched case-insensitively, without surrounding white space) */
+          email?: string;
+          /**
+           * @description the mobile number in any written form, compared in E.164 (without a country code: read for the
+           * country of the crm's accounts, else DE)
+           */
+          mobile?: string;
+        } & (unknown | unknown);
       };
       header?: never;
       path: {
@@ -2260,14 +2374,14 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description the e-mail address (matched case-insensitively) */
+          /** @description the e-mail address (matched case-insensitively, without surrounding white space) */
           email?: string;
           /**
            * @description the mobile number in any written form, compared in E.164 (without a country code: read for the
            * country of the crm's accounts, else DE)
            */
           mobile?: string;
-        };
+        } & (unknown | unknown);
       };
     };
     responses: {
@@ -2409,7 +2523,10 @@ export interface operations {
           reference: string;
           reminderMinutesBefore?: number[] | null;
           subbranch?: string | null;
-          /** @description IANA time zone such as Europe/Berlin (an unknown zone is 400); default DEFAULT_TIME_ZONE */
+          /**
+           * @description an IANA time zone of the tz database such as Europe/Berlin (an unknown one is 400); default
+           * DEFAULT_TIME_ZONE
+           */
           timeZone?: string;
         };
       };
@@ -2768,9 +2885,15 @@ export interface operations {
           /** @description user reference of the responsible staff member */
           contactReference?: string;
           description?: string;
-          /** @description required for a single appointment; ISO 8601, after start */
+          /**
+           * Format: iso-date-time
+           * @description required for a single appointment; ISO 8601, after start
+           */
           end?: string;
-          /** @description series: start of the daily window (time of day) */
+          /**
+           * Format: iso-date-time
+           * @description required for a series: its time of day is the start of the daily window
+           */
           from?: string;
           notes?: string;
           participations?: {
@@ -2781,7 +2904,7 @@ export interface operations {
             name: string;
             /** @description internal note, at most 1023 characters */
             note?: string;
-            /** @description required for a single appointment; generated in a series */
+            /** @description required for a single appointment (unique in it); generated in a series */
             reference?: string;
             /**
              * @description RESERVED, REQUESTED, BOOKED, CANCELED, DELETED
@@ -2801,22 +2924,32 @@ export interface operations {
           reference?: string;
           resourceReference: string;
           series_data?: {
-            /** @description first date of the series (date or date-time) */
+            /**
+             * Format: iso-date-time
+             * @description first date of the series (date or date-time)
+             */
             from: string;
             /** @description minutes per appointment */
             raster: number;
-            /** @description last date of the series, included */
+            /**
+             * Format: iso-date-time
+             * @description last date of the series, included
+             */
             to: string;
             /** @description '1' (Monday) .. '7' (Sunday); required when the series spans more than one day */
             weekdays?: (string | number)[];
           };
           /**
+           * Format: iso-date-time
            * @description required for a single appointment; ISO 8601, without offset: wall clock in the provider zone
            */
           start?: string;
-          /** @description series: end of the daily window (time of day) */
+          /**
+           * Format: iso-date-time
+           * @description required for a series: its time of day is the end of the daily window (later than from's)
+           */
           to?: string;
-        };
+        } & unknown;
       };
     };
     responses: {
@@ -4705,17 +4838,21 @@ export interface operations {
           caldav?: {
             /** @description never shown again */
             password: string;
-            /** @description the CalDAV calendar collection (https or http) */
+            /**
+             * Format: uri
+             * @description the CalDAV calendar collection (https or http)
+             */
             url: string;
             username: string;
           };
           resourceReference?: string | null;
           /**
+           * Format: uri
            * @description an iCalendar URL (https, http or webcal), e.g. the secret address Google, Outlook or iCloud
            * publish; never shown again
            */
           url?: string;
-        };
+        } & (unknown | unknown);
       };
     };
     responses: {
@@ -5386,11 +5523,17 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description after start, at most 400 days later */
+          /**
+           * Format: iso-date-time
+           * @description after start, at most 400 days later
+           */
           end: string;
           reason?: string | null;
           resourceReference?: string | null;
-          /** @description ISO 8601; without an offset, the provider's wall time */
+          /**
+           * Format: iso-date-time
+           * @description ISO 8601; without an offset, the provider's wall time
+           */
           start: string;
         };
       };
@@ -5672,7 +5815,8 @@ export interface operations {
             type: 'mobile' | 'phone' | 'email' | 'video' | 'messenger' | 'link' | 'location';
             /** @description number, email, URL or address */
             value: string;
-          }[];
+          }[] &
+            (unknown & unknown & unknown & unknown & unknown & unknown & unknown);
           /** @description public name */
           name: string;
           providerReference: string;
@@ -7136,42 +7280,108 @@ export interface operations {
           minDuration?: number | null;
           name: string;
           questions?:
-            | {
-                /** @description unique in the product; the key of the answer in A3 */
-                key: string;
-                /** @description the question in German and English */
-                label: {
-                  /** @description the question in German */
-                  de: string;
-                  /** @description the question in English */
-                  en: string;
-                };
-                /** @description text (at most 500, default 500) and textarea (at most 2000, default 2000) only */
-                maxLength?: number;
-                /** @description select only: the answers to choose from (values unique) */
-                options?: {
-                  /** @description what the consumer sees in German and English */
-                  label: {
-                    /** @description what the consumer sees in German */
-                    de: string;
-                    /** @description what the consumer sees in English */
-                    en: string;
-                  };
-                  /** @description the answer A3 sends */
-                  value: string;
-                }[];
-                /**
-                 * @description A3 without an answer is 400; a required checkbox must be true
-                 * @default false
-                 */
-                required?: boolean;
-                /**
-                 * @description text (one line), textarea, select (one of options), checkbox (true/false), email or
-                 * phone
-                 * @enum {string}
-                 */
-                type: 'text' | 'textarea' | 'select' | 'checkbox' | 'email' | 'phone';
-              }[]
+            | (
+                | {
+                    /** @description unique in the product; the key of the answer in A3 */
+                    key: string;
+                    /** @description the question in German and English */
+                    label: {
+                      /** @description the question in German */
+                      de: string;
+                      /** @description the question in English */
+                      en: string;
+                    };
+                    /** @description the longest answer; default 500 */
+                    maxLength?: number;
+                    /**
+                     * @description A3 without an answer is 400; a required checkbox must be true
+                     * @default false
+                     */
+                    required?: boolean;
+                    /**
+                     * @description one line
+                     * @enum {string}
+                     */
+                    type: 'text';
+                  }
+                | {
+                    /** @description unique in the product; the key of the answer in A3 */
+                    key: string;
+                    /** @description the question in German and English */
+                    label: {
+                      /** @description the question in German */
+                      de: string;
+                      /** @description the question in English */
+                      en: string;
+                    };
+                    /** @description the longest answer; default 2000 */
+                    maxLength?: number;
+                    /**
+                     * @description A3 without an answer is 400; a required checkbox must be true
+                     * @default false
+                     */
+                    required?: boolean;
+                    /**
+                     * @description several lines
+                     * @enum {string}
+                     */
+                    type: 'textarea';
+                  }
+                | {
+                    /** @description unique in the product; the key of the answer in A3 */
+                    key: string;
+                    /** @description the question in German and English */
+                    label: {
+                      /** @description the question in German */
+                      de: string;
+                      /** @description the question in English */
+                      en: string;
+                    };
+                    /** @description the answers to choose from (values unique) */
+                    options: {
+                      /** @description what the consumer sees in German and English */
+                      label: {
+                        /** @description what the consumer sees in German */
+                        de: string;
+                        /** @description what the consumer sees in English */
+                        en: string;
+                      };
+                      /** @description the answer A3 sends */
+                      value: string;
+                    }[];
+                    /**
+                     * @description A3 without an answer is 400; a required checkbox must be true
+                     * @default false
+                     */
+                    required?: boolean;
+                    /**
+                     * @description one of options
+                     * @enum {string}
+                     */
+                    type: 'select';
+                  }
+                | {
+                    /** @description unique in the product; the key of the answer in A3 */
+                    key: string;
+                    /** @description the question in German and English */
+                    label: {
+                      /** @description the question in German */
+                      de: string;
+                      /** @description the question in English */
+                      en: string;
+                    };
+                    /**
+                     * @description A3 without an answer is 400; a required checkbox must be true
+                     * @default false
+                     */
+                    required?: boolean;
+                    /**
+                     * @description checkbox (true/false), email or phone
+                     * @enum {string}
+                     */
+                    type: 'checkbox' | 'email' | 'phone';
+                  }
+              )[]
             | null;
           /** @description unique per provider */
           reference: string;
@@ -7365,42 +7575,108 @@ export interface operations {
           minDuration?: number | null;
           name?: string;
           questions?:
-            | {
-                /** @description unique in the product; the key of the answer in A3 */
-                key: string;
-                /** @description the question in German and English */
-                label: {
-                  /** @description the question in German */
-                  de: string;
-                  /** @description the question in English */
-                  en: string;
-                };
-                /** @description text (at most 500, default 500) and textarea (at most 2000, default 2000) only */
-                maxLength?: number;
-                /** @description select only: the answers to choose from (values unique) */
-                options?: {
-                  /** @description what the consumer sees in German and English */
-                  label: {
-                    /** @description what the consumer sees in German */
-                    de: string;
-                    /** @description what the consumer sees in English */
-                    en: string;
-                  };
-                  /** @description the answer A3 sends */
-                  value: string;
-                }[];
-                /**
-                 * @description A3 without an answer is 400; a required checkbox must be true
-                 * @default false
-                 */
-                required?: boolean;
-                /**
-                 * @description text (one line), textarea, select (one of options), checkbox (true/false), email or
-                 * phone
-                 * @enum {string}
-                 */
-                type: 'text' | 'textarea' | 'select' | 'checkbox' | 'email' | 'phone';
-              }[]
+            | (
+                | {
+                    /** @description unique in the product; the key of the answer in A3 */
+                    key: string;
+                    /** @description the question in German and English */
+                    label: {
+                      /** @description the question in German */
+                      de: string;
+                      /** @description the question in English */
+                      en: string;
+                    };
+                    /** @description the longest answer; default 500 */
+                    maxLength?: number;
+                    /**
+                     * @description A3 without an answer is 400; a required checkbox must be true
+                     * @default false
+                     */
+                    required?: boolean;
+                    /**
+                     * @description one line
+                     * @enum {string}
+                     */
+                    type: 'text';
+                  }
+                | {
+                    /** @description unique in the product; the key of the answer in A3 */
+                    key: string;
+                    /** @description the question in German and English */
+                    label: {
+                      /** @description the question in German */
+                      de: string;
+                      /** @description the question in English */
+                      en: string;
+                    };
+                    /** @description the longest answer; default 2000 */
+                    maxLength?: number;
+                    /**
+                     * @description A3 without an answer is 400; a required checkbox must be true
+                     * @default false
+                     */
+                    required?: boolean;
+                    /**
+                     * @description several lines
+                     * @enum {string}
+                     */
+                    type: 'textarea';
+                  }
+                | {
+                    /** @description unique in the product; the key of the answer in A3 */
+                    key: string;
+                    /** @description the question in German and English */
+                    label: {
+                      /** @description the question in German */
+                      de: string;
+                      /** @description the question in English */
+                      en: string;
+                    };
+                    /** @description the answers to choose from (values unique) */
+                    options: {
+                      /** @description what the consumer sees in German and English */
+                      label: {
+                        /** @description what the consumer sees in German */
+                        de: string;
+                        /** @description what the consumer sees in English */
+                        en: string;
+                      };
+                      /** @description the answer A3 sends */
+                      value: string;
+                    }[];
+                    /**
+                     * @description A3 without an answer is 400; a required checkbox must be true
+                     * @default false
+                     */
+                    required?: boolean;
+                    /**
+                     * @description one of options
+                     * @enum {string}
+                     */
+                    type: 'select';
+                  }
+                | {
+                    /** @description unique in the product; the key of the answer in A3 */
+                    key: string;
+                    /** @description the question in German and English */
+                    label: {
+                      /** @description the question in German */
+                      de: string;
+                      /** @description the question in English */
+                      en: string;
+                    };
+                    /**
+                     * @description A3 without an answer is 400; a required checkbox must be true
+                     * @default false
+                     */
+                    required?: boolean;
+                    /**
+                     * @description checkbox (true/false), email or phone
+                     * @enum {string}
+                     */
+                    type: 'checkbox' | 'email' | 'phone';
+                  }
+              )[]
             | null;
         };
       };
@@ -7941,7 +8217,7 @@ export interface operations {
           /** @description unique per provider */
           reference: string;
           website?: string | null;
-        };
+        } & unknown;
       };
     };
     responses: {
@@ -8172,7 +8448,7 @@ export interface operations {
           /** @description shown to customers */
           publicName?: string;
           website?: string | null;
-        };
+        } & unknown;
       };
     };
     responses: {
@@ -8916,14 +9192,20 @@ export interface operations {
               | string;
             defaultAcceptBookings: boolean;
             defaultCapacity: number;
-            /** @description ISO 8601, after start */
+            /**
+             * Format: iso-date-time
+             * @description ISO 8601, after start
+             */
             end: string;
             /** @description minutes per bookable slot */
             raster: number;
             /** @description generated when omitted */
             reference?: string;
             resourceReference: string;
-            /** @description ISO 8601; without offset: wall clock in the provider zone; default now */
+            /**
+             * Format: iso-date-time
+             * @description ISO 8601; without offset: wall clock in the provider zone; default now
+             */
             start?: string;
             /**
              * @description CREATED (hidden) or BOOKABLE (public)
@@ -9123,12 +9405,18 @@ export interface operations {
             | null;
           defaultAcceptBookings?: boolean;
           defaultCapacity?: number;
-          /** @description ISO 8601, after start */
+          /**
+           * Format: iso-date-time
+           * @description ISO 8601, after start
+           */
           end?: string;
           /** @description minutes per bookable slot */
           raster?: number;
           resourceReference?: string;
-          /** @description ISO 8601; without offset: wall clock in the provider zone; default now */
+          /**
+           * Format: iso-date-time
+           * @description ISO 8601; without offset: wall clock in the provider zone; default now
+           */
           start?: string;
           /**
            * @description CREATED (hidden) or BOOKABLE (public)
@@ -9559,7 +9847,10 @@ export interface operations {
           phone?: string | null;
           reminderMinutesBefore?: number[] | null;
           subbranch?: string | null;
-          /** @description IANA time zone such as Europe/Berlin (an unknown zone is 400); default DEFAULT_TIME_ZONE */
+          /**
+           * @description an IANA time zone of the tz database such as Europe/Berlin (an unknown one is 400); default
+           * DEFAULT_TIME_ZONE
+           */
           timeZone?: string;
         };
       };
@@ -9719,7 +10010,7 @@ export interface operations {
           phone?: string | null;
           /** @description uniqueId@platformName */
           reference: string;
-          /** @description must not contain / ? : & # \ */
+          /** @description unique; must not contain / ? : & # \ */
           username: string;
         };
       };
@@ -10001,6 +10292,7 @@ export interface operations {
           lastName?: string;
           mobile?: string | null;
           phone?: string | null;
+          /** @description unique; must not contain / ? : & # \ */
           username?: string;
         };
       };
@@ -10279,7 +10571,8 @@ export interface operations {
             type: 'mobile' | 'phone' | 'email' | 'video' | 'messenger' | 'link' | 'location';
             /** @description number, email, URL or address */
             value: string;
-          }[];
+          }[] &
+            (unknown & unknown & unknown & unknown & unknown & unknown & unknown);
           /** @description public name */
           name: string;
         };
@@ -10485,23 +10778,6 @@ export interface operations {
           };
         };
       };
-      /** @description invalid request: the message names the field and the rule it breaks */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            'api-info': {
-              version: string;
-            };
-            errors: {
-              errorCode: string;
-              message: string;
-            }[];
-          };
-        };
-      };
       /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
       401: {
         headers: {
@@ -10567,7 +10843,10 @@ export interface operations {
                 | 'webhook.test'
               )[]
             | null;
-          /** @description http or https; loopback, private, link-local and multicast destinations are refused */
+          /**
+           * Format: uri
+           * @description http or https; loopback, private, link-local and multicast destinations are refused
+           */
           url: string;
         };
       };
@@ -10848,7 +11127,10 @@ export interface operations {
                 | 'webhook.test'
               )[]
             | null;
-          /** @description http or https; loopback, private, link-local and multicast destinations are refused */
+          /**
+           * Format: uri
+           * @description http or https; loopback, private, link-local and multicast destinations are refused
+           */
           url?: string;
         };
       };
@@ -11765,23 +12047,6 @@ export interface operations {
           };
         };
       };
-      /** @description invalid request: the message names the field and the rule it breaks */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            'api-info': {
-              version: string;
-            };
-            errors: {
-              errorCode: string;
-              message: string;
-            }[];
-          };
-        };
-      };
     };
   };
   getMetrics: {
@@ -11800,23 +12065,6 @@ export interface operations {
         };
         content: {
           'text/plain': string;
-        };
-      };
-      /** @description invalid request: the message names the field and the rule it breaks */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            'api-info': {
-              version: string;
-            };
-            errors: {
-              errorCode: string;
-              message: string;
-            }[];
-          };
         };
       };
     };
@@ -11921,36 +12169,32 @@ export interface operations {
           };
         };
       };
-      /** @description invalid request: the message names the field and the rule it breaks */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            'api-info': {
-              version: string;
-            };
-            errors: {
-              errorCode: string;
-              message: string;
-            }[];
-          };
-        };
-      };
     };
   };
   listActiveProducts: {
     parameters: {
-      query?: {
-        /** @description one of RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC */
-        channelKey?: 'RESOURCE_PUBLIC' | 'RESOURCE_EXCLUSIVE' | 'RESOURCE_REFERENCE' | 'CALENDAR_PUBLIC';
-        /** @description language of the questions' labels (de or en, e.g. en_GB); default: Accept-Language, else de */
-        languageTag?: string;
-        /** @description resource references; repeatable */
-        ref?: string[];
-        /** @description timeslot or appointment references or UUIDs; repeatable */
-        tslRefs?: string[];
+      query: {
+        /** @description at least one of ref or tslRefs */
+        scope:
+          | {
+              /**
+               * @description one of RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC
+               * @default RESOURCE_PUBLIC
+               * @enum {string}
+               */
+              channelKey?: 'RESOURCE_PUBLIC' | 'RESOURCE_EXCLUSIVE' | 'RESOURCE_REFERENCE' | 'CALENDAR_PUBLIC';
+              /**
+               * @description language of the questions' labels (de or en, e.g. en_GB); default: Accept-Language, else
+               * de
+               */
+              languageTag?: string;
+              /** @description resource references; repeatable */
+              ref?: string[];
+              /** @description timeslot or appointment references or UUIDs; repeatable */
+              tslRefs?: string[];
+            }
+          | unknown
+          | unknown;
       };
       header?: never;
       path?: never;
@@ -12159,23 +12403,6 @@ export interface operations {
              */
             redis: 'ok' | 'unreachable' | 'none';
             status: 'ok' | 'degraded';
-          };
-        };
-      };
-      /** @description invalid request: the message names the field and the rule it breaks */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            'api-info': {
-              version: string;
-            };
-            errors: {
-              errorCode: string;
-              message: string;
-            }[];
           };
         };
       };
@@ -12454,7 +12681,10 @@ export interface operations {
           channelKey?: 'RESOURCE_PUBLIC' | 'RESOURCE_EXCLUSIVE' | 'RESOURCE_REFERENCE' | 'CALENDAR_PUBLIC';
           /** Format: email */
           email: string;
-          /** @description ISO 8601, the end of a listed slot */
+          /**
+           * Format: iso-date-time
+           * @description ISO 8601, the end of a listed slot
+           */
           end: string;
           firstname: string;
           lastname: string;
@@ -12463,7 +12693,10 @@ export interface operations {
           mobile?: string | null;
           placeholder_id?: string | null;
           product_uuid?: string | null;
-          /** @description ISO 8601, the start of a listed slot */
+          /**
+           * Format: iso-date-time
+           * @description ISO 8601, the start of a listed slot
+           */
           start: string;
           /**
            * Format: uuid
@@ -12919,13 +13152,23 @@ export interface operations {
   };
   getPublicData: {
     parameters: {
-      query?: {
-        /** @description one of RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC */
-        channelKey?: 'RESOURCE_PUBLIC' | 'RESOURCE_EXCLUSIVE' | 'RESOURCE_REFERENCE' | 'CALENDAR_PUBLIC';
-        /** @description resource references; repeatable */
-        ref?: string[];
-        /** @description timeslot or appointment references or UUIDs; repeatable */
-        tslRefs?: string[];
+      query: {
+        /** @description at least one of ref or tslRefs */
+        scope:
+          | {
+              /**
+               * @description one of RESOURCE_PUBLIC, RESOURCE_EXCLUSIVE, RESOURCE_REFERENCE, CALENDAR_PUBLIC
+               * @default RESOURCE_PUBLIC
+               * @enum {string}
+               */
+              channelKey?: 'RESOURCE_PUBLIC' | 'RESOURCE_EXCLUSIVE' | 'RESOURCE_REFERENCE' | 'CALENDAR_PUBLIC';
+              /** @description resource references; repeatable */
+              ref?: string[];
+              /** @description timeslot or appointment references or UUIDs; repeatable */
+              tslRefs?: string[];
+            }
+          | unknown
+          | unknown;
       };
       header?: never;
       path?: never;
@@ -13132,10 +13375,16 @@ export interface operations {
     requestBody: {
       content: {
         'application/json': {
-          /** @description ISO 8601, the end of a listed slot */
+          /**
+           * Format: iso-date-time
+           * @description ISO 8601, the end of a listed slot
+           */
           end: string;
           product_uuid?: string | null;
-          /** @description ISO 8601, the start of a listed slot */
+          /**
+           * Format: iso-date-time
+           * @description ISO 8601, the start of a listed slot
+           */
           start: string;
           /**
            * Format: uuid
@@ -13796,26 +14045,36 @@ export interface operations {
       };
       cookie?: never;
     };
+    /** @description at least one of timeslot_uuid or appointment_uuid */
     requestBody: {
       content: {
-        'application/json': {
-          /**
-           * Format: uuid
-           * @description for models.LotAppointment
-           */
-          appointment_uuid?: string;
-          /** @description ISO 8601, the start of a listed slot */
-          from: string;
-          /** Format: uuid */
-          product_uuid: string;
-          /**
-           * Format: uuid
-           * @description for models.Bookable
-           */
-          timeslot_uuid?: string;
-          /** @description ISO 8601, the end of a listed slot */
-          to: string;
-        };
+        'application/json':
+          | {
+              /**
+               * Format: uuid
+               * @description for models.LotAppointment (wins when both are given)
+               */
+              appointment_uuid?: string;
+              /**
+               * Format: iso-date-time
+               * @description ISO 8601, the start of a listed slot
+               */
+              from: string;
+              /** Format: uuid */
+              product_uuid: string;
+              /**
+               * Format: uuid
+               * @description for models.Bookable
+               */
+              timeslot_uuid?: string;
+              /**
+               * Format: iso-date-time
+               * @description ISO 8601, the end of a listed slot
+               */
+              to: string;
+            }
+          | unknown
+          | unknown;
       };
     };
     responses: {
@@ -14090,7 +14349,7 @@ export interface operations {
   };
   getWidgetPage: {
     parameters: {
-      query?: {
+      query: {
         /** @description accent colour #rgb or #rrggbb */
         accent?: string;
         /** @description e.g. WIDGET */
@@ -14099,8 +14358,8 @@ export interface operations {
         lang?: string;
         /** @description offer only this product */
         prdRef?: string;
-        /** @description the resource reference or UUID (required; a page without it says so) */
-        ref?: string;
+        /** @description the resource reference or UUID (a page without it says so, with 400) */
+        ref: string;
       };
       header?: never;
       path?: never;
@@ -14117,24 +14376,12 @@ export interface operations {
           'text/html': string;
         };
       };
-      /**
-       * @description ref missing or invalid, or channelKey or prdRef malformed (a page saying so); a NUL character in
-       * the query (the error body)
-       */
+      /** @description ref missing or invalid, or channelKey or prdRef malformed: a page saying which */
       400: {
         headers: {
           [name: string]: unknown;
         };
         content: {
-          'application/json': {
-            'api-info': {
-              version: string;
-            };
-            errors: {
-              errorCode: string;
-              message: string;
-            }[];
-          };
           'text/html': string;
         };
       };
@@ -14165,23 +14412,6 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description invalid request: the message names the field and the rule it breaks */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            'api-info': {
-              version: string;
-            };
-            errors: {
-              errorCode: string;
-              message: string;
-            }[];
-          };
-        };
-      };
     };
   };
   getWidgetFrameScript: {
@@ -14208,23 +14438,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content?: never;
-      };
-      /** @description invalid request: the message names the field and the rule it breaks */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            'api-info': {
-              version: string;
-            };
-            errors: {
-              errorCode: string;
-              message: string;
-            }[];
-          };
-        };
       };
     };
   };
@@ -14253,23 +14466,6 @@ export interface operations {
         };
         content?: never;
       };
-      /** @description invalid request: the message names the field and the rule it breaks */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            'api-info': {
-              version: string;
-            };
-            errors: {
-              errorCode: string;
-              message: string;
-            }[];
-          };
-        };
-      };
     };
   };
   getWidgetStyles: {
@@ -14296,23 +14492,6 @@ export interface operations {
           [name: string]: unknown;
         };
         content?: never;
-      };
-      /** @description invalid request: the message names the field and the rule it breaks */
-      400: {
-        headers: {
-          [name: string]: unknown;
-        };
-        content: {
-          'application/json': {
-            'api-info': {
-              version: string;
-            };
-            errors: {
-              errorCode: string;
-              message: string;
-            }[];
-          };
-        };
       };
     };
   };
