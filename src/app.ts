@@ -19,6 +19,7 @@ import {
 import { validatorCompiler } from './http/validation.js';
 import { requireApiKey } from './http/auth.js';
 import { registerJsonParser } from './http/jsonParser.js';
+import { drainBodyBeforeAnswer } from './http/bodyDrain.js';
 import { applyRequestConventions, documentQueryObjects } from './http/requestSchema.js';
 import { healthRoutes } from './http/health.js';
 import { partnerRoutes } from './http/partners.js';
@@ -155,6 +156,7 @@ export async function buildApp({
   );
 
   registerErrorHandling(app, routeMethods);
+  drainBodyBeforeAnswer(app);
   registerJsonParser(app);
   canonicalHostRedirect(app, config);
   registerMetrics(app);
