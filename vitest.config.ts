@@ -20,7 +20,8 @@ const shared = { testTimeout: 30_000, hookTimeout: 180_000 };
 
 export default defineConfig({
   test: {
-    reporters: ['default'],
+    // the 20 slowest files after every run (test/helpers/slowestFiles.ts)
+    reporters: ['default', './test/helpers/slowestFiles.ts'],
     globalSetup: ['test/helpers/buildDist.ts'],
     projects: [
       { test: { ...shared, name: 'unit', include: ['test/unit/**/*.test.ts'] } },
