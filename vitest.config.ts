@@ -17,6 +17,8 @@ if (!pgUrl) {
 // ceilings, not expectations: a file's app and database start in ~2 s, but on two shared, busy cores
 // PGlite's first start was seen to take over a minute
 const shared = { testTimeout: 30_000, hookTimeout: 180_000 };
+// each file's database is a copy of one this run migrated once (test/helpers/migratedTemplate.ts)
+const migrated = { globalSetup: ['test/helpers/migratedTemplate.ts'] };
 
 export default defineConfig({
   test: {
@@ -28,6 +30,7 @@ export default defineConfig({
       {
         test: {
           ...shared,
+          ...migrated,
           name: 'pglite',
           include: ['test/integration/**/*.test.ts'],
           env: { TEST_BACKEND: 'pglite' },
@@ -38,6 +41,7 @@ export default defineConfig({
             {
               test: {
                 ...shared,
+                ...migrated,
                 name: 'postgres',
                 include: ['test/integration/**/*.test.ts'],
                 env: { TEST_BACKEND: 'postgres' },
@@ -45,7 +49,9 @@ export default defineConfig({
             },
           ]
         : []),
-      { test: { ...shared, name: 'e2e', include: ['test/e2e/**/*.test.ts'], fileParallelism: false } },
+      {
+        test: { ...shared, ...migrated, name: 'e2e', include: ['test/e2e/**/*.test.ts'], fileParallelism: false },
+      },
     ],
   },
 });

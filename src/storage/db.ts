@@ -53,6 +53,11 @@ class PgliteDb implements Db {
     private readonly releaseDir: () => void,
   ) {}
 
+  /** the whole data directory as an uncompressed tarball (openDb's `snapshot`) */
+  dump(): Promise<Blob> {
+    return this.lock.run(() => this.pglite.dumpDataDir('none'));
+  }
+
   query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
     return this.lock.run(async () => (await this.pglite.query<T>(sql, params)).rows);
   }
@@ -233,6 +238,8 @@ export interface OpenDbOptions {
   keepConnections?: boolean;
   /** the pool's name in the metrics (db_pool_wait_seconds_total ...); default requests */
   name?: PoolName;
+  /** memory:// only: start from this data directory (a `dumpDataDir` tarball) instead of an empty one */
+  snapshot?: Blob;
 }
 
 /**
@@ -245,6 +252,7 @@ export async function openDb({
   preparedStatements = true,
   keepConnections = false,
   name = 'requests',
+  snapshot,
 }: OpenDbOptions): Promise<Db> {
   if (databaseUrl?.startsWith('postgres')) {
     const pool = new pg.Pool({
@@ -266,7 +274,7 @@ export async function openDb({
     import('@electric-sql/pglite/contrib/btree_gist'),
   ]);
   if (databaseUrl === 'memory://') {
-    const pglite = await PGlite.create({ extensions: { btree_gist } });
+    const pglite = await PGlite.create({ extensions: { btree_gist }, ...(snapshot ? { loadDataDir: snapshot } : {}) });
     return new PgliteDb(pglite, () => undefined);
   }
   const dir = resolve(dataDir, 'pgdata');
@@ -279,6 +287,12 @@ export async function openDb({
     release();
     throw err;
   }
+}
+
+/** A PGlite database's data directory as a tarball, to open copies of it with openDb's `snapshot`. */
+export function dumpDataDir(db: Db): Promise<Blob> {
+  if (!(db instanceof PgliteDb)) throw new Error('only a PGlite database has a data directory to dump');
+  return db.dump();
 }
 
 export interface InstanceDbs {

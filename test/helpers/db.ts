@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
+import { inject } from 'vitest';
 import { openDb, type Db } from '../../src/storage/db.js';
 import { migrate } from '../../src/storage/migrate.js';
 
@@ -29,12 +31,15 @@ function adminUrl(): string {
   return url;
 }
 
-/** A fresh, empty PostgreSQL database of our own on the TEST_DATABASE_URL server. */
-export async function createPostgresDatabase(): Promise<{ url: string; drop: () => Promise<void> }> {
+/**
+ * A fresh PostgreSQL database of our own on the TEST_DATABASE_URL server: empty, or a copy of
+ * `template` (a migrated one: test/helpers/migratedTemplate.ts).
+ */
+export async function createPostgresDatabase(template?: string): Promise<{ url: string; drop: () => Promise<void> }> {
   const name = `booking_test_${randomBytes(6).toString('hex')}`;
   const admin = new pg.Client({ connectionString: adminUrl() });
   await admin.connect();
-  await admin.query(`CREATE DATABASE ${name}`);
+  await admin.query(`CREATE DATABASE ${name}${template ? ` TEMPLATE ${template}` : ''}`);
   await admin.end();
   const url = new URL(adminUrl());
   url.pathname = `/${name}`;
@@ -52,17 +57,28 @@ export async function createPostgresDatabase(): Promise<{ url: string; drop: () 
 /** What a database holds before it is migrated (an old version's data: test/fixtures/upgrade). */
 export type Prepare = (db: Db) => Promise<void>;
 
+/** The migrated PGlite data directory this run made once (migratedTemplate.ts), read once per file. */
+let pgliteSnapshot: Blob | undefined;
+function migratedPgliteSnapshot(): Blob | undefined {
+  const path = inject('pgliteSnapshot');
+  if (path && !pgliteSnapshot) pgliteSnapshot = new Blob([readFileSync(path)]);
+  return pgliteSnapshot;
+}
+
 /**
- * A migrated database on the backend under test: in-memory PGlite, or a new PostgreSQL database;
- * `prepare` runs on the empty database before the migrations.
+ * A migrated database on the backend under test: in-memory PGlite, or a new PostgreSQL database.
+ * Without `prepare` it is a copy of the one database this run migrated (migratedTemplate.ts), where
+ * the project has one; `prepare` runs on an empty database before the migrations.
  */
 export async function createTestDatabase(
   backend: Backend = currentBackend(),
   prepare?: Prepare,
 ): Promise<TestDatabase> {
   if (backend === 'pglite') {
-    const db = await openDb({ databaseUrl: 'memory://', dataDir: '' });
+    const snapshot = prepare ? undefined : migratedPgliteSnapshot();
+    const db = await openDb({ databaseUrl: 'memory://', dataDir: '', snapshot });
     await prepare?.(db);
+    // a copy of the migrated snapshot has nothing to apply; migrate still checks it as at every start
     await migrate(db);
     return {
       db,
@@ -73,7 +89,7 @@ export async function createTestDatabase(
       drop: () => db.close(),
     };
   }
-  const created = await createPostgresDatabase();
+  const created = await createPostgresDatabase(prepare ? undefined : inject('postgresTemplate'));
   const db = await openDb({ databaseUrl: created.url, dataDir: '', poolSize: TEST_POOL_SIZE });
   await prepare?.(db);
   await migrate(db);
