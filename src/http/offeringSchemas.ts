@@ -50,11 +50,11 @@ const questionMembers = {
   ),
   label: Label('the question'),
 };
+const ONLY_FOR = '(options: select only; maxLength: text and textarea only)';
 /** What a 400 says of a member another type of question has (options: select; maxLength: text, textarea). */
 const onlyFor = (type: string) => ({
   [RULE]: {
-    additionalProperties:
-      `is not allowed for a question of type ${type} ` + '(options: select only; maxLength: text and textarea only)',
+    additionalProperties: `is not allowed for a question of type ${type} ${ONLY_FOR}`,
   },
 });
 const TextQuestion = (type: 'text' | 'textarea', description: string) =>
