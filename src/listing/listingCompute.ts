@@ -9,6 +9,7 @@ import {
   type SlotFacts,
 } from '../booking/bookableView.js';
 import { publicVisible } from '../offerings/channels.js';
+import { poolSlots, type PoolFacts, type PoolSlot } from './poolListing.js';
 import type { CompiledPattern } from '../booking/datePattern.js';
 import { engineProduct, type ProductRow } from '../booking/publicProducts.js';
 import { compareBookables, computeBookables, type EngineClosedSpan } from '../booking/slotEngine.js';
@@ -27,6 +28,8 @@ const DAY_MS = 86_400_000;
 
 export interface ListingRequest {
   channelKey: ChannelKey;
+  /** a pool's listing (listing/poolListing.ts): the members' slots merged by span and product */
+  pool?: PoolFacts;
   prdRef?: string;
   groupFormat: CompiledPattern;
   timeFormat: CompiledPattern;
@@ -168,6 +171,24 @@ export function computeListing(
     empty = false;
   }
   if (empty) return nothingListed(changesAtMs);
+  if (q.pool) {
+    const offered = (run: { ids: string[]; product: ReturnType<typeof engineProduct> | null }) =>
+      computeBookables(
+        timeslots.filter((x) => run.ids.includes(x.resourceId)),
+        [],
+        { ...window, product: run.product },
+      );
+    const pooled = poolSlots(groups as Record<string, ListedSlot[]>, runs.flatMap(offered), q.pool);
+    const json = jsonBytes({ ...pooled, public_visible: publicVisible(q.channelKey) }, (key, value) =>
+      Array.isArray(value)
+        ? memberJson(
+            key,
+            (value as PoolSlot[]).map((s) => s.item(formatters.get(s.view.resource.time_zone)!, q.timeFormat)),
+          )
+        : undefined,
+    );
+    return { json, changesAtMs, days: { views: loadedViews, parts: new Map() } };
+  }
   groups.public_visible = publicVisible(q.channelKey);
   const reusable = previous?.views === loadedViews ? previous.parts : undefined;
   const parts = new Map<string, SerializedDay>();
@@ -195,7 +216,7 @@ export function computeListing(
  * A listed slot before it becomes its item: what the item shows
  * (it is kept with the listing's days, its formatter is not).
  */
-interface ListedSlot extends SlotFacts {
+export interface ListedSlot extends SlotFacts {
   view: ResourceView;
 }
 

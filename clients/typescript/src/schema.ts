@@ -13412,6 +13412,7 @@ export interface operations {
       };
       cookie?: never;
     };
+    /** @description exactly one of timeslot_uuid and pool_uuid */
     requestBody: {
       content: {
         'application/json': {
@@ -13441,6 +13442,11 @@ export interface operations {
           message?: string | null;
           mobile?: string | null;
           placeholder_id?: string | null;
+          /**
+           * Format: uuid
+           * @description for models.PoolBookable: the path names the pool, the member is assigned
+           */
+          pool_uuid?: string;
           product_uuid?: string | null;
           /**
            * Format: iso-date-time
@@ -13451,8 +13457,8 @@ export interface operations {
            * Format: uuid
            * @description the timeslot, or the appointment of an already booked slot
            */
-          timeslot_uuid: string;
-        };
+          timeslot_uuid?: string;
+        } & (unknown | unknown);
       };
     };
     responses: {
@@ -13481,6 +13487,8 @@ export interface operations {
               formattedStart: string;
               /** @description models.Bookable or models.LotAppointment */
               kind: string;
+              /** @description booked through a pool: resource_uuid is the member assigned */
+              pool_uuid?: string;
               product_name: string;
               product_uuid: string | null;
               products: {
@@ -13762,8 +13770,10 @@ export interface operations {
               end: string;
               formattedEnd: string;
               formattedStart: string;
-              /** @description models.Bookable or models.LotAppointment */
+              /** @description models.Bookable, models.LotAppointment, or models.PoolBookable on a pool */
               kind: string;
+              /** @description models.PoolBookable only: send it to A2 and A3 */
+              pool_uuid?: string;
               product_name: string;
               product_uuid: string | null;
               products: {
@@ -13771,9 +13781,9 @@ export interface operations {
                 uuid: string;
               }[];
               resource_name: string;
-              resource_uuid: string;
+              resource_uuid: string | null;
               start: string;
-              timeslot_uuid: string;
+              timeslot_uuid: string | null;
             }[];
           };
         };
@@ -14169,6 +14179,8 @@ export interface operations {
               formattedStart: string;
               /** @description models.Bookable or models.LotAppointment */
               kind: string;
+              /** @description booked through a pool: resource_uuid is the member assigned */
+              pool_uuid?: string;
               product_name: string;
               product_uuid: string | null;
               products: {
@@ -14794,7 +14806,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    /** @description at least one of timeslot_uuid or appointment_uuid */
+    /** @description at least one of timeslot_uuid or appointment_uuid or pool_uuid */
     requestBody: {
       content: {
         'application/json':
@@ -14809,6 +14821,11 @@ export interface operations {
                * @description ISO 8601, the start of a listed slot
                */
               from: string;
+              /**
+               * Format: uuid
+               * @description for models.PoolBookable: the path names the pool, the member is assigned
+               */
+              pool_uuid?: string;
               /** Format: uuid */
               product_uuid: string;
               /**
@@ -14822,6 +14839,7 @@ export interface operations {
                */
               to: string;
             }
+          | unknown
           | unknown
           | unknown;
       };
@@ -14868,6 +14886,8 @@ export interface operations {
               formatedAddress: string;
               from: string;
               messages: string[];
+              /** @description booked through a pool: resource_uuid is the member assigned */
+              pool_uuid?: string;
               product_uuid: string;
               resource_uuid: string;
               state: string;
