@@ -328,4 +328,15 @@ export const PublicDataResponse = Enveloped({
     areCustomFieldsAllowed: Type.Boolean(),
   }),
   channel: Type.Object({ bookingProcess: Type.String() }),
+  pool: Type.Optional(
+    Type.Object(
+      {
+        uuid: Type.String(),
+        name: Type.String(),
+        description: OptString,
+        members: Type.Array(Type.Object({ uuid: Type.String(), name: Type.String() })),
+      },
+      { description: 'on a pool: the pool and its members to choose from; resource then describes the pool' },
+    ),
+  ),
 });

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../helpers/app.js';
-import { book, consumer, flatten, reserve, upcoming } from '../helpers/bookingFixtures.js';
+import { book, consumer, flatten, publicCall, reserve, upcoming } from '../helpers/bookingFixtures.js';
 import { memberTimeslots, setupPool, type PoolSetup } from '../helpers/poolFixtures.js';
 
 let t: TestApp;
@@ -215,5 +215,23 @@ describe('A2 and A3 on a pool', () => {
       bookBody(s, slot, { start: '2026-06-03T09:00', end: '2026-06-03T09:30' }),
     );
     expect(nowhere.statusCode).toBe(400);
+  });
+});
+
+describe('A4 and A5 on a pool', () => {
+  it('A4 lists the products any member offers; A5 describes the pool and its members', async () => {
+    const s = await setupPool(t, 2);
+    const products = await publicCall(t, 'POST', '/products/active_products', undefined, { ref: s.pool.reference });
+    expect(products.statusCode, products.body).toBe(200);
+    expect(products.json().products.map((p: { uuid: string }) => p.uuid)).toEqual([s.product.uuid]);
+    const data = await publicCall(t, 'POST', '/resources/public_data', undefined, { ref: s.pool.reference });
+    expect(data.statusCode, data.body).toBe(200);
+    expect(data.json().resource).toMatchObject({ uuid: s.pool.uuid, name: 'Any stylist' });
+    expect(data.json().pool).toEqual({
+      uuid: s.pool.uuid,
+      name: 'Any stylist',
+      description: null,
+      members: s.members.map((m) => ({ uuid: m.uuid, name: m.publicName })),
+    });
   });
 });

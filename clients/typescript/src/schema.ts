@@ -13954,6 +13954,16 @@ export interface operations {
               name: string | null;
               phone: string | null;
             };
+            /** @description on a pool: the pool and its members to choose from; resource then describes the pool */
+            pool?: {
+              description: string | null;
+              members: {
+                name: string;
+                uuid: string;
+              }[];
+              name: string;
+              uuid: string;
+            };
             provider: {
               areCustomFieldsAllowed: boolean;
               description: string | null;
