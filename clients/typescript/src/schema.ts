@@ -15689,6 +15689,7 @@ export interface operations {
               /** Format: uuid */
               uuid: string;
             };
+            poolReference: string | null;
             providerReference: string;
             /** @enum {string} */
             source: 'public' | 'partner' | 'cancel-link' | 'decision-link' | 'expiry';
@@ -15787,6 +15788,7 @@ export interface operations {
               /** Format: uuid */
               uuid: string;
             };
+            poolReference: string | null;
             providerReference: string;
             /** @enum {string} */
             source: 'public' | 'partner' | 'cancel-link' | 'decision-link' | 'expiry';
@@ -15885,6 +15887,7 @@ export interface operations {
               /** Format: uuid */
               uuid: string;
             };
+            poolReference: string | null;
             providerReference: string;
             /** @enum {string} */
             source: 'public' | 'partner' | 'cancel-link' | 'decision-link' | 'expiry';
@@ -15983,6 +15986,7 @@ export interface operations {
               /** Format: uuid */
               uuid: string;
             };
+            poolReference: string | null;
             providerReference: string;
             /** @enum {string} */
             source: 'public' | 'partner' | 'cancel-link' | 'decision-link' | 'expiry';
@@ -16081,6 +16085,7 @@ export interface operations {
               /** Format: uuid */
               uuid: string;
             };
+            poolReference: string | null;
             providerReference: string;
             /** @enum {string} */
             source: 'public' | 'partner' | 'cancel-link' | 'decision-link' | 'expiry';
@@ -16179,6 +16184,7 @@ export interface operations {
               /** Format: uuid */
               uuid: string;
             };
+            poolReference: string | null;
             providerReference: string;
             /** @enum {string} */
             source: 'public' | 'partner' | 'cancel-link' | 'decision-link' | 'expiry';
