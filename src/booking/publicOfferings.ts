@@ -104,7 +104,7 @@ export async function publicData(deps: Deps, q: PublicScopeQuery) {
   const { resources, pool } = await resolveScope(deps.db, q);
   const r = resources[0];
   // on a pool: the pool and its members to choose from; `resource` describes the pool
-  const onPool = pool && pool.members.some((m) => m.id === r.id) ? pool : undefined;
+  const onPool = pool?.members.some((m) => m.id === r.id) ? pool : undefined;
   const poolPart = onPool && {
     pool: {
       uuid: onPool.id,
