@@ -9,7 +9,7 @@ import {
   type SlotFacts,
 } from '../booking/bookableView.js';
 import { publicVisible } from '../offerings/channels.js';
-import { poolSlots, type PoolFacts, type PoolSlot } from './poolListing.js';
+import { memberRuns, poolSlots, type MemberData, type PoolFacts, type PoolSlot } from './poolListing.js';
 import type { CompiledPattern } from '../booking/datePattern.js';
 import { engineProduct, type ProductRow } from '../booking/publicProducts.js';
 import { compareBookables, computeBookables, type EngineClosedSpan } from '../booking/slotEngine.js';
@@ -75,6 +75,25 @@ export function limitClosedSpans(
   return closed;
 }
 
+/** Each member's view, product and own data (one pass over the data), for memberRuns. */
+function membersOf(
+  ids: string[],
+  views: ListingData['views'],
+  prd: ProductRow | null,
+  data: Pick<MemberData, 'timeslots' | 'appointments' | 'busy' | 'closed'>,
+): MemberData[] {
+  const members = new Map<string, MemberData>();
+  for (const id of ids) {
+    const view = views.get(id)!;
+    const single = prd ? null : singleProduct(view);
+    const product = prd ? engineProduct(prd) : single ? engineProduct(single) : null;
+    members.set(id, { view, product, timeslots: [], appointments: [], busy: [], closed: [] });
+  }
+  for (const key of ['timeslots', 'appointments', 'busy', 'closed'] as const)
+    for (const x of data[key]) (members.get(x.resourceId)?.[key] as { resourceId: string }[] | undefined)?.push(x);
+  return [...members.values()];
+}
+
 /** The end of the window A1 lists at `nowMs`. */
 export const listingUntilMs = (nowMs: number) => nowMs + BOOKING_HORIZON_DAYS * DAY_MS;
 
@@ -108,8 +127,13 @@ export function computeListing(
   const busy = loaded.busy.filter(listed);
   const closed = limitClosedSpans(views, appointments);
   const window = { nowMs: q.nowMs, untilMs };
-  const bookables =
-    runs.length === 1
+  // a pool: every member's own run, reused while its data is unchanged (poolListing.ts memberRuns)
+  const pooled = q.pool
+    ? memberRuns(membersOf(ids, views, prd, { timeslots, appointments, busy, closed }), window)
+    : null;
+  const bookables = pooled
+    ? pooled.bookables
+    : runs.length === 1
       ? computeBookables(timeslots, appointments, { ...window, product: runs[0].product }, busy, closed)
       : runs
           .flatMap((run) => {
@@ -171,15 +195,9 @@ export function computeListing(
     empty = false;
   }
   if (empty) return nothingListed(changesAtMs);
-  if (q.pool) {
-    const offered = (run: { ids: string[]; product: ReturnType<typeof engineProduct> | null }) =>
-      computeBookables(
-        timeslots.filter((x) => run.ids.includes(x.resourceId)),
-        [],
-        { ...window, product: run.product },
-      );
-    const pooled = poolSlots(groups as Record<string, ListedSlot[]>, runs.flatMap(offered), q.pool);
-    const json = jsonBytes({ ...pooled, public_visible: publicVisible(q.channelKey) }, (key, value) =>
+  if (q.pool && pooled) {
+    const merged = poolSlots(groups as Record<string, ListedSlot[]>, pooled.offered, q.pool);
+    const json = jsonBytes({ ...merged, public_visible: publicVisible(q.channelKey) }, (key, value) =>
       Array.isArray(value)
         ? memberJson(
             key,

@@ -8,7 +8,16 @@
  */
 import type { InstantFormatter, ResourceView } from '../booking/bookableView.js';
 import type { CompiledPattern } from '../booking/datePattern.js';
-import type { EngineBookable } from '../booking/slotEngine.js';
+import {
+  compareBookables,
+  computeBookables,
+  type EngineAppointment,
+  type EngineBookable,
+  type EngineBusy,
+  type EngineClosedSpan,
+  type EngineProduct,
+  type EngineTimeslot,
+} from '../booking/slotEngine.js';
 
 /** A member's listed slot (listingCompute.ts's ListedSlot), as far as the merge reads it. */
 interface ListedSlot {
@@ -101,4 +110,82 @@ export function poolSlots(
       });
   }
   return out;
+}
+
+/**
+ * A member's run of the slot engine, kept with the view it was made for: a pool's cold A1 (the
+ * first read after a booking) reruns the engine only for the members whose data changed. The data
+ * brought up to date with changes keeps every unchanged appointment, timeslot and busy time as the
+ * same object (bookablesLoader.ts withChanges), so "unchanged" is: the same objects, the same
+ * closed spans and product. A run made at an earlier now serves for MAX_REUSE_MS (the listing
+ * cache's own bound on slots entering the horizon late), its slots that have started left out.
+ */
+interface MemberRun {
+  nowMs: number;
+  product: EngineProduct | null;
+  timeslots: EngineTimeslot[];
+  appointments: EngineAppointment[];
+  busy: EngineBusy[];
+  closed: string;
+  bookables: EngineBookable[];
+  offered: EngineBookable[];
+}
+const runs = new WeakMap<ResourceView, MemberRun>();
+const MAX_REUSE_MS = 60_000;
+
+const sameItems = <T>(a: readonly T[], b: readonly T[]) => a.length === b.length && a.every((x, i) => x === b[i]);
+const sameProduct = (a: EngineProduct | null, b: EngineProduct | null) =>
+  a === b || (a !== null && b !== null && JSON.stringify(a) === JSON.stringify(b));
+
+export interface MemberData {
+  view: ResourceView;
+  product: EngineProduct | null;
+  timeslots: EngineTimeslot[];
+  appointments: EngineAppointment[];
+  busy: EngineBusy[];
+  closed: EngineClosedSpan[];
+}
+
+/**
+ * The members' bookables (as their own listings compute them) and what their timeslots offer before
+ * any booking (for capacity), in listing order; each member's engine run reused while its data is unchanged.
+ */
+export function memberRuns(
+  members: MemberData[],
+  window: { nowMs: number; untilMs: number },
+): { bookables: EngineBookable[]; offered: EngineBookable[] } {
+  const bookables: EngineBookable[] = [];
+  const offered: EngineBookable[] = [];
+  const future = (b: EngineBookable) => b.startMs > window.nowMs;
+  for (const m of members) {
+    const closed = m.closed.map((c) => `${c.startMs}-${c.endMs}`).join(',');
+    let run = runs.get(m.view);
+    if (
+      !run ||
+      window.nowMs < run.nowMs ||
+      window.nowMs - run.nowMs > MAX_REUSE_MS ||
+      run.closed !== closed ||
+      !sameProduct(run.product, m.product) ||
+      !sameItems(run.timeslots, m.timeslots) ||
+      !sameItems(run.appointments, m.appointments) ||
+      !sameItems(run.busy, m.busy)
+    ) {
+      const query = { ...window, product: m.product };
+      run = {
+        nowMs: window.nowMs,
+        product: m.product,
+        timeslots: m.timeslots,
+        appointments: m.appointments,
+        busy: m.busy,
+        closed,
+        bookables: computeBookables(m.timeslots, m.appointments, query, m.busy, m.closed),
+        offered: computeBookables(m.timeslots, [], query),
+      };
+      runs.set(m.view, run);
+    }
+    for (const b of run.bookables) if (future(b)) bookables.push(b);
+    for (const b of run.offered) if (future(b)) offered.push(b);
+  }
+  bookables.sort(compareBookables);
+  return { bookables, offered };
 }
