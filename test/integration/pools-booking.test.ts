@@ -235,3 +235,19 @@ describe('A4 and A5 on a pool', () => {
     });
   });
 });
+
+describe('my bookings on a pool', () => {
+  it("takes the pool's reference as the provider's (202)", async () => {
+    const s = await setupPool(t, 1);
+    const res = await publicCall(
+      t,
+      'POST',
+      '/rest/1/my-bookings',
+      { email: 'x@consumer.example' },
+      {
+        ref: s.pool.reference,
+      },
+    );
+    expect(res.statusCode, res.body).toBe(202);
+  });
+});
