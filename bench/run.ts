@@ -43,6 +43,7 @@ import { addWaits, noWaits, sampleWaits, waitShares, type WaitCounts } from './w
 import { bookingRun, overbookingCheck, slotCounter, type BookingRun } from './booking.js';
 import { COLD_BOOKINGS, coldRun } from './cold.js';
 import { BUSY_ROUNDS, busyRun } from './busy.js';
+import { POOL_MEMBERS, POOL_ROUNDS, poolsRun, seedPools, type PoolsData } from './pools.js';
 import { calendarExpandPhase } from './calendarExpand.js';
 import { FEED_CONNECTIONS, FEED_SECONDS, feedRun } from './feed.js';
 import { mixedRun } from './mixed.js';
@@ -96,6 +97,7 @@ const WORKLOADS = [
   'RUSH',
   'EDGE',
   'BUSY',
+  'POOLS',
   'CALENDAR',
   'RETENTION',
 ];
@@ -189,6 +191,21 @@ async function runBusy(service: Child, data: BusyData) {
         `without${kind === 'appointment' ? ` (within 20 %: ${met(ratio <= 1.2)})` : ''}`,
     );
   }
+}
+
+async function runPools(service: Child, data: PoolsData) {
+  console.log(
+    `\nPOOLS  ${POOL_ROUNDS} times each, taking turns: a booking, then ONE cold A1 (the first read after it) ` +
+      `of one W1-shaped resource, and of a pool of ${POOL_MEMBERS} such members`,
+  );
+  const [single, pool] = await poolsRun(service.url, service.child.pid!, data);
+  for (const side of [single, pool])
+    console.log(
+      `    ${side.name.padEnd(14)}: p50 ${ms(side.p50)}  p99 ${ms(side.p99)}  (non-200 ${side.failed}; ` +
+        `${(side.bytes / 1024).toFixed(0)} KiB on the wire; service CPU ${side.cpuMsPerRead.toFixed(1)} ms per read)`,
+    );
+  const ratio = pool.p50 / single.p50;
+  console.log(`    target  : pool p50 ${ratio.toFixed(2)}x one resource's (at most 2x: ${met(ratio <= 2)})`);
 }
 
 async function runFeed(service: Child, data: Awaited<ReturnType<typeof seedW1>>) {
@@ -729,6 +746,7 @@ async function main(): Promise<void> {
     // about 10,000 entries (docs/performance.md)
     const w1Data = chosen.includes('W1') || chosen.includes('FEED') ? await seedW1(seeder, db) : undefined;
     const busyData = chosen.includes('BUSY') ? await seedBusy(seeder, db) : undefined;
+    const poolsData = chosen.includes('POOLS') ? await seedPools(seeder, db) : undefined;
     await seeder.close();
     // The seeding's listing changes (20,000 bookings of history per workload), folded as the service's
     // compactor would have folded them long before: its first runs used to do it in the middle of the
@@ -771,6 +789,10 @@ async function main(): Promise<void> {
     if (busyData) {
       await settle();
       await rssDuring(service, 'BUSY', () => runBusy(service!, busyData));
+    }
+    if (poolsData) {
+      await settle();
+      await rssDuring(service, 'POOLS', () => runPools(service!, poolsData));
     }
     if (w1Data && chosen.includes('FEED')) {
       await settle();

@@ -26,7 +26,7 @@ export interface PartnerAccess {
   providerRef: string;
 }
 
-async function partner(app: App, db: Db): Promise<{ call: Call } & PartnerAccess> {
+export async function partner(app: App, db: Db): Promise<{ call: Call } & PartnerAccess> {
   const crmId = `bench-${randomBytes(3).toString('hex')}`;
   const key = randomBytes(16).toString('hex');
   await ensureKey(db, crmId, key);

@@ -32,6 +32,7 @@ import { requestRoutes } from './http/requests.js';
 import { feedPartnerRoutes, feedRoutes } from './http/feeds.js';
 import { calendarRoutes } from './http/calendars.js';
 import { availabilityRoutes } from './http/availability.js';
+import { poolRoutes } from './http/pools.js';
 import { widgetRoutes } from './http/widget.js';
 import { canonicalHostRedirect } from './http/canonicalHost.js';
 import { registerMetrics } from './http/metrics.js';
@@ -175,6 +176,7 @@ export async function buildApp({
       await crm.register(offeringRoutes, { deps });
       await crm.register(schedulingRoutes, { deps });
       await crm.register(availabilityRoutes, { deps });
+      await crm.register(poolRoutes, { deps });
       await crm.register(feedPartnerRoutes, { deps });
       await crm.register(calendarRoutes, { deps });
       await crm.register(webhookRoutes, { deps });

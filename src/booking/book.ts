@@ -28,6 +28,7 @@ import { viewOf } from './bookableView.js';
 import { cancelLinkFor, decisionLinkFor } from '../notifications/cancelToken.js';
 import { bookHold } from './bookHold.js';
 import { storedQuestions, type Question } from '../offerings/questions.js';
+import type { ResolvedContact } from '../offerings/contact.js';
 import { DEFAULT_PHONE_COUNTRY, possiblePhone, providerCountry } from '../partners/phoneNumbers.js';
 import { checkAnswers } from './answers.js';
 import { assertInBookingWindow, claimSlot, slotTaken, slotText } from './claimSlot.js';
@@ -59,12 +60,12 @@ export interface BookInput extends Omit<ConsumerInput, 'language'> {
 
 const FIELDS = { start: 'body.start', end: 'body.end' };
 
-const PROCESS = {
+export const PROCESS = {
   IMMEDIATE: { state: 'BOOKED', templates: ['booking-confirmed', 'booking-notification'] },
   REQUESTED: { state: 'REQUESTED', templates: ['booking-requested', 'booking-request-to-confirm'] },
 } as const satisfies Record<string, { state: ParticipationRow['state']; templates: MailTemplate[] }>;
 
-interface Booked {
+export interface Booked {
   appointment: AppointmentRow;
   participation: ParticipationRow;
   /** live participations of the appointment with this booking */
@@ -75,7 +76,7 @@ interface Booked {
  * The reservation placeholder_id names, when it is still a live hold: it must be a hold of the
  * requested slot (else 400), whose appointment is still open (else 412). null: none to convert.
  */
-function liveHold(
+export function liveHold(
   hold: HoldRow | null,
   slot: { start: Date; end: Date; resourceId: string; zone: string },
   now: Date,
@@ -99,7 +100,7 @@ function liveHold(
 }
 
 /** What the booking's mails say, from what the booking read and wrote. */
-function mailFacts(
+export function mailFacts(
   b: Booked,
   resource: PublicResource,
   product: ProductRow,
@@ -136,7 +137,7 @@ function mailFacts(
 }
 
 /** The country phone numbers of this booking are read for; only looked up when the booking has one. */
-async function phoneCountry(
+export async function phoneCountry(
   db: Queryable,
   resource: PublicResource,
   mobile: string | undefined,
@@ -146,7 +147,11 @@ async function phoneCountry(
   return needed ? providerCountry(db, resource.provider_id, resource.id) : DEFAULT_PHONE_COUNTRY;
 }
 
-export async function createAppointmentWithConsumer(deps: Deps, input: BookInput) {
+/**
+ * A3. `through`: the hold being converted was taken through this pool (booking/poolBook.ts): the
+ * booking moves the member's last booking in the pool and the answer names the pool.
+ */
+export async function createAppointmentWithConsumer(deps: Deps, input: BookInput, through?: { poolId: string }) {
   const span = readRequestSpan(input.start, input.end, FIELDS);
   const timeFormat = timePattern(input.timeFormat, 'query.timeFormat', DEFAULT_TIME_FORMAT);
   const language = input.locale?.slice(0, 2).toLowerCase();
@@ -177,23 +182,6 @@ export async function createAppointmentWithConsumer(deps: Deps, input: BookInput
   const provider = { id: resource.provider_id, crmId: resource.crm_id };
   const templates: MailTemplate[] = [...process.templates];
 
-  /** The booking's mails, to the customer the booking was made for, and its cancel link. */
-  const enqueueBookingMails = async (tx: Queryable, booked: Booked, customer: Omit<ConsumerCustomer, 'id'>) => {
-    const cancelLink = await cancelLinkFor(tx, deps.config, booked.participation.id);
-    if (withCalendar) await nextCalendarSequence(tx, booked.participation.id);
-    const decisionLink = needsDecisionLink(templates)
-      ? await decisionLinkFor(tx, deps.config, booked.participation.id)
-      : null;
-    const facts = mailFacts(booked, resource, product, customer);
-    await enqueueMails(
-      tx,
-      participationMails(
-        { facts, contact: request.contact, cancelLink: needsCancelLink(templates) ? cancelLink : null, decisionLink },
-        templates,
-      ),
-    );
-    return cancelLink;
-  };
   const respond = (booked: Booked, cancelLink: string) =>
     createdAppointmentView({ ...booked, view, product, timeFormat, locale, cancelLink });
   const changes = {
@@ -203,8 +191,6 @@ export async function createAppointmentWithConsumer(deps: Deps, input: BookInput
     channel_key: input.channelKey,
     answers,
   };
-  // the first calendar part about a new participation: SEQUENCE 0, recorded (compose.ts nextCalendarSequence)
-  const withCalendar = carriesCalendar(templates, process.state);
 
   const hold = liveHold(
     request.hold,
@@ -224,7 +210,12 @@ export async function createAppointmentWithConsumer(deps: Deps, input: BookInput
     const booked: Booked = converted
       ? { appointment: hold.appointment, ...converted }
       : await claimAnew(tx, customer.id, now);
-    return respond(booked, await enqueueBookingMails(tx, booked, customer));
+    const mails = { resource, product, contact: request.contact, templates };
+    const cancelLink = await enqueueBookingMails(deps, tx, booked, customer, mails);
+    const answer = respond(booked, cancelLink);
+    if (!through) return answer;
+    await markPoolBooking(tx, through.poolId, resource.id);
+    return { createdAppointment: { ...answer.createdAppointment, pool_uuid: through.poolId } };
   });
 
   async function claimAnew(tx: Queryable, customerId: string, now: Date): Promise<Booked> {
@@ -243,4 +234,45 @@ export async function createAppointmentWithConsumer(deps: Deps, input: BookInput
     });
     return { appointment: claim.appointment, participation: claim.participation, liveAfter: claim.liveBefore + 1 };
   }
+}
+
+/** What a booking's mails say besides the booking itself. */
+export interface BookingMailContext {
+  resource: PublicResource;
+  product: ProductRow;
+  contact: ResolvedContact | null;
+  templates: MailTemplate[];
+}
+
+/** The booking's mails, to the customer the booking was made for, and its cancel link. */
+export async function enqueueBookingMails(
+  deps: Deps,
+  tx: Queryable,
+  booked: Booked,
+  customer: Omit<ConsumerCustomer, 'id'>,
+  m: BookingMailContext,
+): Promise<string> {
+  const cancelLink = await cancelLinkFor(tx, deps.config, booked.participation.id);
+  // the first calendar part about a new participation: SEQUENCE 0, recorded (compose.ts nextCalendarSequence)
+  if (carriesCalendar(m.templates, booked.participation.state)) await nextCalendarSequence(tx, booked.participation.id);
+  const decisionLink = needsDecisionLink(m.templates)
+    ? await decisionLinkFor(tx, deps.config, booked.participation.id)
+    : null;
+  const facts = mailFacts(booked, m.resource, m.product, customer);
+  await enqueueMails(
+    tx,
+    participationMails(
+      { facts, contact: m.contact, cancelLink: needsCancelLink(m.templates) ? cancelLink : null, decisionLink },
+      m.templates,
+    ),
+  );
+  return cancelLink;
+}
+
+/** A booking through a pool (an A3 that made a REQUESTED or BOOKED participation): the member was booked last. */
+export async function markPoolBooking(tx: Queryable, poolId: string, resourceId: string): Promise<void> {
+  await tx.query(
+    `UPDATE pool_members SET last_booked = nextval('pool_booking_seq') WHERE pool_id = $1 AND resource_id = $2`,
+    [poolId, resourceId],
+  );
 }

@@ -7,7 +7,7 @@
  */
 import { DateTime } from 'luxon';
 import type { Deps } from '../context.js';
-import { notFound } from '../errors.js';
+import { DomainError, notFound } from '../errors.js';
 import {
   cancelLinkFor,
   cancelSecret,
@@ -20,6 +20,7 @@ import { enqueueMails } from '../notifications/outbox.js';
 import type { MyBookingsMailPayload } from '../notifications/payloads.js';
 import type { Queryable } from '../storage/db.js';
 import { resolveResource } from './publicResources.js';
+import { findPublicPool } from '../pools/publicPools.js';
 import { changeableByLink, loadView, type CancelView } from './selfCancel.js';
 
 export const MY_BOOKINGS_VALID_HOURS = 24;
@@ -37,12 +38,18 @@ export interface ProviderScope {
   providerName: string;
 }
 
-/**
- * The provider of a public reference (404 unknown, 400 ambiguous). Today a reference names a
- * resource; a pool's reference (DESIGN 7.11) resolves here too once pools exist.
- */
+/** The provider of a public reference, a resource's or a pool's (404 unknown, 400 ambiguous). */
 export async function providerOfRef(db: Queryable, ref: string, field = 'query.ref'): Promise<ProviderScope> {
-  const resource = await resolveResource(db, ref, field);
+  const resource = await resolveResource(db, ref, field).catch(async (err) => {
+    const pool = err instanceof DomainError && err.code === 'NOT_FOUND' && (await findPublicPool(db, ref, field));
+    if (!pool) throw err;
+    return (
+      await db.query<{ provider_id: string; crm_id: string; provider_name: string }>(
+        'SELECT id AS provider_id, crm_id, name AS provider_name FROM providers WHERE id = $1',
+        [pool.provider_id],
+      )
+    )[0];
+  });
   return { providerId: resource.provider_id, crmId: resource.crm_id, providerName: resource.provider_name };
 }
 

@@ -1,6 +1,7 @@
 /** A4 active_products and A5 public_data: what the widget shows before listing slots. */
 import type { Deps } from '../context.js';
-import { invalid, notFound } from '../errors.js';
+import { DomainError, invalid, notFound } from '../errors.js';
+import { findPublicPool, type PublicPool } from '../pools/publicPools.js';
 import { loadResourceContact } from '../offerings/contact.js';
 import type { Queryable } from '../storage/db.js';
 import { bookingProcessOf, type ChannelKey } from '../offerings/channels.js';
@@ -39,6 +40,8 @@ async function resolveTslRef(db: Queryable, ref: string, providerIds: string[]):
 
 interface Scope {
   resources: PublicResource[];
+  /** the first pool among the references (its members are among resources) */
+  pool?: PublicPool;
   /** resource id -> the only product an appointment in tslRefs allows (absent: all) */
   fixedProducts: Map<string, Set<string>>;
 }
@@ -46,10 +49,20 @@ interface Scope {
 async function resolveScope(db: Queryable, q: PublicScopeQuery): Promise<Scope> {
   const refs = q.ref ?? [];
   const tslRefs = q.tslRefs ?? [];
-  const resources = await resolveResources(
-    db,
-    refs.map((ref) => ({ ref, field: 'query.ref' })),
-  );
+  const resources: PublicResource[] = [];
+  let pool: PublicPool | undefined;
+  for (const ref of refs) {
+    // a pool's reference stands for its members (DESIGN 7.11): A4 lists what any of them offers
+    const named = await resolveResources(db, [{ ref, field: 'query.ref' }]).catch(async (err) => {
+      const found =
+        err instanceof DomainError && err.code === 'NOT_FOUND' && (await findPublicPool(db, ref, 'query.ref'));
+      if (!found) throw err;
+      pool ??= found;
+      const ids = found.members.filter((m) => !m.archived).map((m) => m.id);
+      return (await Promise.all(ids.map((id) => resourceById(db, id)))).filter((r) => r !== undefined);
+    });
+    for (const r of named) if (!resources.some((x) => x.id === r.id)) resources.push(r);
+  }
   const providerIds = [...new Set(resources.map((r) => r.provider_id))];
   const fixedProducts = new Map<string, Set<string>>();
   for (const ref of tslRefs) {
@@ -61,7 +74,8 @@ async function resolveScope(db: Queryable, q: PublicScopeQuery): Promise<Scope> 
       fixedProducts.set(slotted.resourceId, set.add(slotted.productId));
     }
   }
-  return { resources, fixedProducts };
+  if (pool && resources.length === 0) throw notFound(`pool ${pool.reference} has no members that can be booked`);
+  return { resources, fixedProducts, pool };
 }
 
 /**
@@ -87,8 +101,18 @@ export async function activeProducts(deps: Deps, q: PublicScopeQuery & { languag
 
 /** A5: contact, resource, provider and channel of the first resource named. */
 export async function publicData(deps: Deps, q: PublicScopeQuery) {
-  const { resources } = await resolveScope(deps.db, q);
+  const { resources, pool } = await resolveScope(deps.db, q);
   const r = resources[0];
+  // on a pool: the pool and its members to choose from; `resource` describes the pool
+  const onPool = pool?.members.some((m) => m.id === r.id) ? pool : undefined;
+  const poolPart = onPool && {
+    pool: {
+      uuid: onPool.id,
+      name: onPool.public_name,
+      description: onPool.description,
+      members: onPool.members.filter((m) => !m.archived).map((m) => ({ uuid: m.id, name: m.public_name })),
+    },
+  };
   const contact = await loadResourceContact(deps.db, r.id);
   return {
     contact: {
@@ -98,9 +122,9 @@ export async function publicData(deps: Deps, q: PublicScopeQuery) {
       phone: contact?.phone ?? null,
     },
     resource: {
-      uuid: r.id,
-      name: r.public_name,
-      description: r.description,
+      uuid: onPool ? onPool.id : r.id,
+      name: onPool ? onPool.public_name : r.public_name,
+      description: onPool ? onPool.description : r.description,
       contactChannelType: r.contact_channel_type,
       msgHelpText: r.msg_help_text,
       url: r.website,
@@ -114,5 +138,6 @@ export async function publicData(deps: Deps, q: PublicScopeQuery) {
       areCustomFieldsAllowed: r.are_custom_fields_allowed,
     },
     channel: { bookingProcess: bookingProcessOf(r.channels, q.channelKey) },
+    ...poolPart,
   };
 }

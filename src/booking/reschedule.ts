@@ -59,6 +59,20 @@ const liveCount = async (db: Queryable, appointmentId: string, now: Date) =>
     )
   )[0].n;
 
+/**
+ * The resource the new slot is on: the booking's own, or, for a booking made through a pool (DESIGN
+ * 7.11), the member of that pool whose timeslot or appointment `slotUuid` names: it may move to any.
+ */
+async function poolMemberOf(db: Queryable, participationId: string, slotUuid: string, own: string): Promise<string> {
+  const [row] = await db.query<{ resource_id: string }>(
+    `SELECT m.resource_id FROM participations p JOIN pool_members m ON m.pool_id = p.pool_id
+      WHERE p.id = $1 AND m.resource_id IN (SELECT resource_id FROM timeslots WHERE id = $2::uuid
+                                            UNION ALL SELECT resource_id FROM appointments WHERE id = $2::uuid)`,
+    [participationId, slotUuid],
+  );
+  return row?.resource_id ?? own;
+}
+
 export async function rescheduleByToken(deps: Deps, input: RescheduleInput) {
   const span = readRequestSpan(input.start, input.end, FIELDS);
   const timeFormat = timePattern(input.timeFormat, 'query.timeFormat', DEFAULT_TIME_FORMAT);
@@ -71,7 +85,7 @@ export async function rescheduleByToken(deps: Deps, input: RescheduleInput) {
   const channelKey: ChannelKey =
     current.channelKey && isChannelKey(current.channelKey) ? current.channelKey : DEFAULT_CHANNEL_KEY;
   const request = await readSlotRequest(deps.db, {
-    ref: current.resourceId,
+    ref: await poolMemberOf(deps.db, id, input.timeslotUuid, current.resourceId),
     slotUuid: input.timeslotUuid,
     channelKey,
     productUuid: input.productUuid ?? current.productId ?? undefined,

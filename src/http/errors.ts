@@ -1,5 +1,6 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type ErrorCode } from '../errors.js';
+import { sqlState } from '../storage/db.js';
 import { describeValidation, validationContext, type AjvIssue } from './validationMessage.js';
 
 /** The one table from domain codes to HTTP: status and the errorCode on the wire. */
@@ -141,6 +142,8 @@ export function registerErrorHandling(app: FastifyInstance, routes?: RouteMethod
       const { status, wire } = ERROR_TABLE[err.code];
       return reply.status(status).send(errorBody(wire ?? err.code, err.message));
     }
+    // a pool's reference and a resource's never clash (pools/pool_reference_guard.sql)
+    if (sqlState(err) === 'BKREF') return reply.status(409).send(errorBody('CONFLICT', err.message));
     const mapped = fromFastifyError(err);
     if (mapped.status >= 500) request.log.error({ err }, 'unhandled error');
     if (err.statusCode === 429 && reply.getHeader('retry-after') === undefined) reply.header('retry-after', 60);

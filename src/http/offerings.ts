@@ -106,7 +106,7 @@ export const offeringRoutes: FastifyPluginAsyncTypebox<{ deps: Deps }> = async (
         params: S.ProviderParams,
         querystring: S.ResourceCreateQuery,
         body: S.ResourceBody,
-        response: { 201: S.Resource, ...partnerErrors(...BODY_ERRORS) },
+        response: { 201: S.Resource, ...partnerErrors(409, ...BODY_ERRORS) },
       },
     },
     async (request, reply) => {

@@ -1,9 +1,11 @@
 import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { createAppointmentWithConsumer } from '../booking/book.js';
+import { bookPool } from '../booking/poolBook.js';
+import { reservePool } from '../booking/poolBooking.js';
 import { activeProducts, publicData } from '../booking/publicOfferings.js';
 import { reserveAppointment } from '../booking/reserve.js';
 import { rescheduleByToken } from '../booking/reschedule.js';
-import { upcomingBookables } from '../listing/upcomingBookables.js';
+import { upcomingBookablesOrPool } from '../listing/upcomingBookables.js';
 import type { ListingState } from '../listing/state.js';
 import type { Deps } from '../context.js';
 import { publicCors } from './cors.js';
@@ -114,7 +116,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps; listing: List
     },
     async (request, reply) => {
       const q = request.query;
-      const json = await upcomingBookables(listing, {
+      const json = await upcomingBookablesOrPool(listing, {
         refs: [{ ref: request.params.ref, field: 'ref' }, ...(q.ref ?? []).map((ref) => ({ ref, field: 'query.ref' }))],
         groupFormat: q.groupFormat,
         timeFormat: q.timeFormat,
@@ -149,6 +151,18 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps; listing: List
     },
     async (request, reply) => {
       const b = request.body;
+      if (b.pool_uuid && !b.timeslot_uuid && !b.appointment_uuid) {
+        const held = await reservePool(deps, {
+          ref: request.params.ref,
+          poolUuid: b.pool_uuid,
+          channelKey: request.query.channelKey!,
+          productUuid: b.product_uuid,
+          from: b.from,
+          to: b.to,
+          clientIp: request.ip,
+        });
+        return reply.code(201).send(envelope(held));
+      }
       const result = await reserveAppointment(deps, {
         ref: request.params.ref,
         channelKey: request.query.channelKey!,
@@ -183,13 +197,13 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps; listing: List
     },
     async (request, reply) => {
       const b = request.body;
-      const result = await createAppointmentWithConsumer(deps, {
+      const booking = {
         ref: request.params.ref,
         channelKey: b.channelKey!,
         timeFormat: request.query.timeFormat,
         start: b.start,
         end: b.end,
-        timeslotUuid: b.timeslot_uuid,
+        timeslotUuid: b.timeslot_uuid ?? '',
         productUuid: b.product_uuid ?? undefined,
         placeholderId: b.placeholder_id ?? undefined,
         email: b.email,
@@ -199,7 +213,10 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps; listing: List
         message: b.message ?? undefined,
         locale: b.locale ?? undefined,
         answers: b.answers,
-      });
+      };
+      const result = b.pool_uuid
+        ? await bookPool(deps, { ...booking, poolUuid: b.pool_uuid })
+        : await createAppointmentWithConsumer(deps, booking);
       return reply.code(201).send(envelope(result));
     },
   );

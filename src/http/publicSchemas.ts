@@ -5,7 +5,7 @@ import { CHANNEL_KEYS, DEFAULT_CHANNEL_KEY, type ChannelKey } from '../offerings
 import { QUESTION_KEY_PATTERN } from '../offerings/questions.js';
 import { IDEMPOTENCY_KEY_PATTERN, IDEMPOTENCY_KEY_RULE } from './idempotency.js';
 import { BODY_ERRORS, Enveloped, errorReplies, Nullable } from './reply.js';
-import { atLeastOneOf, IsoDateTime, LinkToken, QueryObject, RULE } from './requestSchema.js';
+import { atLeastOneOf, exactlyOneOf, IsoDateTime, LinkToken, QueryObject, RULE } from './requestSchema.js';
 
 const ChannelKeyQuery = Type.Optional(
   Type.Unsafe<ChannelKey>({
@@ -107,7 +107,11 @@ const slotMembers = {
 
 export const Bookable = Type.Object({
   ...slotMembers,
+  kind: Type.String({ description: 'models.Bookable, models.LotAppointment, or models.PoolBookable on a pool' }),
+  timeslot_uuid: Nullable(Type.String({ description: 'null on a pool' })),
+  resource_uuid: Nullable(Type.String({ description: 'null on a pool: the member is assigned at booking' })),
   appointment_uuid: Type.Optional(Type.String({ description: 'models.LotAppointment only' })),
+  pool_uuid: Type.Optional(Type.String({ description: 'models.PoolBookable only: send it to A2 and A3' })),
 });
 
 export const UpcomingResponse = Type.Object(
@@ -126,11 +130,12 @@ export const ReserveBody = Type.Object(
   {
     timeslot_uuid: Type.Optional(Uuid('for models.Bookable')),
     appointment_uuid: Type.Optional(Uuid('for models.LotAppointment (wins when both are given)')),
+    pool_uuid: Type.Optional(Uuid('for models.PoolBookable: the path names the pool, the member is assigned')),
     product_uuid: Uuid(),
     from: IsoDateTime('ISO 8601, the start of a listed slot', 40),
     to: IsoDateTime('ISO 8601, the end of a listed slot', 40),
   },
-  atLeastOneOf('timeslot_uuid', 'appointment_uuid'),
+  atLeastOneOf('timeslot_uuid', 'appointment_uuid', 'pool_uuid'),
 );
 
 const Customer = Type.Object({
@@ -159,6 +164,9 @@ export const ReserveResponse = Enveloped({
     state: Type.String(),
     formatedAddress: Type.String(),
     messages: Type.Array(Type.String()),
+    pool_uuid: Type.Optional(
+      Type.String({ description: 'booked through a pool: resource_uuid is the member assigned' }),
+    ),
   }),
   appointments: Type.Array(
     Type.Object({
@@ -183,41 +191,52 @@ export const BookQuery = Type.Object({
   timeFormat: Pattern('Java-style pattern of formattedStart/formattedEnd; default yyyy-MM-dd HH:mm'),
 });
 
-export const BookBody = Type.Object({
-  start: IsoDateTime('ISO 8601, the start of a listed slot', 40),
-  end: IsoDateTime('ISO 8601, the end of a listed slot', 40),
-  timeslot_uuid: Uuid('the timeslot, or the appointment of an already booked slot'),
-  product_uuid: Type.Optional(Nullable(Uuid())),
-  placeholder_id: Type.Optional(Nullable(Uuid('participation.customer_uuid of reserve_appointment'))),
-  email: Type.String({ minLength: 1, maxLength: 254, format: 'email' }),
-  firstname: Type.String({ minLength: 1, maxLength: 255 }),
-  lastname: Type.String({ minLength: 1, maxLength: 255 }),
-  mobile: OptText(50),
-  message: OptText(1024, 'at most 1024 characters'),
-  locale: Type.Optional(
-    Nullable(
-      Type.String({ pattern: '^[A-Za-z]{2}([_-][A-Za-z]{2})?$', description: 'language of the mails, e.g. de or en' }),
+const SlotUuid = Uuid('the timeslot, or the appointment of an already booked slot');
+export const BookBody = Type.Object(
+  {
+    start: IsoDateTime('ISO 8601, the start of a listed slot', 40),
+    end: IsoDateTime('ISO 8601, the end of a listed slot', 40),
+    timeslot_uuid: Type.Optional(SlotUuid),
+    pool_uuid: Type.Optional(Uuid('for models.PoolBookable: the path names the pool, the member is assigned')),
+    product_uuid: Type.Optional(Nullable(Uuid())),
+    placeholder_id: Type.Optional(Nullable(Uuid('participation.customer_uuid of reserve_appointment'))),
+    email: Type.String({ minLength: 1, maxLength: 254, format: 'email' }),
+    firstname: Type.String({ minLength: 1, maxLength: 255 }),
+    lastname: Type.String({ minLength: 1, maxLength: 255 }),
+    mobile: OptText(50),
+    message: OptText(1024, 'at most 1024 characters'),
+    locale: Type.Optional(
+      Nullable(
+        Type.String({
+          pattern: '^[A-Za-z]{2}([_-][A-Za-z]{2})?$',
+          description: 'language of the mails, e.g. de or en',
+        }),
+      ),
     ),
-  ),
-  channelKey: ChannelKeyQuery,
-  answers: Type.Optional(
-    Type.Unsafe<Record<string, string | boolean | null>>({
-      type: 'object',
-      maxProperties: 20,
-      propertyNames: { type: 'string', pattern: QUESTION_KEY_PATTERN },
-      additionalProperties: { anyOf: [{ type: 'string', maxLength: 2000 }, { type: 'boolean' }, { type: 'null' }] },
-      description:
-        "answers to the product's questions (A4), by key: text for text, textarea, select (an option's value), " +
-        'email and phone; true/false for checkbox',
-    }),
-  ),
-});
+    channelKey: ChannelKeyQuery,
+    answers: Type.Optional(
+      Type.Unsafe<Record<string, string | boolean | null>>({
+        type: 'object',
+        maxProperties: 20,
+        propertyNames: { type: 'string', pattern: QUESTION_KEY_PATTERN },
+        additionalProperties: { anyOf: [{ type: 'string', maxLength: 2000 }, { type: 'boolean' }, { type: 'null' }] },
+        description:
+          "answers to the product's questions (A4), by key: text for text, textarea, select (an option's value), " +
+          'email and phone; true/false for checkbox',
+      }),
+    ),
+  },
+  exactlyOneOf('timeslot_uuid', 'pool_uuid'),
+);
 
 export const BookResponse = Enveloped({
   createdAppointment: Type.Object({
     ...slotMembers,
     appointment_uuid: Type.String(),
     cancelLink: Type.String({ description: 'signed URL with which the consumer cancels on their own' }),
+    pool_uuid: Type.Optional(
+      Type.String({ description: 'booked through a pool: resource_uuid is the member assigned' }),
+    ),
   }),
 });
 
@@ -228,7 +247,7 @@ export const RescheduleParams = Type.Object({ token: LinkToken('the signed token
 export const RescheduleBody = Type.Object({
   start: BookBody.properties.start,
   end: BookBody.properties.end,
-  timeslot_uuid: BookBody.properties.timeslot_uuid,
+  timeslot_uuid: SlotUuid,
   product_uuid: BookBody.properties.product_uuid,
 });
 
@@ -309,4 +328,15 @@ export const PublicDataResponse = Enveloped({
     areCustomFieldsAllowed: Type.Boolean(),
   }),
   channel: Type.Object({ bookingProcess: Type.String() }),
+  pool: Type.Optional(
+    Type.Object(
+      {
+        uuid: Type.String(),
+        name: Type.String(),
+        description: OptString,
+        members: Type.Array(Type.Object({ uuid: Type.String(), name: Type.String() })),
+      },
+      { description: 'on a pool: the pool and its members to choose from; resource then describes the pool' },
+    ),
+  ),
 });

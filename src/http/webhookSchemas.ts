@@ -91,6 +91,9 @@ const AppointmentData = Type.Object({
 const ParticipationData = Type.Object({
   crmId: Type.String(),
   providerReference: Type.String(),
+  poolReference: Nullable(
+    Type.String({ description: 'the pool it was booked through (appointment names the member); null otherwise' }),
+  ),
   source: Source,
   participation: Type.Object({
     reference: Type.String(),

@@ -9,6 +9,7 @@ import {
   type SlotFacts,
 } from '../booking/bookableView.js';
 import { publicVisible } from '../offerings/channels.js';
+import { memberRuns, poolSlots, type MemberData, type PoolFacts, type PoolSlot } from './poolListing.js';
 import type { CompiledPattern } from '../booking/datePattern.js';
 import { engineProduct, type ProductRow } from '../booking/publicProducts.js';
 import { compareBookables, computeBookables, type EngineClosedSpan } from '../booking/slotEngine.js';
@@ -27,6 +28,8 @@ const DAY_MS = 86_400_000;
 
 export interface ListingRequest {
   channelKey: ChannelKey;
+  /** a pool's listing (listing/poolListing.ts): the members' slots merged by span and product */
+  pool?: PoolFacts;
   prdRef?: string;
   groupFormat: CompiledPattern;
   timeFormat: CompiledPattern;
@@ -72,6 +75,25 @@ export function limitClosedSpans(
   return closed;
 }
 
+/** Each member's view, product and own data (one pass over the data), for memberRuns. */
+function membersOf(
+  ids: string[],
+  views: ListingData['views'],
+  prd: ProductRow | null,
+  data: Pick<MemberData, 'timeslots' | 'appointments' | 'busy' | 'closed'>,
+): MemberData[] {
+  const members = new Map<string, MemberData>();
+  for (const id of ids) {
+    const view = views.get(id)!;
+    const single = prd ? null : singleProduct(view);
+    const product = prd ? engineProduct(prd) : single ? engineProduct(single) : null;
+    members.set(id, { view, product, timeslots: [], appointments: [], busy: [], closed: [] });
+  }
+  for (const key of ['timeslots', 'appointments', 'busy', 'closed'] as const)
+    for (const x of data[key]) (members.get(x.resourceId)?.[key] as { resourceId: string }[] | undefined)?.push(x);
+  return [...members.values()];
+}
+
 /** The end of the window A1 lists at `nowMs`. */
 export const listingUntilMs = (nowMs: number) => nowMs + BOOKING_HORIZON_DAYS * DAY_MS;
 
@@ -105,8 +127,13 @@ export function computeListing(
   const busy = loaded.busy.filter(listed);
   const closed = limitClosedSpans(views, appointments);
   const window = { nowMs: q.nowMs, untilMs };
-  const bookables =
-    runs.length === 1
+  // a pool: every member's own run, reused while its data is unchanged (poolListing.ts memberRuns)
+  const pooled = q.pool
+    ? memberRuns(membersOf(ids, views, prd, { timeslots, appointments, busy, closed }), window)
+    : null;
+  const bookables = pooled
+    ? pooled.bookables
+    : runs.length === 1
       ? computeBookables(timeslots, appointments, { ...window, product: runs[0].product }, busy, closed)
       : runs
           .flatMap((run) => {
@@ -168,6 +195,18 @@ export function computeListing(
     empty = false;
   }
   if (empty) return nothingListed(changesAtMs);
+  if (q.pool && pooled) {
+    const merged = poolSlots(groups as Record<string, ListedSlot[]>, pooled.offered, q.pool);
+    const json = jsonBytes({ ...merged, public_visible: publicVisible(q.channelKey) }, (key, value) =>
+      Array.isArray(value)
+        ? memberJson(
+            key,
+            (value as PoolSlot[]).map((s) => s.item(formatters.get(s.view.resource.time_zone)!, q.timeFormat)),
+          )
+        : undefined,
+    );
+    return { json, changesAtMs, days: { views: loadedViews, parts: new Map() } };
+  }
   groups.public_visible = publicVisible(q.channelKey);
   const reusable = previous?.views === loadedViews ? previous.parts : undefined;
   const parts = new Map<string, SerializedDay>();
@@ -195,7 +234,7 @@ export function computeListing(
  * A listed slot before it becomes its item: what the item shows
  * (it is kept with the listing's days, its formatter is not).
  */
-interface ListedSlot extends SlotFacts {
+export interface ListedSlot extends SlotFacts {
   view: ResourceView;
 }
 

@@ -10,6 +10,8 @@
  * hidden, whatever instance or process made it (docs/decisions.md, "One freshness rule").
  */
 import type { ChannelKey } from '../offerings/channels.js';
+import { DomainError, notFound } from '../errors.js';
+import { findPublicPool } from '../pools/publicPools.js';
 import {
   readListing,
   readVersions,
@@ -24,6 +26,7 @@ import { DEFAULT_GROUP_FORMAT, DEFAULT_TIME_FORMAT, localeOf, timePattern } from
 import { MAX_AGE_MS, type ListingBase } from './listingCache.js';
 import type { ListingState } from './state.js';
 import { computeListing, listingUntilMs } from './listingCompute.js';
+import type { PoolFacts } from './poolListing.js';
 
 export { BOOKING_HORIZON_DAYS } from './listingCompute.js';
 export interface UpcomingQuery {
@@ -33,6 +36,8 @@ export interface UpcomingQuery {
   languageTag?: string;
   channelKey: ChannelKey;
   prdRef?: string;
+  /** a pool's listing: refs are its members (listing/poolListing.ts); version: the pool's, in the cache key */
+  pool?: PoolFacts & { version: string };
 }
 
 /** The listing as JSON (the A1 object of group texts plus public_visible), or null when nothing is bookable. */
@@ -50,6 +55,7 @@ export async function upcomingBookables(listing: ListingState, q: UpcomingQuery)
     groupFormat,
     timeFormat,
     locale: localeOf(q.languageTag),
+    pool: q.pool,
   };
   // Identical requests arriving together share one answer, read after each of them arrived (FreshReads):
   // while the listing changes with every booking of a rush, it
@@ -78,6 +84,7 @@ type Shape = Omit<UpcomingQuery, 'groupFormat' | 'timeFormat' | 'languageTag'> &
 export function shapeKeyOf(shape: Shape): string {
   const prd = shape.prdRef === undefined ? '' : `=${shape.prdRef}`;
   let key = `${shape.channelKey}\u0000${prd}\u0000${shape.groupFormat}\u0000${shape.timeFormat}\u0000${shape.locale}`;
+  if (shape.pool) key += `\u0000pool=${shape.pool.id}:${shape.pool.version}`;
   for (const r of shape.refs) key += `\u0000${r.ref}`;
   return key;
 }
@@ -160,7 +167,8 @@ async function currentListing(
   const read = await countedRead(listing, { ...query, known });
   readDone(); // the next read of this shape may start: it will see what this one saw and what came since
   const dataKey = JSON.stringify([read.resourceIds, shape.channelKey, shape.prdRef ?? null]);
-  const key = JSON.stringify([dataKey, shape.groupFormat, shape.timeFormat, shape.locale]);
+  const pool = shape.pool ? [shape.pool.id, shape.pool.version, shape.pool.name] : null;
+  const key = JSON.stringify([dataKey, shape.groupFormat, shape.timeFormat, shape.locale, pool]);
   remember(shapes, shapeKey, { key, dataKey, changing: read.data !== null || read.changes !== null, shared });
   remember(dataKeys, refsKey, dataKey);
   // the data the changes were read against (another shape's computation may have kept newer data since)
@@ -181,6 +189,7 @@ async function currentListing(
         timeFormat: patterns.time,
         locale: shape.locale,
         nowMs,
+        pool: shape.pool,
       },
       days,
     );
@@ -212,4 +221,27 @@ function baseOf(dataKey: string, data: ListingData, read: ListingRead, windowEnd
   for (const a of data.appointments)
     if (a.nextHoldExpiryMs !== null && a.nextHoldExpiryMs < reusableUntilMs) reusableUntilMs = a.nextHoldExpiryMs;
   return { dataKey, data, total: read.total, snapshot: read.snapshot, windowEndsMs, reusableUntilMs };
+}
+
+/**
+ * A1 on a resource, or on a pool (DESIGN 7.11) when the path's reference names no resource: the
+ * pool's listing is its members' listings merged (poolListing.ts), read, cached and freshened by
+ * the one rule above, with the members as the listed resources. Archived members are left out.
+ */
+export async function upcomingBookablesOrPool(listing: ListingState, q: UpcomingQuery): Promise<Buffer | null> {
+  try {
+    return await upcomingBookables(listing, q);
+  } catch (err) {
+    const path = q.refs[0];
+    if (!(err instanceof DomainError) || err.message !== `no resource found for ${path.field} ${path.ref}`) throw err;
+    const pool = await findPublicPool(listing.db, path.ref, path.field);
+    if (!pool) throw notFound(`no resource or pool found for ${path.field} ${path.ref}`);
+    const members = pool.members.filter((m) => !m.archived);
+    if (members.length === 0) return null;
+    return upcomingBookables(listing, {
+      ...q,
+      refs: members.map((m) => ({ ref: m.id, field: path.field })),
+      pool: { id: pool.id, name: pool.public_name, version: pool.version },
+    });
+  }
 }

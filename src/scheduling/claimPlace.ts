@@ -149,7 +149,7 @@ export interface ClaimedPlace {
   live?: LiveParticipation[];
 }
 
-function participationJson(p: PlaceHolder) {
+export function participationJson(p: PlaceHolder) {
   return {
     id: p.id,
     crm_id: p.crmId,
@@ -167,7 +167,7 @@ function participationJson(p: PlaceHolder) {
   };
 }
 
-function appointmentJson(a: NewAppointment & { id: string }, buffers: Buffers) {
+export function appointmentJson(a: NewAppointment & { id: string }, buffers: Buffers) {
   const blocked = blockedRange(a.start, a.end, buffers);
   return {
     id: a.id,
@@ -195,8 +195,41 @@ function appointmentJson(a: NewAppointment & { id: string }, buffers: Buffers) {
 }
 
 export async function claimPlace(q: Queryable, c: PlaceClaim): Promise<ClaimedPlace> {
+  const created = c.create ? JSON.stringify(appointmentJson(c.create.appointment, c.create.buffers)) : null;
+  return runClaim(
+    q,
+    (p) =>
+      `claim_place(p_participation => ${p(JSON.stringify(participationJson(c.participation)))},
+                   p_now => ${p(c.now)}, p_join => ${p(c.join ?? null)}, p_new => ${p(created)},
+                   p_public_product => ${p(c.publicProduct ?? null)},
+                   p_ignore_capacity => ${p(c.ignoreCapacity ?? false)},
+                   p_hold_ip => ${p(c.holdLimit?.ip ?? null)}, p_max_holds => ${p(c.holdLimit?.max ?? null)},
+                   p_moving => ${p(c.moving ?? null)})`,
+    c,
+  );
+}
+
+/** What runClaim needs of a claim besides the call: who takes it, and what to read and how to commit. */
+export type ClaimOptions = Pick<PlaceClaim, 'source' | 'listLive' | 'asyncCommit' | 'now'> & {
+  participation: Pick<PlaceHolder, 'reference'>;
+};
+
+/**
+ * One statement around a call that returns claim_place's row (claim_place itself, or a function
+ * that calls it, such as booking's claim_pool_place): the place's webhook events, the live
+ * participations and the commit mode in the same statement, and the refusals as PlaceRefused.
+ * `call` builds the call's SQL, adding its parameters with `p`.
+ */
+export async function runClaim(
+  q: Queryable,
+  call: (p: (value: unknown) => string) => string,
+  c: ClaimOptions,
+): Promise<ClaimedPlace> {
+  const params: unknown[] = [];
+  const p = (value: unknown) => `$${params.push(value)}`;
+  const from = call(p);
   try {
-    // The place's webhook events are written by the same statement, after claim_place.
+    // The place's webhook events are written by the same statement, after the claim.
     const [r] = await q.query<{
       appointment: Record<string, unknown>;
       participation: Record<string, unknown>;
@@ -205,25 +238,12 @@ export async function claimPlace(q: Queryable, c: PlaceClaim): Promise<ClaimedPl
       events: number;
       live: LiveParticipation[] | null;
     }>(
-      `SELECT c.*, CASE WHEN $9::text IS NULL THEN 0 ELSE ${placeEventsSql('$9')} END AS events,
-              CASE WHEN $10 AND NOT c.created THEN live_participants((c.appointment->>'id')::uuid, $2) END AS live,
-              CASE WHEN $11 THEN ${ASYNC_COMMIT} END AS commit_mode
-         FROM claim_place(p_participation => $1, p_now => $2, p_join => $3, p_new => $4, p_public_product => $5,
-                          p_ignore_capacity => $6, p_hold_ip => $7, p_max_holds => $8, p_moving => $12) c`,
-      [
-        JSON.stringify(participationJson(c.participation)),
-        c.now,
-        c.join ?? null,
-        c.create ? JSON.stringify(appointmentJson(c.create.appointment, c.create.buffers)) : null,
-        c.publicProduct ?? null,
-        c.ignoreCapacity ?? false,
-        c.holdLimit?.ip ?? null,
-        c.holdLimit?.max ?? null,
-        c.source,
-        c.listLive ?? false,
-        c.asyncCommit ?? false,
-        c.moving ?? null,
-      ],
+      `SELECT c.*, CASE WHEN ${p(c.source)}::text IS NULL THEN 0 ELSE ${placeEventsSql(`$${params.length}`)} END AS events,
+              CASE WHEN ${p(c.listLive ?? false)} AND NOT c.created
+                   THEN live_participants((c.appointment->>'id')::uuid, ${p(c.now)}) END AS live,
+              CASE WHEN ${p(c.asyncCommit ?? false)} THEN ${ASYNC_COMMIT} END AS commit_mode
+         FROM ${from} c`,
+      params,
     );
     if (r.events > 0) eventsWritten();
     return {

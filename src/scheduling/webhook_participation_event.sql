@@ -1,6 +1,7 @@
 -- A participation event (docs/webhooks.md) about the participation as it is now in this transaction.
 -- p_state overrides the state shown (an expired hold is reported CANCELED just before it is
--- deleted); p_previous_state is NULL for a new participation.
+-- deleted); p_previous_state is NULL for a new participation. poolReference: the pool it was booked
+-- through (DESIGN 7.11), NULL otherwise.
 CREATE OR REPLACE FUNCTION webhook_participation_event(p_type text, p_participation uuid, p_source text, p_previous_state text,
                                                        p_message text, p_state text DEFAULT NULL) RETURNS uuid
 LANGUAGE plpgsql AS $$
@@ -14,7 +15,7 @@ BEGIN
     RETURN NULL;
   END IF;
   SELECT jsonb_build_object(
-           'crmId', p.crm_id, 'providerReference', pv.reference, 'source', p_source,
+           'crmId', p.crm_id, 'providerReference', pv.reference, 'poolReference', pl.reference, 'source', p_source,
            'participation', jsonb_build_object('reference', p.reference, 'uuid', p.id, 'state', COALESCE(p_state, p.state),
                                                'previousState', p_previous_state, 'message', p_message,
                                                'answers', COALESCE(p.answers, '[]'::jsonb)),
@@ -24,6 +25,7 @@ BEGIN
     INTO v_data
     FROM participations p
     JOIN providers pv ON pv.id = p.provider_id
+    LEFT JOIN pools pl ON pl.id = p.pool_id
     LEFT JOIN customers c ON c.id = p.customer_id
    WHERE p.id = p_participation;
   RETURN webhook_enqueue(v_crm, p_type, v_data);

@@ -114,7 +114,7 @@ describe('the typed TypeScript client', () => {
       body: {
         start: first.start,
         end: first.end,
-        timeslot_uuid: first.timeslot_uuid,
+        timeslot_uuid: first.timeslot_uuid ?? undefined,
         product_uuid: product.data!.product.uuid,
         placeholder_id: held.data!.participation.customer_uuid,
         email: `${id}@consumer.example`,
@@ -130,7 +130,7 @@ describe('the typed TypeScript client', () => {
       body: {
         start: first.start,
         end: first.end,
-        timeslot_uuid: first.timeslot_uuid,
+        timeslot_uuid: first.timeslot_uuid ?? undefined,
         email: `${id}-2@consumer.example`,
         firstname: 'Max',
         lastname: 'Muster',

@@ -71,6 +71,7 @@ const availabilityRule: RuleInWords[] = [
   { rule: /windows must not overlap/, words: 'no window overlaps another', why: 'a relation between array items' },
   { rule: /validUntil must not be before|validFrom must not be after/, words: 'validUntil not before', why: ORDER },
 ];
+const poolTwice: RuleInWords = { rule: /is named twice/, words: 'no resource named twice', why: UNIQUE };
 const profileOfContact: RuleInWords = {
   rule: /contactProfileReference .*(does not belong|another provider)/,
   words: 'a profile of the user in contact',
@@ -107,6 +108,8 @@ const RULES_IN_WORDS: Record<string, RuleInWords[]> = {
     { rule: /reference .* is given twice/, words: 'each given reference once', why: UNIQUE },
   ],
   listTimeslots: [toAfterFrom],
+  createPool: [poolTwice],
+  changePool: [poolTwice],
   createAvailabilityRule: availabilityRule,
   changeAvailabilityRule: availabilityRule,
   updateTimeslot: [endAfterStart],

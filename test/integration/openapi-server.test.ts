@@ -53,7 +53,7 @@ const SPECIFIC: Record<string, number[]> = {
   createProduct: [404, 409], // reference exists (offerings/products.ts)
   listProducts: [404],
   updateProduct: [404],
-  createResource: [404], // unknown provider or product
+  createResource: [404, 409], // unknown provider or product; the reference is a pool's (pools/pool_reference_guard.sql)
   updateResource: [404],
   listResources: [404],
   deleteResource: [404, 409], // future appointments without ignoreFutureAppointments
@@ -84,6 +84,11 @@ const SPECIFIC: Record<string, number[]> = {
   getAvailabilityRule: [404],
   changeAvailabilityRule: [404], // unknown provider, rule or resource
   deleteAvailabilityRule: [404],
+  createPool: [404, 409], // unknown provider or member; reference taken by a pool or a resource (pools/pools.ts)
+  listPools: [404],
+  getPool: [404],
+  changePool: [404],
+  deletePool: [404],
   createClosure: [404], // unknown provider or resource
   listClosures: [404],
   deleteClosure: [404],

@@ -111,6 +111,7 @@ describe('events of the public flow', () => {
     expect(bookedEvent.data).toEqual({
       crmId: b.p.crmId,
       providerReference: b.provider.providerRef,
+      poolReference: null,
       source: 'public',
       participation: {
         reference: expect.any(String),

@@ -25,7 +25,7 @@ const LAYERS: string[][] = [
   ['cli', 'http'],
   ['listing'],
   ['booking', 'feeds', 'privacy'],
-  ['availability'],
+  ['availability', 'pools'],
   ['calendars'],
   ['scheduling'],
   ['offerings'],

@@ -33,6 +33,7 @@ const LANDED: [string, string][] = [
   ['023_consumer_identity', 'e4e3a26da9dba6022e0ac08dc61e0e557213f3f7aaa26e5d7f0f16410ce6bbce'],
   ['024_availability_rules', 'c0822072686a11ffc68ad835332c9d86bae6bd6b1a5d3ddaa91239dcf1379bc4'],
   ['025_booking_limits', '73dcab6475d777b26ea312957ff6b8c416881cf08e3b7d0f75ce3786d39be1ee'],
+  ['026_pools', '824e70cd678fe8cf408842eeccbd87f8331ee30e5dd1311d8f385072de074cff'],
 ];
 /** Numbers used by a migration that is no longer among the files. */
 const RETIRED = new Set([15]);

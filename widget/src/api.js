@@ -76,7 +76,13 @@ export function createApi(base, opts, io = {}) {
 
   const enc = encodeURIComponent;
   const ch = opts.channelKey;
+  // on a pool: A1-A3 go to the pool ("anyone"), or to the member chosen (chooseMember)
+  let target = opts.ref;
   return {
+    /** A1-A3 on this member of the pool, or on the pool again (null) @param {string | null} ref */
+    chooseMember: (ref) => {
+      target = ref || opts.ref;
+    },
     /** A5 */
     publicData: () => call('POST', 'resources/public_data', { ref: opts.ref, channelKey: ch }),
     /** A4, the questions' labels in `languageTag` @param {string} languageTag */
@@ -84,7 +90,7 @@ export function createApi(base, opts, io = {}) {
       call('POST', 'products/active_products', { ref: opts.ref, channelKey: ch, languageTag }),
     /** A1 @param {string | undefined} prdRef @param {string} languageTag */
     bookables: (prdRef, languageTag) =>
-      call('GET', `resources/${enc(opts.ref)}/upcoming_bookables`, {
+      call('GET', `resources/${enc(target)}/upcoming_bookables`, {
         channelKey: ch,
         prdRef,
         groupFormat: 'yyyy-MM-dd',
@@ -93,10 +99,10 @@ export function createApi(base, opts, io = {}) {
       }),
     /** A2 @param {object} body */
     reserve: (body) =>
-      call('POST', `rest/1/resources/${enc(opts.ref)}/reserve_appointment`, { channelKey: ch }, body, true),
+      call('POST', `rest/1/resources/${enc(target)}/reserve_appointment`, { channelKey: ch }, body, true),
     /** A3 @param {object} body */
     book: (body) =>
-      call('POST', `resources/${enc(opts.ref)}/create_appointment_with_consumer`, { timeFormat: 'HH:mm' }, body, true),
+      call('POST', `resources/${enc(target)}/create_appointment_with_consumer`, { timeFormat: 'HH:mm' }, body, true),
     /** "my bookings": a link to this address's bookings here, by mail @param {string} email @param {string} locale */
     myBookings: (email, locale) => call('POST', 'rest/1/my-bookings', { ref: opts.ref }, { email, locale }),
   };

@@ -106,6 +106,14 @@ export function createActions(w) {
     if (notice) w.showAlert(notice, { kind: s.step === 'empty' ? 'info' : 'error' });
   }
 
+  /** On a pool: book this member (its uuid), or anyone (null). @param {string | null} member */
+  async function chooseMember(member) {
+    s.member = member;
+    api.chooseMember(member);
+    await loadSlots();
+    w.focusKey('member');
+  }
+
   /** @param {number} i */
   function selectDay(i) {
     s.dayIndex = i;
@@ -260,6 +268,7 @@ export function createActions(w) {
     chooseProduct,
     backToProducts,
     loadSlots,
+    chooseMember,
     selectDay,
     turnDays,
     pickSlot,

@@ -23,6 +23,7 @@ export function initialState() {
     /** @type {any} A5's answer */ publicData: null,
     /** @type {any[]} A4's products */ products: [],
     /** @type {any} the chosen product */ product: null,
+    /** @type {string | null} on a pool: the member chosen (its uuid), null for anyone */ member: null,
     /** @type {Day[]} */ days: [],
     dayIndex: 0,
     dayPage: 0,
@@ -142,9 +143,11 @@ export function productUuidOf(s, b) {
 /** A2's body for bookable `b`. @param {State} s @param {any} b */
 export function reserveBody(s, b) {
   return {
-    ...(b.kind === 'models.LotAppointment' && b.appointment_uuid
-      ? { appointment_uuid: b.appointment_uuid }
-      : { timeslot_uuid: b.timeslot_uuid }),
+    ...(b.kind === 'models.PoolBookable'
+      ? { pool_uuid: b.pool_uuid }
+      : b.kind === 'models.LotAppointment' && b.appointment_uuid
+        ? { appointment_uuid: b.appointment_uuid }
+        : { timeslot_uuid: b.timeslot_uuid }),
     product_uuid: productUuidOf(s, b),
     from: toUtcIso(b.start),
     to: toUtcIso(b.end),
@@ -241,7 +244,12 @@ export function bookBody(s, o) {
   return {
     start: b.start,
     end: b.end,
-    timeslot_uuid: b.kind === 'models.LotAppointment' && b.appointment_uuid ? b.appointment_uuid : b.timeslot_uuid,
+    ...(b.kind === 'models.PoolBookable'
+      ? { pool_uuid: b.pool_uuid }
+      : {
+          timeslot_uuid:
+            b.kind === 'models.LotAppointment' && b.appointment_uuid ? b.appointment_uuid : b.timeslot_uuid,
+        }),
     product_uuid: productUuidOf(s, b),
     placeholder_id: s.hold ? s.hold.customerUuid : undefined,
     email: f.email.trim(),

@@ -480,6 +480,52 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  '/crms/{crmId}/provider/{providerRef}/pools': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** the provider's pools */
+    get: operations['listPools'];
+    put?: never;
+    /**
+     * a pool: resources a consumer books as "whoever is free"
+     * @description Checked beyond the schema (400 naming the field): each member a resource of this provider (404
+     * naming it); no resource named twice in members; reference not a resource reference of the crm (409), and unique
+     * among the crm's pools (409).
+     */
+    post: operations['createPool'];
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  '/crms/{crmId}/provider/{providerRef}/pools/{poolRef}': {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /** one pool */
+    get: operations['getPool'];
+    put?: never;
+    /**
+     * change the given fields of a pool (members replaces the list)
+     * @description Checked beyond the schema (400 naming the field): each member a resource of this provider (404
+     * naming it); no resource named twice in members.
+     */
+    post: operations['changePool'];
+    /** delete a pool; bookings made through it stay */
+    delete: operations['deletePool'];
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   '/crms/{crmId}/provider/{providerRef}/products': {
     parameters: {
       query?: never;
@@ -7139,6 +7185,692 @@ export interface operations {
       };
     };
   };
+  listPools: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        providerRef: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            pools: {
+              /** @enum {string} */
+              assignment: 'LEAST_RECENTLY_BOOKED' | 'BALANCED' | 'PRIORITY';
+              description: string | null;
+              members: {
+                priority: number;
+                resourceReference: string;
+              }[];
+              publicName: string;
+              reference: string;
+              /** Format: uuid */
+              uuid: string;
+            }[];
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  createPool: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        providerRef: string;
+      };
+      cookie?: never;
+    };
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * @description how the member is picked: LEAST_RECENTLY_BOOKED (default), BALANCED or PRIORITY
+           * @enum {string}
+           */
+          assignment?: 'LEAST_RECENTLY_BOOKED' | 'BALANCED' | 'PRIORITY';
+          description?: string | null;
+          /** @description 1 to 100 distinct resources; their order breaks the ties of every rule */
+          members: {
+            /** @description 0..4, 4 the highest; default 2 */
+            priority?: number;
+            /** @description a resource of this provider */
+            resourceReference: string;
+          }[];
+          /** @description what consumers see: the name of "anyone" in the widget, resource_name in A1 */
+          publicName: string;
+          /** @description unique in the crm, and no resource's reference */
+          reference: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      201: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            pool: {
+              /** @enum {string} */
+              assignment: 'LEAST_RECENTLY_BOOKED' | 'BALANCED' | 'PRIORITY';
+              description: string | null;
+              members: {
+                priority: number;
+                resourceReference: string;
+              }[];
+              publicName: string;
+              reference: string;
+              /** Format: uuid */
+              uuid: string;
+            };
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the request conflicts with the current state; the message says with what */
+      409: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  getPool: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        poolRef: string;
+        providerRef: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            pool: {
+              /** @enum {string} */
+              assignment: 'LEAST_RECENTLY_BOOKED' | 'BALANCED' | 'PRIORITY';
+              description: string | null;
+              members: {
+                priority: number;
+                resourceReference: string;
+              }[];
+              publicName: string;
+              reference: string;
+              /** Format: uuid */
+              uuid: string;
+            };
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  changePool: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        poolRef: string;
+        providerRef: string;
+      };
+      cookie?: never;
+    };
+    /** @description the fields to change; members replaces the list */
+    requestBody: {
+      content: {
+        'application/json': {
+          /**
+           * @description how the member is picked: LEAST_RECENTLY_BOOKED (default), BALANCED or PRIORITY
+           * @enum {string}
+           */
+          assignment?: 'LEAST_RECENTLY_BOOKED' | 'BALANCED' | 'PRIORITY';
+          description?: string | null;
+          /** @description 1 to 100 distinct resources; their order breaks the ties of every rule */
+          members?: {
+            /** @description 0..4, 4 the highest; default 2 */
+            priority?: number;
+            /** @description a resource of this provider */
+            resourceReference: string;
+          }[];
+          /** @description what consumers see: the name of "anyone" in the widget, resource_name in A1 */
+          publicName?: string;
+        };
+      };
+    };
+    responses: {
+      /** @description Default Response */
+      200: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            pool: {
+              /** @enum {string} */
+              assignment: 'LEAST_RECENTLY_BOOKED' | 'BALANCED' | 'PRIORITY';
+              description: string | null;
+              members: {
+                priority: number;
+                resourceReference: string;
+              }[];
+              publicName: string;
+              reference: string;
+              /** Format: uuid */
+              uuid: string;
+            };
+          };
+        };
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
+  deletePool: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path: {
+        crmId: string;
+        poolRef: string;
+        providerRef: string;
+      };
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description deleted */
+      204: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content?: never;
+      };
+      /** @description invalid request: the message names the field and the rule it breaks */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description X-SERVICE-CLIENT-ID is missing or not a valid API key */
+      401: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the API key belongs to another crmId */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
+      404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is larger than 1 MiB */
+      413: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the body is not of a media type this operation takes (application/json) */
+      415: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+    };
+  };
   listProducts: {
     parameters: {
       query?: never;
@@ -8329,6 +9061,23 @@ export interface operations {
       };
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /** @description the request conflicts with the current state; the message says with what */
+      409: {
         headers: {
           [name: string]: unknown;
         };
@@ -12663,6 +13412,7 @@ export interface operations {
       };
       cookie?: never;
     };
+    /** @description exactly one of timeslot_uuid and pool_uuid */
     requestBody: {
       content: {
         'application/json': {
@@ -12692,6 +13442,11 @@ export interface operations {
           message?: string | null;
           mobile?: string | null;
           placeholder_id?: string | null;
+          /**
+           * Format: uuid
+           * @description for models.PoolBookable: the path names the pool, the member is assigned
+           */
+          pool_uuid?: string;
           product_uuid?: string | null;
           /**
            * Format: iso-date-time
@@ -12702,8 +13457,8 @@ export interface operations {
            * Format: uuid
            * @description the timeslot, or the appointment of an already booked slot
            */
-          timeslot_uuid: string;
-        };
+          timeslot_uuid?: string;
+        } & (unknown | unknown);
       };
     };
     responses: {
@@ -12732,6 +13487,8 @@ export interface operations {
               formattedStart: string;
               /** @description models.Bookable or models.LotAppointment */
               kind: string;
+              /** @description booked through a pool: resource_uuid is the member assigned */
+              pool_uuid?: string;
               product_name: string;
               product_uuid: string | null;
               products: {
@@ -13013,8 +13770,10 @@ export interface operations {
               end: string;
               formattedEnd: string;
               formattedStart: string;
-              /** @description models.Bookable or models.LotAppointment */
+              /** @description models.Bookable, models.LotAppointment, or models.PoolBookable on a pool */
               kind: string;
+              /** @description models.PoolBookable only: send it to A2 and A3 */
+              pool_uuid?: string;
               product_name: string;
               product_uuid: string | null;
               products: {
@@ -13022,9 +13781,9 @@ export interface operations {
                 uuid: string;
               }[];
               resource_name: string;
-              resource_uuid: string;
+              resource_uuid: string | null;
               start: string;
-              timeslot_uuid: string;
+              timeslot_uuid: string | null;
             }[];
           };
         };
@@ -13194,6 +13953,16 @@ export interface operations {
               mobile: string | null;
               name: string | null;
               phone: string | null;
+            };
+            /** @description on a pool: the pool and its members to choose from; resource then describes the pool */
+            pool?: {
+              description: string | null;
+              members: {
+                name: string;
+                uuid: string;
+              }[];
+              name: string;
+              uuid: string;
             };
             provider: {
               areCustomFieldsAllowed: boolean;
@@ -13420,6 +14189,8 @@ export interface operations {
               formattedStart: string;
               /** @description models.Bookable or models.LotAppointment */
               kind: string;
+              /** @description booked through a pool: resource_uuid is the member assigned */
+              pool_uuid?: string;
               product_name: string;
               product_uuid: string | null;
               products: {
@@ -14045,7 +14816,7 @@ export interface operations {
       };
       cookie?: never;
     };
-    /** @description at least one of timeslot_uuid or appointment_uuid */
+    /** @description at least one of timeslot_uuid or appointment_uuid or pool_uuid */
     requestBody: {
       content: {
         'application/json':
@@ -14060,6 +14831,11 @@ export interface operations {
                * @description ISO 8601, the start of a listed slot
                */
               from: string;
+              /**
+               * Format: uuid
+               * @description for models.PoolBookable: the path names the pool, the member is assigned
+               */
+              pool_uuid?: string;
               /** Format: uuid */
               product_uuid: string;
               /**
@@ -14073,6 +14849,7 @@ export interface operations {
                */
               to: string;
             }
+          | unknown
           | unknown
           | unknown;
       };
@@ -14119,6 +14896,8 @@ export interface operations {
               formatedAddress: string;
               from: string;
               messages: string[];
+              /** @description booked through a pool: resource_uuid is the member assigned */
+              pool_uuid?: string;
               product_uuid: string;
               resource_uuid: string;
               state: string;
@@ -14910,6 +15689,7 @@ export interface operations {
               /** Format: uuid */
               uuid: string;
             };
+            poolReference: string | null;
             providerReference: string;
             /** @enum {string} */
             source: 'public' | 'partner' | 'cancel-link' | 'decision-link' | 'expiry';
@@ -15008,6 +15788,7 @@ export interface operations {
               /** Format: uuid */
               uuid: string;
             };
+            poolReference: string | null;
             providerReference: string;
             /** @enum {string} */
             source: 'public' | 'partner' | 'cancel-link' | 'decision-link' | 'expiry';
@@ -15106,6 +15887,7 @@ export interface operations {
               /** Format: uuid */
               uuid: string;
             };
+            poolReference: string | null;
             providerReference: string;
             /** @enum {string} */
             source: 'public' | 'partner' | 'cancel-link' | 'decision-link' | 'expiry';
@@ -15204,6 +15986,7 @@ export interface operations {
               /** Format: uuid */
               uuid: string;
             };
+            poolReference: string | null;
             providerReference: string;
             /** @enum {string} */
             source: 'public' | 'partner' | 'cancel-link' | 'decision-link' | 'expiry';
@@ -15302,6 +16085,7 @@ export interface operations {
               /** Format: uuid */
               uuid: string;
             };
+            poolReference: string | null;
             providerReference: string;
             /** @enum {string} */
             source: 'public' | 'partner' | 'cancel-link' | 'decision-link' | 'expiry';
@@ -15400,6 +16184,7 @@ export interface operations {
               /** Format: uuid */
               uuid: string;
             };
+            poolReference: string | null;
             providerReference: string;
             /** @enum {string} */
             source: 'public' | 'partner' | 'cancel-link' | 'decision-link' | 'expiry';

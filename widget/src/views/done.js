@@ -20,6 +20,9 @@ export function viewDone(w) {
     h('p', { class: 'bw-done-icon', 'aria-hidden': 'true' }, requested ? '✉' : '✓'),
     stepHeading(w, requested ? t.doneRequested : t.doneBooked),
     summary(w),
+    s.publicData?.pool &&
+      c.resource_name &&
+      h('p', { class: 'bw-assigned' }, fill(t.assignedTo, { name: c.resource_name })),
     rows.length > 0 &&
       h(
         'div',

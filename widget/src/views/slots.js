@@ -61,6 +61,34 @@ function slotButton(w, b) {
   );
 }
 
+/**
+ * On a pool (A5's pool): "anyone" and each member to choose from; choosing lists that member's
+ * times (or the pool's again). @param {Widget} w
+ */
+export function memberChoice(w) {
+  const pool = w.s.publicData?.pool;
+  if (!pool || !Array.isArray(pool.members)) return null;
+  const id = `${w.id}-member`;
+  const option = (/** @type {string} */ value, /** @type {string} */ label) =>
+    h('option', { value, selected: (w.s.member || '') === value ? true : null }, label);
+  return h(
+    'p',
+    { class: 'bw-member' },
+    h('label', { for: id }, `${w.t.who} `),
+    h(
+      'select',
+      {
+        id,
+        'data-key': 'member',
+        onchange: (/** @type {Event} */ e) =>
+          w.actions.chooseMember(/** @type {HTMLSelectElement} */ (e.target).value || null),
+      },
+      option('', w.t.anyone),
+      pool.members.map((/** @type {any} */ m) => option(String(m.uuid), String(m.name))),
+    ),
+  );
+}
+
 /** @param {Widget} w */
 export function viewSlots(w) {
   const { s, t, actions } = w;
@@ -73,6 +101,7 @@ export function viewSlots(w) {
     { class: 'bw-step' },
     stepInfo(w),
     stepHeading(w, t.stepSlots),
+    memberChoice(w),
     choosesProduct(s, w.options.prdRef) &&
       s.product &&
       h(
