@@ -279,7 +279,8 @@ export async function runProd(
   );
   printBreakdown(run, before, after, activity, cpu, used, wal);
   console.log(
-    `    CPU (this run, not the replay): sink ${ms(used.sink / Math.max(1, received.mails.length + received.hooks.length))} ` +
+    `    CPU (this run, not the replay): sink ` +
+      `${ms(used.sink / Math.max(1, received.mails.length + received.hooks.length))} ` +
       `per mail or webhook received; service RSS peak ${rss.toFixed(0)} MiB`,
   );
   await replay(db, service, sink, crmId, since);
@@ -408,7 +409,11 @@ export function printProdTargets(prod: ProdRun, hotPerSecond: number | undefined
   const t = PROD_TARGETS;
   const ratio = hotPerSecond ? prod.run.perSecond / hotPerSecond : NaN;
   console.log(
-    `    targets : ${hotPerSecond ? `>= ${t.ofHot}x W2-hot (${hotPerSecond.toFixed(0)}/s): ${ratio.toFixed(2)}x ${met(ratio >= t.ofHot)}; ` : ''}` +
+    `    targets : ${
+      hotPerSecond
+        ? `>= ${t.ofHot}x W2-hot (${hotPerSecond.toFixed(0)}/s): ${ratio.toFixed(2)}x ${met(ratio >= t.ofHot)}; `
+        : ''
+    }` +
       `>= ${t.quietPerSecond} bookings/s: ${met(prod.run.perSecond >= t.quietPerSecond)}; mail p99 <= 5 s: ` +
       `${met(prod.mailP99 <= t.mailP99Ms)}; last mail <= 5 s after the last booking: ` +
       `${met(prod.lastMailAfterMs <= t.lastMailMs)}; peak RSS < ${t.rssMiB} MiB: ${met(prod.rssMiB < t.rssMiB)}`,

@@ -29,7 +29,8 @@
  *          consumer, mails and a webhook event) erased by the retention job while W2-hot's workload
  *          books, against the same workload without the job before and after; runs last
  * The service runs as `npm start` does, every job on: mail to an SMTP sink, webhooks to a local receiver
- * (bench/sink.mjs, a process of its own). Each booking workload's provider (RUSH's and COLD's too) also has a history of 20,000 past consumers
+ * (bench/sink.mjs, a process of its own). Each booking workload's provider (RUSH's and COLD's too)
+ * also has a history of 20,000 past consumers
  * and bookings. COLD, RUSH and EDGE share their resource; COLD runs first, on the quiet service.
  * Only a part: `npm run bench -- W2-hot W3` (names as above).
  */
@@ -860,7 +861,8 @@ async function main(): Promise<void> {
       await settle();
       console.log(
         `\nW2-PROD  ${'50 consumers from ONE address, reserve + create on distinct slots of ONE resource'} with ` +
-          `${prodData.dayStartsMs.length * prodData.slotsPerDay} capacity-1 slots over ${prodData.dayStartsMs.length} ` +
+          `${prodData.dayStartsMs.length * prodData.slotsPerDay} capacity-1 slots over ` +
+          `${prodData.dayStartsMs.length} ` +
           `days, every job on (mail to the SMTP sink, webhooks to one subscription), 20 s after ` +
           `${WARM_UP_SECONDS} s unmeasured`,
       );
