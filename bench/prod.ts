@@ -203,7 +203,7 @@ export async function runProd(
   const bookedAt = new Map<number, number>();
   const steps = { reserve: [] as number[], create: [] as number[] };
   const pids = await poolPids(db);
-  const before = await metricsOf(service.url);
+  const before = await metricsOf(service.url); // also restarts prom-client's event-loop lag histogram
   const stopActivity = await sampleActivity(databaseUrl);
   const stopWal = await walMeter(databaseUrl);
   const peakRss = sampleRss(service.child.pid!);
@@ -216,6 +216,7 @@ export async function runProd(
     onBooked: (n) => bookedAt.set(n, now()),
   });
   const cpu = spent();
+  const lag = await metricsOf(service.url); // event-loop lag since the read before the run
   const used = {
     backends: (ticksOf(pids) - ticks.backends) * TICK_MS,
     flushers: (flusherTicks() - ticks.flushers) * TICK_MS,
@@ -278,6 +279,11 @@ export async function runProd(
       `mails received twice: ${twice}`,
   );
   printBreakdown(run, before, after, activity, cpu, used, wal);
+  const lagMs = (p: number) => ms((lag.get(`nodejs_eventloop_lag_p${p}_seconds`) ?? NaN) * 1000);
+  console.log(
+    `    the service's event loop: lag p50 ${lagMs(50)}  p99 ${lagMs(99)} (prom-client, 10 ms resolution): ` +
+      `what every await of a request and of a worker waits for besides its own work`,
+  );
   console.log(
     `    CPU (this run, not the replay): sink ` +
       `${ms(used.sink / Math.max(1, received.mails.length + received.hooks.length))} ` +
@@ -308,7 +314,7 @@ function printBreakdown(
   const per = (x: number) => x / Math.max(1, time.requests);
   const perBooking = (x: number) => x / Math.max(1, run.booked);
   const requestsPool = (p: string) => p === 'booking';
-  const jobsPool = (p: string) => p === 'booking-jobs';
+  const jobsPool = (p: string) => p === 'booking-jobs' || p === 'booking-mail';
   const anyPool = (p: string) => p.startsWith('booking');
   // a request's PostgreSQL time by what its backend was doing while active
   const active = count(a, requestsPool, 'active');
@@ -343,7 +349,7 @@ function printBreakdown(
   const inTx = (p: (x: string) => boolean) => count(a, p, 'idle in transaction') / Math.max(1, a.samples);
   console.log(
     `    connections: requests ${conns(requestsPool).toFixed(0)} (busy ${busy(requestsPool).toFixed(2)}, ` +
-      `idle in a transaction ${inTx(requestsPool).toFixed(2)}), jobs ${conns(jobsPool).toFixed(0)} ` +
+      `idle in a transaction ${inTx(requestsPool).toFixed(2)}), jobs and mail thread ${conns(jobsPool).toFixed(0)} ` +
       `(busy ${busy(jobsPool).toFixed(2)}, idle in a transaction ${inTx(jobsPool).toFixed(2)}), all pools ` +
       `${conns(anyPool).toFixed(0)}; the workers' share of busy backends ` +
       `${pct(busy(jobsPool) / Math.max(1e-9, busy(anyPool)))}`,

@@ -37,7 +37,7 @@ const log = {
   silent: quiet,
   child: () => log,
 };
-const jobs = startBackgroundJobs({ config, db: dbs.jobsDb, log });
+const jobs = startBackgroundJobs({ config, db: dbs.jobsDb, log, mailThread: true });
 const address = await app.listen({ port: 0, host: '127.0.0.1' });
 process.stdout.write(`LISTENING ${address}\n`);
 process.on('SIGTERM', async () => {
