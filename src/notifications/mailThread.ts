@@ -38,7 +38,7 @@ export const MAIL_THREAD_POOL_SIZE = 2;
  * service's memory target counts the whole process (docs/performance.md). Past the bound the
  * thread ends and is started again; its claimed mails wait for their lease.
  */
-const THREAD_LIMITS = { maxYoungGenerationSizeMb: 12, maxOldGenerationSizeMb: 64 };
+const THREAD_LIMITS = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 32 };
 /** how long after an unexpected end the thread is started again */
 const RESTART_MS = 1000;
 
