@@ -96,15 +96,19 @@ export interface BookingLoad {
   oneAddress?: string;
   /** called the moment each hold is acknowledged (201) */
   onHeld?: () => void;
+  /** called the moment each booking is acknowledged (201), with its consumer's number */
+  onBooked?: (n: number) => void;
+  /** each answered reserve's (A2) and create's (A3) latency in ms is pushed here (setup to answer) */
+  steps?: { reserve: number[]; create: number[] };
 }
 
 export async function bookingRun(serverUrl: string, data: BookingData, load: BookingLoad): Promise<BookingRun> {
-  const { consumers, length, take = slotCounter(data), oneAddress, onHeld } = load;
+  const { consumers, length, take = slotCounter(data), oneAddress, onHeld, onBooked, steps } = load;
   let booked = 0;
   const failures: Record<string, number> = {};
   const fail = (step: string, status: number) =>
     (failures[`${step} ${status}`] = (failures[`${step} ${status}`] ?? 0) + 1);
-  type Ctx = { slot?: Slot; n?: number; placeholder?: string; headers?: Record<string, string> };
+  type Ctx = { slot?: Slot; n?: number; placeholder?: string; headers?: Record<string, string>; sent?: number };
   const started = Date.now();
   const result = await autocannon({
     url: serverUrl,
@@ -116,6 +120,7 @@ export async function bookingRun(serverUrl: string, data: BookingData, load: Boo
         setupRequest: (req, context: Ctx) => {
           const { n, slot } = take();
           Object.assign(context, { n, slot, placeholder: undefined, headers: clientHeaders(n, oneAddress) });
+          context.sent = performance.now();
           return {
             ...req,
             headers: context.headers,
@@ -124,6 +129,7 @@ export async function bookingRun(serverUrl: string, data: BookingData, load: Boo
           };
         },
         onResponse: (status: number, body: string, context: Ctx) => {
+          steps?.reserve.push(performance.now() - context.sent!);
           if (status === 201) {
             onHeld?.();
             context.placeholder = JSON.parse(body).participation.customer_uuid;
@@ -135,6 +141,7 @@ export async function bookingRun(serverUrl: string, data: BookingData, load: Boo
         setupRequest: (req, context: Ctx) => {
           if (!context.placeholder || !context.slot) return null as never; // the hold failed: start over
           const s = context.slot;
+          context.sent = performance.now();
           return {
             ...req,
             headers: context.headers,
@@ -142,9 +149,12 @@ export async function bookingRun(serverUrl: string, data: BookingData, load: Boo
             body: JSON.stringify(createBody(data, s, context.n!, context.placeholder)),
           };
         },
-        onResponse: (status: number) => {
-          if (status === 201) booked++;
-          else fail('create', status);
+        onResponse: (status: number, _body: string, context: Ctx) => {
+          steps?.create.push(performance.now() - context.sent!);
+          if (status === 201) {
+            booked++;
+            onBooked?.(context.n!);
+          } else fail('create', status);
         },
       },
     ],

@@ -11,6 +11,9 @@
  *  W2-ONEIP  the same with every consumer on ONE client address (a campus, an office, a carrier's
  *          NAT, a proxy without TRUST_PROXY), against W2-hot's bookings/s; both print the share
  *          of busy PostgreSQL backends waiting on locks (pg_stat_activity sampled every 100 ms)
+ *  W2-PROD 50 consumers from ONE address on W2-long's 40,128-slot resource for 20 s, its provider with one
+ *          webhook subscription: bookings/s, A2/A3, the mails' latency to the SMTP sink and where the
+ *          time goes, the workers' CPU per mail and webhook (bench/prod.ts); against W2-hot when both run
  *  W3      12 clients of mixed partner writes on one provider with 25 resources while 25 consumers book
  *  FEED    the calendar feed of W1's resource polled by 10 connections: full answers, then 304s
  *  COLD    100 times in a row: one booking on W1's listing (20 places a slot), then the first A1 after it
@@ -25,7 +28,9 @@
  *  RETENTION  100,000 participations on W2-hot's resource that ended over 30 days ago (each with its
  *          consumer, mails and a webhook event) erased by the retention job while W2-hot's workload
  *          books, against the same workload without the job before and after; runs last
- * Each booking workload's provider (RUSH's and COLD's too) also has a history of 20,000 past consumers
+ * The service runs as `npm start` does, every job on: mail to an SMTP sink, webhooks to a local receiver
+ * (bench/sink.mjs, a process of its own). Each booking workload's provider (RUSH's and COLD's too)
+ * also has a history of 20,000 past consumers
  * and bookings. COLD, RUSH and EDGE share their resource; COLD runs first, on the quiet service.
  * Only a part: `npm run bench -- W2-hot W3` (names as above).
  */
@@ -63,6 +68,7 @@ import {
   type LongData,
   type LongRun,
 } from './long.js';
+import { printProdTargets, runProd, seedProd, startSink, stopSink, type Sink } from './prod.js';
 import { RUSH_BOOKERS, RUSH_SECONDS, RUSH_VIEWERS, rushRun } from './rush.js';
 import { EDGE_BOOKERS, EDGE_POLL_MS, EDGE_SECONDS, EDGE_VIEWERS, edgeRun } from './edge.js';
 import {
@@ -91,6 +97,7 @@ const WORKLOADS = [
   'W2-hot',
   'W2-long',
   'W2-ONEIP',
+  'W2-PROD',
   'W3',
   'FEED',
   'COLD',
@@ -700,7 +707,9 @@ async function main(): Promise<void> {
   const databaseUrl = url.toString();
   const db = await openDb({ databaseUrl, dataDir: '' });
   let service: Child | undefined;
+  let sink: Sink | undefined;
   try {
+    sink = await startSink();
     await migrate(db);
     // W2-long lists the statements inside functions and triggers too (where pg_stat_statements is loaded)
     if (chosen.includes('W2-long'))
@@ -711,7 +720,11 @@ async function main(): Promise<void> {
       await admin(`ALTER DATABASE ${name} SET auto_explain.log_analyze = on`);
       await admin(`ALTER DATABASE ${name} SET auto_explain.log_nested_statements = on`);
     }
-    const seeder = await buildApp({ config: testConfig({ databaseUrl }), db, logger: false });
+    const seeder = await buildApp({
+      config: testConfig({ databaseUrl, webhookAllowPrivateNetworks: true }),
+      db,
+      logger: false,
+    });
     console.log('seeding through the partner API ...');
     const w2Data = chosen.includes('W2')
       ? await seedBooking(seeder, db, { resources: 25, days: 30, raster: 10 })
@@ -721,6 +734,7 @@ async function main(): Promise<void> {
       : undefined;
     const longData = chosen.includes('W2-long') ? await seedLong(seeder, db) : undefined;
     if (longData) await seedHistory(seeder, db, longData.main, HISTORY);
+    const prodData = chosen.includes('W2-PROD') ? await seedProd(seeder, db, sink.hookUrl, HISTORY) : undefined;
     const oneIpData = chosen.includes('W2-ONEIP')
       ? await seedBooking(seeder, db, { resources: 1, days: 150, raster: 5 })
       : undefined;
@@ -769,6 +783,8 @@ async function main(): Promise<void> {
       CANCEL_LINK_SECRET: randomBytes(32).toString('hex'),
       MAX_HOLDS_PER_IP: '1000000',
       BOOKING_RATE_LIMIT_PER_MINUTE: '1000000',
+      SMTP_URL: sink.smtpUrl,
+      WEBHOOK_ALLOW_PRIVATE_NETWORKS: 'true',
     };
     const startService = (env: Record<string, string> = {}) =>
       startChild(
@@ -816,12 +832,13 @@ async function main(): Promise<void> {
     const ONE_TITLE =
       `W2-ONEIP  as W2-hot, every consumer on ONE address (${ONE_ADDRESS}; ` +
       `MAX_HOLDS_PER_IP and BOOKING_RATE_LIMIT_PER_MINUTE raised)`;
+    let hotPerSecond: number | undefined;
     if (hot && !one) {
       await settle();
       console.log(`\n${HOT_TITLE}, 20 s`);
       await rssDuring(service, 'W2-hot', async () => {
         await hotSlice(service!, databaseUrl, hot, 20);
-        await printHotPhase(db, hot, 500);
+        hotPerSecond = (await printHotPhase(db, hot, 500)).perSecond;
       });
     } else if (one && !hot) {
       await settle();
@@ -853,6 +870,7 @@ async function main(): Promise<void> {
       const turns = `${HOT_SLICES} slices of ${slice} s taking turns with`;
       console.log(`\n${HOT_TITLE}, ${turns} W2-ONEIP (latency: the slices' mean p50 and largest p99)`);
       const hotRun = await printHotPhase(db, hot, 500);
+      hotPerSecond = hotRun.perSecond;
       console.log(`\n${ONE_TITLE}, ${turns} W2-hot`);
       const oneRun = await printHotPhase(db, one, null);
       const ratio = oneRun.perSecond / hotRun.perSecond;
@@ -860,6 +878,20 @@ async function main(): Promise<void> {
         `\nW2-ONEIP against W2-hot: ${oneRun.perSecond.toFixed(0)} / ${hotRun.perSecond.toFixed(0)} ` +
           `bookings/s = ${ratio.toFixed(2)}x  (target >= 0.9x: ${met(ratio >= 0.9)})`,
       );
+    }
+    if (prodData) {
+      await settle();
+      console.log(
+        `\nW2-PROD  ${'50 consumers from ONE address, reserve + create on distinct slots of ONE resource'} with ` +
+          `${prodData.dayStartsMs.length * prodData.slotsPerDay} capacity-1 slots over ` +
+          `${prodData.dayStartsMs.length} ` +
+          `days, every job on (mail to the SMTP sink, webhooks to one subscription), 20 s after ` +
+          `${WARM_UP_SECONDS} s unmeasured`,
+      );
+      const prod = await runProd(db, databaseUrl, service, sink, prodData, WARM_UP_SECONDS);
+      const clean = await printOverbooking(db, prodData);
+      console.log(`    zero overbookings: ${met(clean)}`);
+      printProdTargets(prod, hotPerSecond);
     }
     if (longData) {
       await settle();
@@ -923,6 +955,7 @@ async function main(): Promise<void> {
     }
   } finally {
     if (service) await stop(service.child);
+    if (sink) await stopSink(sink);
     await db.close();
     if (process.env.BENCH_KEEP) console.log(`\nkept the database ${name} (BENCH_KEEP): drop it when done`);
     else await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);

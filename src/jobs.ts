@@ -2,6 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { Db } from './storage/db.js';
 import { startMailWorker } from './notifications/worker.js';
+import { startMailThread } from './notifications/mailThread.js';
 import { startHoldSweeper } from './booking/holdSweeper.js';
 import { startListingCompactor } from './listing/listingCompactor.js';
 import { startWebhookWorker } from './webhooks/worker.js';
@@ -37,10 +38,15 @@ export function startBackgroundJobs(deps: {
   db: Db;
   log: FastifyBaseLogger;
   clock?: Clock;
+  /**
+   * the mail worker in a thread of its own, on connections of its own (src/main.ts, on PostgreSQL:
+   * notifications/mailThread.ts); else on the main thread with `db`
+   */
+  mailThread?: boolean;
 }): BackgroundJobs {
   const { config, db, log, clock = systemClock } = deps;
   const jobs = [
-    startMailWorker(deps),
+    deps.mailThread && db.kind === 'postgres' ? startMailThread(deps) : startMailWorker(deps),
     startWebhookWorker(deps),
     startHoldSweeper(db, log, config.holdSweepMs),
     startListingCompactor(db, log, config.listingCompactMs),

@@ -20,7 +20,7 @@ async function main(): Promise<void> {
 
   const lifecycle = new Lifecycle();
   const app = await buildApp({ config, db: dbs.db, listingDb: dbs.listingDb, counters, lifecycle });
-  const jobs = startBackgroundJobs({ config, db: dbs.jobsDb, log: app.log });
+  const jobs = startBackgroundJobs({ config, db: dbs.jobsDb, log: app.log, mailThread: true });
 
   const shutdown = (signal: string) => {
     if (lifecycle.draining) return;

@@ -44,14 +44,19 @@ export async function reread(db: Queryable, id: string): Promise<OutboxRow | nul
 }
 
 /**
- * At asynchronous commit (ASYNC_COMMIT): a mark lost in a crash of PostgreSQL sends the mail once more, never loses it.
+ * Marks a sent row SENT and rereads the batch's next row (reread), in one statement: one round trip
+ * per mail. The next row is read after the previous one is marked and right before it is sent. No
+ * next row (null): only the mark. The mark is at asynchronous commit (ASYNC_COMMIT): lost in a crash
+ * of PostgreSQL, the mail goes out once more, never is it lost.
  */
-export async function markSent(db: Queryable, id: string): Promise<void> {
-  await db.query(
-    `UPDATE outbox SET status = 'SENT', sent_at = now(), last_error = NULL WHERE id = $1 AND status = 'PENDING'
-       AND ${ASYNC_COMMIT} IS NOT NULL`,
-    [id],
+export async function markSentAndReread(db: Queryable, id: string, nextId: string | null): Promise<OutboxRow | null> {
+  const [row] = await db.query<OutboxRow>(
+    `WITH sent AS (UPDATE outbox SET status = 'SENT', sent_at = now(), last_error = NULL
+                    WHERE id = $1 AND status = 'PENDING' AND ${ASYNC_COMMIT} IS NOT NULL RETURNING id)
+     SELECT o.* FROM outbox o WHERE o.id = $2::uuid AND o.status = 'PENDING'`,
+    [id, nextId],
   );
+  return row ?? null;
 }
 
 /** Records a failed attempt: due again after `retryInMs`, or FAILED (kept, never deleted) when `giveUp`. */

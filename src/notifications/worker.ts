@@ -2,9 +2,24 @@ import type { Config } from '../config.js';
 import type { Db } from '../storage/db.js';
 import { mailMetrics } from './metrics.js';
 import { onMailEnqueued } from './outbox.js';
-import { claimDue, markAttemptFailed, markSent, reread, release, renewLease, type OutboxRow } from './queue.js';
+import {
+  claimDue,
+  markAttemptFailed,
+  markSentAndReread,
+  reread,
+  release,
+  renewLease,
+  type OutboxRow,
+} from './queue.js';
 import { RenderError, renderMail } from './render.js';
 import { transportFor, type MailTransport } from './transport.js';
+
+/** The mail counters the worker increments (mailMetrics' shape). */
+export interface MailCounters {
+  sent: { inc(labels: { template: string; transport: string }): void };
+  attemptFailures: { inc(labels: { template: string; reason: string }): void };
+  failed: { inc(labels: { template: string }): void };
+}
 
 /** What the worker logs through (pino-compatible); never handed recipients or content. */
 export interface WorkerLog {
@@ -30,7 +45,7 @@ export interface MailWorkerOptions {
 }
 
 export const DEFAULT_WORKER_OPTIONS: Omit<MailWorkerOptions, 'pollMs'> = {
-  batchSize: 20,
+  batchSize: 50,
   leaseMs: 30_000,
   maxAttempts: 15,
   backoffBaseMs: 1000,
@@ -75,11 +90,21 @@ export class MailWorker {
   private wake: (() => void) | null = null;
   private unsubscribe: (() => void) | null = null;
 
+  private readonly metrics: MailCounters;
+
   constructor(
-    private readonly deps: { db: Db; transport: MailTransport; log: WorkerLog; mailFrom: string },
+    private readonly deps: {
+      db: Db;
+      transport: MailTransport;
+      log: WorkerLog;
+      mailFrom: string;
+      /** where the counts go (default: this process's metrics; a mail thread's go to the main thread's) */
+      metrics?: MailCounters;
+    },
     options: Partial<MailWorkerOptions> & Pick<MailWorkerOptions, 'pollMs'>,
   ) {
     this.options = { ...DEFAULT_WORKER_OPTIONS, ...options };
+    this.metrics = deps.metrics ?? mailMetrics;
   }
 
   start(): void {
@@ -124,16 +149,27 @@ export class MailWorker {
       );
     }, leaseMs / 3);
     try {
-      for (const claimed of rows) {
+      // each row is read again right before it is sent; after a success, in the statement that marks
+      // the previous one SENT (one round trip per mail)
+      let row = await reread(db, rows[0].id);
+      for (let i = 0; i < rows.length; i++) {
         if (this.stopping) break;
-        const row = await reread(db, claimed.id);
+        const nextId = rows[i + 1]?.id ?? null;
         if (!row) {
-          held.delete(claimed.id); // erased meanwhile
+          held.delete(rows[i].id); // erased meanwhile
+          row = nextId ? await reread(db, nextId) : null;
           continue;
         }
-        const failure = await this.send(row);
-        held.delete(row.id); // no longer renewed: the outcome sets when it is due again
-        await this.record(row, failure);
+        const sending = row;
+        const failure = await this.send(sending);
+        held.delete(sending.id); // no longer renewed: the outcome sets when it is due again
+        if (failure === null) {
+          row = await markSentAndReread(db, sending.id, nextId);
+          this.metrics.sent.inc({ template: sending.template, transport: this.deps.transport.kind });
+        } else {
+          await this.record(sending, failure);
+          row = nextId ? await reread(db, nextId) : null;
+        }
       }
       await release(db, [...held]);
     } finally {
@@ -187,24 +223,19 @@ export class MailWorker {
     }
   }
 
-  /** Records the outcome of a send: SENT, due again after a backoff, or FAILED. */
+  /** Records a failed send: due again after a backoff, or FAILED. */
   private async record(row: OutboxRow, err: unknown): Promise<void> {
-    const { db, transport, log } = this.deps;
-    if (err === null) {
-      await markSent(db, row.id);
-      mailMetrics.sent.inc({ template: row.template, transport: transport.kind });
-      return;
-    }
+    const { db, log } = this.deps;
     const facts = { outboxId: row.id, template: row.template, attempt: row.attempts };
     const giveUp = err instanceof RenderError || row.attempts >= this.options.maxAttempts;
     const retryInMs = backoffMs(row.attempts, this.options);
     await markAttemptFailed(db, row.id, errorText(err), { giveUp, retryInMs });
-    mailMetrics.attemptFailures.inc({
+    this.metrics.attemptFailures.inc({
       template: row.template,
       reason: err instanceof RenderError ? 'render' : 'transport',
     });
     if (giveUp) {
-      mailMetrics.failed.inc({ template: row.template });
+      this.metrics.failed.inc({ template: row.template });
       log.error({ ...facts, ...errorFacts(err) }, 'mail given up; kept in the outbox as FAILED');
     } else {
       log.warn({ ...facts, ...errorFacts(err), retryInMs }, 'mail delivery failed; will retry');

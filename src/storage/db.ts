@@ -258,7 +258,8 @@ export async function openDb({
     const pool = new pg.Pool({
       connectionString: databaseUrl,
       max: poolSize,
-      application_name: 'booking',
+      // the pool's name for pg_stat_activity: booking (requests), booking-listing, booking-jobs
+      application_name: name === 'requests' ? 'booking' : `booking-${name}`,
       ...(keepConnections ? { idleTimeoutMillis: 0 } : {}),
     });
     pool.on('error', () => undefined); // idle client errors surface on the next query

@@ -18,7 +18,7 @@ const statements = sharedCounter('db_statements_total', 'Statements sent, by poo
   'pool',
 ]);
 
-export type PoolName = 'requests' | 'listing' | 'jobs';
+export type PoolName = 'requests' | 'listing' | 'jobs' | 'mail';
 
 export interface PoolTimer {
   waited(sinceMs: number): void;

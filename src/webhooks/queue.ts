@@ -1,4 +1,5 @@
 /** Webhook deliveries as a work queue: named queries the worker runs, each its own short statement. */
+import { ASYNC_COMMIT } from '../storage/asyncCommit.js';
 import type { Queryable } from '../storage/db.js';
 
 export interface DueDelivery {
@@ -61,10 +62,14 @@ export async function claimDue(db: Queryable, l: ClaimLimits): Promise<DueDelive
 
 type Key = Pick<DueDelivery, 'subscription_id' | 'event_id'>;
 
+/**
+ * At asynchronous commit (ASYNC_COMMIT), as a mail's SENT mark: lost in a crash of PostgreSQL, the
+ * delivery goes out once more with the same webhook-id (at least once), never is it lost.
+ */
 export async function markSucceeded(db: Queryable, d: Key, status: number): Promise<void> {
   await db.query(
     `UPDATE webhook_deliveries SET status = 'SUCCEEDED', response_status = $3, last_error = NULL
-      WHERE subscription_id = $1 AND event_id = $2 AND status = 'PENDING'`,
+      WHERE subscription_id = $1 AND event_id = $2 AND status = 'PENDING' AND ${ASYNC_COMMIT} IS NOT NULL`,
     [d.subscription_id, d.event_id, status],
   );
 }

@@ -1,9 +1,10 @@
 /**
  * Delivers webhook events. Each turn claims due deliveries for the subscriptions it is not
- * already sending to (at most perEndpoint each, so one slow receiver holds at most that many
- * requests and never the others' turn), sends them outside any transaction and records each
- * outcome. Safe with any number of instances: claims are disjoint (SKIP LOCKED) and leased, so a
- * crash delays a delivery by one lease and the same webhook-id and body go out again.
+ * already sending to (at most CLAIM_ROUNDS x perEndpoint each, sent perEndpoint at a time, so one
+ * slow receiver holds at most perEndpoint requests and never the others' turn), sends them outside
+ * any transaction and records each outcome. Safe with any number of instances: claims are disjoint
+ * (SKIP LOCKED) and leased, so a crash delays a delivery by one lease and the same webhook-id and
+ * body go out again.
  */
 import type { Config } from '../config.js';
 import type { Db } from '../storage/db.js';
@@ -30,6 +31,13 @@ export interface WebhookWorkerOptions {
   maxAttempts: number;
 }
 
+/**
+ * Deliveries claimed per subscription in one statement, in multiples of perEndpoint: with one busy
+ * subscription, a claim (a synchronous commit) per perEndpoint deliveries was most of the worker's
+ * database time and bounded it to a few hundred deliveries a second (issue 55).
+ */
+const CLAIM_ROUNDS = 4;
+
 export const DEFAULT_WEBHOOK_WORKER_OPTIONS = {
   endpoints: 16,
   perEndpoint: 4,
@@ -54,9 +62,12 @@ export class WebhookWorker {
     private readonly options: WebhookWorkerOptions,
   ) {}
 
-  /** Each attempt's lease: the request's time limit plus room to record the outcome. */
+  /**
+   * A claim's lease: a subscription's claimed deliveries go out perEndpoint at a time, in at most
+   * CLAIM_ROUNDS rounds, each within the request's time limit; plus room to record the outcomes.
+   */
   private get leaseMs(): number {
-    return this.options.timeoutMs + 5000;
+    return CLAIM_ROUNDS * this.options.timeoutMs + 5000;
   }
 
   start(): void {
@@ -91,7 +102,7 @@ export class WebhookWorker {
     if (free <= 0) return 0;
     const rows = await claimDue(this.deps.db, {
       endpoints: free,
-      perEndpoint: this.options.perEndpoint,
+      perEndpoint: CLAIM_ROUNDS * this.options.perEndpoint,
       leaseMs: this.leaseMs,
       busy: [...this.groups.keys()],
     });
@@ -99,7 +110,16 @@ export class WebhookWorker {
     for (const row of rows)
       bySubscription.set(row.subscription_id, [...(bySubscription.get(row.subscription_id) ?? []), row]);
     for (const [id, list] of bySubscription) {
-      const group = Promise.all(list.map((d) => this.deliver(d))).then(
+      // perEndpoint lanes take the claimed deliveries in order: at most that many requests at once
+      let next = 0;
+      const lane = async () => {
+        while (next < list.length) {
+          const d = list[next++];
+          await (this.stopping ? release(this.deps.db, d) : this.deliver(d)); // stopping: the rest handed back
+        }
+      };
+      const lanes = Math.min(this.options.perEndpoint, list.length);
+      const group = Promise.all(Array.from({ length: lanes }, lane)).then(
         () => undefined,
         (err) => this.deps.log.error({ err: String(err) }, 'webhook worker: could not record an outcome'),
       );
