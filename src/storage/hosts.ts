@@ -41,7 +41,7 @@ function hostAddress(part: string): HostAddress {
   return { host: host || 'localhost', port: port ? Number(port) : 5432 };
 }
 
-/** Splits a libpq URL with one or several hosts. `target_session_attrs` is read here and left out of each host's URL. */
+/** Splits a libpq URL with one or several hosts; `target_session_attrs` is read here, left out of each host's URL. */
 export function parseDatabaseUrl(url: string): ParsedDatabaseUrl {
   const match = HOST_LIST.exec(url);
   if (!match) throw new Error('DATABASE_URL is not a postgres:// URL');
