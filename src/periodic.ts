@@ -2,8 +2,12 @@
  * A background task run every `intervalMs` until stopped: one run at a time (a slow run makes the
  * next tick skip), a failed run is logged and tried again at the next tick, and stop() waits for
  * the run in progress. A task that works through several items checks `stopping()` between them,
- * so a stop waits for the current item only.
+ * so a stop waits for the current item only. While the database is away (a restart or failover) the
+ * task pauses by itself: the first failure of that kind is reported, the next ones are not, and the
+ * first run that works again resumes as before.
  */
+import { DatabaseUnavailableError } from './storage/hosts.js';
+
 export interface Periodic {
   stop(): Promise<void>;
 }
@@ -19,11 +23,19 @@ export function runEvery(
 ): Periodic {
   let running: Promise<unknown> | null = null;
   let stopped = false;
+  let away = false;
   const stopping = () => stopped;
   const tick = () => {
     if (running) return;
     running = task(stopping)
-      .catch(onError)
+      .then(
+        () => (away = false),
+        (err: unknown) => {
+          const unavailable = err instanceof DatabaseUnavailableError;
+          if (!(unavailable && away)) onError(err);
+          away = unavailable;
+        },
+      )
       .finally(() => (running = null));
   };
   const timer = setInterval(tick, intervalMs);

@@ -1,6 +1,7 @@
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, type ErrorCode } from '../errors.js';
 import { sqlState } from '../storage/db.js';
+import { CommitUnknownError, DatabaseUnavailableError } from '../storage/hosts.js';
 import { describeValidation, validationContext, type AjvIssue } from './validationMessage.js';
 
 /** The one table from domain codes to HTTP: status and the errorCode on the wire. */
@@ -136,8 +137,32 @@ export function answerUnroutedFirst(app: FastifyInstance, routes: RouteMethods):
   });
 }
 
+/** Seconds a client should wait after a 503 for a database that is away (a failover takes a few). */
+export const UNAVAILABLE_RETRY_AFTER_S = 2;
+
+/**
+ * 503 with Retry-After for a database that is away (a restart, a failover in progress): never a 500.
+ * A commit whose outcome is not known says so: the change may or may not be there, and a retry with
+ * the same Idempotency-Key finds out.
+ */
+export function unavailableAnswer(err: DatabaseUnavailableError) {
+  const message =
+    err instanceof CommitUnknownError
+      ? 'the database was lost while saving: the change may or may not have been saved; ' +
+        'retry with the same Idempotency-Key to find out'
+      : 'the database is unavailable (a restart or failover); retry shortly';
+  return errorBody('DATABASE_UNAVAILABLE', message);
+}
+
 export function registerErrorHandling(app: FastifyInstance, routes?: RouteMethods): void {
   app.setErrorHandler((err: FastifyError, request, reply) => {
+    if (err instanceof DatabaseUnavailableError) {
+      request.log.warn(
+        { reason: err.message, commitUnknown: err instanceof CommitUnknownError },
+        'database unavailable',
+      );
+      return reply.status(503).header('retry-after', UNAVAILABLE_RETRY_AFTER_S).send(unavailableAnswer(err));
+    }
     if (err instanceof DomainError) {
       const { status, wire } = ERROR_TABLE[err.code];
       return reply.status(status).send(errorBody(wire ?? err.code, err.message));

@@ -2,7 +2,7 @@ import { Type, type FastifyPluginAsyncTypebox } from '@fastify/type-provider-typ
 import type { Deps } from '../context.js';
 import type { Lifecycle } from '../lifecycle.js';
 import type { SharedCounters } from '../storage/redis.js';
-import { errorBody } from './errors.js';
+import { errorBody, UNAVAILABLE_RETRY_AFTER_S } from './errors.js';
 import { errorReplies } from './reply.js';
 
 export interface HealthOptions {
@@ -51,7 +51,11 @@ export const healthRoutes: FastifyPluginAsyncTypebox<HealthOptions> = async (app
       try {
         await deps.db.query('SELECT 1');
       } catch {
-        return reply.status(503).send(errorBody('UNAVAILABLE', 'database unreachable'));
+        // no host that accepts writes (DESIGN.md §7.13): taken out until the new primary answers
+        return reply
+          .status(503)
+          .header('retry-after', UNAVAILABLE_RETRY_AFTER_S)
+          .send(errorBody('UNAVAILABLE', 'database unreachable, or no database host accepts writes'));
       }
       if (counters && !(await counters.check()))
         return { status: 'degraded' as const, database: deps.db.kind, redis: 'unreachable' as const };

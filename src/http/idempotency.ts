@@ -9,10 +9,13 @@ import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preHandlerAsyncHookHandler } from 'fastify';
 import type { Deps } from '../context.js';
 import { DomainError } from '../errors.js';
-import { claimKey, releaseKey, storeAnswer, type KeyScope } from '../storage/idempotencyKeys.js';
+import { claimKey, releaseKey, RUN_LEASE_MS, storeAnswer, type KeyScope } from '../storage/idempotencyKeys.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
-const NOT_STORED = new Set([400, 429]);
+/** 503: the database was away, and the outcome may be unknown (DESIGN.md §7.13): a retry must run again. */
+const NOT_STORED = new Set([400, 429, 503]);
+/** A key whose release failed (the database away) is released again this often until its lease ends. */
+const RELEASE_RETRY_MS = 1_000;
 /** The header's form, which the route schemas publish: 1 to 255 visible ASCII characters, bare or in quotes. */
 export const IDEMPOTENCY_KEY_PATTERN = '^(?:[\\x21-\\x7e]{1,255}|"[\\x21-\\x7e]{1,255}")$';
 export const IDEMPOTENCY_KEY_RULE = 'must be 1 to 255 visible ASCII characters (bare, or in double quotes)';
@@ -81,7 +84,7 @@ export function idempotencyHooks(deps: Deps): { preHandler: preHandlerAsyncHookH
     if (!scope) return payload;
     claims.delete(request);
     try {
-      if (NOT_STORED.has(reply.statusCode)) await releaseKey(deps.db, scope);
+      if (NOT_STORED.has(reply.statusCode)) releaseSoon(scope);
       else {
         const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';
         const contentType = reply.getHeader('content-type');
@@ -96,6 +99,17 @@ export function idempotencyHooks(deps: Deps): { preHandler: preHandlerAsyncHookH
       request.log.error({ err }, 'idempotency key could not be updated');
     }
     return payload;
+  }
+
+  /**
+   * Frees the key for the next try. After a 503 the database is away: the release is tried again
+   * every second until it works or the key's lease ends (then a retry may run anyway), so that a
+   * retry after the failover runs instead of waiting a whole lease.
+   */
+  function releaseSoon(scope: KeyScope, until = Date.now() + RUN_LEASE_MS): void {
+    releaseKey(deps.db, scope).catch(() => {
+      if (Date.now() + RELEASE_RETRY_MS < until) setTimeout(() => releaseSoon(scope, until), RELEASE_RETRY_MS).unref();
+    });
   }
 
   return { preHandler, onSend };

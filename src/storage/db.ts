@@ -4,6 +4,14 @@ import type { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import type { Config } from '../config.js';
 import { poolTimer, type PoolName, type PoolTimer } from './dbMetrics.js';
+import {
+  CommitUnknownError,
+  DatabaseUnavailableError,
+  type HostClient,
+  HostPool,
+  HostSelector,
+  isUnavailable,
+} from './hosts.js';
 import { acquireDirLock } from './lockfile.js';
 
 /** Anything SQL can be sent to: the database itself or an open transaction. */
@@ -22,6 +30,7 @@ export interface Db extends Queryable {
 
 const RETRYABLE = new Set(['40001', '40P01']);
 const MAX_ATTEMPTS = 5;
+const UNAVAILABLE_ATTEMPTS = 2;
 
 async function withRetry<T>(run: () => Promise<T>): Promise<T> {
   for (let attempt = 1; ; attempt++) {
@@ -29,6 +38,9 @@ async function withRetry<T>(run: () => Promise<T>): Promise<T> {
       return await run();
     } catch (err) {
       const code = sqlState(err);
+      // lost before COMMIT was sent: nothing was committed, and one more try finds the host anew
+      const lost = err instanceof DatabaseUnavailableError && !(err instanceof CommitUnknownError);
+      if (lost && attempt < UNAVAILABLE_ATTEMPTS) continue;
       if (attempt >= MAX_ATTEMPTS || !((code && RETRYABLE.has(code)) || isStalePlan(err))) throw err;
       await new Promise((r) => setTimeout(r, Math.random() * 10 * attempt));
     }
@@ -112,7 +124,7 @@ class StatementNames {
 
   /** Runs a query, once more under fresh names when the server reports a stale cached plan. */
   async run(
-    client: pg.PoolClient,
+    client: pg.ClientBase,
     text: string,
     values: unknown[],
     inTransaction: boolean,
@@ -138,8 +150,8 @@ async function timed(timer: PoolTimer, send: () => Promise<pg.QueryResult>): Pro
   }
 }
 
-/** A pool's connection, the wait for it counted. */
-async function connect(pool: pg.Pool, timer: PoolTimer): Promise<pg.PoolClient> {
+/** A pool's connection on the host that accepts writes, the wait for it counted. */
+async function connect(pool: HostPool, timer: PoolTimer): Promise<HostClient> {
   const asked = performance.now();
   const client = await pool.connect();
   timer.waited(asked);
@@ -147,26 +159,48 @@ async function connect(pool: pg.Pool, timer: PoolTimer): Promise<pg.PoolClient> 
 }
 
 /**
+ * A statement's or connection's failure that means the database is gone or no longer the primary:
+ * the host is forgotten and the error becomes a DatabaseUnavailableError (HTTP 503). Other errors
+ * (the server's refusal of this statement) are returned as they are.
+ */
+function classified(pool: HostPool, client: HostClient, err: unknown): unknown {
+  if (err instanceof DatabaseUnavailableError || !isUnavailable(err)) return err;
+  pool.failed(client, err);
+  return new DatabaseUnavailableError('the connection to the database was lost', { cause: err });
+}
+
+/**
  * Runs one statement on a connection of the pool. Unlike pg.Pool.query, a connection whose
  * statement failed with the server's answer (an SQLSTATE: a refused place, a unique violation) goes
- * back to the pool: only a broken connection is closed, so a refusal costs no new backend.
+ * back to the pool: only a broken connection is closed, so a refusal costs no new backend. A
+ * statement that committed (autocommit) while its wait for the synchronous standby was cancelled
+ * is a CommitUnknownError.
  */
 async function onPooled(
-  pool: pg.Pool,
+  pool: HostPool,
   timer: PoolTimer,
-  run: (client: pg.PoolClient) => Promise<unknown[]>,
+  run: (client: HostClient) => Promise<unknown[]>,
 ): Promise<unknown[]> {
   const client = await connect(pool, timer);
   let broken: Error | undefined;
   try {
-    return await run(client);
+    client.syncRepCancelled = false;
+    const rows = await run(client);
+    if (client.syncRepCancelled) throw syncRepCancelled();
+    return rows;
   } catch (err) {
-    if (sqlState(err) === undefined) broken = err as Error;
-    throw err;
+    if (sqlState(err) === undefined || err instanceof DatabaseUnavailableError) broken = err as Error;
+    throw classified(pool, client, err);
   } finally {
     client.release(broken);
   }
 }
+
+const syncRepCancelled = () =>
+  new CommitUnknownError(
+    'the database committed the change but cancelled its wait for the standby: whether it survives a failover ' +
+      'is not known',
+  );
 
 const isStalePlan = (err: unknown) => sqlState(err) === '0A000' && /cached plan/.test(String((err as Error).message));
 
@@ -175,7 +209,7 @@ class PostgresDb implements Db {
   private readonly statements: StatementNames;
   private readonly timer: PoolTimer;
   constructor(
-    readonly pool: pg.Pool,
+    readonly pool: HostPool,
     namedStatements: boolean,
     name: PoolName,
   ) {
@@ -190,27 +224,65 @@ class PostgresDb implements Db {
   }
 
   async exec(sql: string): Promise<void> {
-    await this.pool.query(sql);
+    await onPooled(this.pool, this.timer, async (c) => (await c.query(sql)).rows);
   }
 
+  /**
+   * BEGIN, fn, COMMIT on one connection. The database lost before COMMIT was sent: nothing was
+   * committed, and the whole transaction is tried once more (on the host found anew), else it is a
+   * DatabaseUnavailableError. Lost after COMMIT was sent, or the wait for the synchronous standby
+   * cancelled: a CommitUnknownError, never a success.
+   */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     return withRetry(async () => {
       const client = await connect(this.pool, this.timer);
-      const send = (sql: string) => timed(this.timer, () => client.query(sql));
+      /** BEGIN and COMMIT; their failures are classified here, those of fn's statements in tx below */
+      const send = async (sql: string) => {
+        try {
+          await timed(this.timer, () => client.query(sql));
+        } catch (err) {
+          throw classified(this.pool, client, err);
+        }
+      };
+      let broken: Error | undefined;
+      let committing = false;
       try {
         await send('BEGIN');
         const result = await fn({
-          query: async <R>(sql: string, params: unknown[] = []) =>
-            (await this.statements.run(client, sql, params, true, this.timer)) as R[],
-          exec: async (sql: string) => void (await client.query(sql)),
+          query: async <R>(sql: string, params: unknown[] = []) => {
+            try {
+              return (await this.statements.run(client, sql, params, true, this.timer)) as R[];
+            } catch (err) {
+              throw classified(this.pool, client, err);
+            }
+          },
+          exec: async (sql: string) => {
+            try {
+              await client.query(sql);
+            } catch (err) {
+              throw classified(this.pool, client, err);
+            }
+          },
         });
+        if (client.lost) throw new DatabaseUnavailableError('the connection to the database was lost');
+        committing = true;
+        client.syncRepCancelled = false;
         await send('COMMIT');
+        if (client.syncRepCancelled) throw syncRepCancelled();
         return result;
       } catch (err) {
+        if (err instanceof DatabaseUnavailableError || client.lost) {
+          broken = err as Error;
+          if (committing && !(err instanceof CommitUnknownError))
+            throw new CommitUnknownError('the connection to the database was lost at commit', { cause: err });
+          throw err instanceof DatabaseUnavailableError
+            ? err
+            : new DatabaseUnavailableError('the connection to the database was lost', { cause: err });
+        }
         await client.query('ROLLBACK').catch(() => undefined);
         throw err;
       } finally {
-        client.release();
+        client.release(broken);
       }
     });
   }
@@ -240,6 +312,8 @@ export interface OpenDbOptions {
   name?: PoolName;
   /** memory:// only: start from this data directory (a `dumpDataDir` tarball) instead of an empty one */
   snapshot?: Blob;
+  /** the host selection shared with the process's other pools (default: one of its own) */
+  hosts?: HostSelector;
 }
 
 /**
@@ -253,20 +327,16 @@ export async function openDb({
   keepConnections = false,
   name = 'requests',
   snapshot,
+  hosts,
 }: OpenDbOptions): Promise<Db> {
   if (databaseUrl?.startsWith('postgres')) {
-    const pool = new pg.Pool({
-      connectionString: databaseUrl,
+    const pool = new HostPool(hosts ?? new HostSelector(databaseUrl), {
       max: poolSize,
-      // the pool's name for pg_stat_activity: booking (requests), booking-listing, booking-jobs
-      application_name: name === 'requests' ? 'booking' : `booking-${name}`,
-      ...(keepConnections ? { idleTimeoutMillis: 0 } : {}),
+      keepConnections,
+      // the pool's name for pg_stat_activity: booking (requests), booking-listing, booking-jobs, ...
+      applicationName: name === 'requests' ? 'booking' : `booking-${name}`,
     });
-    pool.on('error', () => undefined); // idle client errors surface on the next query
-    if (keepConnections) {
-      const clients = await Promise.all(Array.from({ length: poolSize }, () => pool.connect()));
-      for (const c of clients) c.release();
-    }
+    if (keepConnections) await pool.warm();
     return new PostgresDb(pool, preparedStatements, name);
   }
   // Loaded only when used: a service on a PostgreSQL server never loads the embedded engine.
@@ -321,6 +391,8 @@ export async function openInstanceDbs(
     dataDir: config.dataDir,
     preparedStatements: config.preparedStatements,
     keepConnections: true,
+    // one selection of the writable host for all three pools: a failover seen by one is seen by all
+    hosts: config.databaseUrl?.startsWith('postgres') ? new HostSelector(config.databaseUrl) : undefined,
   };
   const db = await openDb({ ...options, poolSize: config.databasePoolSize });
   if (db.kind === 'pglite') return { db, listingDb: db, jobsDb: db, close: () => db.close() };
