@@ -2,7 +2,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Config } from './config.js';
 import type { Db } from './storage/db.js';
 import { startMailWorker } from './notifications/worker.js';
-import { startMailThread } from './notifications/mailThread.js';
+import { mailThreadBuilt, startMailThread } from './notifications/mailThread.js';
 import { startHoldSweeper } from './booking/holdSweeper.js';
 import { startListingCompactor } from './listing/listingCompactor.js';
 import { startWebhookWorker } from './webhooks/worker.js';
@@ -40,13 +40,13 @@ export function startBackgroundJobs(deps: {
   clock?: Clock;
   /**
    * the mail worker in a thread of its own, on connections of its own (src/main.ts, on PostgreSQL:
-   * notifications/mailThread.ts); else on the main thread with `db`
+   * notifications/mailThread.ts; the compiled service only); else on the main thread with `db`
    */
   mailThread?: boolean;
 }): BackgroundJobs {
   const { config, db, log, clock = systemClock } = deps;
   const jobs = [
-    deps.mailThread && db.kind === 'postgres' ? startMailThread(deps) : startMailWorker(deps),
+    deps.mailThread && db.kind === 'postgres' && mailThreadBuilt() ? startMailThread(deps) : startMailWorker(deps),
     startWebhookWorker(deps),
     startHoldSweeper(db, log, config.holdSweepMs),
     startListingCompactor(db, log, config.listingCompactMs),

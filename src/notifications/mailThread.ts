@@ -39,8 +39,15 @@ export const MAIL_THREAD_POOL_SIZE = 2;
  * thread ends and is started again; its claimed mails wait for their lease.
  */
 const THREAD_LIMITS = { maxYoungGenerationSizeMb: 4, maxOldGenerationSizeMb: 32 };
-/** how long after an unexpected end the thread is started again */
+/** how long after an unexpected end the thread is started again: doubling up to the cap, reset once it runs */
 const RESTART_MS = 1000;
+const RESTART_CAP_MS = 60_000;
+
+/**
+ * Whether this is the compiled service, which has the thread's entry as JavaScript: under tsx (`npm
+ * run dev`) a worker thread cannot load TypeScript, and the mail worker stays on the main thread.
+ */
+export const mailThreadBuilt = (): boolean => !import.meta.url.endsWith('.ts');
 
 export interface MailThread {
   stop(): Promise<void>;
@@ -57,15 +64,17 @@ export function startMailThread({ config, log }: { config: Config; log: WorkerLo
     mailPollMs: config.mailPollMs,
     poolSize: MAIL_THREAD_POOL_SIZE,
   };
-  const entry = new URL(`./mailThreadMain${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
+  const entry = new URL('./mailThreadMain.js', import.meta.url);
   let thread: Worker | null = null;
   let stopping = false;
   let stopped: () => void = () => undefined;
+  let restartMs = RESTART_MS;
   const start = () => {
     const t = new Worker(entry, { workerData: settings, resourceLimits: THREAD_LIMITS });
     thread = t;
     t.on('message', (m: ToMain) => {
-      if (m.t === 'log') log[m.level](m.obj, m.msg);
+      if (m.t === 'ready') restartMs = RESTART_MS;
+      else if (m.t === 'log') log[m.level](m.obj, m.msg);
       else if (m.t === 'count') (mailMetrics[m.counter].inc as (labels: object) => void)(m.labels);
       else if (m.t === 'stopped') stopped();
     });
@@ -73,8 +82,9 @@ export function startMailThread({ config, log }: { config: Config; log: WorkerLo
     t.on('exit', () => {
       if (thread === t) thread = null;
       if (stopping) return stopped();
-      log.error({ restartInMs: RESTART_MS }, 'mail thread ended: starting it again');
-      setTimeout(() => !stopping && start(), RESTART_MS).unref();
+      log.error({ restartInMs: restartMs }, 'mail thread ended: starting it again');
+      setTimeout(() => !stopping && start(), restartMs).unref();
+      restartMs = Math.min(2 * restartMs, RESTART_CAP_MS);
     });
   };
   start();

@@ -34,25 +34,22 @@ export async function claimDue(db: Queryable, limit: number, leaseMs: number): P
 }
 
 /**
- * The claimed row as it is now, or null when it is gone: an erasure (docs/privacy.md) deletes the
- * mails to a person and scrubs those about them, also while a worker holds them, so the worker
- * sends what the row says at the moment of sending.
+ * Marks a sent row SENT (id; null: none) and rereads the batch's next row (nextId; null: none), in
+ * one statement: one round trip per mail, right before the next one is sent. The reread gives the
+ * claimed row as it is now, or null when it is gone: an erasure (docs/privacy.md) deletes the mails
+ * to a person and scrubs those about them, also while a worker holds them, so the worker sends what
+ * the row says at the moment of sending. The mark is at
+ * asynchronous commit (ASYNC_COMMIT): lost in a crash of PostgreSQL, the mail goes out once more,
+ * never is it lost.
  */
-export async function reread(db: Queryable, id: string): Promise<OutboxRow | null> {
-  const [row] = await db.query<OutboxRow>(`SELECT * FROM outbox WHERE id = $1 AND status = 'PENDING'`, [id]);
-  return row ?? null;
-}
-
-/**
- * Marks a sent row SENT and rereads the batch's next row (reread), in one statement: one round trip
- * per mail. The next row is read after the previous one is marked and right before it is sent. No
- * next row (null): only the mark. The mark is at asynchronous commit (ASYNC_COMMIT): lost in a crash
- * of PostgreSQL, the mail goes out once more, never is it lost.
- */
-export async function markSentAndReread(db: Queryable, id: string, nextId: string | null): Promise<OutboxRow | null> {
+export async function markSentAndReread(
+  db: Queryable,
+  id: string | null,
+  nextId: string | null,
+): Promise<OutboxRow | null> {
   const [row] = await db.query<OutboxRow>(
     `WITH sent AS (UPDATE outbox SET status = 'SENT', sent_at = now(), last_error = NULL
-                    WHERE id = $1 AND status = 'PENDING' AND ${ASYNC_COMMIT} IS NOT NULL RETURNING id)
+                    WHERE id = $1::uuid AND status = 'PENDING' AND ${ASYNC_COMMIT} IS NOT NULL RETURNING id)
      SELECT o.* FROM outbox o WHERE o.id = $2::uuid AND o.status = 'PENDING'`,
     [id, nextId],
   );

@@ -16,9 +16,18 @@ export interface OutgoingMail {
   content: RenderedMail;
 }
 
+/** A message built ahead of sending (prepare), as it goes over the wire. */
+export interface PreparedMail {
+  envelope: { from: string | false; to: string[] };
+  raw: Buffer;
+}
+
 export interface MailTransport {
   readonly kind: 'smtp' | 'file';
   send(mail: OutgoingMail): Promise<void>;
+  /** builds the message ahead (the CPU part), so that handing it over (sendPrepared) follows a reread at once */
+  prepare?(mail: OutgoingMail): Promise<PreparedMail>;
+  sendPrepared?(prepared: PreparedMail): Promise<void>;
   close(): void;
 }
 
@@ -64,15 +73,19 @@ export function smtpTransport(url: string): MailTransport {
     greetingTimeout: 10_000,
     socketTimeout: 30_000,
   });
+  const prepare = async (mail: OutgoingMail): Promise<PreparedMail> => {
+    const message = new MailComposer(mailOptions(mail)).compile();
+    const raw = await new Promise<Buffer>((resolve, reject) =>
+      message.build((err, built) => (err ? reject(err) : resolve(built))),
+    );
+    return { envelope: message.getEnvelope(), raw };
+  };
+  const sendPrepared = async ({ envelope, raw }: PreparedMail) => void (await transporter.sendMail({ envelope, raw }));
   return {
     kind: 'smtp',
-    async send(mail) {
-      const message = new MailComposer(mailOptions(mail)).compile();
-      const raw = await new Promise<Buffer>((resolve, reject) =>
-        message.build((err, built) => (err ? reject(err) : resolve(built))),
-      );
-      await transporter.sendMail({ envelope: message.getEnvelope(), raw });
-    },
+    prepare,
+    sendPrepared,
+    send: async (mail) => sendPrepared(await prepare(mail)),
     close: () => transporter.close(),
   };
 }

@@ -2,17 +2,18 @@ import type { Config } from '../config.js';
 import type { Db } from '../storage/db.js';
 import { mailMetrics } from './metrics.js';
 import { onMailEnqueued } from './outbox.js';
-import {
-  claimDue,
-  markAttemptFailed,
-  markSentAndReread,
-  reread,
-  release,
-  renewLease,
-  type OutboxRow,
-} from './queue.js';
+import { claimDue, markAttemptFailed, markSentAndReread, release, renewLease, type OutboxRow } from './queue.js';
 import { RenderError, renderMail } from './render.js';
-import { transportFor, type MailTransport } from './transport.js';
+import { transportFor, type MailTransport, type OutgoingMail, type PreparedMail } from './transport.js';
+
+type Ready = { mail: OutgoingMail; built: PreparedMail | null } | { error: unknown };
+
+/** The same mail: what a reread row says is what the mail was made ready from. */
+const sameMail = (a: OutboxRow, b: OutboxRow) =>
+  a.template === b.template &&
+  a.recipient === b.recipient &&
+  a.locale === b.locale &&
+  JSON.stringify(a.payload) === JSON.stringify(b.payload);
 
 /** The mail counters the worker increments (mailMetrics' shape). */
 export interface MailCounters {
@@ -149,28 +150,33 @@ export class MailWorker {
       );
     }, leaseMs / 3);
     try {
-      // each row is read again right before it is sent; after a success, in the statement that marks
-      // the previous one SENT (one round trip per mail)
-      let row = await reread(db, rows[0].id);
-      for (let i = 0; i < rows.length; i++) {
+      // Each mail is made ready (rendered, its message built) from the row as last read, then the row
+      // is read again right before it is handed to SMTP, in the statement that marks the previous
+      // mail SENT (one round trip per mail); a row changed meanwhile (an erasure scrubbed it) is made
+      // ready again, one erased is skipped.
+      let unmarked: OutboxRow | null = null; // sent, its SENT mark still to be written
+      const mark = async (nextId: string | null) => {
+        const sent = unmarked;
+        unmarked = null;
+        const row = await markSentAndReread(db, sent?.id ?? null, nextId);
+        if (sent) this.metrics.sent.inc({ template: sent.template, transport: this.deps.transport.kind });
+        return row;
+      };
+      for (const claimed of rows) {
         if (this.stopping) break;
-        const nextId = rows[i + 1]?.id ?? null;
+        let ready = await this.ready(claimed);
+        const row = await mark(claimed.id);
         if (!row) {
-          held.delete(rows[i].id); // erased meanwhile
-          row = nextId ? await reread(db, nextId) : null;
+          held.delete(claimed.id); // erased meanwhile
           continue;
         }
-        const sending = row;
-        const failure = await this.send(sending);
-        held.delete(sending.id); // no longer renewed: the outcome sets when it is due again
-        if (failure === null) {
-          row = await markSentAndReread(db, sending.id, nextId);
-          this.metrics.sent.inc({ template: sending.template, transport: this.deps.transport.kind });
-        } else {
-          await this.record(sending, failure);
-          row = nextId ? await reread(db, nextId) : null;
-        }
+        if (!sameMail(row, claimed)) ready = await this.ready(row);
+        const failure = await this.send(ready);
+        held.delete(row.id); // no longer renewed: the outcome sets when it is due again
+        if (failure === null) unmarked = row;
+        else await this.record(row, failure);
       }
+      if (unmarked) await mark(null);
       await release(db, [...held]);
     } finally {
       clearInterval(renewal);
@@ -204,19 +210,31 @@ export class MailWorker {
     });
   }
 
-  /** Sends one row; the error when it failed. No database write: the lease covers the send. */
-  private async send(row: OutboxRow): Promise<unknown> {
+  /** A row's mail rendered and, where the transport can, built ahead; or why it cannot be. */
+  private async ready(row: OutboxRow): Promise<Ready> {
     const { transport, mailFrom } = this.deps;
     try {
-      const content = renderMail(row, { mailFrom });
-      await transport.send({
+      const mail: OutgoingMail = {
         id: row.id,
         createdAt: row.created_at,
         messageId: `<${row.id}@booking-service>`,
         from: mailFrom,
         to: row.recipient,
-        content,
-      });
+        content: renderMail(row, { mailFrom }),
+      };
+      return { mail, built: transport.prepare ? await transport.prepare(mail) : null };
+    } catch (err) {
+      return { error: err ?? new Error('render failed') };
+    }
+  }
+
+  /** Sends a ready mail; the error when it failed. No database write: the lease covers the send. */
+  private async send(ready: Ready): Promise<unknown> {
+    if ('error' in ready) return ready.error;
+    const { transport } = this.deps;
+    try {
+      if (ready.built && transport.sendPrepared) await transport.sendPrepared(ready.built);
+      else await transport.send(ready.mail);
       return null;
     } catch (err) {
       return err ?? new Error('send failed');

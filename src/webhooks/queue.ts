@@ -26,12 +26,12 @@ export interface ClaimLimits {
 }
 
 /**
- * Takes due deliveries for this worker, at most perEndpoint per subscription: counts the attempt
+ * Takes due deliveries for this worker, at most perEndpoint per subscription, oldest due first: counts the attempt
  * and leases each row (next_attempt_at one lease ahead) in one statement. SKIP LOCKED lets workers
  * of other instances take disjoint rows; a crashed worker's rows are due again when the lease ends.
  */
 export async function claimDue(db: Queryable, l: ClaimLimits): Promise<DueDelivery[]> {
-  return db.query<DueDelivery>(
+  const rows = await db.query<DueDelivery & { due_at: Date; seq: number }>(
     `WITH picked AS (
        SELECT s.id FROM webhook_subscriptions s
         WHERE NOT (s.id = ANY($4::uuid[]))
@@ -41,9 +41,9 @@ export async function claimDue(db: Queryable, l: ClaimLimits): Promise<DueDelive
           AND x.status = 'PENDING')
         LIMIT $1),
      due AS (
-       SELECT d.subscription_id, d.event_id FROM picked p
+       SELECT d.subscription_id, d.event_id, d.due_at, d.seq FROM picked p
         CROSS JOIN LATERAL (
-          SELECT x.subscription_id, x.event_id FROM webhook_deliveries x
+          SELECT x.subscription_id, x.event_id, x.next_attempt_at AS due_at, x.seq FROM webhook_deliveries x
            WHERE x.subscription_id = p.id AND x.status = 'PENDING' AND x.next_attempt_at <= now()
            ORDER BY x.next_attempt_at, x.seq LIMIT $2 FOR UPDATE SKIP LOCKED) d)
      UPDATE webhook_deliveries d
@@ -52,12 +52,16 @@ export async function claimDue(db: Queryable, l: ClaimLimits): Promise<DueDelive
        FROM due, webhook_events e, webhook_subscriptions s
       WHERE d.subscription_id = due.subscription_id AND d.event_id = due.event_id AND e.id = d.event_id
         AND s.id = d.subscription_id
-      RETURNING d.subscription_id, d.event_id, e.type, e.body, s.url, d.attempts, d.last_chance,
+      RETURNING d.subscription_id, d.event_id, due.due_at, due.seq, e.type, e.body, s.url, d.attempts, d.last_chance,
                 array_remove(ARRAY[s.secret,
                                    CASE WHEN s.previous_secret_until > now() THEN s.previous_secret END],
                              NULL) AS secrets`,
     [l.endpoints, l.perEndpoint, l.leaseMs / 1000, l.busy],
   );
+  // in the order they were due (RETURNING keeps none): a subscription's lanes take them in turn
+  return rows
+    .sort((a, b) => a.due_at.getTime() - b.due_at.getTime() || Number(a.seq) - Number(b.seq))
+    .map(({ due_at: _due, seq: _seq, ...d }) => d);
 }
 
 type Key = Pick<DueDelivery, 'subscription_id' | 'event_id'>;
