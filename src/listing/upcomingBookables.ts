@@ -10,7 +10,7 @@
  * hidden, whatever instance or process made it (docs/decisions.md, "One freshness rule").
  */
 import type { ChannelKey } from '../offerings/channels.js';
-import { DomainError, notFound } from '../errors.js';
+import { DomainError } from '../errors.js';
 import { findPublicPool } from '../pools/publicPools.js';
 import {
   readListing,
@@ -241,7 +241,7 @@ export async function upcomingBookablesOrPool(listing: ListingState, q: Upcoming
   } catch (err) {
     if (!(err instanceof DomainError) || err.message !== `no resource found for ${path.field} ${path.ref}`) throw err;
     const pooled = await poolListing(listing, q);
-    if (pooled === undefined) throw notFound(`no resource or pool found for ${path.field} ${path.ref}`);
+    if (pooled === undefined) throw err;
     if (listing.poolRefs.size >= 10_000) listing.poolRefs.clear();
     listing.poolRefs.add(path.ref);
     return pooled;
