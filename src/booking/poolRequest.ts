@@ -70,7 +70,8 @@ async function readMembers(db: Queryable, pool: PublicPool, start: Date, end: Da
     `SELECT ${PUBLIC_RESOURCE_COLUMNS}, ${productsJsonSql('r.id', withQuestions)} AS products,
             ${resourceContactJsonSql('r.id')} AS contact,
             (SELECT json_agg(row_to_json(t)) FROM (
-               SELECT id, resource_id, start_at, end_at, raster, default_capacity, default_accept_bookings, state, address
+               SELECT id, resource_id, start_at, end_at, raster, default_capacity, default_accept_bookings,
+                      state, address
                  FROM timeslots WHERE resource_id = r.id AND start_at <= $2 AND end_at >= $3) t) AS timeslots,
             (SELECT row_to_json(a) FROM appointments a
               WHERE a.resource_id = r.id AND a.start_at = $2 AND a.end_at = $3 AND a.state = 'ACTIVE' AND NOT a.archived

@@ -50,11 +50,11 @@ const questionMembers = {
   ),
   label: Label('the question'),
 };
-const ONLY_FOR = '(options: select only; maxLength: text and textarea only)';
 /** What a 400 says of a member another type of question has (options: select; maxLength: text, textarea). */
+const WHICH_MEMBERS = '(options: select only; maxLength: text and textarea only)';
 const onlyFor = (type: string) => ({
   [RULE]: {
-    additionalProperties: `is not allowed for a question of type ${type} ${ONLY_FOR}`,
+    additionalProperties: `is not allowed for a question of type ${type} ${WHICH_MEMBERS}`,
   },
 });
 const TextQuestion = (type: 'text' | 'textarea', description: string) =>

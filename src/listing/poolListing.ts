@@ -57,35 +57,57 @@ export interface PoolSlot {
   item(fmt: InstantFormatter, timeFormat: CompiledPattern): PoolItem;
 }
 
-/** The members' listed slots by group text, merged per span and product, in the groups' order. */
+/** Per start instant, the spans from it: their end, and what is counted or merged for them. */
+type ByStart<T> = Map<number, (T & { endMs: number })[]>;
+
+function spanEntry<T>(map: ByStart<T>, startMs: number, endMs: number, make: () => T): T & { endMs: number } {
+  const list = map.get(startMs) ?? [];
+  if (list.length === 0) map.set(startMs, list);
+  for (const e of list) if (e.endMs === endMs) return e;
+  const e = { ...make(), endMs };
+  list.push(e);
+  return e;
+}
+
+/**
+ * The members' listed slots by group text, merged per span and product, in the groups' order.
+ * Keyed by numbers (start, then end), not by texts: a pool of 20 lists thousands of member slots.
+ */
 export function poolSlots(
   groups: Record<string, ListedSlot[]>,
   offered: EngineBookable[],
   pool: PoolFacts,
 ): Record<string, PoolSlot[]> {
-  const offering = new Map<string, Set<string>>();
-  for (const b of offered) {
-    const key = `${b.startMs}|${b.endMs}`;
-    const members = offering.get(key) ?? new Set<string>();
-    offering.set(key, members);
-    members.add(b.resourceId);
-  }
+  const offering: ByStart<{ members: Set<string> }> = new Map();
+  for (const b of offered)
+    spanEntry(offering, b.startMs, b.endMs, () => ({ members: new Set<string>() })).members.add(b.resourceId);
   const out: Record<string, PoolSlot[]> = Object.create(null);
   for (const [group, slots] of Object.entries(groups)) {
-    const merged = new Map<string, { first: ListedSlot; members: Set<string>; products: Map<string, string> }>();
+    const merged: ByStart<{
+      items: { first: ListedSlot; members: Set<string>; refs: Set<ResourceView['productRefs']> }[];
+    }> = new Map();
+    const all: { first: ListedSlot; members: Set<string>; refs: Set<ResourceView['productRefs']> }[] = [];
     for (const s of slots) {
-      const key = `${s.startMs}|${s.endMs}|${s.product?.id ?? ''}`;
-      const m = merged.get(key) ?? { first: s, members: new Set<string>(), products: new Map<string, string>() };
-      merged.set(key, m);
+      const at = spanEntry(merged, s.startMs, s.endMs, () => ({ items: [] as typeof all }));
+      const productId = s.product?.id;
+      let m = at.items.find((x) => x.first.product?.id === productId);
+      if (!m) {
+        m = { first: s, members: new Set(), refs: new Set() };
+        at.items.push(m);
+        all.push(m);
+      }
       m.members.add(s.view.resource.id);
-      for (const p of s.view.productRefs) if (!m.products.has(p.uuid)) m.products.set(p.uuid, p.name);
+      m.refs.add(s.view.productRefs);
     }
-    out[group] = [...merged.values()]
+    out[group] = all
       .sort((a, b) => a.first.startMs - b.first.startMs || a.first.endMs - b.first.endMs)
-      .map(({ first, members, products }) => {
-        const offeredBy = offering.get(`${first.startMs}|${first.endMs}`);
+      .map(({ first, members, refs }) => {
+        const offeredBy = offering.get(first.startMs)?.find((e) => e.endMs === first.endMs)?.members;
         // a group appointment of a member is offered by it even where its timeslot is gone
-        const capacity = new Set([...(offeredBy ?? []), ...members]).size;
+        let capacity = offeredBy ? offeredBy.size : 0;
+        for (const id of members) if (!offeredBy?.has(id)) capacity++;
+        const products = new Map<string, string>();
+        for (const list of refs) for (const p of list) if (!products.has(p.uuid)) products.set(p.uuid, p.name);
         const productRefs = [...products].map(([uuid, name]) => ({ uuid, name }));
         return {
           view: first.view,

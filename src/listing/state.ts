@@ -32,6 +32,8 @@ export interface ListingState {
    * to last (what a shape asked for the first time may start from)
    */
   dataKeys: Map<string, string>;
+  /** references that named a pool at their last request: A1 resolves them as pools first (upcomingBookables.ts) */
+  poolRefs: Set<string>;
 }
 
 /** budgetBytes: what the cache of computed answers may hold (LISTING_CACHE_MIB) */
@@ -43,5 +45,6 @@ export function createListingState(db: Queryable, clock: Clock, budgetBytes?: nu
     reads: new FreshReads(),
     shapes: new Map(),
     dataKeys: new Map(),
+    poolRefs: new Set(),
   };
 }

@@ -10,7 +10,7 @@
  * hidden, whatever instance or process made it (docs/decisions.md, "One freshness rule").
  */
 import type { ChannelKey } from '../offerings/channels.js';
-import { DomainError, notFound } from '../errors.js';
+import { DomainError } from '../errors.js';
 import { findPublicPool } from '../pools/publicPools.js';
 import {
   readListing,
@@ -229,19 +229,35 @@ function baseOf(dataKey: string, data: ListingData, read: ListingRead, windowEnd
  * the one rule above, with the members as the listed resources. Archived members are left out.
  */
 export async function upcomingBookablesOrPool(listing: ListingState, q: UpcomingQuery): Promise<Buffer | null> {
+  const path = q.refs[0];
+  // a reference that named a pool before is read as one first (a resource never takes a pool's reference)
+  if (listing.poolRefs.has(path.ref)) {
+    const pooled = await poolListing(listing, q);
+    if (pooled !== undefined) return pooled;
+    listing.poolRefs.delete(path.ref);
+  }
   try {
     return await upcomingBookables(listing, q);
   } catch (err) {
-    const path = q.refs[0];
     if (!(err instanceof DomainError) || err.message !== `no resource found for ${path.field} ${path.ref}`) throw err;
-    const pool = await findPublicPool(listing.db, path.ref, path.field);
-    if (!pool) throw notFound(`no resource or pool found for ${path.field} ${path.ref}`);
-    const members = pool.members.filter((m) => !m.archived);
-    if (members.length === 0) return null;
-    return upcomingBookables(listing, {
-      ...q,
-      refs: members.map((m) => ({ ref: m.id, field: path.field })),
-      pool: { id: pool.id, name: pool.public_name, version: pool.version },
-    });
+    const pooled = await poolListing(listing, q);
+    if (pooled === undefined) throw err;
+    if (listing.poolRefs.size >= 10_000) listing.poolRefs.clear();
+    listing.poolRefs.add(path.ref);
+    return pooled;
   }
+}
+
+/** The listing of the pool the path's reference names; undefined when it names no pool. */
+async function poolListing(listing: ListingState, q: UpcomingQuery): Promise<Buffer | null | undefined> {
+  const path = q.refs[0];
+  const pool = await findPublicPool(listing.db, path.ref, path.field);
+  if (!pool) return undefined;
+  const members = pool.members.filter((m) => !m.archived);
+  if (members.length === 0) return null;
+  return upcomingBookables(listing, {
+    ...q,
+    refs: members.map((m) => ({ ref: m.id, field: path.field })),
+    pool: { id: pool.id, name: pool.public_name, version: pool.version },
+  });
 }

@@ -238,7 +238,8 @@ export async function runClaim(
       events: number;
       live: LiveParticipation[] | null;
     }>(
-      `SELECT c.*, CASE WHEN ${p(c.source)}::text IS NULL THEN 0 ELSE ${placeEventsSql(`$${params.length}`)} END AS events,
+      `SELECT c.*,
+              CASE WHEN ${p(c.source)}::text IS NULL THEN 0 ELSE ${placeEventsSql(`$${params.length}`)} END AS events,
               CASE WHEN ${p(c.listLive ?? false)} AND NOT c.created
                    THEN live_participants((c.appointment->>'id')::uuid, ${p(c.now)}) END AS live,
               CASE WHEN ${p(c.asyncCommit ?? false)} THEN ${ASYNC_COMMIT} END AS commit_mode

@@ -179,6 +179,7 @@ describe('OpenAPI', () => {
     expect(Object.keys(booked.properties)).toEqual([
       'crmId',
       'providerReference',
+      'poolReference',
       'source',
       'participation',
       'appointment',
