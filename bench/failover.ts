@@ -4,7 +4,7 @@
  * service as its own process on both hosts (`dist/main.js`, every worker on); the primary is killed
  * -9 while consumers book, the standby promoted a second later. Prints the bookings acknowledged,
  * those lost (must be 0), the time from the primary's death to the first 201 after it, and the
- * count of 503 answers. Run alone: `npm run build && tsx bench/failover.ts`.
+ * count of 503 answers. Alone: `npm run bench -- FAILOVER`.
  */
 import { cpus, loadavg } from 'node:os';
 import { runOutage, type OutageFigures } from '../test/helpers/failoverLoad.js';
@@ -55,8 +55,4 @@ export function printFailover(f: OutageFigures | null): void {
   );
   console.log(`  A3 answered 503, retried with the key: ${f.retries.length} (${JSON.stringify(f.retries)})`);
   console.log(`  acknowledged without their mail:      ${f.mailsMissing}`);
-}
-
-if (process.argv[1]?.endsWith('failover.ts')) {
-  printFailover(await failoverRun((line) => console.log(`  ${line}`)));
 }

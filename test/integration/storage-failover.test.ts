@@ -10,11 +10,15 @@
  * known and 200 after; a booking is answered 201 within 10 s of the database being back; every A3
  * answered 503 and retried with its Idempotency-Key gets an answer that agrees with the database;
  * every acknowledged booking's confirmation mail arrives.
+ * And a commit whose outcome is unknown (its wait for the synchronous standby cancelled, which
+ * PostgreSQL reports only as a WARNING; its connection lost at COMMIT) is a CommitUnknownError.
  */
 import { afterAll, describe, expect, it } from 'vitest';
+import { openDb } from '../../src/storage/db.js';
+import { CommitUnknownError } from '../../src/storage/hosts.js';
 import { currentBackend } from '../helpers/db.js';
 import { runOutage, type OutageFigures } from '../helpers/failoverLoad.js';
-import { startPostgresPair, type PostgresPair } from '../helpers/postgresPair.js';
+import { sql, startPostgresPair, type PostgresPair } from '../helpers/postgresPair.js';
 import { skipWithoutPostgresBinaries, startPrivatePostgres, type PrivatePostgres } from '../helpers/privatePostgres.js';
 
 function expectSurvived(f: OutageFigures) {
@@ -78,4 +82,46 @@ describe.runIf(currentBackend() === 'postgres' && !skipWithoutPostgresBinaries()
     pair = undefined;
     expectSurvived(figures);
   }, 180_000);
+
+  it('a commit whose wait for the standby is cancelled, or whose connection is lost, is never a success', async () => {
+    pair = await startPostgresPair();
+    const p = pair;
+    const db = await openDb({ databaseUrl: p.url, dataDir: '', poolSize: 3 });
+    try {
+      await db.query('CREATE TABLE commits (id int PRIMARY KEY)');
+      await p.standby.crash(); // the synchronous standby is gone: every commit waits for it
+      const syncRepWaits = async () =>
+        (
+          await sql<{ n: number }>(
+            p.primary.url,
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event = 'SyncRep'`,
+          )
+        )[0].n;
+      // a cancel (a pooler's or a client's query timeout, an operator) ends the wait: PostgreSQL says only
+      // WARNING, and the row is committed locally. (statement_timeout is off during the commit itself.)
+      const cancelled = async (pending: Promise<unknown>) => {
+        pending.catch(() => undefined);
+        await expect.poll(syncRepWaits).toBe(1);
+        await sql(p.primary.url, `SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE wait_event = 'SyncRep'`);
+        await expect(pending).rejects.toBeInstanceOf(CommitUnknownError);
+      };
+      await cancelled(db.transaction(async (tx) => void (await tx.query('INSERT INTO commits VALUES (1)'))));
+      await cancelled(db.query('INSERT INTO commits VALUES (2)')); // an autocommit statement
+      const local = await sql<{ id: number }>(p.primary.url, 'SELECT id FROM commits ORDER BY id');
+      expect(
+        local.map((r) => r.id),
+        'committed locally: pg itself would have reported success',
+      ).toEqual([1, 2]);
+      // the connection lost while COMMIT waits
+      const atCommit = db.transaction(async (tx) => void (await tx.query('INSERT INTO commits VALUES (3)')));
+      atCommit.catch(() => undefined);
+      await expect.poll(syncRepWaits).toBe(1);
+      await p.primary.crash();
+      await expect(atCommit).rejects.toBeInstanceOf(CommitUnknownError);
+    } finally {
+      await db.close().catch(() => undefined);
+      await p.stop();
+      pair = undefined;
+    }
+  }, 60_000);
 });
