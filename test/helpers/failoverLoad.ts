@@ -44,6 +44,8 @@ export interface OutageFigures {
   /** every answer of the service by status (A2, A3, /readyz) during the run */
   answers503: number;
   answers500: number;
+  /** 503 answers without Retry-After or the documented error body: must be 0 */
+  undocumented503: number;
   /** longest time any request took, ms */
   longestRequestMs: number;
   /** from the database's death (breakDb() resolved) to the first 201 of a booking asked for after it */
@@ -137,6 +139,17 @@ interface Answer {
   status: number;
   body: string;
   ms: number;
+  retryAfter?: string | null;
+}
+
+/** A 503 as documented: Retry-After and the error body (DATABASE_UNAVAILABLE, or UNAVAILABLE on /readyz). */
+function documented503(a: Answer): boolean {
+  try {
+    const code = JSON.parse(a.body).errors?.[0]?.errorCode;
+    return /^\d+$/.test(a.retryAfter ?? '') && (code === 'DATABASE_UNAVAILABLE' || code === 'UNAVAILABLE');
+  } catch {
+    return false;
+  }
 }
 
 export async function runOutage(scenario: OutageScenario): Promise<OutageFigures> {
@@ -163,18 +176,25 @@ export async function runOutage(scenario: OutageScenario): Promise<OutageFigures
     const statuses: Record<number, number> = {};
     let answers503 = 0;
     let answers500 = 0;
+    let undocumented503 = 0;
     let longestRequestMs = 0;
     const send = async (path: string, init: RequestInit): Promise<Answer> => {
       const started = performance.now();
       let answer: Answer;
       try {
         const res = await fetch(`${base}${path}`, { ...init, signal: AbortSignal.timeout(30_000) });
-        answer = { status: res.status, body: await res.text(), ms: performance.now() - started };
+        answer = {
+          status: res.status,
+          body: await res.text(),
+          ms: performance.now() - started,
+          retryAfter: res.headers.get('retry-after'),
+        };
       } catch {
         answer = { status: 0, body: '', ms: performance.now() - started };
       }
       longestRequestMs = Math.max(longestRequestMs, answer.ms);
       if (answer.status === 503) answers503++;
+      if (answer.status === 503 && !documented503(answer)) undocumented503++;
       if (answer.status >= 500 && answer.status !== 503) answers500++;
       return answer;
     };
@@ -302,6 +322,7 @@ export async function runOutage(scenario: OutageScenario): Promise<OutageFigures
       statuses,
       answers503,
       answers500,
+      undocumented503,
       longestRequestMs: Math.round(longestRequestMs),
       msToFirst201: first201AfterBreak ? Math.round(first201AfterBreak - brokenAt) : -1,
       msFromHealTo201: first201AfterHeal ? Math.round(first201AfterHeal - healedAt) : -1,

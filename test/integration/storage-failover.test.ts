@@ -25,6 +25,7 @@ function expectSurvived(f: OutageFigures) {
   expect(f.serviceAlive, 'the service process is still running').toBe(true);
   expect(f.lost, 'bookings answered 201 and missing on the database').toBe(0);
   expect(f.answers500, 'answers 500 or another 5xx than 503').toBe(0);
+  expect(f.undocumented503, '503 answers without Retry-After or the error body').toBe(0);
   expect(f.longestRequestMs, 'the longest request, ms').toBeLessThan(10_000);
   expect(f.readyDuringOutage, '/readyz while the database is away').toContain(503);
   expect(f.readyAfter).toBe(200);

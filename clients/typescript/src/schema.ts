@@ -1594,6 +1594,29 @@ export interface operations {
           'text/html': string;
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+          'text/html': string;
+        };
+      };
     };
   };
   cancelBookingByLink: {
@@ -1710,6 +1733,29 @@ export interface operations {
       /** @description the body is neither a form (application/x-www-form-urlencoded) nor JSON */
       415: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+          'text/html': string;
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1922,6 +1968,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   getAccount: {
@@ -2020,6 +2088,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2186,6 +2276,28 @@ export interface operations {
       /** @description the body is not of a media type this operation takes (application/json) */
       415: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2694,6 +2806,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   listAppointments: {
@@ -2832,6 +2966,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3159,6 +3315,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   cancelAppointments: {
@@ -3287,6 +3465,28 @@ export interface operations {
       /** @description the body is not of a media type this operation takes (application/json) */
       415: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3440,6 +3640,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   listAvailabilityRules: {
@@ -3547,6 +3769,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3773,6 +4017,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   getAvailabilityRule: {
@@ -3881,6 +4147,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4095,6 +4383,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   deleteAvailabilityRule: {
@@ -4205,6 +4515,28 @@ export interface operations {
       /** @description the body is not of a media type this operation takes (application/json) */
       415: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4334,6 +4666,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   listCalendarFeeds: {
@@ -4422,6 +4776,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4580,6 +4956,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   revokeCalendarFeed: {
@@ -4705,6 +5103,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   listCalendarSubscriptions: {
@@ -4805,6 +5225,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5010,6 +5452,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   getCalendarSubscription: {
@@ -5111,6 +5575,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5235,6 +5721,28 @@ export interface operations {
       /** @description the body is not of a media type this operation takes (application/json) */
       415: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5398,6 +5906,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   listClosures: {
@@ -5494,6 +6024,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5666,6 +6218,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   deleteClosure: {
@@ -5776,6 +6350,28 @@ export interface operations {
       /** @description the body is not of a media type this operation takes (application/json) */
       415: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5993,6 +6589,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   getContactProfile: {
@@ -6086,6 +6704,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6277,6 +6917,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   getCustomer: {
@@ -6375,6 +7037,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6557,6 +7241,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   deleteCustomer: {
@@ -6689,6 +7395,28 @@ export interface operations {
       /** @description the body is not of a media type this operation takes (application/json) */
       415: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6956,6 +7684,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   updateParticipationState: {
@@ -7137,6 +7887,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   listProducts: {
@@ -7242,6 +8014,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7550,6 +8344,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   updateProduct: {
@@ -7826,6 +8642,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   listTimeslots: {
@@ -8008,6 +8846,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   listResources: {
@@ -8131,6 +8991,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -8378,6 +9260,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   updateResource: {
@@ -8609,6 +9513,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   deleteResource: {
@@ -8753,6 +9679,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   listStaff: {
@@ -8838,6 +9786,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -9018,6 +9988,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   removeStaff: {
@@ -9145,6 +10137,28 @@ export interface operations {
       /** @description the body is not of a media type this operation takes (application/json) */
       415: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -9373,6 +10387,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   updateTimeslot: {
@@ -9583,6 +10619,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   deleteTimeslot: {
@@ -9707,6 +10765,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   getProvider: {
@@ -9805,6 +10885,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -9974,6 +11076,28 @@ export interface operations {
       /** @description the body is not of a media type this operation takes (application/json) */
       415: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -10269,6 +11393,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   updateUser: {
@@ -10440,6 +11586,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   getGeneralContactProfile: {
@@ -10532,6 +11700,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -10715,6 +11905,28 @@ export interface operations {
       /** @description the body is not of a media type this operation takes (application/json) */
       415: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -11093,6 +12305,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   updateWebhook: {
@@ -11274,6 +12508,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   deleteWebhook: {
@@ -11383,6 +12639,28 @@ export interface operations {
       /** @description the body is not of a media type this operation takes (application/json) */
       415: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -11510,6 +12788,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -11657,6 +12957,28 @@ export interface operations {
       /** @description the body is not of a media type this operation takes (application/json) */
       415: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -11825,6 +13147,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   sendWebhookTest: {
@@ -11955,6 +13299,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   getCalendarFeed: {
@@ -12011,6 +13377,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -12132,6 +13520,29 @@ export interface operations {
       /** @description too many requests from this address */
       429: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+          'text/html': string;
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -12310,6 +13721,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   preflightProducts: {
@@ -12406,7 +13839,10 @@ export interface operations {
           };
         };
       };
-      /** @description not ready: shutting down, or the database is unreachable */
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
       503: {
         headers: {
           [name: string]: unknown;
@@ -12490,6 +13926,29 @@ export interface operations {
        */
       409: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+          'text/html': string;
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -12627,6 +14086,29 @@ export interface operations {
       /** @description the body is neither a form (application/x-www-form-urlencoded) nor JSON */
       415: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+          'text/html': string;
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -12891,6 +14373,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   preflightCreate: {
@@ -13063,6 +14567,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -13268,6 +14794,28 @@ export interface operations {
       /** @description the body is not of a media type this operation takes (application/json) */
       415: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -13579,6 +15127,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   preflightReschedule: {
@@ -13778,6 +15348,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   preflightMyBookings: {
@@ -13937,6 +15529,28 @@ export interface operations {
        */
       429: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -14260,6 +15874,28 @@ export interface operations {
        */
       429: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
