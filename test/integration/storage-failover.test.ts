@@ -16,6 +16,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/storage/db.js';
 import { CommitUnknownError } from '../../src/storage/hosts.js';
+import { type AutoFailover, skipWithoutAutoFailover, startAutoFailover } from '../helpers/autoFailover.js';
 import { currentBackend } from '../helpers/db.js';
 import { runOutage, type OutageFigures } from '../helpers/failoverLoad.js';
 import { sql, startPostgresPair, type PostgresPair } from '../helpers/postgresPair.js';
@@ -43,9 +44,11 @@ function expectSurvived(f: OutageFigures) {
 describe.runIf(currentBackend() === 'postgres' && !skipWithoutPostgresBinaries())('a database that goes away', () => {
   let server: PrivatePostgres | undefined;
   let pair: PostgresPair | undefined;
+  let managed: AutoFailover | undefined;
   afterAll(async () => {
     await server?.close();
     await pair?.stop();
+    await managed?.stop();
   }, 60_000);
 
   it('restart under load: the process lives on, nothing acknowledged is lost, it serves again', async () => {
@@ -125,4 +128,36 @@ describe.runIf(currentBackend() === 'postgres' && !skipWithoutPostgresBinaries()
       pair = undefined;
     }
   }, 60_000);
+
+  it.skipIf(skipWithoutAutoFailover())(
+    'pg_auto_failover (a monitor, two nodes) promotes the standby by itself; nothing acknowledged is lost',
+    async () => {
+      const started = Date.now();
+      managed = await startAutoFailover();
+      const m = managed;
+      const setUpMs = Date.now() - started;
+      let crashedAt = 0;
+      let promotedMs = 0;
+      const figures = await runOutage({
+        databaseUrl: m.url,
+        checkUrl: m.node2Url,
+        breakDb: async () => {
+          await m.crashPrimary();
+          crashedAt = Date.now();
+        },
+        healDb: async () => {
+          await m.secondIsPrimary();
+          promotedMs = Date.now() - crashedAt;
+        },
+      });
+      console.info(
+        `pg_auto_failover: set up in ${setUpMs} ms, node2 promoted ${promotedMs} ms after the crash; ` +
+          `the whole test ${Date.now() - started} ms: ${JSON.stringify(figures)}`,
+      );
+      expectSurvived(figures);
+      await m.stop();
+      managed = undefined;
+    },
+    240_000,
+  );
 });
