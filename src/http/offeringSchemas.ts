@@ -51,11 +51,9 @@ const questionMembers = {
   label: Label('the question'),
 };
 /** What a 400 says of a member another type of question has (options: select; maxLength: text, textarea). */
+const MEMBERS_BY_TYPE = '(options: select only; maxLength: text and textarea only)';
 const onlyFor = (type: string) => ({
-  [RULE]: {
-    additionalProperties:
-      `is not allowed for a question of type ${type} ` + '(options: select only; maxLength: text and textarea only)',
-  },
+  [RULE]: { additionalProperties: `is not allowed for a question of type ${type} ${MEMBERS_BY_TYPE}` },
 });
 const TextQuestion = (type: 'text' | 'textarea', description: string) =>
   Type.Object(
