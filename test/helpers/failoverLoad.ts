@@ -55,6 +55,8 @@ export interface OutageFigures {
   /** /readyz answers while the database was away, and after */
   readyDuringOutage: number[];
   readyAfter: number;
+  /** A1 answers while the database was away */
+  listingDuringOutage: number[];
   /** A3 answered 503 and retried with the same Idempotency-Key afterwards: status of the retry, and the truth */
   retries: { status: number; booked: boolean }[];
   /** acknowledged bookings whose confirmation mail had not arrived at the end */
@@ -266,9 +268,12 @@ export async function runOutage(scenario: OutageScenario): Promise<OutageFigures
     // readiness while the database is away, polled alongside the consumers
     const readyDuringOutage: number[] = [];
     let outage = true;
+    const listingDuringOutage: number[] = [];
     const readyLoop = (async () => {
       while (outage) {
         readyDuringOutage.push((await send('/readyz', {})).status);
+        // the slot listing (A1, its own pool) as a viewer polls it: 200 from the cache or 503, never 500
+        listingDuringOutage.push((await send(`/resources/${resource.uuid}/upcoming_bookables`, {})).status);
         await new Promise((r) => setTimeout(r, 100));
       }
     })();
@@ -290,7 +295,12 @@ export async function runOutage(scenario: OutageScenario): Promise<OutageFigures
     // every A3 answered 503, retried with its key: the answer must agree with the database
     const retried: { email: string; status: number }[] = [];
     for (const u of unknown) {
-      const again = await book(0, u.body, u.idempotencyKey);
+      let again = await book(0, u.body, u.idempotencyKey);
+      // the first attempt's key is released once the database answers again: until then "in use, retry"
+      for (let i = 0; i < 10 && again.status === 409 && again.body.includes('IDEMPOTENCY_KEY_IN_USE'); i++) {
+        await new Promise((r) => setTimeout(r, 1000 * Number(again.retryAfter ?? 1)));
+        again = await book(0, u.body, u.idempotencyKey);
+      }
       retried.push({ email: u.email, status: again.status });
       if (again.status === 201) acknowledged.add(u.email);
     }
@@ -327,6 +337,7 @@ export async function runOutage(scenario: OutageScenario): Promise<OutageFigures
       msToFirst201: first201AfterBreak ? Math.round(first201AfterBreak - brokenAt) : -1,
       msFromHealTo201: first201AfterHeal ? Math.round(first201AfterHeal - healedAt) : -1,
       readyDuringOutage,
+      listingDuringOutage,
       readyAfter,
       retries: retried.map((r) => ({ status: r.status, booked: booked.has(r.email) })),
       mailsMissing: mailed(),

@@ -30,6 +30,10 @@ function expectSurvived(f: OutageFigures) {
   expect(f.longestRequestMs, 'the longest request, ms').toBeLessThan(10_000);
   expect(f.readyDuringOutage, '/readyz while the database is away').toContain(503);
   expect(f.readyAfter).toBe(200);
+  expect(
+    f.listingDuringOutage.filter((s) => ![200, 204, 304, 503].includes(s)),
+    'A1 while away',
+  ).toEqual([]);
   expect(f.msFromHealTo201, 'ms from the database back to the first booking').toBeGreaterThanOrEqual(0);
   expect(f.msFromHealTo201).toBeLessThan(10_000);
   // a retry's answer agrees with the database: 201 only when it is booked now; otherwise it was not booked
