@@ -27,7 +27,10 @@
  *          node:http server sending the same bytes; the build in BENCH_SERVICE_DIR (any commit's), seeded over HTTP
  *  RETENTION  100,000 participations on W2-hot's resource that ended over 30 days ago (each with its
  *          consumer, mails and a webhook event) erased by the retention job while W2-hot's workload
- *          books, against the same workload without the job before and after; runs last
+ *          books, against the same workload without the job before and after
+ *  FAILOVER  consumers booking while the primary of two private clusters (a synchronous standby) is
+ *          killed -9 and the standby promoted: bookings acknowledged, lost, ms to the first 201, 503s
+ *          (bench/failover.ts; its own clusters and service process); runs last
  * The service runs as `npm start` does, every job on: mail to an SMTP sink, webhooks to a local receiver
  * (bench/sink.mjs, a process of its own). Each booking workload's provider (RUSH's and COLD's too)
  * also has a history of 20,000 past consumers
@@ -85,6 +88,7 @@ import { rssMiB, sampleRss, startChild, startFlags, stop, type Child } from './s
 import { W1_CONNECTIONS, W1_SECONDS, w1 } from './w1.js';
 import { CACHED_CONNECTIONS, CACHED_SECONDS, cachedRun } from './cached.js';
 import { median } from './stats.js';
+import { failoverRun, printFailover } from './failover.js';
 
 const ADMIN_URL =
   process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
@@ -107,6 +111,7 @@ const WORKLOADS = [
   'POOLS',
   'CALENDAR',
   'RETENTION',
+  'FAILOVER',
 ];
 /** seconds of unmeasured booking before W2-hot and W2-ONEIP taking turns, when no workload booked before */
 const WARM_UP_SECONDS = 5;
@@ -960,6 +965,7 @@ async function main(): Promise<void> {
     if (process.env.BENCH_KEEP) console.log(`\nkept the database ${name} (BENCH_KEEP): drop it when done`);
     else await admin(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
   }
+  if (chosen.includes('FAILOVER')) printFailover(await failoverRun());
   console.log(
     `\nload average after: ${loadavg()
       .map((l) => l.toFixed(2))

@@ -40,7 +40,9 @@ export const ERROR_MEANINGS = {
     'the Idempotency-Key was used before with another request (IDEMPOTENCY_KEY_REUSED), ' +
     'or a calendar could not be read (CALENDAR_UNREADABLE)',
   429: 'too many requests (RATE_LIMITED), or too many live reservations of this client (HOLD_LIMIT); see Retry-After',
-  503: 'not ready: shutting down, or the database is unreachable',
+  503:
+    'the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see Retry-After), ' +
+    'or, on /readyz, the instance is shutting down',
 } as const;
 
 export type ErrorStatus = keyof typeof ERROR_MEANINGS;

@@ -297,7 +297,10 @@ export class HostPool {
       max: this.options.max,
       application_name: this.options.applicationName,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+      // a machine that vanishes without closing its connections (no RST) is noticed by TCP
+      // keepalive: the first probe after 10 s idle, then as the OS sets (docs/deploy.md)
       keepAlive: true,
+      keepAliveInitialDelayMillis: 10_000,
       ...(this.options.keepConnections ? { idleTimeoutMillis: 0 } : {}),
       // libpq's target_session_attrs=read-write: every new connection asks whether it may write
       onConnect: async (client: pg.ClientBase) => {

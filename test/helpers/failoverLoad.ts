@@ -44,6 +44,8 @@ export interface OutageFigures {
   /** every answer of the service by status (A2, A3, /readyz) during the run */
   answers503: number;
   answers500: number;
+  /** 503 answers without Retry-After or the documented error body: must be 0 */
+  undocumented503: number;
   /** longest time any request took, ms */
   longestRequestMs: number;
   /** from the database's death (breakDb() resolved) to the first 201 of a booking asked for after it */
@@ -53,6 +55,8 @@ export interface OutageFigures {
   /** /readyz answers while the database was away, and after */
   readyDuringOutage: number[];
   readyAfter: number;
+  /** A1 answers while the database was away */
+  listingDuringOutage: number[];
   /** A3 answered 503 and retried with the same Idempotency-Key afterwards: status of the retry, and the truth */
   retries: { status: number; booked: boolean }[];
   /** acknowledged bookings whose confirmation mail had not arrived at the end */
@@ -137,6 +141,17 @@ interface Answer {
   status: number;
   body: string;
   ms: number;
+  retryAfter?: string | null;
+}
+
+/** A 503 as documented: Retry-After and the error body (DATABASE_UNAVAILABLE, or UNAVAILABLE on /readyz). */
+function documented503(a: Answer): boolean {
+  try {
+    const code = JSON.parse(a.body).errors?.[0]?.errorCode;
+    return /^\d+$/.test(a.retryAfter ?? '') && (code === 'DATABASE_UNAVAILABLE' || code === 'UNAVAILABLE');
+  } catch {
+    return false;
+  }
 }
 
 export async function runOutage(scenario: OutageScenario): Promise<OutageFigures> {
@@ -163,18 +178,25 @@ export async function runOutage(scenario: OutageScenario): Promise<OutageFigures
     const statuses: Record<number, number> = {};
     let answers503 = 0;
     let answers500 = 0;
+    let undocumented503 = 0;
     let longestRequestMs = 0;
     const send = async (path: string, init: RequestInit): Promise<Answer> => {
       const started = performance.now();
       let answer: Answer;
       try {
         const res = await fetch(`${base}${path}`, { ...init, signal: AbortSignal.timeout(30_000) });
-        answer = { status: res.status, body: await res.text(), ms: performance.now() - started };
+        answer = {
+          status: res.status,
+          body: await res.text(),
+          ms: performance.now() - started,
+          retryAfter: res.headers.get('retry-after'),
+        };
       } catch {
         answer = { status: 0, body: '', ms: performance.now() - started };
       }
       longestRequestMs = Math.max(longestRequestMs, answer.ms);
       if (answer.status === 503) answers503++;
+      if (answer.status === 503 && !documented503(answer)) undocumented503++;
       if (answer.status >= 500 && answer.status !== 503) answers500++;
       return answer;
     };
@@ -246,9 +268,12 @@ export async function runOutage(scenario: OutageScenario): Promise<OutageFigures
     // readiness while the database is away, polled alongside the consumers
     const readyDuringOutage: number[] = [];
     let outage = true;
+    const listingDuringOutage: number[] = [];
     const readyLoop = (async () => {
       while (outage) {
         readyDuringOutage.push((await send('/readyz', {})).status);
+        // the slot listing (A1, its own pool) as a viewer polls it: 200 from the cache or 503, never 500
+        listingDuringOutage.push((await send(`/resources/${resource.uuid}/upcoming_bookables`, {})).status);
         await new Promise((r) => setTimeout(r, 100));
       }
     })();
@@ -270,7 +295,12 @@ export async function runOutage(scenario: OutageScenario): Promise<OutageFigures
     // every A3 answered 503, retried with its key: the answer must agree with the database
     const retried: { email: string; status: number }[] = [];
     for (const u of unknown) {
-      const again = await book(0, u.body, u.idempotencyKey);
+      let again = await book(0, u.body, u.idempotencyKey);
+      // the first attempt's key is released once the database answers again: until then "in use, retry"
+      for (let i = 0; i < 10 && again.status === 409 && again.body.includes('IDEMPOTENCY_KEY_IN_USE'); i++) {
+        await new Promise((r) => setTimeout(r, 1000 * Number(again.retryAfter ?? 1)));
+        again = await book(0, u.body, u.idempotencyKey);
+      }
       retried.push({ email: u.email, status: again.status });
       if (again.status === 201) acknowledged.add(u.email);
     }
@@ -302,10 +332,12 @@ export async function runOutage(scenario: OutageScenario): Promise<OutageFigures
       statuses,
       answers503,
       answers500,
+      undocumented503,
       longestRequestMs: Math.round(longestRequestMs),
       msToFirst201: first201AfterBreak ? Math.round(first201AfterBreak - brokenAt) : -1,
       msFromHealTo201: first201AfterHeal ? Math.round(first201AfterHeal - healedAt) : -1,
       readyDuringOutage,
+      listingDuringOutage,
       readyAfter,
       retries: retried.map((r) => ({ status: r.status, booked: booked.has(r.email) })),
       mailsMissing: mailed(),

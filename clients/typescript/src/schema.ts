@@ -1640,6 +1640,29 @@ export interface operations {
           'text/html': string;
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+          'text/html': string;
+        };
+      };
     };
   };
   cancelBookingByLink: {
@@ -1756,6 +1779,29 @@ export interface operations {
       /** @description the body is neither a form (application/x-www-form-urlencoded) nor JSON */
       415: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+          'text/html': string;
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -1968,6 +2014,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   getAccount: {
@@ -2066,6 +2134,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2232,6 +2322,28 @@ export interface operations {
       /** @description the body is not of a media type this operation takes (application/json) */
       415: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -2740,6 +2852,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   listAppointments: {
@@ -2878,6 +3012,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3205,6 +3361,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   cancelAppointments: {
@@ -3333,6 +3511,28 @@ export interface operations {
       /** @description the body is not of a media type this operation takes (application/json) */
       415: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3486,6 +3686,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   listAvailabilityRules: {
@@ -3593,6 +3815,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -3819,6 +4063,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   getAvailabilityRule: {
@@ -3927,6 +4193,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4141,6 +4429,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   deleteAvailabilityRule: {
@@ -4251,6 +4561,28 @@ export interface operations {
       /** @description the body is not of a media type this operation takes (application/json) */
       415: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4380,6 +4712,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   listCalendarFeeds: {
@@ -4468,6 +4822,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -4626,6 +5002,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   revokeCalendarFeed: {
@@ -4751,6 +5149,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   listCalendarSubscriptions: {
@@ -4851,6 +5271,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5056,6 +5498,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   getCalendarSubscription: {
@@ -5157,6 +5621,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5281,6 +5767,28 @@ export interface operations {
       /** @description the body is not of a media type this operation takes (application/json) */
       415: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5444,6 +5952,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   listClosures: {
@@ -5540,6 +6070,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -5712,6 +6264,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   deleteClosure: {
@@ -5822,6 +6396,28 @@ export interface operations {
       /** @description the body is not of a media type this operation takes (application/json) */
       415: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6039,6 +6635,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   getContactProfile: {
@@ -6132,6 +6750,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6323,6 +6963,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   getCustomer: {
@@ -6421,6 +7083,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -6603,6 +7287,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   deleteCustomer: {
@@ -6735,6 +7441,28 @@ export interface operations {
       /** @description the body is not of a media type this operation takes (application/json) */
       415: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7002,6 +7730,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   updateParticipationState: {
@@ -7183,6 +7933,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   listPools: {
@@ -7277,6 +8049,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7472,6 +8266,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   getPool: {
@@ -7567,6 +8383,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -7745,6 +8583,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   deletePool: {
@@ -7869,6 +8729,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   listProducts: {
@@ -7974,6 +8856,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -8282,6 +9186,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   updateProduct: {
@@ -8558,6 +9484,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   listTimeslots: {
@@ -8740,6 +9688,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   listResources: {
@@ -8863,6 +9833,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -9127,6 +10119,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   updateResource: {
@@ -9358,6 +10372,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   deleteResource: {
@@ -9502,6 +10538,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   listStaff: {
@@ -9587,6 +10645,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -9767,6 +10847,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   removeStaff: {
@@ -9894,6 +10996,28 @@ export interface operations {
       /** @description the body is not of a media type this operation takes (application/json) */
       415: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -10122,6 +11246,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   updateTimeslot: {
@@ -10332,6 +11478,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   deleteTimeslot: {
@@ -10456,6 +11624,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   getProvider: {
@@ -10554,6 +11744,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -10723,6 +11935,28 @@ export interface operations {
       /** @description the body is not of a media type this operation takes (application/json) */
       415: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -11018,6 +12252,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   updateUser: {
@@ -11189,6 +12445,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   getGeneralContactProfile: {
@@ -11281,6 +12559,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -11464,6 +12764,28 @@ export interface operations {
       /** @description the body is not of a media type this operation takes (application/json) */
       415: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -11842,6 +13164,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   updateWebhook: {
@@ -12023,6 +13367,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   deleteWebhook: {
@@ -12132,6 +13498,28 @@ export interface operations {
       /** @description the body is not of a media type this operation takes (application/json) */
       415: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -12259,6 +13647,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -12406,6 +13816,28 @@ export interface operations {
       /** @description the body is not of a media type this operation takes (application/json) */
       415: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -12574,6 +14006,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   sendWebhookTest: {
@@ -12704,6 +14158,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   getCalendarFeed: {
@@ -12760,6 +14236,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -12881,6 +14379,29 @@ export interface operations {
       /** @description too many requests from this address */
       429: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+          'text/html': string;
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -13059,6 +14580,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   preflightProducts: {
@@ -13155,7 +14698,10 @@ export interface operations {
           };
         };
       };
-      /** @description not ready: shutting down, or the database is unreachable */
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
       503: {
         headers: {
           [name: string]: unknown;
@@ -13239,6 +14785,29 @@ export interface operations {
        */
       409: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+          'text/html': string;
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -13376,6 +14945,29 @@ export interface operations {
       /** @description the body is neither a form (application/x-www-form-urlencoded) nor JSON */
       415: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+          'text/html': string;
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -13648,6 +15240,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   preflightCreate: {
@@ -13822,6 +15436,28 @@ export interface operations {
       /** @description a reference in the path or body names nothing that exists (or nothing of this partner) */
       404: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -14037,6 +15673,28 @@ export interface operations {
       /** @description the body is not of a media type this operation takes (application/json) */
       415: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -14350,6 +16008,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   preflightReschedule: {
@@ -14549,6 +16229,28 @@ export interface operations {
           };
         };
       };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
     };
   };
   preflightMyBookings: {
@@ -14708,6 +16410,28 @@ export interface operations {
        */
       429: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
@@ -15039,6 +16763,28 @@ export interface operations {
        */
       429: {
         headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          'application/json': {
+            'api-info': {
+              version: string;
+            };
+            errors: {
+              errorCode: string;
+              message: string;
+            }[];
+          };
+        };
+      };
+      /**
+       * @description the database is unavailable for a moment (DATABASE_UNAVAILABLE: a restart or failover; see
+       * Retry-After), or, on /readyz, the instance is shutting down
+       */
+      503: {
+        headers: {
+          /** @description seconds to wait before trying again */
+          'retry-after'?: number;
           [name: string]: unknown;
         };
         content: {
