@@ -1,5 +1,5 @@
 import { Ajv2020 } from 'ajv/dist/2020.js';
-import type { Options } from 'ajv';
+import type { Options, ValidateFunction } from 'ajv';
 import addFormatsModule from 'ajv-formats';
 import type { FastifySchemaCompiler } from 'fastify';
 import { REQUEST_FORMATS } from './requestSchema.js';
@@ -33,5 +33,20 @@ function validator(options: Options): Ajv2020 {
 const strictAjv = validator({ ...shared, coerceTypes: false });
 const coercingAjv = validator({ ...shared, coerceTypes: 'array' });
 
-export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) =>
-  (httpPart === 'body' ? strictAjv : coercingAjv).compile(schema) as ReturnType<FastifySchemaCompiler<object>>;
+/**
+ * Validators by request part and schema text. Each distinct schema is compiled once per process:
+ * the schemas a route registers are fresh copies (requestSchema.ts), so Ajv's own cache, by object,
+ * never finds them, and the apps a test process builds one after another compiled everything again.
+ */
+const compiled = new Map<string, ValidateFunction>();
+
+export const validatorCompiler: FastifySchemaCompiler<object> = ({ schema, httpPart }) => {
+  const body = httpPart === 'body';
+  const key = `${body ? 'body' : 'text'} ${JSON.stringify(schema)}`;
+  let validate = compiled.get(key);
+  if (!validate) {
+    validate = (body ? strictAjv : coercingAjv).compile(schema);
+    compiled.set(key, validate);
+  }
+  return validate as ReturnType<FastifySchemaCompiler<object>>;
+};

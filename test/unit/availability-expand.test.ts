@@ -22,7 +22,9 @@ beforeAll(() => {
   process.env.TZ = PROCESS_ZONE;
 });
 afterAll(() => {
-  process.env.TZ = before;
+  // unset stays unset: "undefined" would be a zone for the next file of this process
+  if (before === undefined) delete process.env.TZ;
+  else process.env.TZ = before;
 });
 
 const iso = (ms: number) => new Date(ms).toISOString();

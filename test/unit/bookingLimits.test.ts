@@ -35,7 +35,9 @@ describe.each(ZONES)('closedSpans with the process in %s', (tz) => {
     process.env.TZ = tz;
   });
   afterAll(() => {
-    process.env.TZ = before;
+    // unset stays unset: "undefined" would be a zone for the next file of this process
+    if (before === undefined) delete process.env.TZ;
+    else process.env.TZ = before;
   });
 
   it('closes a date at its limit from midnight to midnight in the provider zone, not in UTC', () => {

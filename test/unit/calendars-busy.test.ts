@@ -45,7 +45,9 @@ describe.each(ZONES)('with the process in %s', (tz) => {
     process.env.TZ = tz;
   });
   afterAll(() => {
-    process.env.TZ = before;
+    // unset stays unset: "undefined" would be a zone for the next file of this process
+    if (before === undefined) delete process.env.TZ;
+    else process.env.TZ = before;
   });
 
   it('the process really runs in that zone', () => {
