@@ -24,6 +24,7 @@ import type { MailTemplate } from '../notifications/templateNames.js';
 import { isCurrentAppointment } from '../scheduling/appointmentState.js';
 import { holdsPlace, type AppointmentRow, type ParticipationRow } from '../scheduling/capacity.js';
 import type { Queryable } from '../storage/db.js';
+import type { KeepAnswer } from '../storage/idempotencyKeys.js';
 import { viewOf } from './bookableView.js';
 import { cancelLinkFor, decisionLinkFor } from '../notifications/cancelToken.js';
 import { bookHold } from './bookHold.js';
@@ -56,6 +57,13 @@ export interface BookInput extends Omit<ConsumerInput, 'language'> {
   message?: string;
   /** answers to the product's booking questions, by key (DESIGN 7.7) */
   answers?: Record<string, unknown>;
+  /** writes the answer under the request's Idempotency-Key in the booking's transaction (http/idempotency.ts) */
+  keepAnswer?: KeepAnswer<BookAnswer>;
+}
+
+/** A3's answer: the booked slot, naming the pool when booked through one. */
+export interface BookAnswer {
+  createdAppointment: ReturnType<typeof createdAppointmentView>['createdAppointment'] & { pool_uuid?: string };
 }
 
 const FIELDS = { start: 'body.start', end: 'body.end' };
@@ -151,7 +159,11 @@ export async function phoneCountry(
  * A3. `through`: the hold being converted was taken through this pool (booking/poolBook.ts): the
  * booking moves the member's last booking in the pool and the answer names the pool.
  */
-export async function createAppointmentWithConsumer(deps: Deps, input: BookInput, through?: { poolId: string }) {
+export async function createAppointmentWithConsumer(
+  deps: Deps,
+  input: BookInput,
+  through?: { poolId: string },
+): Promise<BookAnswer> {
   const span = readRequestSpan(input.start, input.end, FIELDS);
   const timeFormat = timePattern(input.timeFormat, 'query.timeFormat', DEFAULT_TIME_FORMAT);
   const language = input.locale?.slice(0, 2).toLowerCase();
@@ -212,10 +224,13 @@ export async function createAppointmentWithConsumer(deps: Deps, input: BookInput
       : await claimAnew(tx, customer.id, now);
     const mails = { resource, product, contact: request.contact, templates };
     const cancelLink = await enqueueBookingMails(deps, tx, booked, customer, mails);
-    const answer = respond(booked, cancelLink);
-    if (!through) return answer;
-    await markPoolBooking(tx, through.poolId, resource.id);
-    return { createdAppointment: { ...answer.createdAppointment, pool_uuid: through.poolId } };
+    let answer: BookAnswer = respond(booked, cancelLink);
+    if (through) {
+      await markPoolBooking(tx, through.poolId, resource.id);
+      answer = { createdAppointment: { ...answer.createdAppointment, pool_uuid: through.poolId } };
+    }
+    await input.keepAnswer?.(tx, answer);
+    return answer;
   });
 
   async function claimAnew(tx: Queryable, customerId: string, now: Date): Promise<Booked> {

@@ -19,6 +19,7 @@ import {
   enqueueBookingMails,
   phoneCountry,
   PROCESS,
+  type BookAnswer,
   type BookInput,
   type Booked,
 } from './book.js';
@@ -117,6 +118,8 @@ export async function bookPool(deps: Deps, input: BookInput & { poolUuid: string
     const cancelLink = await enqueueBookingMails(deps, tx, booked, customer, mails);
     const view = viewOf(member.resource, member.products, input.channelKey, member.contact);
     const answer = createdAppointmentView({ ...booked, view, product, timeFormat, locale, cancelLink });
-    return { createdAppointment: { ...answer.createdAppointment, pool_uuid: pool.id } };
+    const booking: BookAnswer = { createdAppointment: { ...answer.createdAppointment, pool_uuid: pool.id } };
+    await input.keepAnswer?.(tx, booking);
+    return booking;
   });
 }

@@ -14,6 +14,7 @@ import { enqueueParticipationMails } from '../notifications/compose.js';
 import { mailSources } from '../offerings/contact.js';
 import { LIVE_PARTICIPATION_SQL, type AppointmentRow, type ParticipationRow } from '../scheduling/capacity.js';
 import type { Queryable } from '../storage/db.js';
+import type { KeepAnswer } from '../storage/idempotencyKeys.js';
 import { recordAppointmentEvent, recordParticipationEvent } from '../scheduling/events.js';
 import { viewOf } from './bookableView.js';
 import { cancelLinkFor } from '../notifications/cancelToken.js';
@@ -33,6 +34,8 @@ export interface RescheduleInput {
   /** default: the product the booking has now */
   productUuid?: string;
   timeFormat?: string;
+  /** writes the answer under the request's Idempotency-Key in the move's transaction (http/idempotency.ts) */
+  keepAnswer?: KeepAnswer<ReturnType<typeof createdAppointmentView>>;
 }
 
 const FIELDS = { start: 'body.start', end: 'body.end' };
@@ -99,6 +102,12 @@ export async function rescheduleByToken(deps: Deps, input: RescheduleInput) {
     createdAppointmentView({ appointment, liveAfter, view, product, timeFormat, locale, cancelLink });
 
   return deps.db.transaction(async (tx) => {
+    const answer = await move(tx);
+    await input.keepAnswer?.(tx, answer);
+    return answer;
+  });
+
+  async function move(tx: Queryable) {
     // The participation's row lock first, as a cancellation takes it: the state read after it is final.
     const [row] = await tx.query<LockedParticipation>('SELECT * FROM participations WHERE id = $1 FOR UPDATE', [id]);
     const before = await loadView(tx, id);
@@ -158,5 +167,5 @@ export async function rescheduleByToken(deps: Deps, input: RescheduleInput) {
       },
     );
     return respond(claim.appointment, claim.liveBefore + 1, cancelLink);
-  });
+  }
 }

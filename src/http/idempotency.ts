@@ -4,15 +4,30 @@
  * handler runs only for a claim, and its answer is stored unless it is 400 or 429. A retry with the
  * same key, method, path and body gets the stored status and body with `Idempotent-Replayed: true`;
  * another body is 422, and a retry while the first request still runs is 409.
+ *
+ * A handler whose work is one transaction writes its answer under the key inside that transaction
+ * (answerWithin): when the commit's outcome is unknown (a 503, DESIGN.md §7.13) and it did commit,
+ * a retry replays that answer instead of running again.
  */
 import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest, onSendHookHandler, preHandlerAsyncHookHandler } from 'fastify';
 import type { Deps } from '../context.js';
 import { DomainError } from '../errors.js';
-import { claimKey, releaseKey, RUN_LEASE_MS, storeAnswer, type KeyScope } from '../storage/idempotencyKeys.js';
+import { envelope } from './reply.js';
+import {
+  claimKey,
+  type KeepAnswer,
+  releaseKey,
+  RUN_LEASE_MS,
+  storeAnswer,
+  type KeyScope,
+} from '../storage/idempotencyKeys.js';
 
 export const IDEMPOTENCY_HEADER = 'idempotency-key';
-/** 503: the database was away, and the outcome may be unknown (DESIGN.md §7.13): a retry must run again. */
+/**
+ * 503: the database was away, and the outcome may be unknown (DESIGN.md §7.13): a retry runs again,
+ * unless the answer was written with the work (answerWithin) and that did commit.
+ */
 const NOT_STORED = new Set([400, 429, 503]);
 /** A key whose release failed (the database away) is released again this often until its lease ends. */
 const RELEASE_RETRY_MS = 1_000;
@@ -49,9 +64,35 @@ export const requestFingerprint = (query: unknown, body: unknown) =>
     .update(JSON.stringify(canonical({ query: query ?? {}, body: body ?? null })))
     .digest('base64url');
 
-export function idempotencyHooks(deps: Deps): { preHandler: preHandlerAsyncHookHandler; onSend: onSendHookHandler } {
-  const claims = new WeakMap<FastifyRequest, KeyScope>();
+/** The key each running request holds. */
+const claims = new WeakMap<FastifyRequest, KeyScope>();
+/** The status of the answer a request wrote under its key in its own transaction (answerWithin). */
+const kept = new WeakMap<FastifyRequest, number>();
+/** What Fastify sends an object as. */
+const JSON_TYPE = 'application/json; charset=utf-8';
 
+/**
+ * For a request that holds a key (else undefined): a function that writes the answer under the key
+ * in the transaction that does the request's work, last before COMMIT, so the key's answer commits
+ * with the work or not at all. The answer is the transaction's result in the envelope, sent with
+ * `status`, serialized as the route serializes it: a replay is the same bytes.
+ */
+export function answerWithin(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  status: number,
+): KeepAnswer<object> | undefined {
+  const scope = claims.get(request);
+  if (!scope) return undefined;
+  return async (tx, result) => {
+    reply.code(status);
+    const body = reply.serialize(envelope(result));
+    await storeAnswer(tx, scope, { status, contentType: JSON_TYPE, body: String(body) });
+    kept.set(request, status);
+  };
+}
+
+export function idempotencyHooks(deps: Deps): { preHandler: preHandlerAsyncHookHandler; onSend: onSendHookHandler } {
   async function preHandler(request: FastifyRequest, reply: FastifyReply) {
     const key = parseKey(request.headers[IDEMPOTENCY_HEADER]);
     if (!key) return;
@@ -83,7 +124,10 @@ export function idempotencyHooks(deps: Deps): { preHandler: preHandlerAsyncHookH
     const scope = claims.get(request);
     if (!scope) return payload;
     claims.delete(request);
+    // stored with the work (answerWithin), which committed: nothing left to do
+    if (kept.get(request) === reply.statusCode) return payload;
     try {
+      // a 503 after the answer was written with the work: when that committed, the release leaves it stored
       if (NOT_STORED.has(reply.statusCode)) releaseSoon(scope);
       else {
         const body = typeof payload === 'string' ? payload : Buffer.isBuffer(payload) ? payload.toString('utf8') : '';

@@ -9,7 +9,7 @@ import { upcomingBookablesOrPool } from '../listing/upcomingBookables.js';
 import type { ListingState } from '../listing/state.js';
 import type { Deps } from '../context.js';
 import { publicCors } from './cors.js';
-import { idempotencyHooks } from './idempotency.js';
+import { answerWithin, idempotencyHooks } from './idempotency.js';
 import {
   ActiveProductsQuery,
   ActiveProductsResponse,
@@ -213,6 +213,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps; listing: List
         message: b.message ?? undefined,
         locale: b.locale ?? undefined,
         answers: b.answers,
+        keepAnswer: answerWithin(request, reply, 201),
       };
       const result = b.pool_uuid
         ? await bookPool(deps, { ...booking, poolUuid: b.pool_uuid })
@@ -241,7 +242,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps; listing: List
         response: { 200: BookResponse, ...bookingErrors },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const b = request.body;
       return envelope(
         await rescheduleByToken(deps, {
@@ -251,6 +252,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps; listing: List
           timeslotUuid: b.timeslot_uuid,
           productUuid: b.product_uuid ?? undefined,
           timeFormat: request.query.timeFormat,
+          keepAnswer: answerWithin(request, reply, 200),
         }),
       );
     },

@@ -15,6 +15,9 @@ export interface KeyScope {
   key: string;
 }
 
+/** Writes a request's answer under its key inside the transaction `tx` that does its work (http/idempotency.ts). */
+export type KeepAnswer<T> = (tx: Queryable, result: T) => Promise<void>;
+
 export type KeyClaim =
   | { kind: 'run' }
   | { kind: 'replay'; status: number; contentType: string | null; body: string }

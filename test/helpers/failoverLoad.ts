@@ -72,7 +72,7 @@ interface Slot {
 }
 
 /** A partner with a provider, a product, a resource and 20 days of half-hour slots. */
-async function setUp(base: string, crmId: string, key: string) {
+export async function setUp(base: string, crmId: string, key: string) {
   const partner = async (method: 'POST' | 'PUT', path: string, body: unknown) => {
     const res = await fetch(`${base}/crms/${crmId}${path}`, {
       method,

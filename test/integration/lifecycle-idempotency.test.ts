@@ -1,12 +1,15 @@
 /**
  * Idempotency-Key on A2, A3 and reschedule (docs/lifecycle.md): a retry replays the first answer and does
  * the work once, on any instance; another body is 422, a key still running 409; 400 and 429 are not
- * kept; keys expire after 24 h.
+ * kept; keys expire after 24 h. A commit whose outcome is unknown (answered 503) that did commit is
+ * found by the retry with its key: the answer was written with the work, in its transaction.
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../../src/app.js';
 import { requestFingerprint } from '../../src/http/idempotency.js';
+import type { Db } from '../../src/storage/db.js';
+import { CommitUnknownError } from '../../src/storage/hosts.js';
 import { claimKey } from '../../src/storage/idempotencyKeys.js';
 import { startTestApp, type TestApp } from '../helpers/app.js';
 import {
@@ -22,7 +25,7 @@ import {
   upcoming,
 } from '../helpers/bookingFixtures.js';
 import { currentBackend } from '../helpers/db.js';
-import { bookSlot, moveBodyFor, participationOfToken, reschedule } from '../helpers/lifecycleFixtures.js';
+import { bookSlot, moveBodyFor, participationOfToken, reschedule, tokenOf } from '../helpers/lifecycleFixtures.js';
 
 let t: TestApp;
 beforeAll(async () => {
@@ -237,6 +240,106 @@ describe('Idempotency-Key', () => {
     expect(asking.headers['access-control-allow-headers']).toBe(
       'Origin, X-Requested-With, Content-Type, Accept, Authorization, X-Auth-Token, Idempotency-Key',
     );
+  });
+});
+
+/**
+ * The database as an instance sees it when its connection is lost after COMMIT was sent and the
+ * commit did go through (test/integration/storage-failover.test.ts makes that happen with a real
+ * server): every transaction commits on the real database, then fails as db.ts reports such a
+ * commit, with a CommitUnknownError (answered 503).
+ */
+function lostAfterCommit(db: Db): Db {
+  return {
+    kind: db.kind,
+    query: <T>(sql: string, params?: unknown[]) => db.query<T>(sql, params),
+    exec: (sql: string) => db.exec(sql),
+    transaction: async (fn) => {
+      await db.transaction(fn);
+      throw new CommitUnknownError('the connection to the database was lost at commit');
+    },
+    close: async () => undefined,
+  };
+}
+
+describe('Idempotency-Key after a commit whose outcome was unknown (DESIGN.md §7.13)', () => {
+  let lossy: App;
+  beforeAll(async () => {
+    lossy = await buildApp({ config: t.config, db: lostAfterCommit(t.db), clock: t.clock, logger: false });
+  });
+  afterAll(() => lossy.close());
+
+  it('A3 on a hold answered 503 but booked: the retry with its key gets 201 with that booking', async () => {
+    const { b, slots } = await offer();
+    const held = await reserve(t, b.resource.reference, reserveBodyFor(slots[0], b.product.uuid), undefined, {
+      ...clientIp(5),
+    });
+    expect(held.statusCode, held.body).toBe(201);
+    const body = bookBodyFor(slots[0], b.product.uuid, held.json().participation.customer_uuid, consumer());
+    const k = key();
+    const url = `/resources/${encodeURIComponent(b.resource.reference)}/create_appointment_with_consumer`;
+    const lost = await lossy.inject({ method: 'POST', url, payload: body, headers: { 'idempotency-key': k } });
+    expect(lost.statusCode, lost.body).toBe(503);
+    expect(lost.json().errors[0].errorCode).toBe('DATABASE_UNAVAILABLE');
+    expect(lost.json().errors[0].message).toMatch(/may or may not have been saved/);
+    const [booking] = await t.db.query<{ id: string; state: string; appointment_id: string }>(
+      `SELECT p.id, p.state, p.appointment_id FROM participations p JOIN appointments a ON a.id = p.appointment_id
+        WHERE a.resource_id = $1`,
+      [b.resource.uuid],
+    );
+    expect(booking.state, 'the hold became the booking: the commit went through').toBe('BOOKED');
+    const mails = await mailsOf(b.p.crmId);
+
+    const retry = await book(t, b.resource.reference, body, undefined, { 'idempotency-key': k });
+    expect(retry.statusCode, retry.body).toBe(201);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    const created = retry.json().createdAppointment;
+    expect(created.appointment_uuid).toBe(booking.appointment_id);
+    expect((await participationOfToken(t, tokenOf(created.cancelLink))).id).toBe(booking.id);
+    expect(await participationsOf(b.resource.uuid)).toBe(1);
+    expect(await mailsOf(b.p.crmId), 'nothing is done again').toBe(mails);
+    // again and again: the same bytes
+    expect((await book(t, b.resource.reference, body, undefined, { 'idempotency-key': k })).body).toBe(retry.body);
+
+    // another request on that hold is refused as before: the place is taken
+    const other = await book(t, b.resource.reference, { ...body, ...consumer() }, undefined, {
+      'idempotency-key': key(),
+    });
+    expect(other.statusCode, other.body).toBe(412);
+    expect(other.headers['idempotent-replayed']).toBeUndefined();
+    expect(await participationsOf(b.resource.uuid)).toBe(1);
+  });
+
+  it('a reschedule answered 503 but moved: the retry with its key gets 200 with the move', async () => {
+    const { b, slots } = await offer();
+    const booked = await bookSlot(t, b, slots[0]);
+    const body = moveBodyFor(slots[1]);
+    const k = key();
+    const url = `/rest/1/bookings/${encodeURIComponent(booked.token)}/reschedule`;
+    const lost = await lossy.inject({ method: 'POST', url, payload: body, headers: { 'idempotency-key': k } });
+    expect(lost.statusCode, lost.body).toBe(503);
+    const moved = await participationOfToken(t, booked.token);
+    expect(moved.appointment_id, 'the move went through').not.toBe(booked.appointment_uuid);
+
+    const retry = await reschedule(t, booked.token, body, { 'idempotency-key': k });
+    expect(retry.statusCode, retry.body).toBe(200);
+    expect(retry.headers['idempotent-replayed']).toBe('true');
+    expect(retry.json().createdAppointment.appointment_uuid).toBe(moved.appointment_id);
+    expect(
+      await t.db.query(`SELECT 1 FROM outbox WHERE crm_id = $1 AND template = 'booking-rescheduled'`, [b.p.crmId]),
+    ).toHaveLength(1);
+  });
+
+  it('a refusal (nothing written with the work) is stored after the answer, as before', async () => {
+    const { b, slots } = await offer();
+    await bookSlot(t, b, slots[0]);
+    const body = bookBodyFor(slots[0], b.product.uuid, undefined, consumer());
+    const k = key();
+    const taken = await book(t, b.resource.reference, body, undefined, { 'idempotency-key': k });
+    expect(taken.statusCode).toBe(412);
+    const replay = await book(t, b.resource.reference, body, undefined, { 'idempotency-key': k });
+    expect(replay.statusCode).toBe(412);
+    expect(replay.headers['idempotent-replayed']).toBe('true');
   });
 });
 

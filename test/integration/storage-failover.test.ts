@@ -8,17 +8,22 @@
  * In both: the service process lives on; every booking answered 201 is BOOKED on the database
  * afterwards; no answer is 500 and none takes 10 s; /readyz is 503 while no writable database is
  * known and 200 after; a booking is answered 201 within 10 s of the database being back; every A3
- * answered 503 and retried with its Idempotency-Key gets an answer that agrees with the database;
- * every acknowledged booking's confirmation mail arrives.
+ * answered 503 and retried with its Idempotency-Key gets an answer that agrees with the database
+ * (201 when the first try did commit); every acknowledged booking's confirmation mail arrives.
  * And a commit whose outcome is unknown (its wait for the synchronous standby cancelled, which
- * PostgreSQL reports only as a WARNING; its connection lost at COMMIT) is a CommitUnknownError.
+ * PostgreSQL reports only as a WARNING; its connection lost at COMMIT) is a CommitUnknownError;
+ * an A3 answered so that did commit is found by its retry with the same Idempotency-Key.
  */
+import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { openDb } from '../../src/storage/db.js';
 import { CommitUnknownError } from '../../src/storage/hosts.js';
 import { type AutoFailover, skipWithoutAutoFailover, startAutoFailover } from '../helpers/autoFailover.js';
 import { currentBackend } from '../helpers/db.js';
-import { runOutage, type OutageFigures } from '../helpers/failoverLoad.js';
+import { randomBytes } from 'node:crypto';
+import { runOutage, setUp, type OutageFigures } from '../helpers/failoverLoad.js';
+import { startServiceProcess, type ServiceProcess } from '../helpers/process.js';
+import { SmtpSink } from '../helpers/smtpSink.js';
 import { sql, startPostgresPair, type PostgresPair } from '../helpers/postgresPair.js';
 import { skipWithoutPostgresBinaries, startPrivatePostgres, type PrivatePostgres } from '../helpers/privatePostgres.js';
 
@@ -36,11 +41,12 @@ function expectSurvived(f: OutageFigures) {
   ).toEqual([]);
   expect(f.msFromHealTo201, 'ms from the database back to the first booking').toBeGreaterThanOrEqual(0);
   expect(f.msFromHealTo201).toBeLessThan(10_000);
-  // a retry's answer agrees with the database: 201 only when it is booked now; otherwise it was not booked
-  // by the first try either, or the answer says the consumer is booked already (409)
+  // a retry's answer agrees with the database: 201 exactly when it is booked now (a first try that did
+  // commit stored its answer with the booking, and the retry replays it); otherwise the place is gone
   for (const r of f.retries) {
     if (r.status === 201) expect(r.booked).toBe(true);
     else expect([409, 412], JSON.stringify(r)).toContain(r.status);
+    if (r.booked) expect(r.status, JSON.stringify(r)).toBe(201);
   }
   expect(f.mailsMissing, 'acknowledged bookings without their confirmation mail').toBe(0);
 }
@@ -132,6 +138,101 @@ describe.runIf(currentBackend() === 'postgres' && !skipWithoutPostgresBinaries()
       pair = undefined;
     }
   }, 60_000);
+
+  it('an A3 answered 503 that did commit: the retry with its Idempotency-Key gets 201 and that booking', async () => {
+    pair = await startPostgresPair();
+    const p = pair;
+    const sink = await SmtpSink.start();
+    const crmId = `fo-${randomBytes(4).toString('hex')}`;
+    const apiKey = `key-${randomBytes(4).toString('hex')}`;
+    let service: ServiceProcess | undefined;
+    try {
+      service = startServiceProcess({ DATABASE_URL: p.url, SMTP_URL: sink.url, API_KEYS: `${crmId}:${apiKey}` });
+      const base = await service.listening;
+      const { product, resource, slots } = await setUp(base, crmId, apiKey);
+      const post = async (path: string, body: unknown, headers: Record<string, string> = {}) => {
+        const res = await fetch(`${base}${path}`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...headers },
+          body: JSON.stringify(body),
+        });
+        return { status: res.status, body: await res.text(), replayed: res.headers.get('idempotent-replayed') };
+      };
+      const slot = slots[0];
+      const hold = { timeslot_uuid: slot.timeslotUuid, product_uuid: product.uuid, from: slot.from, to: slot.to };
+      const held = await post(`/rest/1/resources/${resource.uuid}/reserve_appointment`, hold);
+      expect(held.status, held.body).toBe(201);
+      const body = {
+        start: slot.from,
+        end: slot.to,
+        timeslot_uuid: slot.timeslotUuid,
+        product_uuid: product.uuid,
+        placeholder_id: JSON.parse(held.body).participation.customer_uuid,
+        email: 'erika@fo.example',
+        firstname: 'Erika',
+        lastname: 'Muster',
+      };
+      const book = (b: unknown, key: string) =>
+        post(`/resources/${resource.uuid}/create_appointment_with_consumer`, b, { 'idempotency-key': key });
+
+      // the booking's transaction is held at its first statement (its key is claimed and committed by then)
+      const blocker = new pg.Client({ connectionString: p.primary.url });
+      blocker.on('error', () => undefined);
+      await blocker.connect();
+      await blocker.query('BEGIN');
+      await blocker.query('LOCK TABLE users IN EXCLUSIVE MODE');
+      const first = book(body, 'K');
+      const blocked = async () =>
+        (
+          await sql<{ n: number }>(
+            p.primary.url,
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'
+               AND query LIKE '%consumer_customer%'`,
+          )
+        )[0].n;
+      await expect.poll(blocked, { timeout: 20_000, interval: 20 }).toBe(1);
+      // the standby goes: the booking's COMMIT waits for it, and is cancelled (committed locally, WARNING only)
+      await p.standby.crash();
+      await blocker.query('COMMIT');
+      await blocker.end();
+      let answered = false;
+      first.finally(() => {
+        answered = true;
+      });
+      while (!answered) {
+        await sql(p.primary.url, `SELECT pg_cancel_backend(pid) FROM pg_stat_activity WHERE wait_event = 'SyncRep'`);
+        await new Promise((r) => setTimeout(r, 50));
+      }
+      const lost = await first;
+      expect(lost.status, lost.body).toBe(503);
+      expect(lost.body).toMatch(/may or may not have been saved/);
+      const [booking] = await sql<{ id: string; state: string; appointment_id: string }>(
+        p.primary.url,
+        'SELECT id, state, appointment_id FROM participations WHERE placeholder_id = $1',
+        [body.placeholder_id],
+      );
+      expect(booking.state, 'the hold became the booking: the commit went through').toBe('BOOKED');
+
+      // the operator lets the primary commit without its standby; the consumer retries with the same key
+      await sql(p.primary.url, `ALTER SYSTEM SET synchronous_standby_names = ''`);
+      await sql(p.primary.url, 'SELECT pg_reload_conf()');
+      const retry = await book(body, 'K');
+      expect(retry.status, retry.body).toBe(201);
+      expect(retry.replayed).toBe('true');
+      const created = JSON.parse(retry.body).createdAppointment;
+      expect(created.appointment_uuid).toBe(booking.appointment_id);
+      expect(new URL(created.cancelLink).pathname.split('/').pop()!.split('.')[0]).toBe(booking.id);
+      // another request for that hold is refused: the place is taken by this booking
+      const other = await book({ ...body, email: 'max@fo.example' }, 'K2');
+      expect(other.status, other.body).toBe(412);
+    } finally {
+      service?.child.kill('SIGKILL');
+      await service?.exited;
+      await sink.close();
+      await p.stop();
+      pair = undefined;
+    }
+  }, 90_000);
 
   it.skipIf(skipWithoutAutoFailover())(
     'pg_auto_failover (a monitor, two nodes) promotes the standby by itself; nothing acknowledged is lost',
