@@ -90,7 +90,7 @@ export function limitClosedSpans(
   return closed;
 }
 
-/** Each member's view, product and own data (one pass over the data), for memberRuns. */
+/** Each member's view, product and own data (one pass over the data), for memberRun. */
 function membersOf(
   ids: string[],
   views: ListingData['views'],
@@ -182,7 +182,7 @@ export function computeListing(
     };
   };
   if (q.pool) {
-    // a pool: every member's own run, reused while its data is unchanged (poolListing.ts memberRuns)
+    // a pool: every member's own run, reused while its data is unchanged (poolListing.ts memberRun)
     const members = membersOf(ids, views, prd, { timeslots, appointments, busy, closed });
     const previousPool = previous?.views === loadedViews ? previous.pool : undefined;
     const pooled = poolListingOf(members, window, q, q.pool, { windows, listedSlot, formatterOf }, previousPool);

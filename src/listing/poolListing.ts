@@ -2,9 +2,10 @@
  * A pool's A1 (DESIGN 7.11): one models.PoolBookable per distinct (start, end, product) at which at
  * least one member could take the booking now, by every rule that member's own A1 applies. The
  * members' slots are computed exactly as their own listings are (listingCompute.ts, the same run
- * of the slot engine over the same data), then merged here: capacity_left counts the members
- * listing the span, capacity the members whose BOOKABLE timeslots offer it before any booking,
- * busy time, window or limit.
+ * of the slot engine over the same data), then merged here day by day (poolDay): capacity_left
+ * counts the members listing the span, capacity the members whose BOOKABLE timeslots offer it
+ * before any booking, busy time, window or limit. listingCompute.ts poolListingOf keeps the merged
+ * days with the cached answer and merges again only the days whose member slots changed.
  */
 import type { InstantFormatter, ResourceView, SlotFacts } from '../booking/bookableView.js';
 import type { CompiledPattern } from '../booking/datePattern.js';
