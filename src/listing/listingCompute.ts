@@ -9,10 +9,25 @@ import {
   type SlotFacts,
 } from '../booking/bookableView.js';
 import { publicVisible } from '../offerings/channels.js';
-import { memberRuns, poolSlots, type MemberData, type PoolFacts, type PoolSlot } from './poolListing.js';
+import {
+  compareListed,
+  memberRun,
+  offersOf,
+  poolDay,
+  sameOffers,
+  type MemberData,
+  type MemberRun,
+  type Offers,
+  type PoolFacts,
+} from './poolListing.js';
 import type { CompiledPattern } from '../booking/datePattern.js';
 import { engineProduct, type ProductRow } from '../booking/publicProducts.js';
-import { compareBookables, computeBookables, type EngineClosedSpan } from '../booking/slotEngine.js';
+import {
+  compareBookables,
+  computeBookables,
+  type EngineBookable,
+  type EngineClosedSpan,
+} from '../booking/slotEngine.js';
 import { bookingLimitsOf, closedSpans, hasLimits } from '../offerings/bookingLimits.js';
 import {
   bookingWindowOf,
@@ -75,7 +90,7 @@ export function limitClosedSpans(
   return closed;
 }
 
-/** Each member's view, product and own data (one pass over the data), for memberRuns. */
+/** Each member's view, product and own data (one pass over the data), for memberRun. */
 function membersOf(
   ids: string[],
   views: ListingData['views'],
@@ -127,23 +142,6 @@ export function computeListing(
   const busy = loaded.busy.filter(listed);
   const closed = limitClosedSpans(views, appointments);
   const window = { nowMs: q.nowMs, untilMs };
-  // a pool: every member's own run, reused while its data is unchanged (poolListing.ts memberRuns)
-  const pooled = q.pool
-    ? memberRuns(membersOf(ids, views, prd, { timeslots, appointments, busy, closed }), window)
-    : null;
-  const bookables = pooled
-    ? pooled.bookables
-    : runs.length === 1
-      ? computeBookables(timeslots, appointments, { ...window, product: runs[0].product }, busy, closed)
-      : runs
-          .flatMap((run) => {
-            const mine = (x: { resourceId: string }) => x.resourceId === run.ids[0];
-            const query = { ...window, product: run.product };
-            const own = { timeslots: timeslots.filter(mine), appointments: appointments.filter(mine) };
-            return computeBookables(own.timeslots, own.appointments, query, busy.filter(mine), closed.filter(mine));
-          })
-          .sort(compareBookables);
-
   let changesAtMs = Infinity;
   for (const a of appointments)
     if (a.nextHoldExpiryMs !== null && a.nextHoldExpiryMs < changesAtMs) changesAtMs = a.nextHoldExpiryMs;
@@ -159,25 +157,19 @@ export function computeListing(
   }
   const byId = new Map(appointments.map((a) => [a.id, a]));
   const formatters = new Map<string, InstantFormatter>();
-  // an object, as the answer is one: its keys keep JavaScript's order (array-index keys such as '2026' first);
-  // no prototype, so a group text such as '__proto__' is a key like any other
-  const groups: Record<string, ListedSlot[] | boolean> = Object.create(null);
-  let empty = true;
-  for (const b of bookables) {
-    const view = views.get(b.resourceId)!;
-    const appt = b.kind === 'models.LotAppointment' ? byId.get(b.appointmentId) : undefined;
-    if (appt?.productExclusive && !prd && q.channelKey !== 'RESOURCE_EXCLUSIVE') continue;
-    const bounds = windows.get(b.resourceId)!;
-    if (!insideWindow(bounds, b.startMs)) continue;
-    // the slot leaves the listing once less than the minimum notice is left
-    changesAtMs = Math.min(changesAtMs, b.startMs - (bounds.fromMs - q.nowMs));
-    const zone = view.resource.time_zone;
+  const formatterOf = (zone: string) => {
     let fmt = formatters.get(zone);
     if (!fmt) {
       fmt = new InstantFormatter(zone, q.locale);
       formatters.set(zone, fmt);
     }
-    const slot: ListedSlot = {
+    return fmt;
+  };
+  /** The slot `b` of `view` as listed, before the booking window; null: not listed on this channel. */
+  const listedSlot = (b: EngineBookable, view: ResourceView): ListedSlot | null => {
+    const appt = b.kind === 'models.LotAppointment' ? byId.get(b.appointmentId) : undefined;
+    if (appt?.productExclusive && !prd && q.channelKey !== 'RESOURCE_EXCLUSIVE') return null;
+    return {
       kind: b.kind,
       appointmentId: appt?.id,
       timeslotId: b.kind === 'models.Bookable' ? b.timeslotId : (b.timeslotId ?? b.appointmentId),
@@ -188,25 +180,50 @@ export function computeListing(
       capacityLeft: b.capacityLeft,
       view,
     };
-    const key = fmt.format(b.startMs, q.groupFormat);
+  };
+  if (q.pool) {
+    // a pool: every member's own run, reused while its data is unchanged (poolListing.ts memberRun)
+    const members = membersOf(ids, views, prd, { timeslots, appointments, busy, closed });
+    const previousPool = previous?.views === loadedViews ? previous.pool : undefined;
+    const pooled = poolListingOf(members, window, q, q.pool, { windows, listedSlot, formatterOf }, previousPool);
+    if (!pooled) return nothingListed(changesAtMs);
+    return {
+      json: pooled.json,
+      changesAtMs: Math.min(changesAtMs, pooled.changesAtMs),
+      days: { views: loadedViews, parts: new Map(), pool: pooled.state },
+    };
+  }
+  const bookables =
+    runs.length === 1
+      ? computeBookables(timeslots, appointments, { ...window, product: runs[0].product }, busy, closed)
+      : runs
+          .flatMap((run) => {
+            const mine = (x: { resourceId: string }) => x.resourceId === run.ids[0];
+            const query = { ...window, product: run.product };
+            const own = { timeslots: timeslots.filter(mine), appointments: appointments.filter(mine) };
+            return computeBookables(own.timeslots, own.appointments, query, busy.filter(mine), closed.filter(mine));
+          })
+          .sort(compareBookables);
+
+  // an object, as the answer is one: its keys keep JavaScript's order (array-index keys such as '2026' first);
+  // no prototype, so a group text such as '__proto__' is a key like any other
+  const groups: Record<string, ListedSlot[] | boolean> = Object.create(null);
+  let empty = true;
+  for (const b of bookables) {
+    const view = views.get(b.resourceId)!;
+    const bounds = windows.get(b.resourceId)!;
+    if (!insideWindow(bounds, b.startMs)) continue;
+    const slot = listedSlot(b, view);
+    if (!slot) continue;
+    // the slot leaves the listing once less than the minimum notice is left
+    changesAtMs = Math.min(changesAtMs, b.startMs - (bounds.fromMs - q.nowMs));
+    const key = formatterOf(view.resource.time_zone).format(b.startMs, q.groupFormat);
     const group = groups[key];
     if (Array.isArray(group)) group.push(slot);
     else groups[key] = [slot];
     empty = false;
   }
   if (empty) return nothingListed(changesAtMs);
-  if (q.pool && pooled) {
-    const merged = poolSlots(groups as Record<string, ListedSlot[]>, pooled.offered, q.pool);
-    const json = jsonBytes({ ...merged, public_visible: publicVisible(q.channelKey) }, (key, value) =>
-      Array.isArray(value)
-        ? memberJson(
-            key,
-            (value as PoolSlot[]).map((s) => s.item(formatters.get(s.view.resource.time_zone)!, q.timeFormat)),
-          )
-        : undefined,
-    );
-    return { json, changesAtMs, days: { views: loadedViews, parts: new Map() } };
-  }
   groups.public_visible = publicVisible(q.channelKey);
   const reusable = previous?.views === loadedViews ? previous.parts : undefined;
   const parts = new Map<string, SerializedDay>();
@@ -252,7 +269,147 @@ interface SerializedDay {
 export interface SerializedDays {
   views: ListingData['views'];
   parts: Map<string, SerializedDay>;
+  /** a pool's listing: its members' days and its merged days (poolListingOf) */
+  pool?: PoolDays;
 }
+
+/**
+ * A pool's listing kept with its cached answer, so that a cold read merges again only the days
+ * whose members' slots changed (in a rush a booking changes one member's day): per member, the
+ * run its days were grouped from, its slots by day before and after the booking window, and its
+ * offers; per day, the member lists and offers it was merged from and its member of the answer.
+ */
+interface PoolDays {
+  members: Map<string, MemberDays>;
+  merged: Map<string, { lists: ListedSlot[][]; offers: Offers[]; bytes: Buffer }>;
+}
+
+interface MemberDays {
+  run: MemberRun;
+  offers: Offers;
+  /** every slot the run lists on the channel, by day, in listing order (compareListed) */
+  days: Map<string, ListedSlot[]>;
+  /** the slots the last computation listed, by day (those of `days` inside the window) */
+  listed: Map<string, ListedSlot[]>;
+}
+
+/**
+ * A pool's listing (DESIGN 7.11): each member's listed slots grouped by day as its own listing
+ * groups them, kept while its engine run is reused and, day by day, while equal; each day merged
+ * (poolDay) and serialized again only when a member's list of that day or a member's offers
+ * changed. The same answer as merging every member slot anew, in the same order: the days in the
+ * order of their first slot, as one sorted list of all members' slots gives them.
+ */
+function poolListingOf(
+  members: MemberData[],
+  window: { nowMs: number; untilMs: number },
+  q: ListingRequest,
+  pool: PoolFacts,
+  c: {
+    windows: Map<string, StartBounds>;
+    listedSlot: (b: EngineBookable, view: ResourceView) => ListedSlot | null;
+    formatterOf: (zone: string) => InstantFormatter;
+  },
+  previous: PoolDays | undefined,
+): { json: Buffer; changesAtMs: number; state: PoolDays } | null {
+  const { nowMs } = window;
+  let changesAtMs = Infinity;
+  const state: PoolDays = { members: new Map(), merged: new Map() };
+  const byDay = new Map<string, ListedSlot[][]>();
+  const offers = new Map<string, Offers>();
+  members.forEach((m, i) => {
+    const id = m.view.resource.id;
+    const run = memberRun(m, window);
+    const before = previous?.members.get(id);
+    let days: Map<string, ListedSlot[]>;
+    let own: Offers;
+    if (before?.run === run) {
+      days = before.days;
+      own = before.offers;
+    } else {
+      days = new Map();
+      const fmt = c.formatterOf(m.view.resource.time_zone);
+      for (const b of run.bookables) {
+        const slot = c.listedSlot(b, m.view);
+        if (!slot) continue;
+        const key = fmt.format(b.startMs, q.groupFormat);
+        const day = days.get(key);
+        if (day) day.push(slot);
+        else days.set(key, [slot]);
+      }
+      for (const [key, slots] of days) {
+        slots.sort(compareListed);
+        const old = before?.days.get(key);
+        if (old && sameSlots(old, slots)) days.set(key, old);
+      }
+      own = offersOf(run.offered);
+      if (before && sameOffers(before.offers, own)) own = before.offers;
+    }
+    offers.set(id, own);
+    const bounds = c.windows.get(id)!;
+    // started slots and those outside the booking window are not listed: at the ends of the days
+    const inside = (s: ListedSlot) => s.startMs > nowMs && insideWindow(bounds, s.startMs);
+    const listed = new Map<string, ListedSlot[]>();
+    for (const [key, slots] of days) {
+      let list = slots;
+      if (!inside(slots[0]) || !inside(slots[slots.length - 1])) {
+        list = slots.filter(inside);
+        if (list.length === 0) continue;
+        const old = before?.listed.get(key);
+        if (old && sameSlots(old, list)) list = old;
+      }
+      listed.set(key, list);
+      // the slot leaves the listing once less than the minimum notice is left
+      changesAtMs = Math.min(changesAtMs, list[0].startMs - (bounds.fromMs - nowMs));
+      let lists = byDay.get(key);
+      if (!lists) {
+        lists = new Array(members.length).fill(NO_SLOTS);
+        byDay.set(key, lists);
+      }
+      lists[i] = list;
+    }
+    state.members.set(id, { run, offers: own, days, listed });
+  });
+  if (byDay.size === 0) return null;
+  const memberOffers = members.map((m) => offers.get(m.view.resource.id)!);
+  const firsts = new Map<string, ListedSlot>();
+  for (const [key, lists] of byDay) {
+    let first: ListedSlot | undefined;
+    for (const list of lists) if (list.length > 0 && (!first || compareListed(list[0], first) < 0)) first = list[0];
+    firsts.set(key, first!);
+  }
+  // an object, as the answer is one: its keys in JavaScript's order (array-index keys first), no prototype
+  const days: Record<string, ListedSlot[][]> = Object.create(null);
+  for (const key of [...byDay.keys()].sort((a, b) => compareListed(firsts.get(a)!, firsts.get(b)!)))
+    days[key] = byDay.get(key)!;
+  const reusable = new Map<string, Buffer>();
+  for (const [key, lists] of byDay) {
+    const before = previous?.merged.get(key);
+    if (before && sameItems(before.lists, lists) && sameItems(before.offers, memberOffers))
+      reusable.set(key, before.bytes);
+  }
+  const json = jsonBytes(
+    { ...days, public_visible: publicVisible(q.channelKey) },
+    (key, value) => {
+      if (!Array.isArray(value)) return undefined;
+      const kept = reusable.get(key);
+      if (kept) return kept;
+      const slots = (value as ListedSlot[][]).flat().sort(compareListed);
+      const items = poolDay(slots, offers, pool).map((s) =>
+        s.item(c.formatterOf(s.view.resource.time_zone), q.timeFormat),
+      );
+      return memberJson(key, items);
+    },
+    (key, bytes) => {
+      const lists = days[key];
+      if (Array.isArray(lists)) state.merged.set(key, { lists, offers: memberOffers, bytes });
+    },
+  );
+  return { json, changesAtMs, state };
+}
+
+const NO_SLOTS: ListedSlot[] = [];
+const sameItems = <T>(a: readonly T[], b: readonly T[]) => a.length === b.length && a.every((x, i) => x === b[i]);
 
 /** Slots whose items are equal: the same facts, of the same resource view, in the same order. */
 function sameSlots(a: ListedSlot[], b: ListedSlot[]): boolean {
