@@ -6,21 +6,14 @@
  * binaries are missing the tests are skipped with a warning, unless CI is set: there they fail.
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
+import { accepts, asOwner, pgBinDir } from './postgresPair.js';
 import { freePort } from './ports.js';
 
-const binDir = () => {
-  const versions = existsSync('/usr/lib/postgresql')
-    ? readdirSync('/usr/lib/postgresql').sort((a, b) => Number(b) - Number(a))
-    : [];
-  return versions.map((v) => `/usr/lib/postgresql/${v}/bin`).find((dir) => existsSync(join(dir, 'initdb')));
-};
-
 export function skipWithoutPostgresBinaries(): boolean {
-  if (binDir() || process.env.CI) return false;
+  if (pgBinDir() || process.env.CI) return false;
   console.warn(
     '\n*** PostgreSQL server binaries (/usr/lib/postgresql/*/bin) not found: the crash test is SKIPPED. ' +
       'Install them with: apt-get install -y postgresql ***\n',
@@ -39,25 +32,9 @@ export interface PrivatePostgres {
 }
 
 const asRoot = userInfo().uid === 0;
-/** a command as the cluster's owner: the `postgres` user when the test runs as root */
-const owned = (command: string, args: string[]): [string, string[]] =>
-  asRoot ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, args];
-
-async function accepts(url: string): Promise<boolean> {
-  const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1000 });
-  try {
-    await client.connect();
-    await client.query('SELECT 1');
-    return true;
-  } catch {
-    return false;
-  } finally {
-    await client.end().catch(() => undefined);
-  }
-}
 
 export async function startPrivatePostgres(): Promise<PrivatePostgres> {
-  const bin = binDir();
+  const bin = pgBinDir();
   if (!bin)
     throw new Error(
       'PostgreSQL server binaries (/usr/lib/postgresql/*/bin) are missing: apt-get install -y postgresql',
@@ -66,7 +43,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   if (asRoot) execFileSync('chown', ['postgres:postgres', dir]);
   const data = join(dir, 'data');
   execFileSync(
-    ...owned(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']),
+    ...asOwner(join(bin, 'initdb'), ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8', '--no-sync']),
     { stdio: 'ignore' },
   );
   const port = await freePort();
@@ -77,7 +54,7 @@ export async function startPrivatePostgres(): Promise<PrivatePostgres> {
   /** spawns the server; resolves true once it accepts connections, false when it exited first */
   const spawnServer = async (until: number) => {
     // its own process group (detached), so that one kill reaches the postmaster and all its backends
-    const [command, args] = owned(join(bin, 'postgres'), [
+    const [command, args] = asOwner(join(bin, 'postgres'), [
       '-D',
       data,
       '-p',
