@@ -162,16 +162,23 @@ export class MailWorker {
         if (sent) this.metrics.sent.inc({ template: sent.template, transport: this.deps.transport.kind });
         return row;
       };
-      for (const claimed of rows) {
+      // The next mail is made ready while this one's SMTP answer is awaited (CPU during the wait; still one
+      // mail in flight, so a kill -9 sends at most one twice).
+      let next: Promise<Ready> | null = rows.length > 0 ? this.ready(rows[0]) : null;
+      for (const [i, claimed] of rows.entries()) {
         if (this.stopping) break;
-        let ready = await this.ready(claimed);
+        let ready = await next!;
+        next = null;
         const row = await mark(claimed.id);
         if (!row) {
           held.delete(claimed.id); // erased meanwhile
+          if (i + 1 < rows.length) next = this.ready(rows[i + 1]);
           continue;
         }
         if (!sameMail(row, claimed)) ready = await this.ready(row);
-        const failure = await this.send(ready);
+        const sending = this.send(ready);
+        if (i + 1 < rows.length && !this.stopping) next = this.ready(rows[i + 1]);
+        const failure = await sending;
         held.delete(row.id); // no longer renewed: the outcome sets when it is due again
         if (failure === null) unmarked = row;
         else await this.record(row, failure);
