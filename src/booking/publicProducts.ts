@@ -97,9 +97,23 @@ export const publicProduct = (p: ProductRow, language?: string) => ({
 
 export const productRef = (p: ProductRow) => ({ uuid: p.id, name: p.name });
 
-export const engineProduct = (p: ProductRow): EngineProduct => ({
-  id: p.id,
-  leadMin: p.lead_time_minutes ?? 0,
-  followUpMin: p.follow_up_time_minutes ?? 0,
-  minDurationMin: p.min_duration,
-});
+const engineProducts = new WeakMap<ProductRow, EngineProduct>();
+
+/**
+ * The slot engine's view of a product row, made once per row object: a listing's data kept across
+ * reads keeps its rows, so a pool's members see the same product object from read to read
+ * (poolListing.ts memberRun compares them).
+ */
+export function engineProduct(p: ProductRow): EngineProduct {
+  let product = engineProducts.get(p);
+  if (!product) {
+    product = {
+      id: p.id,
+      leadMin: p.lead_time_minutes ?? 0,
+      followUpMin: p.follow_up_time_minutes ?? 0,
+      minDurationMin: p.min_duration,
+    };
+    engineProducts.set(p, product);
+  }
+  return product;
+}

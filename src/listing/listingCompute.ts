@@ -342,8 +342,8 @@ function poolListingOf(
         const old = before?.days.get(key);
         if (old && sameSlots(old, slots)) days.set(key, old);
       }
-      own = offersOf(run.offered);
-      if (before && sameOffers(before.offers, own)) own = before.offers;
+      own = before?.run.offered === run.offered ? before.offers : offersOf(run.offered);
+      if (before && own !== before.offers && sameOffers(before.offers, own)) own = before.offers;
     }
     offers.set(id, own);
     const bounds = c.windows.get(id)!;

@@ -171,6 +171,8 @@ export interface MemberRun {
   closed: string;
   bookables: EngineBookable[];
   offered: EngineBookable[];
+  /** the now `offered` was computed at (it may come from an earlier run, for at most MAX_REUSE_MS) */
+  offeredAtMs: number;
 }
 const runs = new WeakMap<ResourceView, MemberRun>();
 const MAX_REUSE_MS = 60_000;
@@ -223,6 +225,12 @@ export function memberRun(m: MemberData, window: { nowMs: number; untilMs: numbe
     !sameItems(run.busy, m.busy)
   ) {
     const query = { ...window, product: m.product };
+    // what the timeslots offer does not depend on the appointments, busy times or limits: a booking keeps it
+    const sameOffer =
+      run &&
+      window.nowMs - run.nowMs <= MAX_REUSE_MS &&
+      run.product === m.product &&
+      sameItems(run.timeslots, m.timeslots);
     run = {
       nowMs: window.nowMs,
       product: m.product,
@@ -231,7 +239,8 @@ export function memberRun(m: MemberData, window: { nowMs: number; untilMs: numbe
       busy: m.busy,
       closed,
       bookables: computeBookables(m.timeslots, m.appointments, query, m.busy, m.closed),
-      offered: computeBookables(m.timeslots, [], query),
+      offered: sameOffer && run ? run.offered : computeBookables(m.timeslots, [], query),
+      offeredAtMs: sameOffer && run ? run.offeredAtMs : window.nowMs,
     };
     runs.set(m.view, run);
   }
