@@ -181,7 +181,8 @@ describe('reschedules of pool bookings under a race', () => {
     expect(rows).toHaveLength(3);
     for (const row of rows) expect([row.n, row.overlapping]).toEqual([2, 0]);
     const [{ n }] = await t.db.query<{ n: number }>(
-      `SELECT count(DISTINCT a.resource_id)::int AS n FROM appointments a JOIN participations p ON p.appointment_id = a.id
+      `SELECT count(DISTINCT a.resource_id)::int AS n
+         FROM appointments a JOIN participations p ON p.appointment_id = a.id
         WHERE a.resource_id = ANY($1::uuid[]) AND a.start_at = $2 AND p.state = 'BOOKED'`,
       [s.members.map((m) => m.uuid), new Date(target.start)],
     );
