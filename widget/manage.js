@@ -106,8 +106,15 @@
     const body = {
       start: slot.start,
       end: slot.end,
-      timeslot_uuid:
-        slot.kind === 'models.LotAppointment' && slot.appointment_uuid ? slot.appointment_uuid : slot.timeslot_uuid,
+      // a pool's slot ("anyone"): the pool picks the member free then; else the slot of a resource or member
+      ...(slot.kind === 'models.PoolBookable'
+        ? { pool_uuid: slot.pool_uuid }
+        : {
+            timeslot_uuid:
+              slot.kind === 'models.LotAppointment' && slot.appointment_uuid
+                ? slot.appointment_uuid
+                : slot.timeslot_uuid,
+          }),
       ...(d.prdRef ? { product_uuid: d.prdRef } : slot.product_uuid ? { product_uuid: slot.product_uuid } : {}),
     };
     let res;

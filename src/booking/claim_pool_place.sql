@@ -22,7 +22,10 @@
 --
 -- A candidate's `state` (A3: the member's booking process) overrides p_participation's. An A3 that
 -- makes a REQUESTED or BOOKED participation moves the member's last_booked. The participation
--- records the pool (participations.pool_id).
+-- records the pool (participations.pool_id). p_moving, a reschedule's participation (booking/
+-- reschedule.ts): not counted against the members' booking limits (claim_place), and the move is no
+-- booking through the pool, so it moves no member's last_booked.
+DROP FUNCTION IF EXISTS claim_pool_place(uuid, jsonb, jsonb, timestamptz, uuid, timestamptz, text, integer);
 CREATE OR REPLACE FUNCTION claim_pool_place(
   p_pool uuid,
   p_candidates jsonb,
@@ -31,7 +34,8 @@ CREATE OR REPLACE FUNCTION claim_pool_place(
   p_public_product uuid,
   p_start timestamptz,
   p_hold_ip text DEFAULT NULL,
-  p_max_holds integer DEFAULT NULL
+  p_max_holds integer DEFAULT NULL,
+  p_moving uuid DEFAULT NULL
 ) RETURNS TABLE (appointment jsonb, participation jsonb, live_before integer, created boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
@@ -84,7 +88,8 @@ BEGIN
                                          p_now => p_now,
                                          p_join => (c.cand->>'join')::uuid, p_new => NULLIF(c.cand->'new', 'null'),
                                          p_public_product => p_public_product,
-                                         p_hold_ip => p_hold_ip, p_max_holds => p_max_holds) cp;
+                                         p_hold_ip => p_hold_ip, p_max_holds => p_max_holds,
+                                         p_moving => p_moving) cp;
         got := true;
       EXCEPTION
         WHEN SQLSTATE 'BKSKP' THEN
@@ -103,7 +108,7 @@ BEGIN
   END IF;
 
   UPDATE participations SET pool_id = p_pool WHERE id = (r.participation->>'id')::uuid;
-  IF r.participation->>'state' IN ('REQUESTED', 'BOOKED') THEN
+  IF p_moving IS NULL AND r.participation->>'state' IN ('REQUESTED', 'BOOKED') THEN
     UPDATE pool_members SET last_booked = nextval('pool_booking_seq')
      WHERE pool_id = p_pool AND resource_id = (r.appointment->>'resource_id')::uuid;
   END IF;

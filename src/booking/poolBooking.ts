@@ -15,6 +15,7 @@ import {
 } from '../scheduling/claimPlace.js';
 import { readRequestSpan } from '../scheduling/time.js';
 import type { Queryable } from '../storage/db.js';
+import type { EventSource } from '../webhooks/events.js';
 import { clientKey } from './clientKey.js';
 import { slotTaken, slotText } from './claimSlot.js';
 import { readPoolRequest, type PoolCandidate, type PoolRequest } from './poolRequest.js';
@@ -30,6 +31,10 @@ export interface PoolClaim {
   holdLimit?: { ip: string; max: number };
   listLive?: boolean;
   asyncCommit?: boolean;
+  /** webhook source of the place's events (default public); null: the caller reports the change itself */
+  source?: EventSource | null;
+  /** reschedule: the participation it moves (claim_pool_place's p_moving) */
+  moving?: string;
 }
 
 /** The kernel's refusals of a pool claim as the public flow words them. */
@@ -61,8 +66,8 @@ export async function claimPoolSlot(q: Queryable, c: PoolClaim): Promise<Claimed
                           p_participation => ${p(JSON.stringify(participationJson(c.participation)))},
                           p_now => ${p(c.now)}, p_public_product => ${p(c.request.product.id)},
                           p_start => ${p(c.request.start)}, p_hold_ip => ${p(c.holdLimit?.ip ?? null)},
-                          p_max_holds => ${p(c.holdLimit?.max ?? null)})`,
-      { ...c, source: 'public' },
+                          p_max_holds => ${p(c.holdLimit?.max ?? null)}, p_moving => ${p(c.moving ?? null)})`,
+      { ...c, source: c.source === undefined ? 'public' : c.source },
     );
   } catch (err) {
     throw err instanceof PlaceRefused ? poolRefusal(err, c) : err;

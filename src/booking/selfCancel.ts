@@ -27,6 +27,8 @@ export interface CancelView {
   providerName: string;
   /** what the manage page's slot picker needs to offer other times */
   resourceId: string | null;
+  /** the pool the booking was made through, while it exists: the picker offers all its members */
+  poolId: string | null;
   productId: string | null;
   channelKey: string | null;
   /** the resource's cancel notice in minutes; null: until the start */
@@ -81,6 +83,7 @@ export async function loadView(db: Queryable, participationId: string): Promise<
     address: addressText(row.a_address ?? row.resource_address),
     providerName: row.provider_name,
     resourceId: row.resource_id,
+    poolId: row.p_pool_id ?? null,
     productId: row.a_product_id ?? null,
     channelKey: row.p_channel_key ?? null,
     cancelNoticeMinutes: bookingWindowOf(row.resource_booking_window).cancelNoticeMinutes,

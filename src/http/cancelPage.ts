@@ -147,8 +147,9 @@ function manageSections(view: CancelView, locale: MailLocale, notice: string | n
   const t = TEXT[locale];
   const m = t.manage;
   const canMove = MOVABLE.has(view.state) && view.resourceId !== null;
+  // a booking made through a pool may move to any member: the picker lists the pool ("anyone" and each member)
   const data = {
-    'data-ref': view.resourceId ?? '',
+    'data-ref': view.poolId ?? view.resourceId ?? '',
     'data-prd-ref': view.productId ?? '',
     'data-channel-key': view.channelKey ?? '',
     'data-lang': locale,

@@ -71,7 +71,12 @@ const DESCRIPTIONS = {
       'email and phone forms, no other keys',
     AMBIGUOUS,
   ),
-  reschedule: beyondSchema('', ...SLOT),
+  reschedule: beyondSchema(
+    '',
+    ...SLOT,
+    "timeslot_uuid of the booking's resource, or, for a booking made through a pool, of any member of that pool",
+    'pool_uuid the pool the booking was made through',
+  ),
   scope: beyondSchema('', `${AMBIGUOUS}; a tslRefs reference must name one timeslot or appointment`),
 };
 
@@ -232,7 +237,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps; listing: List
         security,
         operationId: 'rescheduleBooking',
         summary:
-          'Moves the booking of a cancel link to another slot of its resource ' +
+          'Moves the booking of a cancel link to another slot of its resource (or its pool) ' +
           '(same participation, new place taken and old one freed in one transaction)',
         description: DESCRIPTIONS.reschedule,
         params: RescheduleParams,
@@ -250,6 +255,7 @@ export const publicRoutes: FastifyPluginAsyncTypebox<{ deps: Deps; listing: List
           start: b.start,
           end: b.end,
           timeslotUuid: b.timeslot_uuid,
+          poolUuid: b.pool_uuid,
           productUuid: b.product_uuid ?? undefined,
           timeFormat: request.query.timeFormat,
           keepAnswer: answerWithin(request, reply, 200),

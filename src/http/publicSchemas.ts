@@ -244,12 +244,21 @@ export const BookResponse = Enveloped({
 
 export const RescheduleParams = Type.Object({ token: LinkToken('the signed token of the cancel link') });
 
-export const RescheduleBody = Type.Object({
-  start: BookBody.properties.start,
-  end: BookBody.properties.end,
-  timeslot_uuid: SlotUuid,
-  product_uuid: BookBody.properties.product_uuid,
-});
+export const RescheduleBody = Type.Object(
+  {
+    start: BookBody.properties.start,
+    end: BookBody.properties.end,
+    timeslot_uuid: Type.Optional(SlotUuid),
+    pool_uuid: Type.Optional(
+      Uuid(
+        'a booking made through a pool: that pool, and the pool picks the member free at the new time ' +
+          '(a models.PoolBookable of its listing)',
+      ),
+    ),
+    product_uuid: BookBody.properties.product_uuid,
+  },
+  exactlyOneOf('timeslot_uuid', 'pool_uuid'),
+);
 
 // ---- A4, A5 ----
 

@@ -76,6 +76,8 @@ export interface ParticipationFacts<State extends string = string> {
   p_channel_key?: string | null;
   a_product_id?: string | null;
   resource_booking_window?: Record<string, number | null> | null;
+  /** the pool the booking was made through (null: none, or the pool was deleted) */
+  p_pool_id?: string | null;
 }
 
 export async function participationFacts<State extends string = string>(
@@ -91,7 +93,7 @@ export async function participationFacts<State extends string = string>(
             pv.name AS provider_name, pv.email AS provider_email, pv.phone AS provider_phone, pv.time_zone,
             c.user_name AS c_name, c.email AS c_email, c.mobile AS c_mobile, c.language AS c_language,
             pa.ics_uid AS p_ics_uid, pa.channel_key AS p_channel_key, a.product_id AS a_product_id,
-            r.booking_window AS resource_booking_window
+            r.booking_window AS resource_booking_window, pa.pool_id AS p_pool_id
        FROM participations pa
        JOIN appointments a ON a.id = pa.appointment_id
        JOIN providers pv ON pv.id = pa.provider_id

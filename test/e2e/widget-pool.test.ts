@@ -2,7 +2,7 @@
  * The booking widget on a pool (issue 53, DESIGN 7.11) in real headless Chromium against the real
  * service: "anyone" with the pool's times, plus each member to choose from; booking "anyone" and
  * booking a chosen member; the done page names who was assigned; axe finds nothing serious or
- * moderate.
+ * moderate. The manage page of a booking made through the pool moves it to "anyone" at another time.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -120,6 +120,49 @@ describe.skipIf(skipBrowserTests)('the widget on a pool', () => {
         ],
       ].sort(),
     );
+    expect(errors).toEqual([]);
+  }, 120_000);
+
+  it('the manage page of a pool booking moves it to "anyone": the pool picks the member free then', async () => {
+    const { r, poolRef, second } = await setupPool();
+    const ref = encodeURIComponent(poolRef);
+    const slots = Object.entries(
+      (await (await fetch(`${svc.baseUrl}/resources/${ref}/upcoming_bookables`)).json()) as Record<string, unknown>,
+    ).flatMap(([k, v]) => (k === 'public_visible' ? [] : (v as { start: string; end: string; pool_uuid: string }[])));
+    const res = await fetch(`${svc.baseUrl}/resources/${ref}/create_appointment_with_consumer`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        start: slots[0].start,
+        end: slots[0].end,
+        pool_uuid: slots[0].pool_uuid,
+        product_uuid: r.products[0].uuid,
+        email: 'mia.pool@example.org',
+        firstname: 'Mia',
+        lastname: 'Move',
+        locale: 'en',
+      }),
+    });
+    expect(res.status).toBe(201);
+    const booked = ((await res.json()) as { createdAppointment: { cancelLink: string; resource_name: string } })
+      .createdAppointment;
+    expect(booked.resource_name).toBe('Anna');
+    const { page, errors } = await newPage();
+    await page.goto(booked.cancelLink);
+    await page.getByRole('heading', { name: 'Manage your booking' }).waitFor();
+    await page.getByRole('button', { name: 'Choose another time' }).click();
+    await page.getByRole('heading', { name: 'Choose a date and time' }).waitFor();
+    // the picker is the pool's: anyone, or each member
+    expect(await page.getByLabel('With', { exact: true }).locator('option').allTextContents()).toEqual([
+      'Anyone who is free',
+      'Anna',
+      'Ben',
+    ]);
+    await slotAt(page, '10:00').click();
+    await page.getByRole('button', { name: 'Confirm the move' }).click();
+    await page.getByText('Your appointment has been moved.').waitFor();
+    // Anna was booked through the pool last, Ben never: the pool gave the new time to Ben
+    expect(await page.locator('dd').allTextContents()).toContain(second.publicName);
     expect(errors).toEqual([]);
   }, 120_000);
 });

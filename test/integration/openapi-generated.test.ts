@@ -156,7 +156,14 @@ const RULES_IN_WORDS: Record<string, RuleInWords[]> = {
     { rule: /body\.answers\./, words: "answers as the product's questions ask", why: STATE },
     ambiguous,
   ],
-  rescheduleBooking: slot,
+  rescheduleBooking: [
+    ...slot,
+    {
+      rule: /body\.pool_uuid|must be a listed slot of pool/,
+      words: 'pool_uuid the pool the booking was made through',
+      why: STATE,
+    },
+  ],
   listActiveProducts: [ambiguous],
   getPublicData: [ambiguous],
 };

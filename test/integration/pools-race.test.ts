@@ -4,6 +4,7 @@
  * PostgreSQL also spread over two service instances on one database. With booking limits: members
  * at their limit are skipped, never booked over it, under the same races. And fairness:
  * LEAST_RECENTLY_BOOKED over 600 bookings one after another leaves the members' counts at most 1 apart.
+ * Reschedules of pool bookings racing onto one time (by pool_uuid and onto one member): no member twice.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../../src/app.js';
@@ -40,13 +41,14 @@ async function post(base: string, path: string, body: object) {
   });
   const json = (await res.json()) as {
     errors?: { errorCode: string }[];
-    createdAppointment?: { resource_uuid: string };
+    createdAppointment?: { resource_uuid: string; cancelLink: string };
     participation?: { resource_uuid: string };
   };
   return {
     status: res.status,
     errorCode: json.errors?.[0]?.errorCode,
     member: (json.createdAppointment ?? json.participation)?.resource_uuid,
+    cancelLink: json.createdAppointment?.cancelLink,
   };
 }
 
@@ -128,6 +130,63 @@ describe('pools under concurrent requests', () => {
     expect(counts.get(s.members[1].uuid)).toBe(2);
     expect(counts.get(s.members[2].uuid)).toBe(6);
     for (const r of results.filter((x) => x.status !== 201)) expect([r.status, r.errorCode]).toEqual([412, '201']);
+  });
+});
+
+describe('reschedules of pool bookings under a race', () => {
+  it('onto one time, through the pool or onto one member: each member taken once, the others stay', async () => {
+    const s = await setupPool(t, 3);
+    const day = '2026-06-04';
+    await memberTimeslots(s, [{ start: `${day}T09:00`, end: `${day}T12:00` }]);
+    const slots = flatten(await upcoming(t, s.pool.reference)) as unknown as PoolSlot[];
+    const at = (time: string) => slots.find((x) => x.start.startsWith(`${day}T${time}`))!;
+    // six bookings through the pool: at 09:00 and at 09:30, one on each member
+    const ref = encodeURIComponent(s.pool.reference);
+    const booked: { cancelLink: string; member: string }[] = [];
+    for (const time of ['09:00', '09:30'])
+      for (let i = 0; i < 3; i++) {
+        const r = await post(bases[0], `/resources/${ref}/create_appointment_with_consumer`, {
+          pool_uuid: s.pool.uuid,
+          product_uuid: s.product.uuid,
+          start: at(time).start,
+          end: at(time).end,
+          ...consumer(),
+        });
+        expect(r.status).toBe(201);
+        booked.push({ cancelLink: r.cancelLink!, member: r.member! });
+      }
+    expect(new Set(booked.map((b) => b.member)).size).toBe(3);
+    // all move to 11:00 at once: half through the pool (any member), half onto member 1's slot
+    const target = at('11:00');
+    const onFirst = flatten(await upcoming(t, s.members[0].reference)).find((x) => x.start === target.start)!;
+    const results = await Promise.all(
+      booked.map((b, i) =>
+        post(
+          bases[i % bases.length],
+          `/rest/1/bookings/${encodeURIComponent(new URL(b.cancelLink).pathname.split('/').pop()!)}/reschedule`,
+          {
+            start: target.start,
+            end: target.end,
+            ...(i % 2 === 0 ? { pool_uuid: s.pool.uuid } : { timeslot_uuid: onFirst.timeslot_uuid }),
+          },
+        ),
+      ),
+    );
+    const won = results.filter((r) => r.status === 200);
+    expect(won).toHaveLength(3);
+    expect(new Set(won.map((r) => r.member)).size).toBe(3);
+    for (const r of results.filter((x) => x.status !== 200)) expect([r.status, r.errorCode]).toEqual([412, '201']);
+    // in the database: every member holds one booking at 11:00 and one earlier, none overlapping
+    const rows = await liveByMember(s);
+    expect(rows).toHaveLength(3);
+    for (const row of rows) expect([row.n, row.overlapping]).toEqual([2, 0]);
+    const [{ n }] = await t.db.query<{ n: number }>(
+      `SELECT count(DISTINCT a.resource_id)::int AS n
+         FROM appointments a JOIN participations p ON p.appointment_id = a.id
+        WHERE a.resource_id = ANY($1::uuid[]) AND a.start_at = $2 AND p.state = 'BOOKED'`,
+      [s.members.map((m) => m.uuid), new Date(target.start)],
+    );
+    expect(n).toBe(3);
   });
 });
 

@@ -1140,11 +1140,12 @@ export interface paths {
     get?: never;
     put?: never;
     /**
-     * Moves the booking of a cancel link to another slot of its resource (same participation, new place taken and old
-     * one freed in one transaction)
+     * Moves the booking of a cancel link to another slot of its resource (or its pool) (same participation, new place
+     * taken and old one freed in one transaction)
      * @description Checked beyond the schema (400 naming the field): the end after the start; start and end those of a
      * listed slot (of the timeslot, or of the appointment that slot became); product_uuid a product of the resource on
-     * the channel (required when it offers several).
+     * the channel (required when it offers several); timeslot_uuid of the booking's resource, or, for a booking made
+     * through a pool, of any member of that pool; pool_uuid the pool the booking was made through.
      */
     post: operations['rescheduleBooking'];
     delete?: never;
@@ -15799,6 +15800,7 @@ export interface operations {
       };
       cookie?: never;
     };
+    /** @description exactly one of timeslot_uuid and pool_uuid */
     requestBody: {
       content: {
         'application/json': {
@@ -15807,6 +15809,12 @@ export interface operations {
            * @description ISO 8601, the end of a listed slot
            */
           end: string;
+          /**
+           * Format: uuid
+           * @description a booking made through a pool: that pool, and the pool picks the member free at the new time
+           * (a models.PoolBookable of its listing)
+           */
+          pool_uuid?: string;
           product_uuid?: string | null;
           /**
            * Format: iso-date-time
@@ -15817,8 +15825,8 @@ export interface operations {
            * Format: uuid
            * @description the timeslot, or the appointment of an already booked slot
            */
-          timeslot_uuid: string;
-        };
+          timeslot_uuid?: string;
+        } & (unknown | unknown);
       };
     };
     responses: {
