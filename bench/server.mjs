@@ -24,6 +24,8 @@ const config = loadConfig();
 const dbs = await openInstanceDbs(config);
 await migrate(dbs.db);
 const app = await buildApp({ config, db: dbs.db, listingDb: dbs.listingDb, logger: false });
+// as main.ts: the request pools' deadline from here on (a build from before issue 56 has none)
+dbs.limitRequests?.();
 const report = (level) => (obj, msg) => console.error(`${level}: ${msg ?? ''}`, typeof obj === 'string' ? '' : obj);
 const quiet = () => undefined;
 const log = {

@@ -44,6 +44,12 @@ export interface Config {
   /** PostgreSQL connections per instance kept for A1's listing reads, so bookings never make them queue */
   listingPoolSize: number;
   jobPoolSize: number;
+  /**
+   * DATABASE_STATEMENT_TIMEOUT_MS: the longest a request's statement or transaction may take on
+   * PostgreSQL, a COMMIT waiting for an absent synchronous standby included (storage/db.ts Deadline);
+   * with the cancel's grace a request answers within 10 s by default. The jobs have no limit.
+   */
+  databaseStatementTimeoutMs: number;
   /** false: unnamed statements only (PgBouncer < 1.21 in transaction pooling) */
   preparedStatements: boolean;
   holdSweepMs: number;
@@ -225,6 +231,7 @@ export function loadConfig(env: Env = process.env): Config {
     databasePoolSize: int(env, 'DATABASE_POOL_SIZE', 7, 1, 1000),
     listingPoolSize: int(env, 'LISTING_POOL_SIZE', 2, 1, 100),
     jobPoolSize: int(env, 'JOB_POOL_SIZE', 2, 1, 100),
+    databaseStatementTimeoutMs: int(env, 'DATABASE_STATEMENT_TIMEOUT_MS', 8000, 100, 60_000),
     preparedStatements: bool(env, 'DATABASE_PREPARED_STATEMENTS', true),
     holdSweepMs: int(env, 'HOLD_SWEEP_SECONDS', 15, 1, 86400) * 1000,
     listingCompactMs: int(env, 'LISTING_COMPACT_MS', 2000, 100, 3_600_000),

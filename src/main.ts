@@ -20,6 +20,8 @@ async function main(): Promise<void> {
 
   const lifecycle = new Lifecycle();
   const app = await buildApp({ config, db: dbs.db, listingDb: dbs.listingDb, counters, lifecycle });
+  // the start-up work above (migrations, settings) may take long; a request's statements may not
+  dbs.limitRequests();
   const jobs = startBackgroundJobs({ config, db: dbs.jobsDb, log: app.log, mailThread: true });
 
   const shutdown = (signal: string) => {

@@ -14,9 +14,11 @@ import type { FastifyReply, FastifyRequest, onSendHookHandler, preHandlerAsyncHo
 import type { Deps } from '../context.js';
 import { DomainError } from '../errors.js';
 import { envelope } from './reply.js';
+import { DatabaseUnavailableError } from '../storage/hosts.js';
 import {
   claimKey,
   type KeepAnswer,
+  type KeyClaim,
   releaseKey,
   RUN_LEASE_MS,
   storeAnswer,
@@ -97,7 +99,16 @@ export function idempotencyHooks(deps: Deps): { preHandler: preHandlerAsyncHookH
     const key = parseKey(request.headers[IDEMPOTENCY_HEADER]);
     if (!key) return;
     const scope: KeyScope = { method: request.method, path: request.url.split('?')[0], key };
-    const claim = await claimKey(deps.db, scope, requestFingerprint(request.query, request.body), deps.clock.now());
+    const now = deps.clock.now();
+    let claim: KeyClaim;
+    try {
+      claim = await claimKey(deps.db, scope, requestFingerprint(request.query, request.body), now);
+    } catch (err) {
+      // the database went away while claiming (a commit whose wait for the standby was cancelled):
+      // the claim may be stored though the request is answered 503; a retry must not find it running
+      if (err instanceof DatabaseUnavailableError) releaseSoon(scope, now);
+      throw err;
+    }
     switch (claim.kind) {
       case 'run':
         claims.set(request, scope);
@@ -148,11 +159,13 @@ export function idempotencyHooks(deps: Deps): { preHandler: preHandlerAsyncHookH
   /**
    * Frees the key for the next try. After a 503 the database is away: the release is tried again
    * every second until it works or the key's lease ends (then a retry may run anyway), so that a
-   * retry after the failover runs instead of waiting a whole lease.
+   * retry after the failover runs instead of waiting a whole lease. `claimedAt`: only the claim made
+   * then (a claim whose outcome is not known).
    */
-  function releaseSoon(scope: KeyScope, until = Date.now() + RUN_LEASE_MS): void {
-    releaseKey(deps.db, scope).catch(() => {
-      if (Date.now() + RELEASE_RETRY_MS < until) setTimeout(() => releaseSoon(scope, until), RELEASE_RETRY_MS).unref();
+  function releaseSoon(scope: KeyScope, claimedAt?: Date, until = Date.now() + RUN_LEASE_MS): void {
+    releaseKey(deps.db, scope, claimedAt).catch(() => {
+      if (Date.now() + RELEASE_RETRY_MS < until)
+        setTimeout(() => releaseSoon(scope, claimedAt, until), RELEASE_RETRY_MS).unref();
     });
   }
 

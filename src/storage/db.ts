@@ -6,11 +6,14 @@ import type { Config } from '../config.js';
 import { poolTimer, type PoolName, type PoolTimer } from './dbMetrics.js';
 import {
   CommitUnknownError,
+  DatabaseTimeoutError,
   DatabaseUnavailableError,
   type HostClient,
   HostPool,
   HostSelector,
+  isQueryCanceled,
   isUnavailable,
+  sendCancelRequest,
 } from './hosts.js';
 import { acquireDirLock } from './lockfile.js';
 
@@ -39,7 +42,11 @@ async function withRetry<T>(run: () => Promise<T>): Promise<T> {
     } catch (err) {
       const code = sqlState(err);
       // lost before COMMIT was sent: nothing was committed, and one more try finds the host anew
-      const lost = err instanceof DatabaseUnavailableError && !(err instanceof CommitUnknownError);
+      // (not after a deadline: its time is spent)
+      const lost =
+        err instanceof DatabaseUnavailableError &&
+        !(err instanceof CommitUnknownError) &&
+        !(err instanceof DatabaseTimeoutError);
       if (lost && attempt < UNAVAILABLE_ATTEMPTS) continue;
       if (attempt >= MAX_ATTEMPTS || !((code && RETRYABLE.has(code)) || isStalePlan(err))) throw err;
       await new Promise((r) => setTimeout(r, Math.random() * 10 * attempt));
@@ -158,12 +165,117 @@ async function connect(pool: HostPool, timer: PoolTimer): Promise<HostClient> {
   return client;
 }
 
+/** After the cancel request, how long a connection may stay busy before it is closed (a server out of reach). */
+export const CANCEL_GRACE_MS = 1_000;
+
+/**
+ * The time one unit of work of a request pool may take (DATABASE_STATEMENT_TIMEOUT_MS, DESIGN.md
+ * §7.13 "never a hang over 10 s"): one statement, or a transaction from BEGIN to COMMIT, each
+ * counted from asking for a connection, retries included. PostgreSQL's statement_timeout cannot do
+ * it: it is off while a COMMIT waits for the synchronous standby, which waits for ever when the
+ * standby is gone and nobody clears `synchronous_standby_names`. So the deadline is kept here:
+ * - the wait for a connection ends at the deadline;
+ * - when it passes, the server is asked to cancel what the connection runs (sendCancelRequest): a
+ *   statement fails with 57014, a COMMIT waiting for the standby commits locally with a WARNING
+ *   (a CommitUnknownError); a connection still busy CANCEL_GRACE_MS later is closed;
+ * - a statement not yet sent is refused (`check`), and the connection is not reused, so a cancel
+ *   still on its way never hits the next statement.
+ * All of these end as a DatabaseTimeoutError (503), unless the commit's outcome is unknown.
+ */
+class Deadline {
+  private readonly until: number;
+  constructor(readonly ms: number) {
+    this.until = performance.now() + ms;
+  }
+
+  error(cause?: unknown): DatabaseTimeoutError {
+    return new DatabaseTimeoutError(
+      `the database did not answer within ${this.ms} ms (DATABASE_STATEMENT_TIMEOUT_MS)`,
+      cause === undefined ? undefined : { cause },
+    );
+  }
+
+  /** A connection of the pool, waited for until the deadline at most. */
+  async connect(pool: HostPool, timer: PoolTimer): Promise<HostClient> {
+    const left = this.until - performance.now();
+    if (left <= 0) throw this.error();
+    const pending = connect(pool, timer);
+    let timeout: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timeout = setTimeout(() => reject(this.error()), left);
+    });
+    try {
+      return await Promise.race([pending, late]);
+    } catch (err) {
+      pending.then(
+        (client) => client.release(),
+        () => undefined,
+      ); // came too late: back to the pool
+      throw err;
+    } finally {
+      clearTimeout(timeout);
+    }
+  }
+
+  /** Watches a connection until `end()`: at the deadline its statement is cancelled, then the connection closed. */
+  watch(client: HostClient): DeadlineWatch {
+    let passed = false;
+    let timer: NodeJS.Timeout | undefined;
+    const close = () => (client as unknown as pg.Client).connection.stream.destroy();
+    timer = setTimeout(
+      () => {
+        passed = true;
+        void sendCancelRequest(client);
+        timer = setTimeout(close, CANCEL_GRACE_MS);
+      },
+      Math.max(0, this.until - performance.now()),
+    );
+    return {
+      passed: () => passed,
+      check: () => {
+        if (passed) throw this.error();
+      },
+      outcome: (err) =>
+        passed &&
+        err instanceof DatabaseUnavailableError &&
+        !(err instanceof CommitUnknownError || err instanceof DatabaseTimeoutError)
+          ? this.error(err)
+          : err,
+      end: () => clearTimeout(timer),
+    };
+  }
+}
+
+interface DeadlineWatch {
+  /** whether the deadline passed (the cancel was sent): the connection is not reused */
+  passed(): boolean;
+  /** throws a DatabaseTimeoutError once the deadline passed: a statement not to send */
+  check(): void;
+  /** the unit's error as it is answered: after the deadline, a connection lost (closed by it) is a timeout */
+  outcome(err: unknown): unknown;
+  /** the unit is over: no cancel, no close from now on */
+  end(): void;
+}
+
+/** A connection from the pool, and its watch when the pool has a deadline. */
+async function watched(
+  pool: HostPool,
+  timer: PoolTimer,
+  deadline: Deadline | undefined,
+): Promise<{ client: HostClient; watch: DeadlineWatch | undefined }> {
+  const client = await (deadline ? deadline.connect(pool, timer) : connect(pool, timer));
+  return { client, watch: deadline?.watch(client) };
+}
+
 /**
  * A statement's or connection's failure that means the database is gone or no longer the primary:
- * the host is forgotten and the error becomes a DatabaseUnavailableError (HTTP 503). Other errors
- * (the server's refusal of this statement) are returned as they are.
+ * the host is forgotten and the error becomes a DatabaseUnavailableError (HTTP 503). A cancelled
+ * statement (57014: the request pools' deadline, a pooler's or an operator's cancel) is a
+ * DatabaseTimeoutError (503 too), the host kept. Other errors (the server's refusal of this
+ * statement) are returned as they are.
  */
 function classified(pool: HostPool, client: HostClient, err: unknown): unknown {
+  if (isQueryCanceled(err)) return new DatabaseTimeoutError('the database statement was cancelled', { cause: err });
   if (err instanceof DatabaseUnavailableError || !isUnavailable(err)) return err;
   pool.failed(client, err);
   return new DatabaseUnavailableError('the connection to the database was lost', { cause: err });
@@ -174,14 +286,15 @@ function classified(pool: HostPool, client: HostClient, err: unknown): unknown {
  * statement failed with the server's answer (an SQLSTATE: a refused place, a unique violation) goes
  * back to the pool: only a broken connection is closed, so a refusal costs no new backend. A
  * statement that committed (autocommit) while its wait for the synchronous standby was cancelled
- * is a CommitUnknownError.
+ * is a CommitUnknownError. With a deadline (a request pool), the statement is cancelled when it passes.
  */
 async function onPooled(
   pool: HostPool,
   timer: PoolTimer,
+  deadline: Deadline | undefined,
   run: (client: HostClient) => Promise<unknown[]>,
 ): Promise<unknown[]> {
-  const client = await connect(pool, timer);
+  const { client, watch } = await watched(pool, timer, deadline);
   let broken: Error | undefined;
   try {
     client.syncRepCancelled = false;
@@ -190,9 +303,10 @@ async function onPooled(
     return rows;
   } catch (err) {
     if (sqlState(err) === undefined || err instanceof DatabaseUnavailableError) broken = err as Error;
-    throw classified(pool, client, err);
+    throw watch ? watch.outcome(classified(pool, client, err)) : classified(pool, client, err);
   } finally {
-    client.release(broken);
+    watch?.end();
+    client.release(broken ?? (watch?.passed() ? new Error('cancelled at its deadline') : undefined));
   }
 }
 
@@ -208,6 +322,8 @@ class PostgresDb implements Db {
   readonly kind = 'postgres' as const;
   private readonly statements: StatementNames;
   private readonly timer: PoolTimer;
+  /** the time a statement or transaction may take (Deadline); undefined: no limit (jobs, migrations) */
+  deadlineMs: number | undefined;
   constructor(
     readonly pool: HostPool,
     namedStatements: boolean,
@@ -217,27 +333,35 @@ class PostgresDb implements Db {
     this.timer = poolTimer(name);
   }
 
+  private deadline(): Deadline | undefined {
+    return this.deadlineMs === undefined ? undefined : new Deadline(this.deadlineMs);
+  }
+
   async query<T>(sql: string, params: unknown[] = []): Promise<T[]> {
-    return (await onPooled(this.pool, this.timer, (c) =>
+    return (await onPooled(this.pool, this.timer, this.deadline(), (c) =>
       this.statements.run(c, sql, params, false, this.timer),
     )) as T[];
   }
 
   async exec(sql: string): Promise<void> {
-    await onPooled(this.pool, this.timer, async (c) => (await c.query(sql)).rows);
+    await onPooled(this.pool, this.timer, this.deadline(), async (c) => (await c.query(sql)).rows);
   }
 
   /**
    * BEGIN, fn, COMMIT on one connection. The database lost before COMMIT was sent: nothing was
    * committed, and the whole transaction is tried once more (on the host found anew), else it is a
    * DatabaseUnavailableError. Lost after COMMIT was sent, or the wait for the synchronous standby
-   * cancelled: a CommitUnknownError, never a success.
+   * cancelled: a CommitUnknownError, never a success. With a deadline (a request pool), the whole of
+   * it, retries included, ends there (Deadline): a DatabaseTimeoutError, or a CommitUnknownError when
+   * COMMIT was under way.
    */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    const deadline = this.deadline();
     return withRetry(async () => {
-      const client = await connect(this.pool, this.timer);
+      const { client, watch } = await watched(this.pool, this.timer, deadline);
       /** BEGIN and COMMIT; their failures are classified here, those of fn's statements in tx below */
       const send = async (sql: string) => {
+        watch?.check();
         try {
           await timed(this.timer, () => client.query(sql));
         } catch (err) {
@@ -250,6 +374,7 @@ class PostgresDb implements Db {
         await send('BEGIN');
         const result = await fn({
           query: async <R>(sql: string, params: unknown[] = []) => {
+            watch?.check();
             try {
               return (await this.statements.run(client, sql, params, true, this.timer)) as R[];
             } catch (err) {
@@ -257,6 +382,7 @@ class PostgresDb implements Db {
             }
           },
           exec: async (sql: string) => {
+            watch?.check();
             try {
               await client.query(sql);
             } catch (err) {
@@ -265,6 +391,7 @@ class PostgresDb implements Db {
           },
         });
         if (client.lost) throw new DatabaseUnavailableError('the connection to the database was lost');
+        watch?.check(); // past the deadline nothing is committed
         committing = true;
         client.syncRepCancelled = false;
         await send('COMMIT');
@@ -275,14 +402,17 @@ class PostgresDb implements Db {
           broken = err as Error;
           if (committing && !(err instanceof CommitUnknownError))
             throw new CommitUnknownError('the connection to the database was lost at commit', { cause: err });
-          throw err instanceof DatabaseUnavailableError
-            ? err
-            : new DatabaseUnavailableError('the connection to the database was lost', { cause: err });
+          const unavailable =
+            err instanceof DatabaseUnavailableError
+              ? err
+              : new DatabaseUnavailableError('the connection to the database was lost', { cause: err });
+          throw watch ? watch.outcome(unavailable) : unavailable;
         }
-        await client.query('ROLLBACK').catch(() => undefined);
+        if (!watch?.passed()) await client.query('ROLLBACK').catch(() => undefined);
         throw err;
       } finally {
-        client.release(broken);
+        watch?.end();
+        client.release(broken ?? (watch?.passed() ? new Error('cancelled at its deadline') : undefined));
       }
     });
   }
@@ -376,6 +506,12 @@ export interface InstanceDbs {
   listingDb: Db;
   /** for the background jobs: JOB_POOL_SIZE connections of their own (PGlite: the same single session) */
   jobsDb: Db;
+  /**
+   * From now on a statement or transaction of `db` and `listingDb` ends after
+   * DATABASE_STATEMENT_TIMEOUT_MS (Deadline; PostgreSQL only): called once the start-up work
+   * (migrations, settings) is done, before the instance takes requests. The jobs have no limit.
+   */
+  limitRequests(): void;
   close(): Promise<void>;
 }
 
@@ -383,7 +519,13 @@ export interface InstanceDbs {
 export async function openInstanceDbs(
   config: Pick<
     Config,
-    'databaseUrl' | 'dataDir' | 'databasePoolSize' | 'listingPoolSize' | 'jobPoolSize' | 'preparedStatements'
+    | 'databaseUrl'
+    | 'dataDir'
+    | 'databasePoolSize'
+    | 'listingPoolSize'
+    | 'jobPoolSize'
+    | 'preparedStatements'
+    | 'databaseStatementTimeoutMs'
   >,
 ): Promise<InstanceDbs> {
   const options = {
@@ -395,13 +537,18 @@ export async function openInstanceDbs(
     hosts: config.databaseUrl?.startsWith('postgres') ? new HostSelector(config.databaseUrl) : undefined,
   };
   const db = await openDb({ ...options, poolSize: config.databasePoolSize });
-  if (db.kind === 'pglite') return { db, listingDb: db, jobsDb: db, close: () => db.close() };
+  if (db.kind === 'pglite')
+    return { db, listingDb: db, jobsDb: db, limitRequests: () => undefined, close: () => db.close() };
   const listingDb = await openDb({ ...options, poolSize: config.listingPoolSize, name: 'listing' });
   const jobsDb = await openDb({ ...options, poolSize: config.jobPoolSize, name: 'jobs' });
   return {
     db,
     listingDb,
     jobsDb,
+    limitRequests: () => {
+      for (const limited of [db, listingDb])
+        if (limited instanceof PostgresDb) limited.deadlineMs = config.databaseStatementTimeoutMs;
+    },
     close: async () => void (await Promise.all([db.close(), listingDb.close(), jobsDb.close()])),
   };
 }

@@ -12,8 +12,10 @@
  *   standby is refused) and has an error listener for its whole life: a server that dies never
  *   takes the process with it.
  * What cannot be had is reported as a `DatabaseUnavailableError`, which HTTP answers with 503 and
- * Retry-After. A commit whose outcome cannot be known is a `CommitUnknownError` (a kind of it).
+ * Retry-After. A commit whose outcome cannot be known is a `CommitUnknownError` (a kind of it), a
+ * statement cancelled (SQLSTATE 57014, e.g. by the request pools' deadline) a `DatabaseTimeoutError`.
  */
+import { connect as netConnect } from 'node:net';
 import pg from 'pg';
 
 export interface HostAddress {
@@ -84,6 +86,24 @@ export class CommitUnknownError extends DatabaseUnavailableError {
   }
 }
 
+/**
+ * The database did not finish in time: a statement was cancelled (SQLSTATE 57014 query_canceled: the
+ * request pools' deadline, DATABASE_STATEMENT_TIMEOUT_MS; a pooler's query timeout; an operator), or
+ * the deadline passed between two statements of a transaction. Nothing was committed; the host stays
+ * the selected one. Not retried by the request: the time is spent.
+ */
+export class DatabaseTimeoutError extends DatabaseUnavailableError {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'DatabaseTimeoutError';
+  }
+}
+
+/** SQLSTATE 57014 (query_canceled): the statement was cancelled, by a statement_timeout or a cancel request. */
+export function isQueryCanceled(err: unknown): boolean {
+  return typeof err === 'object' && err !== null && 'code' in err && String(err.code) === '57014';
+}
+
 /** SQLSTATEs after which the host is no longer taken as the writable one. */
 const HOST_LOST = new Set(['25006', '57P01', '57P02', '57P03']);
 
@@ -111,6 +131,39 @@ export function isSyncRepCancel(notice: { severity?: string; code?: string; mess
   if (notice.severity !== 'WARNING' && notice.severity !== undefined) return false;
   const text = `${notice.message ?? ''} ${notice.detail ?? ''}`;
   return /synchronous replication|committed locally/i.test(text);
+}
+
+/** PostgreSQL's CancelRequest code (protocol 3: 1234 in the high 16 bits, 5678 in the low). */
+const CANCEL_REQUEST_CODE = 80877102;
+
+/**
+ * Asks the server to cancel what the connection runs now, as psql's Ctrl-C does: PostgreSQL's
+ * CancelRequest (the backend's process id and secret key) on a connection of its own, which
+ * PgBouncer passes on too. A statement then fails with 57014; a COMMIT waiting for the synchronous
+ * standby commits locally and says so in a WARNING (isSyncRepCancel). Resolves once the request was
+ * sent or could not be (never rejects); the server acts on it a moment later, or never when it
+ * cannot be reached.
+ */
+export function sendCancelRequest(client: pg.ClientBase): Promise<void> {
+  const { host, port, processID, secretKey } = client as unknown as {
+    host: string;
+    port: number;
+    processID: number | null;
+    secretKey: number | null;
+  };
+  if (processID === null || secretKey === null) return Promise.resolve();
+  const packet = Buffer.alloc(16);
+  packet.writeInt32BE(16, 0);
+  packet.writeInt32BE(CANCEL_REQUEST_CODE, 4);
+  packet.writeInt32BE(processID, 8);
+  packet.writeInt32BE(secretKey, 12);
+  return new Promise((resolve) => {
+    const socket = host.startsWith('/') ? netConnect({ path: `${host}/.s.PGSQL.${port}` }) : netConnect({ host, port });
+    socket.setTimeout(CONNECT_TIMEOUT_MS, () => socket.destroy());
+    socket.on('connect', () => socket.end(packet));
+    socket.on('error', () => undefined);
+    socket.on('close', () => resolve());
+  });
 }
 
 /** How long one host may take to accept a connection (a dead machine would otherwise hang the request). */

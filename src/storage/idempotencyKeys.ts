@@ -74,13 +74,17 @@ export async function storeAnswer(
   );
 }
 
-/** An answer that is not kept (400, 429): the key is free for the next try. */
-export async function releaseKey(db: Queryable, scope: KeyScope): Promise<void> {
-  await db.query('DELETE FROM idempotency_keys WHERE method = $1 AND path = $2 AND key = $3 AND status IS NULL', [
-    scope.method,
-    scope.path,
-    scope.key,
-  ]);
+/**
+ * An answer that is not kept (400, 429, 503): the key is free for the next try. `claimedAt`: only
+ * the claim made by claimKey at that time (its lease ends RUN_LEASE_MS after it), for a claim whose
+ * outcome is not known: another request's claim of the key is left alone.
+ */
+export async function releaseKey(db: Queryable, scope: KeyScope, claimedAt?: Date): Promise<void> {
+  await db.query(
+    `DELETE FROM idempotency_keys WHERE method = $1 AND path = $2 AND key = $3 AND status IS NULL
+        AND ($4::timestamptz IS NULL OR locked_until = $4::timestamptz + make_interval(secs => $5))`,
+    [scope.method, scope.path, scope.key, claimedAt ?? null, RUN_LEASE_MS / 1000],
+  );
 }
 
 /** Deletes expired keys, a batch at a time; returns how many went. */

@@ -13,6 +13,9 @@
  * And a commit whose outcome is unknown (its wait for the synchronous standby cancelled, which
  * PostgreSQL reports only as a WARNING; its connection lost at COMMIT) is a CommitUnknownError;
  * an A3 answered so that did commit is found by its retry with the same Idempotency-Key.
+ * When nothing clears synchronous_standby_names and the standby is gone, every COMMIT waits for ever:
+ * the request pools' deadline (DATABASE_STATEMENT_TIMEOUT_MS) cancels it, the A3 answers 503 within
+ * 10 s, and its retry once commits go through again finds the truth.
  */
 import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -233,6 +236,170 @@ describe.runIf(currentBackend() === 'postgres' && !skipWithoutPostgresBinaries()
       pair = undefined;
     }
   }, 90_000);
+
+  it('commits waiting for an absent sync standby: 503 with Retry-After < 10 s; a retry finds the truth', async () => {
+    // nothing clears synchronous_standby_names (no failover manager acted yet): every COMMIT on the
+    // primary waits for ever. DATABASE_STATEMENT_TIMEOUT_MS (3 s here, 8 s by default) ends the wait.
+    pair = await startPostgresPair();
+    const p = pair;
+    const crmId = `sb-${randomBytes(4).toString('hex')}`;
+    const apiKey = `key-${randomBytes(4).toString('hex')}`;
+    const timeoutMs = 3000;
+    let service: ServiceProcess | undefined;
+    try {
+      service = startServiceProcess({
+        DATABASE_URL: p.url,
+        API_KEYS: `${crmId}:${apiKey}`,
+        DATABASE_STATEMENT_TIMEOUT_MS: String(timeoutMs),
+      });
+      const base = await service.listening;
+      const { product, resource, slots } = await setUp(base, crmId, apiKey);
+      const send = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
+        const started = performance.now();
+        const res = await fetch(`${base}${path}`, {
+          method,
+          headers: { 'content-type': 'application/json', ...headers },
+          body: body === undefined ? undefined : JSON.stringify(body),
+        });
+        const text = await res.text();
+        return {
+          status: res.status,
+          body: text,
+          ms: performance.now() - started,
+          retryAfter: res.headers.get('retry-after'),
+          replayed: res.headers.get('idempotent-replayed'),
+        };
+      };
+      const expect503 = (a: Awaited<ReturnType<typeof send>>, what: string) => {
+        expect(a.status, `${what}: ${a.body}`).toBe(503);
+        expect(a.retryAfter, what).toMatch(/^\d+$/);
+        expect(JSON.parse(a.body).errors[0].errorCode, what).toBe('DATABASE_UNAVAILABLE');
+        expect(a.ms, `${what}: ms to the answer`).toBeLessThan(10_000);
+        expect(a.ms, `${what}: ms to the answer`).toBeGreaterThanOrEqual(timeoutMs - 50);
+      };
+      // two holds while the standby is there (a hold commits too)
+      const bodies = [];
+      for (const slot of slots.slice(0, 2)) {
+        const hold = { timeslot_uuid: slot.timeslotUuid, product_uuid: product.uuid, from: slot.from, to: slot.to };
+        const held = await send('POST', `/rest/1/resources/${resource.uuid}/reserve_appointment`, hold);
+        expect(held.status, held.body).toBe(201);
+        bodies.push({
+          start: slot.from,
+          end: slot.to,
+          timeslot_uuid: slot.timeslotUuid,
+          product_uuid: product.uuid,
+          placeholder_id: JSON.parse(held.body).participation.customer_uuid as string,
+          email: `consumer${bodies.length}@sb.example`,
+          firstname: 'Erika',
+          lastname: 'Muster',
+        });
+      }
+      const book = (b: unknown, key: string) =>
+        send('POST', `/resources/${resource.uuid}/create_appointment_with_consumer`, b, { 'idempotency-key': key });
+      const stateOf = async (placeholder: string) =>
+        (
+          await sql<{ state: string; appointment_id: string }>(
+            p.primary.url,
+            'SELECT state, appointment_id FROM participations WHERE placeholder_id = $1',
+            [placeholder],
+          )
+        ).map((r) => r.state);
+
+      // 1. the booking's own transaction waits at COMMIT: its key was claimed while the standby was there,
+      //    then the booking is held at its first statement until the standby is gone
+      const blocker = new pg.Client({ connectionString: p.primary.url });
+      blocker.on('error', () => undefined);
+      await blocker.connect();
+      await blocker.query('BEGIN');
+      await blocker.query('LOCK TABLE users IN EXCLUSIVE MODE');
+      const pending = book(bodies[0], 'K1');
+      const blocked = async () =>
+        (
+          await sql<{ n: number }>(
+            p.primary.url,
+            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'
+               AND query LIKE '%consumer_customer%'`,
+          )
+        )[0].n;
+      await expect.poll(blocked, { timeout: 20_000, interval: 20 }).toBe(1);
+      await p.standby.crash();
+      await blocker.query('COMMIT'); // took no transaction id: nothing to wait for
+      await blocker.end();
+      const atCommit = await pending;
+      expect503(atCommit, 'A3 whose COMMIT waited');
+      // the deadline's cancel ended the wait at COMMIT (unless the lock wait took the whole deadline):
+      // committed locally, told so only by a WARNING, answered as unknown, never as a success
+      const firstTruth = await stateOf(bodies[0].placeholder_id);
+      console.info(`standby absent: the booking waiting at COMMIT is ${JSON.stringify(firstTruth)} on the primary`);
+      if (firstTruth.includes('BOOKED')) expect(atCommit.body).toMatch(/may or may not have been saved/);
+
+      // 2. the standby was already gone: the claim of the key is the first COMMIT that waits
+      const atClaim = await book(bodies[1], 'K2');
+      expect503(atClaim, 'A3 whose claim waited');
+      expect(atClaim.body).toMatch(/may or may not have been saved/);
+      expect(await stateOf(bodies[1].placeholder_id), 'the booking never ran: still the hold').toEqual(['RESERVED']);
+
+      // 3. a statement that waits (here for a lock, behind the operator's LOCK) is cancelled: 57014, 503
+      const locker = new pg.Client({ connectionString: p.primary.url });
+      locker.on('error', () => undefined);
+      await locker.connect();
+      await locker.query('BEGIN');
+      await locker.query('LOCK TABLE resources IN ACCESS EXCLUSIVE MODE');
+      const read = await send('GET', `/crms/${crmId}/provider/${encodeURIComponent('prov@fo')}/resources`, undefined, {
+        'x-service-client-id': apiKey,
+      });
+      await locker.query('ROLLBACK');
+      await locker.end();
+      expect503(read, 'a read behind a lock');
+      console.info(
+        `standby absent, deadline ${timeoutMs} ms: answered 503 after ${[atCommit, atClaim, read]
+          .map((a) => Math.round(a.ms))
+          .join(', ')} ms (A3 at COMMIT, A3 at its claim, a read behind a lock)`,
+      );
+      expect(read.body).toMatch(/the database is unavailable/);
+
+      // the operator lets the primary commit without its standby; the consumers retry with their keys,
+      // waiting Retry-After while a key is still in use
+      await sql(p.primary.url, `ALTER SYSTEM SET synchronous_standby_names = ''`);
+      await sql(p.primary.url, 'SELECT pg_reload_conf()');
+      const retry = async (b: unknown, key: string) => {
+        for (let i = 0; ; i++) {
+          const a = await book(b, key);
+          if (a.status !== 409 || !/IDEMPOTENCY_KEY_IN_USE/.test(a.body) || i >= 10) return a;
+          await new Promise((r) => setTimeout(r, Number(a.retryAfter ?? 1) * 1000));
+        }
+      };
+      const booked = async (placeholder: string) => {
+        const rows = await sql<{ id: string; state: string; appointment_id: string }>(
+          p.primary.url,
+          'SELECT id, state, appointment_id FROM participations WHERE placeholder_id = $1',
+          [placeholder],
+        );
+        expect(rows, 'one participation per hold: never doubled').toHaveLength(1);
+        expect(rows[0].state).toBe('BOOKED');
+        return rows[0];
+      };
+      for (const [i, key] of ['K1', 'K2'].entries()) {
+        const again = await retry(bodies[i], key);
+        expect(again.status, `${key}: ${again.body}`).toBe(201);
+        const row = await booked(bodies[i].placeholder_id);
+        expect(JSON.parse(again.body).createdAppointment.appointment_uuid).toBe(row.appointment_id);
+        // committed before the 503: its answer, stored with it, is replayed; else the retry booked now
+        const committed = i === 0 ? firstTruth.includes('BOOKED') : false;
+        expect(again.replayed, `${key} replayed`).toBe(committed ? 'true' : null);
+      }
+      const appointments = await sql<{ n: number }>(
+        p.primary.url,
+        `SELECT count(*)::int AS n FROM participations WHERE state = 'BOOKED'`,
+      );
+      expect(appointments[0].n, 'two consumers, two bookings').toBe(2);
+    } finally {
+      service?.child.kill('SIGKILL');
+      await service?.exited;
+      await p.stop();
+      pair = undefined;
+    }
+  }, 120_000);
 
   it.skipIf(skipWithoutAutoFailover())(
     'pg_auto_failover (a monitor, two nodes) promotes the standby by itself; nothing acknowledged is lost',

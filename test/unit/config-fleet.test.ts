@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
+import { CANCEL_GRACE_MS } from '../../src/storage/db.js';
 
 const load = (env: Record<string, string>) => loadConfig({ DATABASE_URL: 'memory://', ...env });
 
@@ -15,6 +16,14 @@ describe('fleet configuration', () => {
       listingCacheBytes: 16 * 1024 * 1024,
       shutdownGraceMs: 2000,
     });
+  });
+
+  it("bounds a request's statement so that it answers within 10 s, the cancel's grace included", () => {
+    const { databaseStatementTimeoutMs } = load({});
+    expect(databaseStatementTimeoutMs).toBe(8000);
+    expect(databaseStatementTimeoutMs + CANCEL_GRACE_MS).toBeLessThan(10_000);
+    expect(load({ DATABASE_STATEMENT_TIMEOUT_MS: '2000' }).databaseStatementTimeoutMs).toBe(2000);
+    expect(() => load({ DATABASE_STATEMENT_TIMEOUT_MS: '0' })).toThrow(/DATABASE_STATEMENT_TIMEOUT_MS/);
   });
 
   it('reads REDIS_URL, the pool sizes, the statement switch and the intervals', () => {

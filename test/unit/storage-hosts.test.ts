@@ -5,7 +5,9 @@
 import { describe, expect, it } from 'vitest';
 import {
   CommitUnknownError,
+  DatabaseTimeoutError,
   DatabaseUnavailableError,
+  isQueryCanceled,
   isSyncRepCancel,
   isUnavailable,
   parseDatabaseUrl,
@@ -56,6 +58,13 @@ describe('what counts as the database being away', () => {
     expect(isUnavailable(new CommitUnknownError('x'))).toBe(true);
     expect(new CommitUnknownError('x')).toBeInstanceOf(DatabaseUnavailableError);
     expect(isUnavailable(undefined)).toBe(false);
+  });
+
+  it('a cancelled statement (57014) is a timeout, answered 503 too, but the host is kept', () => {
+    expect(isQueryCanceled(serverError('57014'))).toBe(true);
+    expect(isQueryCanceled(serverError('57P01'))).toBe(false);
+    expect(isQueryCanceled(new Error('x'))).toBe(false);
+    expect(new DatabaseTimeoutError('x')).toBeInstanceOf(DatabaseUnavailableError);
   });
 
   it("a cancelled wait for the synchronous standby is recognised from PostgreSQL's WARNING", () => {
