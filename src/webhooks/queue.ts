@@ -67,14 +67,18 @@ export async function claimDue(db: Queryable, l: ClaimLimits): Promise<DueDelive
 type Key = Pick<DueDelivery, 'subscription_id' | 'event_id'>;
 
 /**
- * At asynchronous commit (ASYNC_COMMIT), as a mail's SENT mark: lost in a crash of PostgreSQL, the
- * delivery goes out once more with the same webhook-id (at least once), never is it lost.
+ * Records the answered deliveries of one claim in one statement, at asynchronous commit
+ * (ASYNC_COMMIT), as a mail's SENT mark: lost in a crash of PostgreSQL, a delivery goes out once
+ * more with the same webhook-id (at least once), never is it lost.
  */
-export async function markSucceeded(db: Queryable, d: Key, status: number): Promise<void> {
+export async function markSucceeded(db: Queryable, done: { delivery: Key; status: number }[]): Promise<void> {
+  if (done.length === 0) return;
   await db.query(
-    `UPDATE webhook_deliveries SET status = 'SUCCEEDED', response_status = $3, last_error = NULL
-      WHERE subscription_id = $1 AND event_id = $2 AND status = 'PENDING' AND ${ASYNC_COMMIT} IS NOT NULL`,
-    [d.subscription_id, d.event_id, status],
+    `UPDATE webhook_deliveries d SET status = 'SUCCEEDED', response_status = v.status, last_error = NULL
+       FROM unnest($1::uuid[], $2::uuid[], $3::int[]) AS v (subscription_id, event_id, status)
+      WHERE d.subscription_id = v.subscription_id AND d.event_id = v.event_id AND d.status = 'PENDING'
+        AND ${ASYNC_COMMIT} IS NOT NULL`,
+    [done.map((x) => x.delivery.subscription_id), done.map((x) => x.delivery.event_id), done.map((x) => x.status)],
   );
 }
 

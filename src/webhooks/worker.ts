@@ -118,19 +118,24 @@ export class WebhookWorker {
     for (const row of rows)
       bySubscription.set(row.subscription_id, [...(bySubscription.get(row.subscription_id) ?? []), row]);
     for (const [id, list] of bySubscription) {
-      // perEndpoint lanes take the claimed deliveries in order: at most that many requests at once
+      // perEndpoint lanes take the claimed deliveries in order: at most that many requests at once;
+      // the successes are recorded together when the claim's deliveries are done (a failure at once)
       let next = 0;
+      const succeeded: { delivery: DueDelivery; status: number }[] = [];
       const lane = async () => {
         while (next < list.length) {
           const d = list[next++];
-          await (this.stopping ? release(this.deps.db, d) : this.deliver(d)); // stopping: the rest handed back
+          // stopping: the rest handed back
+          await (this.stopping ? release(this.deps.db, d) : this.deliver(d, succeeded));
         }
       };
       const lanes = Math.min(this.options.perEndpoint, list.length);
-      const group = Promise.all(Array.from({ length: lanes }, lane)).then(
-        () => undefined,
-        (err) => this.deps.log.error({ err: String(err) }, 'webhook worker: could not record an outcome'),
-      );
+      const group = Promise.all(Array.from({ length: lanes }, lane))
+        .finally(() => markSucceeded(this.deps.db, succeeded))
+        .then(
+          () => undefined,
+          (err) => this.deps.log.error({ err: String(err) }, 'webhook worker: could not record an outcome'),
+        );
       this.groups.set(
         id,
         group.finally(() => {
@@ -176,7 +181,8 @@ export class WebhookWorker {
     });
   }
 
-  private async deliver(d: DueDelivery): Promise<void> {
+  /** Sends one delivery; a success is added to `succeeded` (recorded by the caller), a failure recorded at once. */
+  private async deliver(d: DueDelivery, succeeded: { delivery: DueDelivery; status: number }[]): Promise<void> {
     const { db, log } = this.deps;
     const headers = signedHeaders(d.secrets, d.event_id, new Date(), d.body);
     const result = await postWebhook(d.url, { ...headers }, d.body, {
@@ -186,7 +192,7 @@ export class WebhookWorker {
     });
     if (result.aborted) return release(db, d);
     if (result.ok) {
-      await markSucceeded(db, d, result.status!);
+      succeeded.push({ delivery: d, status: result.status! });
       webhookMetrics.attempts.inc({ outcome: 'succeeded', event_type: d.type });
       return;
     }
