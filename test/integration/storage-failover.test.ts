@@ -30,6 +30,34 @@ import { SmtpSink } from '../helpers/smtpSink.js';
 import { sql, startPostgresPair, type PostgresPair } from '../helpers/postgresPair.js';
 import { skipWithoutPostgresBinaries, startPrivatePostgres, type PrivatePostgres } from '../helpers/privatePostgres.js';
 
+/**
+ * Starts a booking while `users` is locked, waits until its transaction waits for that lock (its
+ * Idempotency-Key claimed and committed by then), crashes the standby and lets the booking go on:
+ * its COMMIT then waits for a standby that is gone. Returns the booking's answer, still pending
+ * (in an object: a promise cannot resolve to one).
+ */
+async function heldUntilStandbyGone<T>(p: PostgresPair, start: () => Promise<T>): Promise<{ answer: Promise<T> }> {
+  const blocker = new pg.Client({ connectionString: p.primary.url });
+  blocker.on('error', () => undefined);
+  await blocker.connect();
+  await blocker.query('BEGIN');
+  await blocker.query('LOCK TABLE users IN EXCLUSIVE MODE');
+  const pending = start();
+  const blocked = async () =>
+    (
+      await sql<{ n: number }>(
+        p.primary.url,
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'
+           AND query LIKE '%consumer_customer%'`,
+      )
+    )[0].n;
+  await expect.poll(blocked, { timeout: 20_000, interval: 20 }).toBe(1);
+  await p.standby.crash();
+  await blocker.query('COMMIT'); // took no transaction id: nothing to wait for
+  await blocker.end();
+  return { answer: pending };
+}
+
 function expectSurvived(f: OutageFigures) {
   expect(f.serviceAlive, 'the service process is still running').toBe(true);
   expect(f.lost, 'bookings answered 201 and missing on the database').toBe(0);
@@ -179,25 +207,8 @@ describe.runIf(currentBackend() === 'postgres' && !skipWithoutPostgresBinaries()
         post(`/resources/${resource.uuid}/create_appointment_with_consumer`, b, { 'idempotency-key': key });
 
       // the booking's transaction is held at its first statement (its key is claimed and committed by then)
-      const blocker = new pg.Client({ connectionString: p.primary.url });
-      blocker.on('error', () => undefined);
-      await blocker.connect();
-      await blocker.query('BEGIN');
-      await blocker.query('LOCK TABLE users IN EXCLUSIVE MODE');
-      const first = book(body, 'K');
-      const blocked = async () =>
-        (
-          await sql<{ n: number }>(
-            p.primary.url,
-            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'
-               AND query LIKE '%consumer_customer%'`,
-          )
-        )[0].n;
-      await expect.poll(blocked, { timeout: 20_000, interval: 20 }).toBe(1);
       // the standby goes: the booking's COMMIT waits for it, and is cancelled (committed locally, WARNING only)
-      await p.standby.crash();
-      await blocker.query('COMMIT');
-      await blocker.end();
+      const { answer: first } = await heldUntilStandbyGone(p, () => book(body, 'K'));
       let answered = false;
       first.finally(() => {
         answered = true;
@@ -278,7 +289,7 @@ describe.runIf(currentBackend() === 'postgres' && !skipWithoutPostgresBinaries()
         expect(a.ms, `${what}: ms to the answer`).toBeGreaterThanOrEqual(timeoutMs - 50);
       };
       // two holds while the standby is there (a hold commits too)
-      const bodies = [];
+      const bodies: (Record<string, string> & { placeholder_id: string })[] = [];
       for (const slot of slots.slice(0, 2)) {
         const hold = { timeslot_uuid: slot.timeslotUuid, product_uuid: product.uuid, from: slot.from, to: slot.to };
         const held = await send('POST', `/rest/1/resources/${resource.uuid}/reserve_appointment`, hold);
@@ -307,24 +318,7 @@ describe.runIf(currentBackend() === 'postgres' && !skipWithoutPostgresBinaries()
 
       // 1. the booking's own transaction waits at COMMIT: its key was claimed while the standby was there,
       //    then the booking is held at its first statement until the standby is gone
-      const blocker = new pg.Client({ connectionString: p.primary.url });
-      blocker.on('error', () => undefined);
-      await blocker.connect();
-      await blocker.query('BEGIN');
-      await blocker.query('LOCK TABLE users IN EXCLUSIVE MODE');
-      const pending = book(bodies[0], 'K1');
-      const blocked = async () =>
-        (
-          await sql<{ n: number }>(
-            p.primary.url,
-            `SELECT count(*)::int AS n FROM pg_stat_activity WHERE wait_event_type = 'Lock'
-               AND query LIKE '%consumer_customer%'`,
-          )
-        )[0].n;
-      await expect.poll(blocked, { timeout: 20_000, interval: 20 }).toBe(1);
-      await p.standby.crash();
-      await blocker.query('COMMIT'); // took no transaction id: nothing to wait for
-      await blocker.end();
+      const { answer: pending } = await heldUntilStandbyGone(p, () => book(bodies[0], 'K1'));
       const atCommit = await pending;
       expect503(atCommit, 'A3 whose COMMIT waited');
       // the deadline's cancel ended the wait at COMMIT (unless the lock wait took the whole deadline):
