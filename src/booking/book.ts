@@ -15,7 +15,6 @@ import {
   carriesCalendar,
   needsCancelLink,
   needsDecisionLink,
-  nextCalendarSequence,
   participationMails,
   type ParticipationFacts,
 } from '../notifications/compose.js';
@@ -268,8 +267,6 @@ export async function enqueueBookingMails(
   m: BookingMailContext,
 ): Promise<string> {
   const cancelLink = await cancelLinkFor(tx, deps.config, booked.participation.id);
-  // the first calendar part about a new participation: SEQUENCE 0, recorded (compose.ts nextCalendarSequence)
-  if (carriesCalendar(m.templates, booked.participation.state)) await nextCalendarSequence(tx, booked.participation.id);
   const decisionLink = needsDecisionLink(m.templates)
     ? await decisionLinkFor(tx, deps.config, booked.participation.id)
     : null;
@@ -280,6 +277,8 @@ export async function enqueueBookingMails(
       { facts, contact: m.contact, cancelLink: needsCancelLink(m.templates) ? cancelLink : null, decisionLink },
       m.templates,
     ),
+    // the first calendar part about a new participation: SEQUENCE 0, recorded with the mails
+    carriesCalendar(m.templates, booked.participation.state) ? booked.participation.id : null,
   );
   return cancelLink;
 }

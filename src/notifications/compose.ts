@@ -4,7 +4,7 @@ import type { Queryable } from '../storage/db.js';
 import { cancelLinkFor, decisionLinkFor } from './cancelToken.js';
 import { storedAnswers } from './answers.js';
 import { calendarMethodFor } from './ics.js';
-import { enqueueMails, type OutboxMail } from './outbox.js';
+import { calendarSequenceSql, enqueueMails, type OutboxMail } from './outbox.js';
 import type { AppointmentMailPayload } from './payloads.js';
 import type { MailTemplate } from './templateNames.js';
 
@@ -113,12 +113,7 @@ export async function participationFacts<State extends string = string>(
  * the Unix seconds their mails carried then.
  */
 export async function nextCalendarSequence(tx: Queryable, participationId: string): Promise<number> {
-  const [row] = await tx.query<{ sequence: string }>(
-    `INSERT INTO mail_calendar_sequences AS m (participation_id, sequence) VALUES ($1, 0)
-     ON CONFLICT (participation_id) DO UPDATE SET sequence = m.sequence + 1
-     RETURNING sequence`,
-    [participationId],
-  );
+  const [row] = await tx.query<{ sequence: string }>(calendarSequenceSql('$1'), [participationId]);
   return Number(row.sequence);
 }
 
