@@ -4,8 +4,9 @@
  *
  * Everything the booking shows (resource, products, slot, hold, contact) is read first, in one
  * query. Then one transaction: the consumer's customer (consumer_customer), the live hold turned
- * into the booking (bookHold, which locks nothing but the hold's row) or else a place taken with
- * claim_place, and the mails, composed for that customer, written to the outbox.
+ * into the booking (bookHold, which locks nothing but the hold's row; both in one statement when
+ * no per-consumer limit is counted in between) or else a place taken with claim_place, and the
+ * mails, composed for that customer, written to the outbox.
  */
 import { randomUUID } from 'node:crypto';
 import type { Deps } from '../context.js';
@@ -26,13 +27,13 @@ import type { Queryable } from '../storage/db.js';
 import type { KeepAnswer } from '../storage/idempotencyKeys.js';
 import { viewOf } from './bookableView.js';
 import { cancelLinkFor, decisionLinkFor } from '../notifications/cancelToken.js';
-import { bookHold } from './bookHold.js';
+import { bookHold, bookHoldFor } from './bookHold.js';
 import { storedQuestions, type Question } from '../offerings/questions.js';
 import type { ResolvedContact } from '../offerings/contact.js';
 import { DEFAULT_PHONE_COUNTRY, possiblePhone, providerCountry } from '../partners/phoneNumbers.js';
 import { checkAnswers } from './answers.js';
 import { assertInBookingWindow, claimSlot, slotTaken, slotText } from './claimSlot.js';
-import { consumerCustomer, type ConsumerCustomer, type ConsumerInput } from './consumer.js';
+import { consumerArgument, consumerCustomer, type ConsumerCustomer, type ConsumerInput } from './consumer.js';
 import { assertConsumerLimit } from './consumerLimit.js';
 import { createdAppointmentView } from './createdAppointmentView.js';
 import type { ProductRow } from './publicProducts.js';
@@ -211,16 +212,15 @@ export async function createAppointmentWithConsumer(
   if (hold) assertInBookingWindow(resource, start, deps.clock.now(), FIELDS.start);
   return deps.db.transaction(async (tx) => {
     const now = deps.clock.now();
-    const customer = await consumerCustomer(tx, provider, consumer);
-    // after consumer_customer, which locks the consumer's user row: one consumer's A3s count one after the other
     const max = resource.max_upcoming_bookings_per_consumer;
-    await assertConsumerLimit(tx, { providerId: resource.provider_id, email: consumer.email, max, now });
     // A live hold becomes the booking; without one (any more), a free place is taken, last in the transaction.
-    const converted =
-      hold && (await bookHold(tx, { holdId: hold.participation.id, now, customerId: customer.id, changes }));
-    const booked: Booked = converted
-      ? { appointment: hold.appointment, ...converted }
-      : await claimAnew(tx, customer.id, now);
+    // With no per-consumer limit to count in between, the customer and the hold's booking are one statement.
+    const { customer, converted } =
+      hold && max === null
+        ? await bookHoldFor(tx, consumerArgument(provider, consumer), { holdId: hold.participation.id, now, changes })
+        : await customerThenHold(tx, now, max);
+    const booked: Booked =
+      hold && converted ? { appointment: hold.appointment, ...converted } : await claimAnew(tx, customer.id, now);
     const mails = { resource, product, contact: request.contact, templates };
     const cancelLink = await enqueueBookingMails(deps, tx, booked, customer, mails);
     let answer: BookAnswer = respond(booked, cancelLink);
@@ -231,6 +231,15 @@ export async function createAppointmentWithConsumer(
     await input.keepAnswer?.(tx, answer);
     return answer;
   });
+
+  async function customerThenHold(tx: Queryable, now: Date, max: number | null) {
+    const customer = await consumerCustomer(tx, provider, consumer);
+    // after consumer_customer, which locks the consumer's user row: one consumer's A3s count one after the other
+    await assertConsumerLimit(tx, { providerId: resource.provider_id, email: consumer.email, max, now });
+    const converted =
+      hold && (await bookHold(tx, { holdId: hold.participation.id, now, customerId: customer.id, changes }));
+    return { customer, converted: converted || null };
+  }
 
   async function claimAnew(tx: Queryable, customerId: string, now: Date): Promise<Booked> {
     const claim = await claimSlot(tx, {
