@@ -69,6 +69,8 @@ const DESCRIPTIONS = {
     'placeholder_id, while its hold lives, a reservation of this very slot',
     "answers as the product's questions ask (A4): the required ones, select values among the options, lengths, " +
       'email and phone forms, no other keys',
+    "mobile a phone number some country's numbering plan allows (read for the provider's country when it has " +
+      'no country code)',
     AMBIGUOUS,
   ),
   reschedule: beyondSchema(

@@ -154,6 +154,11 @@ const RULES_IN_WORDS: Record<string, RuleInWords[]> = {
       why: STATE,
     },
     { rule: /body\.answers\./, words: "answers as the product's questions ask", why: STATE },
+    {
+      rule: /body\.mobile is not a phone number/,
+      words: 'numbering plan allows',
+      why: "which numbers a country allows is the numbering plans' data (libphonenumber), not a pattern",
+    },
     ambiguous,
   ],
   rescheduleBooking: [

@@ -1071,8 +1071,10 @@ export interface paths {
      * end those of a listed slot (of the timeslot, or of the appointment that slot became); product_uuid a product of
      * the resource on the channel (required when it offers several); placeholder_id, while its hold lives, a
      * reservation of this very slot; answers as the product's questions ask (A4): the required ones, select values
-     * among the options, lengths, email and phone forms, no other keys; a short reference (resourceId@platform) must
-     * name a resource of one provider only: else use resourceId@providerUuid@platform or the UUID.
+     * among the options, lengths, email and phone forms, no other keys; mobile a phone number some country's numbering
+     * plan allows (read for the provider's country when it has no country code); a short reference
+     * (resourceId@platform) must name a resource of one provider only: else use resourceId@providerUuid@platform or the
+     * UUID.
      */
     post: operations['createAppointmentWithConsumer'];
     delete?: never;
