@@ -8,7 +8,7 @@
  */
 import { createHash } from 'node:crypto';
 import ical, { ICalEventStatus } from 'ical-generator';
-import { foldIcs } from '../notifications/icsText.js';
+import { calendarText } from '../notifications/icsText.js';
 import type { CalendarDeps } from './calendarDeps.js';
 import { eventSequences } from './eventSequences.js';
 import type { Queryable } from '../storage/db.js';
@@ -86,7 +86,7 @@ export function writeBackEvent(appointmentId: string, w: Wanted, now: Date, sequ
     description: counts,
     status: w.booked > 0 ? ICalEventStatus.CONFIRMED : ICalEventStatus.TENTATIVE,
   });
-  return foldIcs(calendar.toString());
+  return calendarText(calendar);
 }
 
 /** The event as the calendar should have it now, with the SEQUENCE of that version. */

@@ -4,7 +4,7 @@
  */
 import { createHash } from 'node:crypto';
 import ical, { ICalEventStatus } from 'ical-generator';
-import { foldIcs } from '../notifications/icsText.js';
+import { calendarText } from '../notifications/icsText.js';
 import { addressText } from '../notifications/compose.js';
 import { answerLines, storedAnswers } from '../notifications/answers.js';
 import type { MailLocale } from '../notifications/format.js';
@@ -102,6 +102,6 @@ export function renderFeed(
     });
   }
   // RFC 5545 ends every content line with CRLF, the last one too; the library leaves that one bare
-  const text = foldIcs(calendar.toString());
+  const text = calendarText(calendar);
   return text.endsWith('\r\n') ? text : `${text}\r\n`;
 }

@@ -1,6 +1,6 @@
 import ical, { ICalAttendeeRole, ICalAttendeeStatus, ICalCalendarMethod, ICalEventStatus } from 'ical-generator';
 import type { AppointmentMailPayload } from './payloads.js';
-import { foldIcs } from './icsText.js';
+import { calendarText } from './icsText.js';
 import type { MailTemplate } from './templateNames.js';
 
 export type CalendarMethod = 'REQUEST' | 'CANCEL';
@@ -81,5 +81,5 @@ export function buildCalendar({
       },
     ],
   });
-  return foldIcs(calendar.toString());
+  return calendarText(calendar);
 }
