@@ -1,6 +1,7 @@
 /** The outbox as a work queue: named queries the mail worker runs, each its own short statement. */
 import { ASYNC_COMMIT } from '../storage/asyncCommit.js';
 import type { Queryable } from '../storage/db.js';
+import { pendingByKey } from '../storage/pendingByKey.js';
 
 export interface OutboxRow {
   id: string;
@@ -49,8 +50,8 @@ export async function markSentAndReread(
 ): Promise<OutboxRow | null> {
   const [row] = await db.query<OutboxRow>(
     `WITH sent AS (UPDATE outbox SET status = 'SENT', sent_at = now(), last_error = NULL
-                    WHERE id = $1::uuid AND status = 'PENDING' AND ${ASYNC_COMMIT} IS NOT NULL RETURNING id)
-     SELECT o.* FROM outbox o WHERE o.id = $2::uuid AND o.status = 'PENDING'`,
+                    WHERE id = $1::uuid AND ${pendingByKey()} AND ${ASYNC_COMMIT} IS NOT NULL RETURNING id)
+     SELECT o.* FROM outbox o WHERE o.id = $2::uuid AND ${pendingByKey('o')}`,
     [id, nextId],
   );
   return row ?? null;
@@ -66,7 +67,7 @@ export async function markAttemptFailed(
   await db.query(
     `UPDATE outbox SET status = CASE WHEN $3 THEN 'FAILED' ELSE 'PENDING' END,
             next_attempt_at = now() + make_interval(secs => $4::double precision), last_error = $2
-      WHERE id = $1 AND status = 'PENDING'`,
+      WHERE id = $1 AND ${pendingByKey()}`,
     [id, error.slice(0, 1000), retry.giveUp, retry.retryInMs / 1000],
   );
 }
@@ -76,7 +77,7 @@ export async function renewLease(db: Queryable, ids: string[], leaseMs: number):
   if (ids.length === 0) return;
   await db.query(
     `UPDATE outbox SET next_attempt_at = now() + make_interval(secs => $2::double precision) WHERE id = ANY($1::uuid[])
-       AND status = 'PENDING'`,
+       AND ${pendingByKey()}`,
     [ids, leaseMs / 1000],
   );
 }
@@ -86,7 +87,7 @@ export async function release(db: Queryable, ids: string[]): Promise<void> {
   if (ids.length === 0) return;
   await db.query(
     `UPDATE outbox SET attempts = greatest(attempts - 1, 0), next_attempt_at = now() WHERE id = ANY($1::uuid[])
-       AND status = 'PENDING'`,
+       AND ${pendingByKey()}`,
     [ids],
   );
 }

@@ -1,6 +1,7 @@
 /** Webhook deliveries as a work queue: named queries the worker runs, each its own short statement. */
 import { ASYNC_COMMIT } from '../storage/asyncCommit.js';
 import type { Queryable } from '../storage/db.js';
+import { pendingByKey } from '../storage/pendingByKey.js';
 
 export interface DueDelivery {
   subscription_id: string;
@@ -29,16 +30,19 @@ export interface ClaimLimits {
  * Takes due deliveries for this worker, at most perEndpoint per subscription, oldest due first: counts the attempt
  * and leases each row (next_attempt_at one lease ahead) in one statement. SKIP LOCKED lets workers
  * of other instances take disjoint rows; a crashed worker's rows are due again when the lease ends.
+ * Every step reads pending rows in the order of webhook_deliveries_due_seq_idx (migration 027) and
+ * stops at what it takes, so a claim costs the same with 10 or 10,000 waiting
+ * (test/integration/queue-plans.test.ts).
  */
 export async function claimDue(db: Queryable, l: ClaimLimits): Promise<DueDelivery[]> {
   const rows = await db.query<DueDelivery & { due_at: Date; seq: number }>(
     `WITH picked AS (
        SELECT s.id FROM webhook_subscriptions s
-        WHERE NOT (s.id = ANY($4::uuid[]))
-          AND EXISTS (SELECT 1 FROM webhook_deliveries x WHERE x.subscription_id = s.id AND x.status = 'PENDING'
-            AND x.next_attempt_at <= now())
-        ORDER BY (SELECT min(x.next_attempt_at) FROM webhook_deliveries x WHERE x.subscription_id = s.id
-          AND x.status = 'PENDING')
+        CROSS JOIN LATERAL (
+          SELECT x.next_attempt_at FROM webhook_deliveries x WHERE x.subscription_id = s.id AND x.status = 'PENDING'
+           ORDER BY x.next_attempt_at LIMIT 1) first
+        WHERE NOT (s.id = ANY($4::uuid[])) AND first.next_attempt_at <= now()
+        ORDER BY first.next_attempt_at
         LIMIT $1),
      due AS (
        SELECT d.subscription_id, d.event_id, d.due_at, d.seq FROM picked p
@@ -76,7 +80,7 @@ export async function markSucceeded(db: Queryable, done: { delivery: Key; status
   await db.query(
     `UPDATE webhook_deliveries d SET status = 'SUCCEEDED', response_status = v.status, last_error = NULL
        FROM unnest($1::uuid[], $2::uuid[], $3::int[]) AS v (subscription_id, event_id, status)
-      WHERE d.subscription_id = v.subscription_id AND d.event_id = v.event_id AND d.status = 'PENDING'
+      WHERE d.subscription_id = v.subscription_id AND d.event_id = v.event_id AND ${pendingByKey('d')}
         AND ${ASYNC_COMMIT} IS NOT NULL`,
     [done.map((x) => x.delivery.subscription_id), done.map((x) => x.delivery.event_id), done.map((x) => x.status)],
   );
@@ -92,7 +96,7 @@ export async function markFailed(
     `UPDATE webhook_deliveries
         SET status = CASE WHEN $5 THEN 'FAILED' ELSE 'PENDING' END, response_status = $3, last_error = $4,
             next_attempt_at = now() + make_interval(secs => $6::double precision)
-      WHERE subscription_id = $1 AND event_id = $2 AND status = 'PENDING'`,
+      WHERE subscription_id = $1 AND event_id = $2 AND ${pendingByKey()}`,
     [d.subscription_id, d.event_id, r.status, r.error.slice(0, 1000), r.giveUp, r.retryInMs / 1000],
   );
 }
@@ -101,7 +105,7 @@ export async function markFailed(
 export async function release(db: Queryable, d: Key): Promise<void> {
   await db.query(
     `UPDATE webhook_deliveries SET attempts = greatest(attempts - 1, 0), next_attempt_at = now()
-      WHERE subscription_id = $1 AND event_id = $2 AND status = 'PENDING'`,
+      WHERE subscription_id = $1 AND event_id = $2 AND ${pendingByKey()}`,
     [d.subscription_id, d.event_id],
   );
 }

@@ -34,6 +34,7 @@ const LANDED: [string, string][] = [
   ['024_availability_rules', 'c0822072686a11ffc68ad835332c9d86bae6bd6b1a5d3ddaa91239dcf1379bc4'],
   ['025_booking_limits', '73dcab6475d777b26ea312957ff6b8c416881cf08e3b7d0f75ce3786d39be1ee'],
   ['026_pools', '824e70cd678fe8cf408842eeccbd87f8331ee30e5dd1311d8f385072de074cff'],
+  ['027_webhook_due_order', '0d73beb2ca5eb24af2995e416eec4be7a45f374fa9d4c603d8c17fbff4aa658e'],
 ];
 /** Numbers used by a migration that is no longer among the files. */
 const RETIRED = new Set([15]);
