@@ -19,15 +19,19 @@ export interface OutboxRow {
 }
 
 /**
- * Takes up to `limit` due rows for this worker: counts the attempt and pushes next_attempt_at one
- * lease ahead, in one statement. SKIP LOCKED lets concurrent workers (other instances on the same
- * PostgreSQL database) take disjoint rows; the lease makes a row that a crashed worker held due again.
+ * Takes up to `limit` due rows for this worker, the longest due first: counts the attempt and pushes
+ * next_attempt_at one lease ahead, in one statement. SKIP LOCKED lets concurrent workers (other
+ * instances on the same PostgreSQL database) take disjoint rows; the lease makes a row that a crashed
+ * worker held due again. A new mail is due when it is written, so new mails go in the order written;
+ * a retried one waits its turn from when it is due again. The order is outbox_pending_idx's, so a
+ * claim reads the rows it takes, not every due one (test/integration/queue-plans.test.ts): after an
+ * SMTP outage the backlog drains as fast as a short queue.
  */
 export async function claimDue(db: Queryable, limit: number, leaseMs: number): Promise<OutboxRow[]> {
   const rows = await db.query<OutboxRow>(
     `UPDATE outbox SET attempts = attempts + 1, next_attempt_at = now() + make_interval(secs => $2::double precision)
       WHERE id IN (SELECT id FROM outbox WHERE status = 'PENDING' AND next_attempt_at <= now()
-                    ORDER BY created_at LIMIT $1 FOR UPDATE SKIP LOCKED)
+                    ORDER BY next_attempt_at LIMIT $1 FOR UPDATE SKIP LOCKED)
       RETURNING *`,
     [limit, leaseMs / 1000],
   );

@@ -4,11 +4,11 @@
  * a quiet spell, before a rush). Each statement is run under EXPLAIN ANALYZE (the real statement of
  * src/notifications/queue.ts and src/webhooks/queue.ts, sent through a Queryable that prefixes it)
  * and the rows its plan read from the queue table are counted. Before pendingByKey and migration
- * 027, a SENT mark walked every pending mail (3,000 rows) and a claim of 16 deliveries sorted all
- * 3,000 due ones.
+ * 027, a SENT mark walked every pending mail (3,000 rows), a claim of 16 deliveries sorted all
+ * 3,000 due ones, and a claim of 40 mails sorted every due mail by age.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { markSentAndReread } from '../../src/notifications/queue.js';
+import { claimDue as claimDueMails, markSentAndReread } from '../../src/notifications/queue.js';
 import type { Queryable } from '../../src/storage/db.js';
 import { claimDue as claimDueDeliveries, markSucceeded } from '../../src/webhooks/queue.js';
 import { createTestDatabase, type TestDatabase } from '../helpers/db.js';
@@ -105,6 +105,17 @@ describe(`with ${WAITING} waiting and statistics that know none`, () => {
     expect(rowsRead(plans[0], 'outbox')).toBeLessThanOrEqual(2);
     const [{ status }] = await t.db.query<{ status: string }>('SELECT status FROM outbox WHERE id = $1', [id]);
     expect(status).toBe('SENT');
+  });
+
+  it('a claim of 40 mails reads about 40 of the due ones', async () => {
+    const { queryable, plans } = explaining(t.db);
+    await claimDueMails(queryable, 40, 60_000);
+    // the due ones in index order up to 40, then each again by its key for the UPDATE
+    expect(rowsRead(plans[0], 'outbox')).toBeLessThanOrEqual(2 * 40);
+    const [{ leased }] = await t.db.query<{ leased: number }>(
+      `SELECT count(*)::int AS leased FROM outbox WHERE status = 'PENDING' AND next_attempt_at > now()`,
+    );
+    expect(leased).toBe(40);
   });
 
   it('a claim of 16 deliveries of a subscription reads about 16 of its due ones', async () => {
