@@ -51,7 +51,7 @@ export type RescheduleAnswer = BookAnswer;
 const FIELDS = { start: 'body.start', end: 'body.end' };
 const MOVABLE: ReadonlySet<ParticipationRow['state']> = new Set(['BOOKED', 'REQUESTED']);
 
-type LockedParticipation = ParticipationRow & { ics_sequence: string | null; pool_id: string | null };
+type LockedParticipation = ParticipationRow & { ics_sequence: string | null };
 
 /** Only a booking or a request that has not started and is outside the cancel notice can move. */
 function assertMovable(deps: Deps, view: CancelView): void {
@@ -120,7 +120,7 @@ export async function rescheduleByToken(deps: Deps, input: RescheduleInput): Pro
   };
   const productUuid = input.productUuid ?? current.productId ?? undefined;
   const target = input.poolUuid
-    ? await poolTarget(deps, context, { poolUuid: input.poolUuid, productUuid, span })
+    ? await poolTarget(deps, context, { poolUuid: input.poolUuid, bookedThrough: current.poolId, productUuid, span })
     : await slotTarget(deps, context, {
         ref: await poolMemberOf(deps.db, id, input.timeslotUuid!, current.resourceId),
         slotUuid: input.timeslotUuid!,
@@ -170,15 +170,12 @@ async function slotTarget(
 async function poolTarget(
   deps: Deps,
   context: MoveContext,
-  slot: { poolUuid: string; productUuid: string | undefined; span: RequestSpan },
+  slot: { poolUuid: string; bookedThrough: string | null; productUuid: string | undefined; span: RequestSpan },
 ): Promise<MoveTarget> {
-  const [booked] = await deps.db.query<{ pool_id: string | null }>('SELECT pool_id FROM participations WHERE id = $1', [
-    context.participationId,
-  ]);
-  if (booked.pool_id !== slot.poolUuid)
+  if (slot.bookedThrough !== slot.poolUuid)
     throw invalid(
-      booked.pool_id
-        ? `body.pool_uuid must be ${booked.pool_id}, the pool this booking was made through`
+      slot.bookedThrough
+        ? `body.pool_uuid must be ${slot.bookedThrough}, the pool this booking was made through`
         : 'body.pool_uuid: this booking was not made through a pool; send the timeslot_uuid of a slot instead',
     );
   const request = await readPoolRequest(deps.db, {
