@@ -1,7 +1,9 @@
 -- The appointment as events show it, capacityLeft as of now (live places: RESERVED with a live
--- hold, REQUESTED, BOOKED).
-CREATE OR REPLACE FUNCTION webhook_appointment_json(p_appointment uuid) RETURNS jsonb LANGUAGE sql STABLE AS $$
-  SELECT jsonb_build_object(
+-- hold, REQUESTED, BOOKED). PL/pgSQL, which keeps its plans for the session: a SQL function that
+-- cannot be inlined is planned again with every statement that calls it (docs/decisions.md).
+CREATE OR REPLACE FUNCTION webhook_appointment_json(p_appointment uuid) RETURNS jsonb LANGUAGE plpgsql STABLE AS $$
+BEGIN
+  RETURN (SELECT jsonb_build_object(
            'reference', a.reference, 'uuid', a.id,
            'start', webhook_iso(a.start_at, pv.time_zone), 'end', webhook_iso(a.end_at, pv.time_zone),
            'resourceReference', r.reference, 'productReference', pr.reference,
@@ -13,5 +15,5 @@ CREATE OR REPLACE FUNCTION webhook_appointment_json(p_appointment uuid) RETURNS 
     JOIN providers pv ON pv.id = a.provider_id
     LEFT JOIN resources r ON r.id = a.resource_id
     LEFT JOIN products pr ON pr.id = a.product_id
-   WHERE a.id = p_appointment
-$$;
+   WHERE a.id = p_appointment);
+END $$;

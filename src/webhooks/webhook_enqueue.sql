@@ -2,7 +2,7 @@
 CREATE OR REPLACE FUNCTION webhook_enqueue(p_crm text, p_type text, p_data jsonb, p_only uuid DEFAULT NULL) RETURNS uuid
 LANGUAGE plpgsql AS $$
 DECLARE
-  subs uuid[] := ARRAY(SELECT webhook_subscribers(p_crm, p_type, p_only));
+  subs uuid[] := ARRAY(SELECT s FROM webhook_subscribers(p_crm, p_type, p_only) s);
   ev uuid;
 BEGIN
   IF cardinality(subs) = 0 THEN
