@@ -35,6 +35,7 @@ const LANDED: [string, string][] = [
   ['025_booking_limits', '73dcab6475d777b26ea312957ff6b8c416881cf08e3b7d0f75ce3786d39be1ee'],
   ['026_pools', '824e70cd678fe8cf408842eeccbd87f8331ee30e5dd1311d8f385072de074cff'],
   ['027_webhook_due_order', '0d73beb2ca5eb24af2995e416eec4be7a45f374fa9d4c603d8c17fbff4aa658e'],
+  ['028_drop_duplicate_customer_index', 'a6898f119e0de4daa2aed95278a1a1fda614aa193973ca2791d1c05df0b2ecc4'],
 ];
 /** Numbers used by a migration that is no longer among the files. */
 const RETIRED = new Set([15]);
