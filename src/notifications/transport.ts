@@ -20,6 +20,8 @@ export interface OutgoingMail {
 export interface PreparedMail {
   envelope: { from: string | false; to: string[] };
   raw: Buffer;
+  /** the Message-ID the raw message carries: handed over with it, nodemailer makes up no other */
+  messageId: string;
 }
 
 export interface MailTransport {
@@ -78,9 +80,10 @@ export function smtpTransport(url: string): MailTransport {
     const raw = await new Promise<Buffer>((resolve, reject) =>
       message.build((err, built) => (err ? reject(err) : resolve(built))),
     );
-    return { envelope: message.getEnvelope(), raw };
+    return { envelope: message.getEnvelope(), raw, messageId: mail.messageId };
   };
-  const sendPrepared = async ({ envelope, raw }: PreparedMail) => void (await transporter.sendMail({ envelope, raw }));
+  const sendPrepared = async ({ envelope, raw, messageId }: PreparedMail) =>
+    void (await transporter.sendMail({ envelope, raw, messageId }));
   return {
     kind: 'smtp',
     prepare,
