@@ -46,7 +46,7 @@ import { testConfig } from '../src/config.js';
 import { openDb, type Db } from '../src/storage/db.js';
 import { migrate } from '../src/storage/migrate.js';
 import { cpuMeter, type CpuSpent } from './cpu.js';
-import { metricsOf } from './metrics.js';
+import { grown, metricsOf } from './metrics.js';
 import { addWaits, noWaits, sampleWaits, waitShares, type WaitCounts } from './waits.js';
 import { bookingRun, overbookingCheck, slotCounter, type BookingRun } from './booking.js';
 import { COLD_BOOKINGS, coldRun } from './cold.js';
@@ -210,12 +210,20 @@ async function runPools(service: Child, data: PoolsData) {
     `\nPOOLS  ${POOL_ROUNDS} times each, taking turns: a booking, then ONE cold A1 (the first read after it) ` +
       `of one W1-shaped resource, and of a pool of ${POOL_MEMBERS} such members`,
   );
+  const before = await metricsOf(service.url);
   const [single, pool] = await poolsRun(service.url, service.child.pid!, data);
+  const reads = grown(before, await metricsOf(service.url));
+  const read = (kind: string) => reads.get(`booking_listing_reads_total{read="${kind}"}`) ?? 0;
   for (const side of [single, pool])
     console.log(
       `    ${side.name.padEnd(14)}: p50 ${ms(side.p50)}  p99 ${ms(side.p99)}  (non-200 ${side.failed}; ` +
         `${(side.bytes / 1024).toFixed(0)} KiB on the wire; service CPU ${side.cpuMsPerRead.toFixed(1)} ms per read)`,
     );
+  // a cold A1 after a booking reads only the changed appointments; "full" reads every member's data anew
+  console.log(
+    `    reads   : changes ${read('changes')}, full ${read('full')}, versions ${read('versions')} ` +
+      `(listing reads in the phase, both sides)`,
+  );
   const ratio = pool.p50 / single.p50;
   console.log(`    target  : pool p50 ${ratio.toFixed(2)}x one resource's (at most 2x: ${met(ratio <= 2)})`);
 }

@@ -173,6 +173,14 @@ const FAILED_SELECTION_MEMORY_MS = 250;
 
 const READ_ONLY_CHECK = `SELECT pg_is_in_recovery() OR current_setting('transaction_read_only') = 'on' AS read_only`;
 
+/**
+ * Set on every connection the service opens: no JIT compilation. PostgreSQL compiles a statement
+ * whose estimated cost passes jit_above_cost (100,000) anew at every execution; on a database in
+ * service the pool listing's read passes it and spent 240 ms compiling for 1 ms of work (docs/decisions.md,
+ * "No JIT"). A SET, not a startup option, so that it passes PgBouncer, which refuses unknown startup parameters.
+ */
+const SESSION_SETTINGS = 'SET jit = off';
+
 /** Whether the connected server refuses writes (a standby, or default_transaction_read_only). */
 export async function isReadOnly(client: pg.ClientBase): Promise<boolean> {
   const { rows } = await client.query<{ read_only: boolean }>(READ_ONLY_CHECK);
@@ -357,6 +365,7 @@ export class HostPool {
       ...(this.options.keepConnections ? { idleTimeoutMillis: 0 } : {}),
       // libpq's target_session_attrs=read-write: every new connection asks whether it may write
       onConnect: async (client: pg.ClientBase) => {
+        await client.query(SESSION_SETTINGS);
         if (checkWritable && (await isReadOnly(client))) {
           this.selector.lost(host);
           throw new DatabaseUnavailableError(`the database at ${host.host}:${host.port} is read-only (a standby)`);

@@ -90,4 +90,26 @@ describe.runIf(currentBackend() === 'postgres')('the connections of a service in
     expect(await d.listingDb.query('SELECT id FROM deadline_rows')).toEqual([{ id: 3 }]);
     await d.jobsDb.query('SELECT pg_sleep(0.5)');
   });
+
+  it('compile no statement with JIT, however costly its plan (docs/decisions.md "No JIT")', async () => {
+    await dbs?.close();
+    dbs = await openInstanceDbs(
+      testConfig({ databaseUrl: database.url, databasePoolSize: 1, listingPoolSize: 1, jobPoolSize: 1 }),
+    );
+    // estimated at about 150,000, past the default jit_above_cost of 100,000
+    const costly = `EXPLAIN (FORMAT JSON)
+      SELECT count(*) FROM generate_series(1, 1000) a, generate_series(1, 1000) b, generate_series(1, 10) c`;
+    const jitted = (rows: { 'QUERY PLAN': unknown }[]) => 'JIT' in (rows[0]['QUERY PLAN'] as object[])[0];
+    const plain = new pg.Client({ connectionString: database.url });
+    await plain.connect();
+    try {
+      expect(jitted((await plain.query(costly)).rows)).toBe(true);
+    } finally {
+      await plain.end();
+    }
+    for (const pool of [dbs.db, dbs.listingDb, dbs.jobsDb]) {
+      expect(jitted(await pool.query(costly))).toBe(false);
+      expect(jitted(await pool.transaction((tx) => tx.query(costly)))).toBe(false);
+    }
+  });
 });
