@@ -363,7 +363,8 @@ export class HostPool {
       keepAlive: true,
       keepAliveInitialDelayMillis: 10_000,
       ...(this.options.keepConnections ? { idleTimeoutMillis: 0 } : {}),
-      // libpq's target_session_attrs=read-write: every new connection asks whether it may write
+      // every new connection: the session settings, then (libpq's target_session_attrs=read-write)
+      // whether it may write
       onConnect: async (client: pg.ClientBase) => {
         await client.query(SESSION_SETTINGS);
         if (checkWritable && (await isReadOnly(client))) {
